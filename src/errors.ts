@@ -1,0 +1,95 @@
+/**
+ * One error class for the whole library, with stable string codes.
+ *
+ * Codes are part of the public contract (docs/errors.md) and are never renamed.
+ * Messages say what to fix; they never contain argument values or env values.
+ */
+
+/** Every stable error code the library throws. */
+export type AgtErrorCode =
+  | 'invalid_input' // a caller passed something malformed (wrong type, bad reference …)
+  | 'invalid_config' // a stored MCP config cannot be launched as it is (R3, R6)
+  | 'schema_load_failed' // a tool schema failed to load (S1, S3, S5, S7)
+  | 'not_found'
+  | 'already_exists'
+  | 'revision_conflict'
+  | 'option_removed' // allowMcp / --allow-mcp (A7)
+  | 'forbidden' // not allowed to use this entry point (G1)
+  | 'spawn_failed'
+  | 'exited_early'
+  | 'handshake_timeout'
+  | 'protocol_error'
+  | 'connection_closed'
+  | 'batch_rejected' // details.reason: identity_mismatch | duplicate_call_id | unknown_tool | …
+  | 'fingerprint_mismatch' // details.part: 'settings' | 'mounts'
+  | 'store_unavailable';
+
+/** The list of codes, for documentation and exhaustive checks. */
+export const AGT_ERROR_CODES: readonly AgtErrorCode[] = [
+  'invalid_input',
+  'invalid_config',
+  'schema_load_failed',
+  'not_found',
+  'already_exists',
+  'revision_conflict',
+  'option_removed',
+  'forbidden',
+  'spawn_failed',
+  'exited_early',
+  'handshake_timeout',
+  'protocol_error',
+  'connection_closed',
+  'batch_rejected',
+  'fingerprint_mismatch',
+  'store_unavailable',
+];
+
+// A registered symbol survives duplicate copies of the package (ESM + CJS loaded
+// side by side), where `instanceof` does not.
+const AGT_ERROR_BRAND = Symbol.for('agt-mcp.AgtError');
+
+/** The library's error: a stable `code`, a fix-oriented message, optional `details`. */
+export class AgtError extends Error {
+  readonly code: AgtErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(
+    code: AgtErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    if (options.details !== undefined) this.details = options.details;
+    Object.defineProperty(this, AGT_ERROR_BRAND, { value: true });
+  }
+
+  /** The ToolError shape that goes back to a model. */
+  toToolError(): ToolError {
+    return toolErrorOf(this.code, this.message, this.details);
+  }
+}
+
+/** True for an AgtError from any copy of this package (ESM or CJS). */
+export function isAgtError(value: unknown): value is AgtError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[AGT_ERROR_BRAND] === true
+  );
+}
+
+/** The shape of an error that goes back to a model as a tool result. */
+export interface ToolError {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Builds a ToolError value. */
+export function toolErrorOf(
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): ToolError {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}

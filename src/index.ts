@@ -1,0 +1,4 @@
+// Public API of agt-mcp: re-exports only, no logic.
+export { AgtError, AGT_ERROR_CODES, isAgtError, toolErrorOf } from './errors.js';
+export type { AgtErrorCode, ToolError } from './errors.js';
+export * from './schema/index.js';

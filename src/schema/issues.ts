@@ -1,0 +1,215 @@
+/**
+ * Turns cfworker's output units into {@link ArgumentIssue}s (S8).
+ *
+ * cfworker's texts echo instance values and keys ("1234.5 is greater than 20.",
+ * `Property "x" …`), so none of its text is used: each message is built from the
+ * keyword and the *schema's* values. Its URI-fragment locations become plain
+ * JSON Pointers, its wrapper entries ("a subschema had errors") are dropped and
+ * its known wrong locations are corrected (false schemas, `dependantRequired`).
+ */
+import type { OutputUnit } from '@cfworker/json-schema';
+import { fragmentTokens, tokensToPointer } from './pointer.js';
+import { isPlainObject } from './prepare.js';
+import type { SchemaLookup } from './refs.js';
+
+/** One reason why arguments are invalid; never contains an argument value. */
+export interface ArgumentIssue {
+  /** JSON Pointer to the offending field in the arguments ('' = the arguments). */
+  instancePath: string;
+  /** JSON Pointer to the failing keyword, as evaluated (through `$ref`s). */
+  schemaPath: string;
+  keyword: string;
+  message: string;
+}
+
+/** What the mapper needs to read schema values at an evaluated location. */
+export interface IssueContext {
+  root: unknown;
+  lookup: SchemaLookup;
+  falseMarkers: WeakSet<object>;
+  instance: unknown;
+}
+
+// Entries that only say "something below failed"; what failed follows them.
+const WRAPPERS = new Set([
+  '$ref', '$recursiveRef', 'properties', 'patternProperties', 'additionalProperties',
+  'unevaluatedProperties', 'propertyNames', 'items', 'prefixItems', 'additionalItems',
+  'unevaluatedItems', 'dependentSchemas', 'allOf', 'if',
+]);
+
+/** Maps cfworker errors to issues; deduplicated, in cfworker's order. */
+export function toIssues(errors: readonly OutputUnit[], ctx: IssueContext): ArgumentIssue[] {
+  const issues: ArgumentIssue[] = [];
+  const seen = new Set<string>();
+  const missingQueues = new Map<string, string[][]>();
+  errors.forEach((error, i) => {
+    if (isWrapper(error, errors[i + 1])) return;
+    const issue = toIssue(error, ctx, missingQueues);
+    const key = `${issue.instancePath}\0${issue.schemaPath}\0${issue.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push(issue);
+    }
+  });
+  return issues;
+}
+
+function isWrapper(error: OutputUnit, next: OutputUnit | undefined): boolean {
+  if (WRAPPERS.has(error.keyword)) return true;
+  // `dependencies` wraps only in its schema form, where its sub-errors follow.
+  return (
+    error.keyword === 'dependencies' &&
+    next !== undefined &&
+    next.keywordLocation.startsWith(`${error.keywordLocation}/`)
+  );
+}
+
+function toIssue(error: OutputUnit, ctx: IssueContext, queues: Map<string, string[][]>): ArgumentIssue {
+  const instanceTokens = fragmentTokens(error.instanceLocation);
+  const instancePath = tokensToPointer(instanceTokens);
+  const tokens = fragmentTokens(error.keywordLocation);
+  const parentTokens = tokens.slice(0, -1);
+  const schema = resolveEvaluated(ctx, parentTokens);
+  if (error.keyword === 'not' && isPlainObject(schema) && ctx.falseMarkers.has(schema)) {
+    return { instancePath, schemaPath: tokensToPointer(parentTokens), keyword: 'false', message: falseMessage(parentTokens) };
+  }
+  if (error.keyword === 'false') {
+    // A false schema cfworker met unconverted: its location is the instance's.
+    return { instancePath, schemaPath: '', keyword: 'false', message: 'no value is allowed here' };
+  }
+  const node = isPlainObject(schema) ? schema : {};
+  const keyword = error.keyword;
+  if (keyword === 'required' || keyword === 'dependentRequired' || keyword === 'dependencies') {
+    const queueKey = `${error.instanceLocation}\0${error.keywordLocation}`;
+    let queue = queues.get(queueKey);
+    if (queue === undefined) {
+      queue = missingPairs(keyword, node, resolveInstance(ctx.instance, instanceTokens));
+      queues.set(queueKey, queue);
+    }
+    const [property, trigger] = queue.shift() ?? [];
+    const schemaTokens = keyword === 'required' ? tokens : [...parentTokens, keyword, ...(trigger ? [trigger] : [])];
+    return { instancePath, schemaPath: tokensToPointer(schemaTokens), keyword, message: missingMessage(property, trigger) };
+  }
+  return { instancePath, schemaPath: tokensToPointer(tokens), keyword, message: messageFor(keyword, node) };
+}
+
+/** Follows an evaluated location from the root, jumping through references. */
+function resolveEvaluated(ctx: IssueContext, tokens: readonly string[]): unknown {
+  let node: unknown = ctx.root;
+  for (const token of tokens) {
+    if (!isPlainObject(node)) return undefined;
+    if (token === '$ref' || token === '$recursiveRef') {
+      const uri = node[token === '$ref' ? '__absolute_ref__' : '__absolute_recursive_ref__'];
+      node = typeof uri === 'string' ? ctx.lookup[uri] : undefined;
+    } else {
+      node = node[token];
+    }
+    if (Array.isArray(node)) node = wrapArray(node);
+  }
+  return node;
+}
+
+// Lets array indexes be followed like object keys.
+function wrapArray(items: unknown[]): Record<string, unknown> {
+  return Object.fromEntries(items.map((item, i) => [String(i), item]));
+}
+
+function resolveInstance(instance: unknown, tokens: readonly string[]): unknown {
+  let node = instance;
+  for (const token of tokens) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
+}
+
+/** [missing property, property that required it] pairs, in cfworker's order. */
+function missingPairs(keyword: string, node: Record<string, unknown>, instance: unknown): string[][] {
+  if (!isPlainObject(instance)) return [];
+  const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(instance, k);
+  if (keyword === 'required') {
+    const required = Array.isArray(node.required) ? node.required : [];
+    return required.filter((k): k is string => typeof k === 'string' && !has(k)).map((k) => [k]);
+  }
+  const map = node[keyword];
+  if (!isPlainObject(map)) return [];
+  const pairs: string[][] = [];
+  for (const trigger of Object.keys(map)) {
+    const needs = map[trigger];
+    if (!has(trigger) || !Array.isArray(needs)) continue;
+    for (const k of needs) if (typeof k === 'string' && !has(k)) pairs.push([k, trigger]);
+  }
+  return pairs;
+}
+
+function missingMessage(property: string | undefined, trigger: string | undefined): string {
+  if (property === undefined) return 'a required property is missing';
+  if (trigger === undefined) return `must have required property ${JSON.stringify(property)}`;
+  return `must have property ${JSON.stringify(property)} when property ${JSON.stringify(trigger)} is present`;
+}
+
+function falseMessage(schemaTokens: readonly string[]): string {
+  const parent = schemaTokens[schemaTokens.length - 1];
+  if (parent === 'additionalProperties' || parent === 'unevaluatedProperties') return 'is not an allowed property';
+  if (parent === 'items' || parent === 'additionalItems' || parent === 'unevaluatedItems') return 'no item is allowed at this position';
+  return 'no value is allowed here';
+}
+
+const MAX_LITERAL = 120;
+
+function literal(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > MAX_LITERAL ? `${text.slice(0, MAX_LITERAL)}…` : text;
+}
+
+function messageFor(keyword: string, node: Record<string, unknown>): string {
+  const v = node[keyword];
+  switch (keyword) {
+    case 'type':
+      return `must be ${Array.isArray(v) ? v.join(' or ') : String(v)}`;
+    case 'const':
+      return `must be exactly ${literal(v)}`;
+    case 'enum':
+      return `must be one of ${literal(v)}`;
+    case 'not':
+      return 'must not match the schema in "not"';
+    case 'anyOf':
+      return 'must match at least one of the schemas in "anyOf"';
+    case 'oneOf':
+      return 'must match exactly one of the schemas in "oneOf"';
+    case 'minProperties':
+      return `must have at least ${literal(v)} properties`;
+    case 'maxProperties':
+      return `must have at most ${literal(v)} properties`;
+    case 'contains':
+      return 'must contain at least one item that matches "contains"';
+    case 'minContains':
+      return `must contain at least ${literal(v)} items that match "contains"`;
+    case 'maxContains':
+      return `must contain at most ${literal(v)} items that match "contains"`;
+    case 'minItems':
+      return `must have at least ${literal(v)} items`;
+    case 'maxItems':
+      return `must have at most ${literal(v)} items`;
+    case 'uniqueItems':
+      return 'must not contain duplicate items';
+    case 'minimum':
+      return `must be ${node.exclusiveMinimum === true ? '>' : '>='} ${literal(v)}`;
+    case 'maximum':
+      return `must be ${node.exclusiveMaximum === true ? '<' : '<='} ${literal(v)}`;
+    case 'exclusiveMinimum':
+      return `must be > ${literal(v)}`;
+    case 'exclusiveMaximum':
+      return `must be < ${literal(v)}`;
+    case 'multipleOf':
+      return `must be a multiple of ${literal(v)}`;
+    case 'minLength':
+      return `must be at least ${literal(v)} characters long`;
+    case 'maxLength':
+      return `must be at most ${literal(v)} characters long`;
+    case 'pattern':
+      return `must match the pattern ${literal(v)}`;
+    default:
+      return `does not satisfy "${keyword}"`;
+  }
+}

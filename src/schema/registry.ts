@@ -1,0 +1,109 @@
+/**
+ * ToolSchemaRegistry: the one validator for tool arguments (SPEC §6), used by
+ * native runs, framework tool entry points and harness dynamic tools alike.
+ */
+import { AgtError } from '../errors.js';
+import { canonicalHash } from './canonical.js';
+import { type CompiledJsonSchema, compileJsonSchema, schemaLoadFailed, type ValidationResult } from './compile.js';
+import type { Dialect } from './dialects.js';
+import { LruMap } from './lru.js';
+import { isPlainObject } from './prepare.js';
+
+/** A tool's inputSchema, loaded and ready to validate arguments. */
+export interface CompiledToolSchema {
+  readonly dialect: Dialect;
+  /** sha256 of the schema's canonical JSON (sorted keys). */
+  readonly hash: string;
+  /** Validates tool arguments; never throws, never changes `args` (S4). */
+  validate(args: unknown): ValidationResult;
+}
+
+/** Options of {@link ToolSchemaRegistry}. */
+export interface ToolSchemaRegistryOptions {
+  /** How many distinct compiled schemas to keep (least recently used go first). Default 1000. */
+  maxCached?: number;
+}
+
+const NOT_AN_OBJECT: ValidationResult = Object.freeze({
+  ok: false,
+  issues: Object.freeze([
+    Object.freeze({ instancePath: '', schemaPath: '', keyword: 'type', message: 'tool arguments must be a JSON object' }),
+  ]) as never,
+});
+
+/** Compiles and caches tool inputSchemas; the only door to the JSON Schema engine. */
+export class ToolSchemaRegistry {
+  // Two keys per schema: its JSON text (cheap to compute, exact) and its
+  // canonical hash (key-order independent). A refresh hands us a new object
+  // with the same text, which hits the first key without hashing.
+  readonly #byText: LruMap<string, CompiledToolSchema>;
+  readonly #byHash: LruMap<string, CompiledToolSchema>;
+
+  constructor(options: ToolSchemaRegistryOptions = {}) {
+    const max = options.maxCached ?? 1000;
+    if (!Number.isInteger(max) || max < 1) {
+      throw new AgtError('invalid_input', 'ToolSchemaRegistry: maxCached must be a positive integer');
+    }
+    this.#byText = new LruMap(max);
+    this.#byHash = new LruMap(max);
+  }
+
+  /** Loads a tool's inputSchema, or throws AgtError `schema_load_failed` naming the tool and location. */
+  compile(schema: unknown, options: { tool: string }): CompiledToolSchema {
+    const tool = options?.tool;
+    if (typeof tool !== 'string' || tool === '') {
+      throw new AgtError('invalid_input', 'ToolSchemaRegistry.compile: options.tool must be the tool name (a non-empty string)');
+    }
+    const text = jsonText(schema, tool);
+    const cached = this.#byText.get(text);
+    if (cached !== undefined) return cached;
+    const clean: unknown = JSON.parse(text);
+    const hash = canonicalHash(clean);
+    let compiled = this.#byHash.get(hash);
+    if (compiled === undefined) {
+      compiled = toToolSchema(checkRoot(clean, tool), hash);
+      this.#byHash.set(hash, compiled);
+    }
+    this.#byText.set(text, compiled);
+    return compiled;
+  }
+}
+
+function jsonText(schema: unknown, tool: string): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    text = undefined; // BigInt or a cycle
+  }
+  if (text === undefined) {
+    throw schemaLoadFailed(tool, 'not_json', '', 'the schema is not JSON (it holds a cycle, a BigInt or a function)');
+  }
+  return text;
+}
+
+/** S3: tool arguments are an object, so the root may not declare another type. */
+function checkRoot(schema: unknown, tool: string): CompiledJsonSchema {
+  if (typeof schema !== 'boolean' && !isPlainObject(schema)) {
+    throw schemaLoadFailed(tool, 'not_a_schema', '', 'an inputSchema must be a JSON object');
+  }
+  const compiled = compileJsonSchema(schema, { tool }); // a malformed "type" fails here first
+  if (isPlainObject(schema) && schema.type !== undefined) {
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (!types.includes('object')) {
+      throw schemaLoadFailed(tool, 'root_not_object', '/type', 'tool arguments are a JSON object, so the root "type" must be "object" (or include it)', compiled.dialect);
+    }
+  }
+  return compiled;
+}
+
+function toToolSchema(inner: CompiledJsonSchema, hash: string): CompiledToolSchema {
+  return Object.freeze({
+    dialect: inner.dialect,
+    hash,
+    validate(args: unknown): ValidationResult {
+      if (!isPlainObject(args)) return NOT_AN_OBJECT;
+      return inner.validate(args);
+    },
+  });
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'tsup';
+
+// One build for every public entry point; subpaths (testing, sqlite, postgres,
+// authoring) are added here and in package.json "exports" as they land.
+export default defineConfig({
+  entry: { index: 'src/index.ts' },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  platform: 'node',
+  splitting: true,
+  treeshake: true,
+});
