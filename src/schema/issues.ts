@@ -54,8 +54,20 @@ export function toIssues(errors: readonly OutputUnit[], ctx: IssueContext): Argu
   return issues;
 }
 
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+
+// An item that does not match `contains` is no error by itself; the
+// contains/minContains summary says what is wrong.
+function isUnderContains(keywordLocation: string): boolean {
+  const tokens = fragmentTokens(keywordLocation);
+  for (let i = 0; i < tokens.length - 1; i++) {
+    if (tokens[i] === 'contains' && !NAME_MAPS.has(tokens[i - 1] ?? '')) return true;
+  }
+  return false;
+}
+
 function isWrapper(error: OutputUnit, next: OutputUnit | undefined): boolean {
-  if (WRAPPERS.has(error.keyword)) return true;
+  if (WRAPPERS.has(error.keyword) || isUnderContains(error.keywordLocation)) return true;
   // `dependencies` wraps only in its schema form, where its sub-errors follow.
   return (
     error.keyword === 'dependencies' &&
