@@ -94,10 +94,11 @@ export function checkAgainstMetaschema(schema: unknown, dialect: Dialect): MetaV
   }
   const culprit = deepest(errors);
   const pointer = fragmentToPointer(culprit.instanceLocation);
-  const where = pointer === '' ? 'the schema root' : `"${pointer}"`;
+  const tokens = pointer.split('/');
+  const what = pointer === '' ? 'the schema root' : `the value of "${tokens[tokens.length - 1]}"`;
   return {
     pointer,
-    message: `${where} is not valid under the ${dialectLabel(dialect)} metaschema (it fails "${culprit.keyword}")`,
+    message: `${what} is not valid in a ${dialectLabel(dialect)} schema (the metaschema's "${culprit.keyword}" check fails)`,
   };
 }
 

@@ -69,11 +69,11 @@ export function checkReferences(root: unknown, lookup: SchemaLookup): RefProblem
       if (uri === undefined || lookup[uri] !== undefined) continue;
       const at = appendPointer(pointer, keyword);
       problem = bases.has(stripFragment(uri))
-        ? { reason: 'dangling_ref', pointer: at, message: `"${at}" points to a location that does not exist in the schema` }
+        ? { reason: 'dangling_ref', pointer: at, message: 'the reference points to a location that does not exist in the schema' }
         : {
             reason: 'external_ref',
             pointer: at,
-            message: `"${at}" refers outside the schema; every reference must resolve inside the schema itself (nothing is fetched)`,
+            message: 'the reference points outside the schema; every reference must resolve inside the schema itself (nothing is fetched)',
           };
       return;
     }
@@ -125,7 +125,7 @@ function findCycle(pointers: Map<object, string>, lookup: SchemaLookup): RefProb
       return {
         reason: 'ref_cycle',
         pointer: at,
-        message: `the references through "${at === '' ? '/' : at}" form a cycle that never descends into the arguments, so validation could never finish`,
+        message: 'the references here form a cycle that never descends into the arguments, so validation could never finish',
       };
     }
   }

@@ -1,0 +1,22 @@
+/**
+ * `npm run bench`: runs every benchmark in one process and prints markdown
+ * (paste into docs/benchmarks.md) plus the targets, each with its ratio.
+ * Exits 1 if a target is missed, so a regression is visible.
+ */
+import type { BenchReport } from './harness.js';
+import { runSchemaBench } from './schema.bench.js';
+
+const benches: (() => BenchReport | Promise<BenchReport>)[] = [runSchemaBench];
+
+let missed = 0;
+for (const bench of benches) {
+  const report = await bench();
+  console.log(`## ${report.title}\n\n${report.markdown}\n`);
+  for (const t of report.targets) {
+    if (!t.ok) missed += 1;
+    console.log(`- ${t.ok ? 'met' : 'MISSED'}: ${t.name} — ${t.detail}`);
+  }
+  console.log('');
+}
+console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
+process.exitCode = missed > 0 ? 1 : 0;
