@@ -14,7 +14,7 @@ import { type BenchReport, formatNs, measure, median } from './harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const real = (name: string) =>
-  JSON.parse(fs.readFileSync(path.resolve(here, '../../shared/data/real-tool-schemas', `${name}.input.json`), 'utf8'));
+  JSON.parse(fs.readFileSync(path.resolve(here, '../test/fixtures/real-tool-schemas', `${name}.input.json`), 'utf8'));
 
 /** A large tool schema: 30 properties, nested objects, arrays and $refs. */
 function largeSchema(): Record<string, unknown> {

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { isAgtError, ToolSchemaRegistry } from '../src/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dir = path.resolve(here, '../../shared/data/real-tool-schemas');
+const dir = path.resolve(here, '../test/fixtures/real-tool-schemas');
 const registry = new ToolSchemaRegistry();
 
-const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 let loaded = 0;
 const started = performance.now();
 for (const file of files) {

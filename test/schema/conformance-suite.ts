@@ -16,8 +16,8 @@ import { metaschemaDocuments } from '../../src/schema/metaschemas.js';
 import { isAgtError } from '../../src/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** Where the suite lives (shared/ sits beside the repository). */
-export const SUITE_ROOT = path.resolve(here, '../../../shared/data/json-schema-test-suite');
+/** Where the suite lives (vendored under test/fixtures). */
+export const SUITE_ROOT = path.resolve(here, '../fixtures/json-schema-test-suite');
 
 export const SUITE_DIALECTS: { dir: string; dialect: Dialect; cf: '4' | '7' | '2019-09' | '2020-12' }[] = [
   { dir: 'draft4', dialect: 'draft-04', cf: '4' },

@@ -10,7 +10,7 @@ const expectedFailures = JSON.parse(
 ) as Record<string, Record<string, string>>;
 
 describe('JSON-Schema-Test-Suite (S1, S2, S5, S6)', () => {
-  it('the official suite is present beside the repository', () => {
+  it('the official suite is vendored under test/fixtures', () => {
     expect(fs.existsSync(path.join(SUITE_ROOT, 'tests', 'draft2020-12'))).toBe(true);
   });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const REAL_SCHEMAS_DIR = path.resolve(here, '../../../shared/data/real-tool-schemas');
+export const REAL_SCHEMAS_DIR = path.resolve(here, '../fixtures/real-tool-schemas');
 
 /** The 41 real tool inputSchemas of the reference MCP servers, by file name. */
 export function realToolSchemas(): { name: string; schema: Record<string, unknown> }[] {
