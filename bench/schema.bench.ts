@@ -4,86 +4,41 @@
  * an identical new object ≥ 20× faster than a cold load; 1,000 distinct
  * medium-sized schemas load in < 0.5 s.
  */
-import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Validator } from '@cfworker/json-schema';
-import Ajv from 'ajv';
 import { ToolSchemaRegistry } from '../src/index.js';
 import { type BenchReport, formatNs, measure, median } from './harness.js';
+import { schemaCases } from './schema-cases.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const real = (name: string) =>
-  JSON.parse(fs.readFileSync(path.resolve(here, '../test/fixtures/real-tool-schemas', `${name}.input.json`), 'utf8'));
+const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema-validate.worker.ts');
+const CONTENDERS = ['cfworker', 'registry', 'ajv'] as const;
+const REPEATS = 5;
 
-/** A large tool schema: 30 properties, nested objects, arrays and $refs. */
-function largeSchema(): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; i < 30; i++) {
-    properties[`field${i}`] =
-      i % 3 === 0
-        ? { type: 'string', minLength: 1, maxLength: 200 }
-        : i % 3 === 1
-          ? { type: 'array', items: { $ref: '#/definitions/item' }, maxItems: 50 }
-          : { type: 'object', properties: { x: { type: 'number', minimum: 0 }, y: { enum: ['a', 'b', 'c'] } }, required: ['x'] };
-  }
-  return {
-    $schema: 'http://json-schema.org/draft-07/schema#',
-    type: 'object',
-    properties,
-    required: ['field0'],
-    additionalProperties: false,
-    definitions: { item: { type: 'object', properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['id'] } },
-  };
+function timeInChild(size: string, contender: string): number {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', worker, size, contender], { encoding: 'utf8' });
+  return (JSON.parse(out.trim().split('\n').pop() as string) as { nsPerOp: number }).nsPerOp;
 }
-
-function largeArgs(): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  for (let i = 0; i < 30; i++) {
-    args[`field${i}`] =
-      i % 3 === 0 ? 'value' : i % 3 === 1 ? [{ id: 1, tags: ['a', 'b'] }, { id: 2, tags: [] }] : { x: 1.5, y: 'b' };
-  }
-  return args;
-}
-
-const CASES = [
-  { size: 'small', schema: real('filesystem__read_text_file'), args: { path: '/tmp/file.txt', head: 10 } },
-  {
-    size: 'medium',
-    schema: real('memory__create_entities'),
-    args: { entities: [{ name: 'a', entityType: 'person', observations: ['x', 'y'] }, { name: 'b', entityType: 'place', observations: [] }] },
-  },
-  { size: 'large', schema: largeSchema(), args: largeArgs() },
-];
 
 /** Runs the schema benchmarks. */
 export function runSchemaBench(): BenchReport {
   const rows: string[] = ['| schema | registry validate | raw cfworker | ajv | registry / cfworker |', '| --- | --- | --- | --- | --- |'];
   const targets: BenchReport['targets'] = [];
+  const CASES = schemaCases();
   for (const c of CASES) {
-    const registry = new ToolSchemaRegistry();
-    const ours = registry.compile(c.schema, { tool: c.size });
-    if (!ours.validate(c.args).ok) throw new Error(`bench args for ${c.size} are invalid`);
-    const raw = new Validator(structuredClone(c.schema), '7');
-    const ajv = new Ajv({ strict: false }).compile(c.schema);
-    // Interleaved rounds so that JIT warm-up and machine noise hit all alike.
-    const samples = { ours: [] as number[], raw: [] as number[], ajv: [] as number[] };
-    for (let round = 0; round < 7; round++) {
-      samples.raw.push(measure('cfworker', () => raw.validate(c.args), { rounds: 3 }).nsPerOp);
-      samples.ours.push(measure('registry', () => ours.validate(c.args), { rounds: 3 }).nsPerOp);
-      samples.ajv.push(measure('ajv', () => ajv(c.args), { rounds: 3 }).nsPerOp);
-    }
-    const mOurs = { nsPerOp: median(samples.ours) };
-    const mRaw = { nsPerOp: median(samples.raw) };
-    const mAjv = { nsPerOp: median(samples.ajv) };
-    const ratio = mOurs.nsPerOp / mRaw.nsPerOp;
-    rows.push(`| ${c.size} | ${formatNs(mOurs.nsPerOp)} | ${formatNs(mRaw.nsPerOp)} | ${formatNs(mAjv.nsPerOp)} | ${ratio.toFixed(2)}× |`);
+    // Fresh process per contender, alternated, repeated: medians of medians.
+    const samples: Record<string, number[]> = { cfworker: [], registry: [], ajv: [] };
+    for (let r = 0; r < REPEATS; r++) for (const who of CONTENDERS) samples[who]!.push(timeInChild(c.size, who));
+    const ours = median(samples.registry!);
+    const raw = median(samples.cfworker!);
+    const ratio = ours / raw;
+    rows.push(`| ${c.size} | ${formatNs(ours)} | ${formatNs(raw)} | ${formatNs(median(samples.ajv!))} | ${ratio.toFixed(2)}× |`);
     targets.push({ name: `validate (${c.size}) ≤ 1.25× raw cfworker`, ok: ratio <= 1.25, detail: `${ratio.toFixed(2)}×` });
   }
 
   // Cold load vs a cached recompile of an identical new object (what a refresh sees).
   const medium = CASES[1]!.schema;
-  const distinct = (i: number) => ({ ...structuredClone(medium), properties: { ...medium.properties, [`extra${i}`]: { type: 'string' } } });
+  const distinct = (i: number) => ({ ...structuredClone(medium), properties: { ...(medium.properties as object), [`extra${i}`]: { type: 'string' } } });
   const coldInputs = Array.from({ length: 4000 }, (_, i) => distinct(i));
   const coldRegistry = new ToolSchemaRegistry({ maxCached: 10_000 });
   let next = 0;
