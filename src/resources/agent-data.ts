@@ -1,0 +1,134 @@
+/**
+ * Agent documents: their normal form, update merges (A2) and single-item
+ * add/remove (A3). Pure functions: the service adds storage and retries.
+ */
+import { AgtError } from '../errors.js';
+import { isPlainObject } from '../schema/prepare.js';
+import { isReference } from './reference.js';
+import type { AgentData, AgentSettings } from './types.js';
+
+/** An agent document as stored: every field present. */
+export interface StoredAgentData extends Required<Omit<AgentData, 'settings'>> {
+  settings: AgentSettings;
+}
+
+/** Single-item changes to mount lists (A3). */
+export interface MountChanges {
+  mcps?: string[];
+  skills?: string[];
+}
+
+const SETTINGS = new Set(['model', 'provider', 'basePrompt', 'permissions', 'delegation']);
+
+function invalid(field: string, message: string): AgtError {
+  return new AgtError('invalid_input', `agent data: ${field}: ${message}`, { details: { field } });
+}
+
+function referenceList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) throw invalid(field, 'must be an array of "category/name" references');
+  const out: string[] = [];
+  for (const item of value) {
+    if (!isReference(item)) throw invalid(field, 'every entry must be a "category/name" reference (lower-case letters, digits, "-", "_", ".")');
+    if (!out.includes(item)) out.push(item);
+  }
+  return out;
+}
+
+function stringList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v !== '')) {
+    throw invalid(field, 'must be an array of non-empty strings');
+  }
+  return [...new Set(value as string[])];
+}
+
+/** Checks the fields present in `data` (a partial agent document) and returns them normalised. */
+export function checkAgentFields(data: unknown, warnings: string[]): Partial<StoredAgentData> & Record<string, unknown> {
+  if (!isPlainObject(data)) throw invalid('data', 'must be an object');
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (value === undefined) continue;
+    switch (key) {
+      case 'name':
+        if (typeof value !== 'string') throw invalid(key, 'must be a string');
+        out.name = value;
+        break;
+      case 'role':
+        if (value !== 'manager' && value !== 'worker') throw invalid(key, 'must be "manager" or "worker"');
+        out.role = value;
+        break;
+      case 'kind':
+        if (value !== 'native' && value !== 'harness') throw invalid(key, 'must be "native" or "harness"');
+        out.kind = value;
+        break;
+      case 'enabled':
+        if (typeof value !== 'boolean') throw invalid(key, 'must be true or false');
+        out.enabled = value;
+        break;
+      case 'capabilities':
+        out.capabilities = stringList(value, key);
+        break;
+      case 'mcps':
+      case 'skills':
+        out[key] = referenceList(value, key);
+        break;
+      case 'settings':
+        out.settings = checkSettings(value, warnings);
+        break;
+      default:
+        warnings.push(`agent data: unknown key "${key}" kept as is`);
+        out[key] = value;
+    }
+  }
+  return out as Partial<StoredAgentData> & Record<string, unknown>;
+}
+
+function checkSettings(value: unknown, warnings: string[]): AgentSettings {
+  if (!isPlainObject(value)) throw invalid('settings', 'must be an object');
+  for (const key of ['model', 'provider', 'basePrompt'] as const) {
+    if (value[key] !== undefined && typeof value[key] !== 'string') throw invalid(`settings.${key}`, 'must be a string');
+  }
+  for (const key of Object.keys(value)) if (!SETTINGS.has(key)) warnings.push(`agent data: unknown key "settings.${key}" kept as is`);
+  return { ...value } as AgentSettings;
+}
+
+/** The defaults of a new agent: a native, enabled worker with nothing mounted. */
+export function defaultAgent(): StoredAgentData {
+  return { name: '', role: 'worker', kind: 'native', enabled: true, capabilities: [], mcps: [], skills: [], settings: {} };
+}
+
+/** Applies an update: given top-level fields replace, omitted ones are kept (A2); then add/remove (A3). */
+export function applyAgentUpdate(
+  current: StoredAgentData,
+  fields: Partial<StoredAgentData> & Record<string, unknown>,
+  add: MountChanges,
+  remove: MountChanges,
+): StoredAgentData {
+  const next: StoredAgentData = { ...current, ...fields };
+  for (const list of ['mcps', 'skills'] as const) {
+    const removed = new Set(remove[list] ?? []);
+    const kept = next[list].filter((ref) => !removed.has(ref));
+    for (const ref of add[list] ?? []) if (!kept.includes(ref)) kept.push(ref);
+    next[list] = kept;
+  }
+  return next;
+}
+
+/** Checks an add/remove object: only mcps/skills, references only. */
+export function checkMountChanges(value: unknown, field: 'add' | 'remove'): MountChanges {
+  if (value === undefined) return {};
+  if (!isPlainObject(value)) throw invalid(field, 'must be an object like { "mcps": ["category/name"] }');
+  const out: MountChanges = {};
+  for (const [key, list] of Object.entries(value)) {
+    if (key !== 'mcps' && key !== 'skills') throw invalid(`${field}.${key}`, 'only "mcps" and "skills" can be added or removed');
+    if (list !== undefined) out[key] = referenceList(list, `${field}.${key}`);
+  }
+  return out;
+}
+
+/** Reads a stored agent document, filling fields a store may lack (older records). */
+export function readAgent(data: unknown): StoredAgentData {
+  const base = defaultAgent();
+  if (!isPlainObject(data)) return base;
+  return { ...base, ...(data as Partial<StoredAgentData>) };
+}
+

@@ -1,0 +1,107 @@
+/**
+ * Static checks of an mcp config (P1): what can be known without starting a
+ * process or opening a connection. It reads file metadata only (stat and
+ * access checks on cwd, command and PATH entries); it never spawns, connects
+ * or reads file contents.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isAgtError } from '../errors.js';
+import { isPlainObject } from '../schema/prepare.js';
+import {
+  type ConfigProblem,
+  isBareCommand,
+  launchProblems,
+  type McpTransport,
+  normaliseMcpDocument,
+  type StdioServerConfig,
+} from './mcp-config.js';
+
+/** The outcome of a static config test. */
+export interface ConfigTestReport {
+  ok: boolean;
+  transport: McpTransport;
+  problems: ConfigProblem[];
+}
+
+/** Finds an executable `command` in the directories of `pathValue`, or undefined. */
+export function findInPath(command: string, pathValue: string | undefined): string | undefined {
+  for (const dir of (pathValue ?? '').split(path.delimiter)) {
+    if (dir === '' || !path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, command);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** True for an existing regular file this process may execute. */
+export function isExecutableFile(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Tests an mcp document statically; never throws for a bad config, reports it. */
+export function testMcpConfig(data: unknown): ConfigTestReport {
+  let normalised: ReturnType<typeof normaliseMcpDocument>;
+  try {
+    normalised = normaliseMcpDocument(data);
+  } catch (error) {
+    if (!isAgtError(error)) throw error;
+    const field = typeof error.details?.field === 'string' ? error.details.field : 'data';
+    return { ok: false, transport: guessTransport(data), problems: [{ field, message: error.message, fix: 'correct this field and write the resource again' }] };
+  }
+  const at = `mcpServers.${normalised.name}`;
+  const problems = [...launchProblems(normalised.config, at)];
+  if (normalised.transport === 'stdio') problems.push(...existenceProblems(normalised.config as StdioServerConfig, at, problems));
+  return { ok: problems.length === 0, transport: normalised.transport, problems };
+}
+
+function existenceProblems(config: StdioServerConfig, at: string, known: ConfigProblem[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const cwdOk = !known.some((p) => p.field === `${at}.cwd`);
+  if (cwdOk) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(config.cwd);
+    } catch {
+      stat = undefined;
+    }
+    if (stat === undefined) {
+      problems.push({ field: `${at}.cwd`, message: 'the "cwd" directory does not exist', fix: 'create it, or set "cwd" to the directory the server runs in' });
+    } else if (!stat.isDirectory()) {
+      problems.push({ field: `${at}.cwd`, message: '"cwd" is not a directory', fix: 'set "cwd" to a directory' });
+    }
+  }
+  if (known.some((p) => p.field === `${at}.command`)) return problems;
+  if (isBareCommand(config.command)) {
+    const pathValue = config.env?.PATH ?? process.env.PATH;
+    if (findInPath(config.command, pathValue) === undefined) {
+      problems.push({
+        field: `${at}.command`,
+        message: `"${config.command}" was not found in PATH`,
+        fix: 'install it, or give the absolute path of the program',
+      });
+    }
+  } else if (!fs.existsSync(config.command)) {
+    problems.push({ field: `${at}.command`, message: 'the "command" file does not exist', fix: 'correct the absolute path of the program' });
+  } else if (!isExecutableFile(config.command)) {
+    problems.push({
+      field: `${at}.command`,
+      message: 'the "command" file is not an executable file',
+      fix: 'make it executable (chmod +x), or run it through its interpreter (e.g. "command": "node", "args": ["server.js"])',
+    });
+  }
+  return problems;
+}
+
+function guessTransport(data: unknown): McpTransport {
+  const servers = isPlainObject(data) && isPlainObject(data.mcpServers) ? Object.values(data.mcpServers) : [];
+  const first = servers[0];
+  if (isPlainObject(first) && typeof first.url === 'string') return first.transport === 'sse' || first.type === 'sse' ? 'sse' : 'streamable-http';
+  return 'stdio';
+}

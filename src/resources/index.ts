@@ -1,0 +1,22 @@
+export type { AgentData, AgentSettings, ResourceKind, ResourceRecord, SkillData } from './types.js';
+export { RESOURCE_KINDS, RESOURCE_MANAGEMENT } from './types.js';
+export type { ResourceStore, ResourceWrite } from './store.js';
+export { MemoryStore } from './memory-store.js';
+export { revisionConflict } from './conflict.js';
+export { isReference, parseReference } from './reference.js';
+export type { ParsedReference } from './reference.js';
+export { CWD_PLACEHOLDERS, launchProblems, normaliseMcpDocument, transportOf } from './mcp-config.js';
+export type {
+  ConfigProblem,
+  McpDocument,
+  McpServerConfig,
+  McpTransport,
+  NormalisedMcp,
+  RemoteServerConfig,
+  StdioServerConfig,
+} from './mcp-config.js';
+export type { ConfigTestReport } from './config-test.js';
+export { rejectRemovedOptions } from './removed-options.js';
+export { ResourceService } from './service.js';
+export type { ResourceServiceOptions, WriteInput, WriteResult } from './service.js';
+export type { AgentDescription, MountStatus } from './describe.js';

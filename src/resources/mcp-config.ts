@@ -1,0 +1,234 @@
+/**
+ * MCP server configs: the `{ mcpServers: { NAME: config } }` document (R2),
+ * its normal form, and the launch rules (R3, R4) shared by writes, static
+ * tests and (later) the connect path.
+ *
+ * Configs can be pasted from real hosts: Claude Desktop/Code and Cursor write
+ * `command`/`args`/`env` or `url`; VS Code adds `type: "stdio" | "http" | "sse"`.
+ * Unknown keys are kept and warned about, never silently dropped. No message
+ * contains an env value, a header value or an argument.
+ */
+import path from 'node:path';
+import { AgtError } from '../errors.js';
+import { isPlainObject } from '../schema/prepare.js';
+
+/** A process on this host, spoken to over stdio. */
+export interface StdioServerConfig {
+  command: string;
+  args?: string[];
+  /** Absolute working directory (R3); relative args resolve against it (R4). */
+  cwd: string;
+  env?: Record<string, string>;
+}
+
+/** A server reached by URL: Streamable HTTP (default) or the older HTTP+SSE (R7). */
+export interface RemoteServerConfig {
+  url: string;
+  headers?: Record<string, string>;
+  transport?: 'streamable-http' | 'sse';
+}
+
+/** One server's launch or connection configuration. */
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+
+/** An mcp resource's data: exactly one entry (R2). */
+export interface McpDocument {
+  mcpServers: Record<string, McpServerConfig>;
+}
+
+/** How a server is reached. */
+export type McpTransport = 'stdio' | 'streamable-http' | 'sse';
+
+/** A problem with a config, the field it concerns and how to fix it. */
+export interface ConfigProblem {
+  field: string;
+  message: string;
+  fix: string;
+}
+
+/** A normalised document with its one server. */
+export interface NormalisedMcp {
+  document: McpDocument;
+  name: string;
+  config: McpServerConfig;
+  transport: McpTransport;
+  warnings: string[];
+}
+
+/** The placeholders that expand to `cwd` in args and env values (R4). */
+export const CWD_PLACEHOLDERS = ['${cwd}', '${workspace}'] as const;
+
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'type']);
+const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'type']);
+const TYPE_ALIASES: Record<string, McpTransport> = {
+  stdio: 'stdio',
+  http: 'streamable-http',
+  'streamable-http': 'streamable-http',
+  streamableHttp: 'streamable-http',
+  sse: 'sse',
+};
+
+function invalid(field: string, message: string): AgtError {
+  return new AgtError('invalid_input', `mcp config: ${field}: ${message}`, { details: { field } });
+}
+
+/** Validates and normalises an mcp document; throws `invalid_input` on malformed structure. */
+export function normaliseMcpDocument(data: unknown): NormalisedMcp {
+  if (!isPlainObject(data)) throw invalid('data', 'must be an object like { "mcpServers": { "NAME": { … } } }');
+  const warnings: string[] = [];
+  if (data.servers !== undefined && data.mcpServers === undefined) {
+    throw invalid('servers', 'rename "servers" (VS Code) to "mcpServers"');
+  }
+  for (const key of Object.keys(data)) if (key !== 'mcpServers') warnings.push(`unknown key "${key}" kept as is`);
+  const servers = data.mcpServers;
+  if (!isPlainObject(servers)) throw invalid('mcpServers', 'must be an object mapping one server name to its config');
+  const names = Object.keys(servers);
+  if (names.length !== 1) {
+    throw invalid('mcpServers', `must hold exactly one server (found ${names.length}); register each server as its own resource`);
+  }
+  const name = names[0] as string;
+  if (!SERVER_NAME.test(name)) {
+    throw invalid('mcpServers', 'the server name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  }
+  const { config, transport } = normaliseServer(servers[name], `mcpServers.${name}`, warnings);
+  const rest = Object.fromEntries(Object.entries(data).filter(([k]) => k !== 'mcpServers'));
+  return { document: { ...rest, mcpServers: { [name]: config } }, name, config, transport, warnings };
+}
+
+function normaliseServer(raw: unknown, at: string, warnings: string[]): { config: McpServerConfig; transport: McpTransport } {
+  if (!isPlainObject(raw)) throw invalid(at, 'must be an object with "command" (stdio) or "url" (remote)');
+  let declared: McpTransport | undefined;
+  if (raw.type !== undefined) {
+    declared = typeof raw.type === 'string' ? TYPE_ALIASES[raw.type] : undefined;
+    if (declared === undefined) throw invalid(`${at}.type`, 'must be "stdio", "http" or "sse"');
+  }
+  const hasCommand = raw.command !== undefined;
+  const hasUrl = raw.url !== undefined;
+  if (hasCommand === hasUrl) throw invalid(at, 'give either "command" (a stdio server) or "url" (a remote server), not both or neither');
+  if (hasCommand) {
+    if (declared !== undefined && declared !== 'stdio') throw invalid(`${at}.type`, `"${String(raw.type)}" needs "url", not "command"`);
+    return { config: normaliseStdio(raw, at, warnings), transport: 'stdio' };
+  }
+  if (declared === 'stdio') throw invalid(`${at}.type`, '"stdio" needs "command", not "url"');
+  const config = normaliseRemote(raw, at, warnings, declared);
+  return { config, transport: config.transport ?? 'streamable-http' };
+}
+
+function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: string[]): StdioServerConfig {
+  if (typeof raw.command !== 'string' || raw.command.trim() === '') throw invalid(`${at}.command`, 'must be a non-empty string');
+  const args = raw.args ?? [];
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw invalid(`${at}.args`, 'must be an array of strings');
+  if (raw.cwd !== undefined && typeof raw.cwd !== 'string') throw invalid(`${at}.cwd`, 'must be a string (an absolute path)');
+  const env = stringMap(raw.env, `${at}.env`, 'env values');
+  for (const [i, arg] of args.entries()) warnUnknownPlaceholders(arg, `${at}.args[${i}]`, warnings);
+  for (const key of Object.keys(env)) warnUnknownPlaceholders(env[key] as string, `${at}.env.${key}`, warnings);
+  const unknown = keepUnknown(raw, STDIO_KEYS, at, warnings);
+  return {
+    ...unknown,
+    command: raw.command,
+    args: [...args] as string[],
+    ...(raw.cwd === undefined ? {} : { cwd: raw.cwd }),
+    env,
+  } as StdioServerConfig;
+}
+
+function normaliseRemote(
+  raw: Record<string, unknown>,
+  at: string,
+  warnings: string[],
+  declared: McpTransport | undefined,
+): RemoteServerConfig {
+  if (typeof raw.url !== 'string') throw invalid(`${at}.url`, 'must be a string (an http or https URL)');
+  const problem = urlProblem(raw.url);
+  if (problem !== undefined) throw invalid(`${at}.url`, problem);
+  if (raw.transport !== undefined && raw.transport !== 'streamable-http' && raw.transport !== 'sse') {
+    throw invalid(`${at}.transport`, 'must be "streamable-http" (the default) or "sse"');
+  }
+  const transport = (raw.transport as RemoteServerConfig['transport']) ?? (declared === 'sse' ? 'sse' : 'streamable-http');
+  if (declared !== undefined && raw.transport !== undefined && declared !== transport) {
+    throw invalid(`${at}.type`, 'contradicts "transport"');
+  }
+  const headers = stringMap(raw.headers, `${at}.headers`, 'header values');
+  const unknown = keepUnknown(raw, REMOTE_KEYS, at, warnings);
+  return { ...unknown, url: raw.url, headers, transport } as RemoteServerConfig;
+}
+
+/** Why a URL cannot be used, or undefined when it is a well-formed http(s) URL. */
+export function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a well-formed URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must use http or https';
+  return undefined;
+}
+
+function stringMap(value: unknown, at: string, what: string): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isPlainObject(value) || !Object.values(value).every((v) => typeof v === 'string')) {
+    throw invalid(at, `must be an object whose ${what} are strings`);
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+function keepUnknown(raw: Record<string, unknown>, known: Set<string>, at: string, warnings: string[]): Record<string, unknown> {
+  const unknown: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) {
+    if (known.has(key)) continue;
+    unknown[key] = raw[key];
+    warnings.push(`${at}: unknown key "${key}" kept as is (it has no effect)`);
+  }
+  return unknown;
+}
+
+function warnUnknownPlaceholders(value: string, at: string, warnings: string[]): void {
+  for (const match of value.matchAll(/\$\{[^}]*\}/g)) {
+    if (!(CWD_PLACEHOLDERS as readonly string[]).includes(match[0])) {
+      warnings.push(`${at}: placeholder ${match[0]} is not expanded (only \${cwd} and \${workspace} are); it is passed literally`);
+    }
+  }
+}
+
+/** The transport a (possibly legacy, unnormalised) config uses. */
+export function transportOf(config: McpServerConfig): McpTransport {
+  if ('command' in config) return 'stdio';
+  return config.transport ?? 'streamable-http';
+}
+
+/** True for a bare command name looked up in PATH (no path separator). */
+export function isBareCommand(command: string): boolean {
+  return !command.includes('/') && !command.includes('\\');
+}
+
+/** Launch rules R3: absolute cwd; command a bare name or an absolute path. */
+export function launchProblems(config: McpServerConfig, at = 'config'): ConfigProblem[] {
+  if (!('command' in config)) return [];
+  const problems: ConfigProblem[] = [];
+  const cwd = (config as Partial<StdioServerConfig>).cwd;
+  if (cwd === undefined || cwd === '') {
+    problems.push({
+      field: `${at}.cwd`,
+      message: 'a stdio server needs an absolute "cwd": it never inherits the working directory of the host, agent or prober (R5)',
+      fix: 'set "cwd" to the absolute directory the server runs in, e.g. the folder of its source',
+    });
+  } else if (!path.isAbsolute(cwd)) {
+    problems.push({
+      field: `${at}.cwd`,
+      message: '"cwd" must be an absolute path',
+      fix: 'replace "cwd" with the absolute path of that directory',
+    });
+  }
+  const command = config.command;
+  if (!isBareCommand(command) && !path.isAbsolute(command)) {
+    const suggestion = cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
+    problems.push({
+      field: `${at}.command`,
+      message: '"command" must be a bare command name found in PATH (like "node") or an absolute path; a relative path is ambiguous',
+      fix: `use the absolute path of the program${suggestion}, or a bare command name; relative paths belong in "args", which resolve against "cwd"`,
+    });
+  }
+  return problems;
+}

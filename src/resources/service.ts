@@ -1,0 +1,207 @@
+/**
+ * ResourceService: the one place where resources are written and read. The
+ * framework tools and the `agt` CLI both call it (R2, A3), so they share every
+ * rule: validation, launch rules, add/remove merges, revisions.
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import { checkMountChanges } from './agent-data.js';
+import { type ConfigTestReport, testMcpConfig } from './config-test.js';
+import { type AgentDescription, describeAgent, type MountStatus, mountStatuses } from './describe.js';
+import { checkKeys, checkKind, checkRevision, checkSize, checkTarget, DEFAULT_MAX_DOCUMENT_BYTES } from './input.js';
+import { checkCategory, parseReference } from './reference.js';
+import { rejectRemovedOptions } from './removed-options.js';
+import type { ResourceStore } from './store.js';
+import type { ResourceKind, ResourceRecord } from './types.js';
+import { nextData, type WritePlan } from './write.js';
+
+/** A write of a resource (see docs/resources.md). */
+export interface WriteInput {
+  kind: ResourceKind;
+  reference: string;
+  /** true: must not exist yet; false (default): must exist. */
+  create?: boolean;
+  data?: unknown;
+  add?: { mcps?: string[]; skills?: string[] };
+  remove?: { mcps?: string[]; skills?: string[] };
+  /** Reject the write unless the stored revision is exactly this (A4). */
+  expected_revision?: number;
+}
+
+/** The stored record and what the write noticed but allowed. */
+export interface WriteResult {
+  record: ResourceRecord;
+  warnings: string[];
+}
+
+/** Options of {@link ResourceService}. */
+export interface ResourceServiceOptions {
+  store: ResourceStore;
+  /** Largest `data` accepted, as JSON bytes. Default 256 KiB. */
+  maxDocumentBytes?: number;
+  /** Compare-and-set attempts of one update under contention before giving up. Default 200. */
+  maxAttempts?: number;
+}
+
+const WRITE_KEYS = ['kind', 'reference', 'create', 'data', 'add', 'remove', 'expected_revision'] as const;
+
+/** Writes, reads, tests and describes resources on top of a ResourceStore. */
+export class ResourceService {
+  /** The store this service writes to. */
+  readonly store: ResourceStore;
+  readonly #maxBytes: number;
+  readonly #maxAttempts: number;
+
+  constructor(options: ResourceServiceOptions) {
+    if (options?.store === undefined) throw new AgtError('invalid_input', 'ResourceService needs { store }');
+    this.store = options.store;
+    this.#maxBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
+    this.#maxAttempts = options.maxAttempts ?? 200;
+  }
+
+  /** Creates or updates a resource; updates retry their compare-and-set, so concurrent add/remove never lose each other (A3). */
+  async write(input: WriteInput): Promise<WriteResult> {
+    const raw = checkKeys(input, WRITE_KEYS, 'resource_write');
+    const { kind, reference } = checkTarget(raw);
+    if (raw.create !== undefined && typeof raw.create !== 'boolean') throw new AgtError('invalid_input', 'create must be true or false');
+    const expected = checkRevision(raw.expected_revision);
+    if (raw.data !== undefined) {
+      checkSize(raw.data, this.#maxBytes);
+      rejectRemovedOptions(raw.data, 'resource_write data'); // A7
+    }
+    const plan: WritePlan = { kind, reference, data: raw.data, add: checkMountChanges(raw.add, 'add'), remove: checkMountChanges(raw.remove, 'remove') };
+    if (raw.create === true) {
+      if (expected !== undefined) throw new AgtError('invalid_input', 'expected_revision applies to updates; a create expects that the resource does not exist');
+      return this.#create(plan);
+    }
+    return this.#update(plan, expected);
+  }
+
+  async #create(plan: WritePlan): Promise<WriteResult> {
+    const { data, warnings } = nextData(plan, undefined);
+    warnings.push(...(await this.#missingMountWarnings(data, [])));
+    try {
+      const record = await this.store.put({ kind: plan.kind, reference: plan.reference, data }, { expectedRevision: null });
+      return { record, warnings };
+    } catch (error) {
+      if (isAgtError(error) && error.code === 'revision_conflict') {
+        throw new AgtError('already_exists', `${plan.kind} "${plan.reference}" already exists; write with create: false to change it`, {
+          details: { kind: plan.kind, reference: plan.reference, currentRevision: error.details?.currentRevision },
+        });
+      }
+      throw error;
+    }
+  }
+
+  async #update(plan: WritePlan, expected: number | undefined): Promise<WriteResult> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.store.get(plan.kind, plan.reference);
+      if (current === undefined) throw notFound(plan.kind, plan.reference, 'write with create: true to register it');
+      if (expected !== undefined && current.revision !== expected) {
+        throw staleWrite(plan.kind, plan.reference, expected, current.revision);
+      }
+      const { data, warnings } = nextData(plan, current);
+      try {
+        const record = await this.store.put({ kind: plan.kind, reference: plan.reference, data }, { expectedRevision: current.revision });
+        warnings.push(...(await this.#missingMountWarnings(data, current.data)));
+        return { record, warnings };
+      } catch (error) {
+        const conflict = isAgtError(error) && error.code === 'revision_conflict';
+        if (!conflict) throw error;
+        if (expected !== undefined) throw staleWrite(plan.kind, plan.reference, expected, (error.details?.currentRevision as number | null) ?? null);
+        if (attempt >= this.#maxAttempts) throw error;
+        await backoff(attempt); // someone else wrote in between: read again and re-apply
+      }
+    }
+  }
+
+  // Mounting a reference that is not registered is allowed (it may come later), but said.
+  async #missingMountWarnings(next: unknown, before: unknown): Promise<string[]> {
+    const warnings: string[] = [];
+    for (const [list, kind] of [['mcps', 'mcp'], ['skills', 'skill']] as const) {
+      const now = listOf(next, list);
+      const old = new Set(listOf(before, list));
+      for (const ref of now) {
+        if (!old.has(ref) && (await this.store.get(kind, ref)) === undefined) {
+          warnings.push(`${kind} "${ref}" is not registered; the mount shows as missing until it is`);
+        }
+      }
+    }
+    return warnings;
+  }
+
+  /** Reads a resource with its revision; throws not_found. */
+  async read(input: { kind: ResourceKind; reference: string }): Promise<ResourceRecord> {
+    const { kind, reference } = checkTarget(checkKeys(input, ['kind', 'reference'], 'resource_read'));
+    const record = await this.store.get(kind, reference);
+    if (record === undefined) throw notFound(kind, reference, 'check the reference, or list the resources of that kind');
+    return record;
+  }
+
+  /** Lists resources of a kind, ordered by reference. */
+  async list(input: { kind: ResourceKind; category?: string }): Promise<ResourceRecord[]> {
+    const raw = checkKeys(input, ['kind', 'category'], 'resource_list');
+    const kind = checkKind(raw.kind);
+    return raw.category === undefined ? this.store.list(kind) : this.store.list(kind, { category: checkCategory(raw.category) });
+  }
+
+  /** Deletes a resource; agents that mount it then show the mount as missing. */
+  async delete(input: { kind: ResourceKind; reference: string; expected_revision?: number }): Promise<void> {
+    const raw = checkKeys(input, ['kind', 'reference', 'expected_revision'], 'resource_delete');
+    const { kind, reference } = checkTarget(raw);
+    const expected = checkRevision(raw.expected_revision);
+    try {
+      const deleted = await this.store.delete(kind, reference, expected === undefined ? {} : { expectedRevision: expected });
+      if (!deleted) throw notFound(kind, reference, 'nothing was deleted');
+    } catch (error) {
+      if (isAgtError(error) && error.code === 'revision_conflict' && expected !== undefined) {
+        const current = (error.details?.currentRevision as number | null) ?? null;
+        if (current === null) throw notFound(kind, reference, 'nothing was deleted');
+        throw staleWrite(kind, reference, expected, current);
+      }
+      throw error;
+    }
+  }
+
+  /** Checks an mcp config statically (P1): never starts a process or opens a connection. */
+  async test(input: { kind: 'mcp'; reference: string }): Promise<ConfigTestReport> {
+    const raw = checkKeys(input, ['kind', 'reference'], 'resource_test');
+    if (raw.kind !== 'mcp') throw new AgtError('invalid_input', 'resource_test checks mcp configs: kind must be "mcp"', { details: { field: 'kind' } });
+    const record = await this.read({ kind: 'mcp', reference: raw.reference as string });
+    return testMcpConfig(record.data);
+  }
+
+  /** An agent's mounts, each resolved: exists, transport, static problems (A5). */
+  async agentMcpList(reference: string): Promise<MountStatus[]> {
+    parseReference(reference, 'agent reference');
+    const agent = await this.read({ kind: 'agent', reference });
+    return mountStatuses(this.store, agent);
+  }
+
+  /** Identity, binding state and resolved assembly of an agent (A6). */
+  async describeAgent(reference: string): Promise<AgentDescription> {
+    parseReference(reference, 'agent reference');
+    return describeAgent(this.store, await this.read({ kind: 'agent', reference }));
+  }
+}
+
+function listOf(data: unknown, list: 'mcps' | 'skills'): string[] {
+  const value = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[list] : undefined;
+  return Array.isArray(value) ? (value as string[]) : [];
+}
+
+function notFound(kind: ResourceKind, reference: string, hint: string): AgtError {
+  return new AgtError('not_found', `${kind} "${reference}" does not exist; ${hint}`, { details: { kind, reference } });
+}
+
+function staleWrite(kind: ResourceKind, reference: string, expected: number, current: number | null): AgtError {
+  return new AgtError(
+    'revision_conflict',
+    `${kind} "${reference}" is at revision ${current ?? 'none'}, not ${expected}: someone changed it since you read it; read it again and reapply your change`,
+    { details: { kind, reference, expectedRevision: expected, currentRevision: current } },
+  );
+}
+
+function backoff(attempt: number): Promise<void> {
+  const cap = Math.min(25, 2 ** Math.min(attempt, 5));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
+}

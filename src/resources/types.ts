@@ -1,0 +1,57 @@
+/** The resource model: kinds, records and the data shape of each kind. */
+
+/** What a resource is. */
+export type ResourceKind = 'mcp' | 'agent' | 'skill';
+
+/** Every kind, for validation and listings. */
+export const RESOURCE_KINDS: readonly ResourceKind[] = ['mcp', 'agent', 'skill'];
+
+/** A stored resource. `revision` starts at 1 and increases on every write. */
+export interface ResourceRecord<D = unknown> {
+  kind: ResourceKind;
+  reference: string;
+  revision: number;
+  data: D;
+  /** ISO 8601 timestamps. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Run settings of an agent; they take part in a run's resume fingerprint (F7). */
+export interface AgentSettings {
+  model?: string;
+  provider?: string;
+  basePrompt?: string;
+  /** Built-in permissions, as the host defines them (JSON). */
+  permissions?: unknown;
+  /** Delegation configuration, as the host defines it (JSON). */
+  delegation?: unknown;
+}
+
+/** An agent resource's data; on update, omitted top-level fields are kept. */
+export interface AgentData {
+  /** Display name. */
+  name?: string;
+  role?: 'manager' | 'worker';
+  kind?: 'native' | 'harness';
+  /** Whether the agent's binding is enabled. */
+  enabled?: boolean;
+  /** Installed capabilities, e.g. 'resource_management'. */
+  capabilities?: string[];
+  /** Mounted MCP servers: references of mcp resources (A1). */
+  mcps?: string[];
+  /** Mounted skills: references of skill resources. */
+  skills?: string[];
+  settings?: AgentSettings;
+}
+
+/** A skill resource's data: enough for mounts and refresh. */
+export interface SkillData {
+  /** One line on what the skill is for. */
+  description: string;
+  /** The instructions given to an agent that mounts the skill. */
+  instructions?: string;
+}
+
+/** The capability that grants the framework (resource management) tools (G1). */
+export const RESOURCE_MANAGEMENT = 'resource_management';

@@ -1,0 +1,3 @@
+// agt-mcp/testing: test doubles and contract suites, shipped as product.
+export { storeConformanceSuite } from './store-conformance.js';
+export type { StoreConformanceOptions, TestFunction } from './store-conformance.js';
