@@ -68,6 +68,9 @@ export class ResourceService {
       checkSize(raw.data, this.#maxBytes);
       rejectRemovedOptions(raw.data, 'resource_write data'); // A7
     }
+    if (kind !== 'agent' && (raw.add !== undefined || raw.remove !== undefined)) {
+      throw new AgtError('invalid_input', `add/remove change the mounts of agents; a ${kind} is written whole through "data"`);
+    }
     const plan: WritePlan = { kind, reference, data: raw.data, add: checkMountChanges(raw.add, 'add'), remove: checkMountChanges(raw.remove, 'remove') };
     if (raw.create === true) {
       if (expected !== undefined) throw new AgtError('invalid_input', 'expected_revision applies to updates; a create expects that the resource does not exist');

@@ -37,14 +37,7 @@ export function nextData(plan: WritePlan, current: ResourceRecord | undefined): 
   }
 }
 
-function noMountChanges(plan: WritePlan): void {
-  if (Object.keys(plan.add).length > 0 || Object.keys(plan.remove).length > 0) {
-    throw new AgtError('invalid_input', `add/remove change the mounts of agents; a ${plan.kind} is written whole through "data"`);
-  }
-}
-
 function nextMcp(plan: WritePlan, current: ResourceRecord | undefined, warnings: string[]): unknown {
-  noMountChanges(plan);
   if (plan.data === undefined) throw new AgtError('invalid_input', 'an mcp write needs "data": { "mcpServers": { "NAME": { … } } }');
   const next = normaliseMcpDocument(plan.data);
   warnings.push(...next.warnings);
@@ -103,7 +96,6 @@ function nextAgent(plan: WritePlan, current: ResourceRecord | undefined, warning
 }
 
 function nextSkill(plan: WritePlan, current: ResourceRecord | undefined, warnings: string[]): unknown {
-  noMountChanges(plan);
   if (plan.data === undefined) throw new AgtError('invalid_input', 'a skill write needs "data": { "description": "…", "instructions": "…" }');
   const fields = checkSkillData(plan.data, warnings, current !== undefined);
   const merged = current === undefined ? fields : { ...(current.data as object), ...fields };
