@@ -1,6 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
+
 export default defineConfig({
+  // Examples import the package by name, as users do; here the names map to
+  // the sources. test/package/ checks the built package through its exports map.
+  resolve: {
+    alias: [
+      { find: /^agt-mcp$/, replacement: src('index.ts') },
+      { find: /^agt-mcp\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^agt-mcp\/sqlite$/, replacement: src('storage/sqlite.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,

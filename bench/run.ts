@@ -5,8 +5,12 @@
  */
 import type { BenchReport } from './harness.js';
 import { runSchemaBench } from './schema.bench.js';
+import { runStoreBench } from './store.bench.js';
 
-const benches: (() => BenchReport | Promise<BenchReport>)[] = [runSchemaBench];
+const all: Record<string, () => BenchReport | Promise<BenchReport>> = { schema: runSchemaBench, store: runStoreBench };
+// `npm run bench -- store` runs one; no argument runs all.
+const only = process.argv.slice(2);
+const benches = Object.entries(all).filter(([name]) => only.length === 0 || only.includes(name)).map(([, fn]) => fn);
 
 let missed = 0;
 for (const bench of benches) {

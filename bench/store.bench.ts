@@ -1,0 +1,102 @@
+/**
+ * ResourceStore throughput: SQLite compare-and-set writes and reads (MemoryStore
+ * beside it for scale), and contended `add` through ResourceService from 4
+ * processes on one SQLite file, with zero lost updates asserted.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MemoryStore, ResourceService, type ResourceStore } from '../src/index.js';
+import { SqliteStore } from '../src/storage/sqlite.js';
+import { type BenchReport, median } from './harness.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+async function opsPerSecond(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const start = performance.now();
+    for (let i = 0; i < n; i++) await op(r * n + i);
+    rounds.push((n / (performance.now() - start)) * 1000);
+  }
+  return median(rounds);
+}
+
+async function storeFigures(store: ResourceStore): Promise<{ cas: number; read: number }> {
+  await store.put({ kind: 'agent', reference: 'bench/cas', data: { n: 0 } }, { expectedRevision: null });
+  let revision = 1;
+  const cas = await opsPerSecond(500, async (i) => {
+    revision = (await store.put({ kind: 'agent', reference: 'bench/cas', data: { n: i, mcps: ['a/b', 'c/d'] } }, { expectedRevision: revision })).revision;
+  });
+  const read = await opsPerSecond(2000, () => store.get('agent', 'bench/cas'));
+  return { cas, read };
+}
+
+function child(file: string, proc: number, count: number): Promise<{ added: number; failed: string[]; ms: number }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'test/service/fixtures/add-mounts.ts'), file, String(proc), String(count), 'bench/shared'],
+      { cwd: root },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim()))),
+    );
+  });
+}
+
+/** Runs the store benchmarks. */
+export async function runStoreBench(): Promise<BenchReport> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agt-bench-store-'));
+  try {
+    const sqlite = new SqliteStore({ path: path.join(dir, 'bench.db') });
+    const sq = await storeFigures(sqlite);
+    const mem = await storeFigures(new MemoryStore());
+
+    // Uncontended baseline: one process, sequential adds through the service.
+    const svc = new ResourceService({ store: sqlite });
+    await svc.write({ kind: 'agent', reference: 'bench/solo', create: true, data: {} });
+    const solo = await opsPerSecond(100, (i) => svc.write({ kind: 'agent', reference: 'bench/solo', add: { mcps: [`m/s${i}`] } }));
+    await sqlite.close();
+
+    // Contended: 4 processes × 100 concurrent adds on one agent in one file.
+    const file = path.join(dir, 'contended.db');
+    const setup = new SqliteStore({ path: file });
+    await new ResourceService({ store: setup }).write({ kind: 'agent', reference: 'bench/shared', create: true, data: {} });
+    await setup.close();
+    const perProcess = 100;
+    const start = performance.now();
+    const reports = await Promise.all([0, 1, 2, 3].map((p) => child(file, p, perProcess)));
+    const wallMs = performance.now() - start;
+    const check = new SqliteStore({ path: file });
+    const final = await check.get('agent', 'bench/shared');
+    await check.close();
+    const landed = new Set((final?.data as { mcps: string[] }).mcps).size;
+    const failed = reports.flatMap((r) => r.failed).length;
+    const busiestMs = Math.max(...reports.map((r) => r.ms));
+    const contended = (4 * perProcess) / (busiestMs / 1000);
+
+    const markdown = [
+      '| store | CAS writes/s | reads/s |',
+      '| --- | --- | --- |',
+      `| SqliteStore (file, WAL) | ${sq.cas.toFixed(0)} | ${sq.read.toFixed(0)} |`,
+      `| MemoryStore | ${mem.cas.toFixed(0)} | ${mem.read.toFixed(0)} |`,
+      '',
+      '| ResourceService `add` on one agent (SQLite) | adds/s |',
+      '| --- | --- |',
+      `| 1 process, sequential | ${solo.toFixed(0)} |`,
+      `| 4 processes × ${perProcess} concurrent (busiest process's time) | ${contended.toFixed(0)} |`,
+      '',
+      `Contended run: ${landed} of ${4 * perProcess} mounts landed, ${failed} writes failed, final revision ${final?.revision}; wall time with process start-up ${wallMs.toFixed(0)} ms.`,
+    ].join('\n');
+    return {
+      title: 'ResourceStore and ResourceService',
+      markdown,
+      targets: [
+        { name: 'zero lost updates under 4-process contention', ok: landed === 4 * perProcess && failed === 0, detail: `${landed}/${4 * perProcess} landed` },
+      ],
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The built package, imported by name through its exports map (ESM and CJS),
+ * as a host application would. `npm test` builds first (pretest).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../service/helpers.js';
+
+const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+
+describe('package exports', () => {
+  it('dist/ is built', () => {
+    expect(fs.existsSync(path.join(REPO_ROOT, 'dist', 'index.js'))).toBe(true);
+  });
+
+  it('ESM: agt-mcp, agt-mcp/testing and agt-mcp/sqlite resolve to working code', () => {
+    const out = run([
+      '--input-type=module', '-e',
+      `import { ToolSchemaRegistry, ResourceService, MemoryStore, isAgtError } from 'agt-mcp';
+       import { storeConformanceSuite } from 'agt-mcp/testing';
+       import { SqliteStore } from 'agt-mcp/sqlite';
+       const c = new ToolSchemaRegistry().compile({ type: 'object' }, { tool: 't' });
+       const s = new ResourceService({ store: new MemoryStore() });
+       const r = await s.write({ kind: 'agent', reference: 'a/b', create: true, data: {} });
+       console.log([c.dialect, r.record.revision, typeof storeConformanceSuite, typeof SqliteStore, isAgtError(new Error())].join(' '));`,
+    ]);
+    expect(out).toBe('2020-12 1 function function false');
+  });
+
+  it('CJS: require() gets the same API, and isAgtError recognises errors across the ESM and CJS copies', () => {
+    const out = run([
+      '--input-type=module', '-e',
+      `import { createRequire } from 'node:module';
+       import * as esm from 'agt-mcp';
+       const cjs = createRequire(import.meta.url)('agt-mcp');
+       let thrown; try { new cjs.ToolSchemaRegistry().compile({ type: 5 }, { tool: 't' }); } catch (e) { thrown = e; }
+       console.log([typeof cjs.ToolSchemaRegistry, thrown instanceof esm.AgtError, esm.isAgtError(thrown), thrown.code].join(' '));`,
+    ]);
+    expect(out).toBe('function false true schema_load_failed');
+  });
+});
