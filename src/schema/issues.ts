@@ -43,7 +43,7 @@ export function toIssues(errors: readonly OutputUnit[], ctx: IssueContext): Argu
   const seen = new Set<string>();
   const missingQueues = new Map<string, string[][]>();
   errors.forEach((error, i) => {
-    if (isWrapper(error, errors[i + 1])) return;
+    if (isDropped(error, errors[i + 1])) return;
     const issue = toIssue(error, ctx, missingQueues);
     const key = `${issue.instancePath}\0${issue.schemaPath}\0${issue.message}`;
     if (!seen.has(key)) {
@@ -66,7 +66,7 @@ function isUnderContains(keywordLocation: string): boolean {
   return false;
 }
 
-function isWrapper(error: OutputUnit, next: OutputUnit | undefined): boolean {
+function isDropped(error: OutputUnit, next: OutputUnit | undefined): boolean {
   if (WRAPPERS.has(error.keyword) || isUnderContains(error.keywordLocation)) return true;
   // `dependencies` wraps only in its schema form, where its sub-errors follow.
   return (
