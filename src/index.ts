@@ -3,3 +3,4 @@ export { AgtError, AGT_ERROR_CODES, isAgtError, toolErrorOf } from './errors.js'
 export type { AgtErrorCode, ToolError } from './errors.js';
 export * from './schema/index.js';
 export * from './resources/index.js';
+export * from './mcp/index.js';

@@ -1,0 +1,207 @@
+/**
+ * The stdio transport: the SDK's `Transport` interface on top of its own
+ * message framing (ReadBuffer, serializeMessage), with process handling the
+ * SDK's StdioClientTransport lacks.
+ *
+ * - The server is spawned in its own process group (`detached`), and close
+ *   ends the whole group: stdin end → grace → SIGTERM to the group → grace →
+ *   SIGKILL. The SDK signals only the direct child, which leaves grandchildren
+ *   (wrappers such as npx, uvx or shell scripts) orphaned and the client stuck.
+ * - stderr is always drained into a bounded ring, so a chatty server never
+ *   stalls on a full pipe; its tail goes into errors.
+ * - Non-JSON lines on stdout are counted and skipped (many servers print a
+ *   banner); a line over `maxMessageBytes` is a fatal protocol error.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { AgtError } from '../errors.js';
+import type { LaunchSpec } from './launch.js';
+import { groupAlive, signalGroup } from './process-group.js';
+import { StderrTail } from './stderr-buffer.js';
+
+/** Options of {@link ProcessGroupStdioTransport}. */
+export interface StdioTransportOptions {
+  spawnMs: number;
+  closeGraceMs: number;
+  /** Longest accepted stdout line. Default 4 MiB. */
+  maxMessageBytes?: number;
+}
+
+/** How the process ended. */
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A stdio MCP transport whose close ends the server's whole process group. */
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  sessionId?: string;
+
+  readonly stderr = new StderrTail();
+  /** Non-JSON stdout lines skipped so far. */
+  garbageLines = 0;
+  /** Set when the process has exited. */
+  exit: ExitInfo | undefined;
+  /** Set when the stream broke the protocol beyond recovery. */
+  fatal: AgtError | undefined;
+  /** The protocol version negotiated by the client. */
+  protocolVersion: string | undefined;
+  /** Milliseconds from spawn() to the process running. */
+  spawnMs = 0;
+
+  readonly #spec: LaunchSpec;
+  readonly #options: StdioTransportOptions;
+  readonly #buffer: ReadBuffer;
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+  #closeNotified = false;
+  /** Resolves when the process exits or the stream turns fatal: the connection is gone. */
+  readonly failed: Promise<void>;
+  #fail!: () => void;
+
+  constructor(spec: LaunchSpec, options: StdioTransportOptions) {
+    this.#spec = spec;
+    this.#options = options;
+    this.#buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes ?? 4 * 1024 * 1024 });
+    this.failed = new Promise((resolve) => {
+      this.#fail = resolve;
+    });
+  }
+
+  /** The server's process id (also its process group id). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** Spawns the server; resolves once it runs, rejects with spawn_failed. */
+  start(): Promise<void> {
+    if (this.#child !== undefined) throw new Error('ProcessGroupStdioTransport already started');
+    const started = performance.now();
+    const child = spawn(this.#spec.command, this.#spec.args, {
+      cwd: this.#spec.cwd,
+      env: this.#spec.env,
+      detached: true, // own process group, ended as a whole on close
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    this.#child = child;
+    this.#exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        this.#fail();
+        resolve();
+      });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => this.#onStdout(chunk));
+    child.stdin?.on('error', () => undefined); // EPIPE when the server is gone: seen through exit
+    child.stdout?.on('close', () => void this.#endedByServer());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new AgtError('spawn_failed', `the server did not start within ${this.#options.spawnMs} ms`, { details: { reason: 'spawn_timeout' } }));
+        void this.close();
+      }, this.#options.spawnMs);
+      child.once('spawn', () => {
+        clearTimeout(timer);
+        this.spawnMs = performance.now() - started;
+        resolve();
+      });
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        this.#fail();
+        reject(new AgtError('spawn_failed', `the server could not be started (${error.code ?? 'error'})`, { details: { reason: 'spawn_error', errno: error.code }, cause: error }));
+      });
+    });
+  }
+
+  #onStdout(chunk: Buffer): void {
+    try {
+      this.#buffer.append(chunk);
+    } catch {
+      this.fatal = new AgtError('protocol_error', 'the server wrote a stdout line longer than the limit; it is not speaking newline-delimited JSON-RPC', {
+        details: { reason: 'oversized_message', limitBytes: this.#options.maxMessageBytes ?? 4 * 1024 * 1024 },
+      });
+      this.#fail();
+      this.onerror?.(this.fatal);
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#buffer.readMessage();
+      } catch {
+        this.garbageLines += 1; // not JSON-RPC: a banner or a log line on the wrong stream
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  /** Sends one message; rejects with connection_closed when the server is gone. */
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (stdin == null || stdin.destroyed || !stdin.writable || this.exit !== undefined) {
+      return Promise.reject(new AgtError('connection_closed', 'the server process is no longer running'));
+    }
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /** Called by the client after initialize. */
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  // The server closed stdout or exited by itself: clean up its group too.
+  async #endedByServer(): Promise<void> {
+    await this.#exited;
+    await this.close();
+  }
+
+  /** Ends the server and every process of its group; idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#terminate().finally(() => {
+      if (!this.#closeNotified) {
+        this.#closeNotified = true;
+        this.onclose?.();
+      }
+    });
+    return this.#closing;
+  }
+
+  async #terminate(): Promise<void> {
+    const child = this.#child;
+    const pid = child?.pid;
+    if (child === undefined || pid === undefined) return;
+    const grace = this.#options.closeGraceMs;
+    child.stdin?.end();
+    await Promise.race([this.#exited, sleep(grace)]);
+    if (await this.#groupGone(pid, 0)) return;
+    signalGroup(pid, 'SIGTERM');
+    if (await this.#groupGone(pid, grace)) return;
+    signalGroup(pid, 'SIGKILL');
+    await this.#groupGone(pid, grace);
+  }
+
+  // True once the leader has exited and no process of the group is left.
+  async #groupGone(pid: number, waitMs: number): Promise<boolean> {
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      if (this.exit !== undefined && !groupAlive(pid)) return true;
+      if (performance.now() >= deadline) return false;
+      await sleep(Math.min(20, Math.max(1, deadline - performance.now())));
+    }
+  }
+}

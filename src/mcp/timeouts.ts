@@ -1,0 +1,32 @@
+/** The time limits of one connection, each reported separately when hit. */
+
+/** Milliseconds allowed for each phase of a connection. */
+export interface Timeouts {
+  /** From spawn to the process running (stdio) or the first response (remote). */
+  spawnMs: number;
+  /** The `initialize` handshake. */
+  handshakeMs: number;
+  /** All pages of `tools/list` together. */
+  listMs: number;
+  /** Each grace period of close: after stdin ends, and after SIGTERM. */
+  closeGraceMs: number;
+}
+
+/** Defaults: a hanging server is given up on in seconds, never the SDK's 60 s. */
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+  spawnMs: 5_000,
+  handshakeMs: 10_000,
+  listMs: 10_000,
+  closeGraceMs: 1_000,
+});
+
+/** Fills in defaults and checks the values. */
+export function resolveTimeouts(partial: Partial<Timeouts> | undefined): Timeouts {
+  const out = { ...DEFAULT_TIMEOUTS, ...(partial ?? {}) };
+  for (const [key, value] of Object.entries(out)) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new TypeError(`timeouts.${key} must be a positive number of milliseconds`);
+    }
+  }
+  return out;
+}
