@@ -1,0 +1,46 @@
+/** Helpers of the MCP tests: fixture configs and process counting. */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../service/helpers.js';
+
+export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
+export const PYTHON_SERVER = path.join(FIXTURES, 'mcp_server.py');
+export const WRAPPER = path.join(FIXTURES, 'wrapper.sh');
+
+/** A unique marker to find the processes of one test. */
+export function marker(): string {
+  return `agt-test-${randomUUID()}`;
+}
+
+/** A stdio config running the Python fixture server. */
+export function pythonConfig(options: { mode?: string; extra?: string[]; cwd?: string; env?: Record<string, string>; mark?: string } = {}) {
+  return {
+    command: 'python3',
+    args: [PYTHON_SERVER, '--mode', options.mode ?? 'normal', ...(options.mark ? ['--marker', options.mark] : []), ...(options.extra ?? [])],
+    cwd: options.cwd ?? FIXTURES,
+    ...(options.env ? { env: options.env } : {}),
+  };
+}
+
+/** Living (non-zombie) processes whose command line contains `mark`. */
+export function livingWithMarker(mark: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (cmdline.includes(mark) && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
+}
+
+/** The entry file of a reference server package, run with process.execPath (never npx). */
+export function referenceServer(name: 'everything' | 'filesystem' | 'memory'): string {
+  return path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', `server-${name}`, 'dist', 'index.js');
+}
