@@ -13,6 +13,10 @@ import { AgtError } from '../errors.js';
 import type { RemoteServerConfig } from '../resources/mcp-config.js';
 import type { Timeouts } from './timeouts.js';
 
+// Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
+// credential problems, reported as such rather than retried over another transport.
+const FALLBACK_STATUSES = new Set([400, 404, 405]);
+
 /** A connected remote transport and how long it took. */
 export interface RemoteConnected {
   transport: Transport;
@@ -34,8 +38,8 @@ export async function connectRemote(client: Client, config: RemoteServerConfig, 
     } catch (error) {
       await transport.close().catch(() => undefined);
       const status = error instanceof StreamableHTTPError ? error.code : undefined;
-      if (status === undefined || status < 400 || status >= 500) throw remoteError(error, timeouts);
-      // 4xx: an older server that only speaks HTTP+SSE; try that (R7).
+      if (status === undefined || !FALLBACK_STATUSES.has(status)) throw remoteError(error, timeouts);
+      // An older server that only speaks HTTP+SSE rejects the POST; try SSE (R7).
     }
   }
   const transport = new SSEClientTransport(url, { requestInit }); // the SDK applies these headers to the stream and to POSTs
@@ -58,6 +62,12 @@ function remoteError(error: unknown, timeouts: Timeouts): AgtError {
   const causeCode = (error as { cause?: { code?: string } })?.cause?.code;
   if (status === undefined && (causeCode !== undefined || error instanceof TypeError)) {
     return new AgtError('connection_closed', `could not reach the server (${causeCode ?? 'network error'})`, { details: { reason: 'unreachable', errno: causeCode }, cause: error });
+  }
+  if (status === 401 || status === 403) {
+    return new AgtError('protocol_error', `the server rejected the credentials (HTTP ${status}); check the configured headers`, {
+      details: { reason: 'http_unauthorized', status },
+      cause: error,
+    });
   }
   return new AgtError('protocol_error', `the server did not complete the MCP handshake${status === undefined ? '' : ` (HTTP ${status})`}`, {
     details: { reason: 'http_handshake_failed', ...(status === undefined ? {} : { status }) },
