@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectMcp, McpProber, MemoryStore, ResourceService } from '../../src/index.js';
+import { CLIENT_CAPABILITIES, connectMcp, McpProber, MemoryStore, ResourceService } from '../../src/index.js';
 import { failure, tempDir } from '../service/helpers.js';
 import { FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig } from './helpers.js';
 
@@ -150,6 +150,18 @@ describe('McpProber', () => {
     const f = await failure(new McpProber().probe({ mcpServers: { sh: { command: '/bin/sh', args: ['-c', `touch ${marker}; exit 4`], cwd: tmp.dir } } }));
     expect(f.code).toBe('exited_early');
     expect(fs.existsSync(marker)).toBe(true);
+  });
+
+  it('P2: probes and runs declare the same client capabilities (one connect path)', async () => {
+    const log = path.join(tmp.dir, 'init.log');
+    const config = pythonConfig({ extra: ['--log-init', log] });
+    await new McpProber().probe({ mcpServers: { py: config } });
+    const connection = await connectMcp(config);
+    await connection.close();
+    const [probe, run] = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(probe).toEqual(run);
+    expect(probe.capabilities).toEqual(CLIENT_CAPABILITIES);
+    expect(probe.clientInfo.name).toBe('agt-mcp');
   });
 
   it('P2: probing a stored reference needs a service', async () => {

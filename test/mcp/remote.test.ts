@@ -1,5 +1,6 @@
 /** Remote specifics: headers reach the server; the official conformance client scenarios run our connect path. */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type net from 'node:net';
@@ -16,6 +17,9 @@ let server: http.Server;
 let url: string;
 const seen: (string | undefined)[] = [];
 
+const sessions = new Map<string, StreamableHTTPServerTransport>();
+const terminated: string[] = [];
+
 beforeAll(async () => {
   server = http.createServer(async (req, res) => {
     seen.push(req.headers.authorization);
@@ -23,10 +27,16 @@ beforeAll(async () => {
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
       return;
     }
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      if (req.method === 'DELETE') terminated.push(sessionId);
+      await sessions.get(sessionId)?.handleRequest(req, res);
+      return;
+    }
     const mcp = new Server({ name: 'header-check', version: '1.0.0' }, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'who', inputSchema: { type: 'object' } }] }));
     mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: 'text', text: 'authorised' }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) });
     await mcp.connect(transport);
     await transport.handleRequest(req, res);
   });
@@ -42,6 +52,7 @@ describe('remote servers (R7)', () => {
     expect((await connection.listTools()).map((t) => t.name)).toEqual(['who']);
     expect(JSON.stringify((await connection.callTool('who', {})).content)).toContain('authorised');
     await connection.close();
+    expect(terminated).toEqual([...sessions.keys()]); // R7: close terminates the session (DELETE)
     expect(seen.length).toBeGreaterThanOrEqual(3);
     expect(seen.every((h) => h === TOKEN)).toBe(true);
   });
