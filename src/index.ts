@@ -4,3 +4,6 @@ export type { AgtErrorCode, ToolError } from './errors.js';
 export * from './schema/index.js';
 export * from './resources/index.js';
 export * from './mcp/index.js';
+export * from './runtime/index.js';
+export * from './framework/index.js';
+export * from './harness/index.js';

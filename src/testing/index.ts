@@ -1,3 +1,5 @@
 // agt-mcp/testing: test doubles and contract suites, shipped as product.
 export { storeConformanceSuite } from './store-conformance.js';
 export type { StoreConformanceOptions, TestFunction } from './store-conformance.js';
+export { ScriptedModel } from './scripted-model.js';
+export type { ScriptedInput, ScriptedStep } from './scripted-model.js';

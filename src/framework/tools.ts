@@ -1,0 +1,123 @@
+/**
+ * The framework (resource management) tools (G1, G2, H1, B7). Each is defined
+ * once with valibot: its published inputSchema is generated from that
+ * definition (2020-12) and its typed parser is the same definition, so the two
+ * cannot drift. Calls enter through the shared ToolSchemaRegistry like every
+ * tool, then the valibot parse, then the resource service's domain rules.
+ */
+import { toJsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
+import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpProber } from '../mcp/prober.js';
+import type { ResourceService } from '../resources/service.js';
+import type { ResourceKind } from '../resources/types.js';
+
+/** What a framework tool's handler gets besides its input. */
+export interface FrameworkContext {
+  service: ResourceService;
+  prober: McpProber;
+  /** The calling agent's reference. */
+  agent: string;
+}
+
+/** A framework tool's outcome: the JSON result, and the resource it changed (for refresh, F1). */
+export interface FrameworkOutcome {
+  result: unknown;
+  changed?: { kind: ResourceKind; reference: string };
+}
+
+/** One framework tool. */
+export interface FrameworkTool {
+  name: string;
+  description: string;
+  /** Generated from `input`; never hand-written. */
+  inputSchema: Record<string, unknown>;
+  /** Typed parse of already-validated arguments. */
+  parse(args: unknown): { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
+  run(input: unknown, context: FrameworkContext): Promise<FrameworkOutcome>;
+}
+
+const kind = v.picklist(['mcp', 'agent', 'skill']);
+const reference = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0,63}\/[a-z0-9][a-z0-9._-]{0,63}$/));
+const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
+const refList = v.array(reference);
+const mountChanges = v.strictObject({ mcps: v.optional(refList), skills: v.optional(refList) });
+
+function define<S extends v.GenericSchema>(
+  name: string,
+  description: string,
+  input: S,
+  run: (input: v.InferOutput<S>, context: FrameworkContext) => Promise<FrameworkOutcome>,
+): FrameworkTool {
+  const { $schema: _dialect, ...schema } = toJsonSchema(input, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  return {
+    name,
+    description,
+    inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...schema },
+    parse(args) {
+      const parsed = v.safeParse(input, args);
+      if (parsed.success) return { ok: true, value: parsed.output };
+      return { ok: false, issues: parsed.issues.map((i) => ({ path: v.getDotPath(i) ?? '', message: i.expected ? `expected ${i.expected}` : 'invalid value' })) };
+    },
+    run: (value, context) => run(value as v.InferOutput<S>, context),
+  };
+}
+
+const summary = (record: { kind: string; reference: string; revision: number }) => ({ kind: record.kind, reference: record.reference, revision: record.revision });
+
+/** All framework tools, in the order they are listed to a model. */
+export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
+  define(
+    'resource_write',
+    'Create (create: true) or update a resource: an mcp server config ({ mcpServers: { NAME: {...} } }), an agent or a skill. For agents, data.mcps replaces the mount list; add/remove change single mounts. Registering stores configuration only; it installs and enables nothing.',
+    v.strictObject({
+      kind,
+      reference,
+      create: v.optional(v.boolean()),
+      data: v.optional(v.unknown()),
+      add: v.optional(mountChanges),
+      remove: v.optional(mountChanges),
+      expected_revision: v.optional(revision),
+    }),
+    async (input, { service }) => {
+      const { record, warnings } = await service.write(input as Parameters<ResourceService['write']>[0]);
+      return { result: { ...summary(record), warnings }, changed: { kind: record.kind, reference: record.reference } };
+    },
+  ),
+  define('resource_read', 'Read a resource with its revision (pass it back as expected_revision to avoid overwriting newer changes).', v.strictObject({ kind, reference }), async (input, { service }) => ({
+    result: await service.read(input),
+  })),
+  define(
+    'resource_test',
+    'Check an mcp config statically (cwd, command, url), with a fix for each problem. Starts nothing and opens no connection.',
+    v.strictObject({ kind: v.literal('mcp'), reference }),
+    async (input, { service }) => ({ result: await service.test(input) }),
+  ),
+  define(
+    'resource_delete',
+    'Delete a resource. Agents that mount a deleted mcp show the mount as missing.',
+    v.strictObject({ kind, reference, expected_revision: v.optional(revision) }),
+    async (input, { service }) => {
+      await service.delete(input);
+      return { result: { deleted: true, kind: input.kind, reference: input.reference }, changed: { kind: input.kind, reference: input.reference } };
+    },
+  ),
+  define(
+    'mcp_probe',
+    'Start or connect a registered MCP server exactly as a run would, list its tools and check their schemas, then close it. This executes the configured command on the host.',
+    v.strictObject({ reference }),
+    async (input, { service, prober }) => {
+      const record = await service.read({ kind: 'mcp', reference: input.reference });
+      return { result: await prober.probe(record.data as McpDocument) };
+    },
+  ),
+  define(
+    'agent_mcp_list',
+    "List an agent's mounted MCP servers, each resolved (exists, transport, problems). Defaults to the calling agent.",
+    v.strictObject({ agent: v.optional(reference) }),
+    async (input, { service, agent }) => ({ result: await service.agentMcpList(input.agent ?? agent) }),
+  ),
+];
+
+/** The names of the framework tools. */
+export const FRAMEWORK_TOOL_NAMES: readonly string[] = FRAMEWORK_TOOLS.map((t) => t.name);

@@ -1,0 +1,2 @@
+export { HarnessToolSet } from './tool-set.js';
+export type { HarnessToolDef } from './tool-set.js';

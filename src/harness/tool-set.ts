@@ -1,0 +1,60 @@
+/**
+ * HarnessToolSet (H2, H3): dynamic tools a host gives a harness agent. Every
+ * definition is compiled when the set is built — before the turn is
+ * submitted — so a bad definition fails then, not at call time. An incoming
+ * call is validated first and reaches the host's callback only if valid.
+ * The harness's own commands, files and MCP tools are its own business (H3).
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
+import { parseAndValidate } from '../runtime/call.js';
+import type { ToolCall, ToolResult } from '../runtime/types.js';
+import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
+
+/** One dynamic tool. */
+export interface HarnessToolDef {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  /** Called only with valid arguments; may return text or MCP-style content. */
+  handler(args: Record<string, unknown>, call: { id: string }): Promise<string | { content: unknown[] }>;
+}
+
+/** A compiled set of dynamic tools for a harness agent. */
+export class HarnessToolSet {
+  readonly #tools = new Map<string, { def: HarnessToolDef; validator: CompiledToolSchema }>();
+
+  constructor(defs: HarnessToolDef[], options: { registry?: ToolSchemaRegistry } = {}) {
+    const registry = options.registry ?? new ToolSchemaRegistry();
+    for (const def of defs) {
+      if (typeof def?.name !== 'string' || !MODEL_TOOL_NAME.test(def.name)) {
+        throw new AgtError('invalid_input', `harness tool name "${String(def?.name)}" must match ${MODEL_TOOL_NAME}`);
+      }
+      if (this.#tools.has(def.name)) throw new AgtError('invalid_input', `harness tool "${def.name}" is defined twice`);
+      const validator = registry.compile(def.inputSchema, { tool: def.name }); // H2: fails here, before the turn
+      this.#tools.set(def.name, { def, validator });
+    }
+  }
+
+  /** The definitions to submit with the turn. */
+  tools(): { name: string; description?: string; inputSchema: Record<string, unknown> }[] {
+    return [...this.#tools.values()].map(({ def }) => ({ name: def.name, ...(def.description === undefined ? {} : { description: def.description }), inputSchema: def.inputSchema }));
+  }
+
+  /** Validates an incoming call, then runs its handler; never throws. */
+  async handle(call: ToolCall): Promise<ToolResult> {
+    const entry = this.#tools.get(call?.name);
+    if (entry === undefined) {
+      return { tool_call_id: String(call?.id ?? ''), status: 'tool_error', error: { code: 'unknown_tool', message: `"${String(call?.name)}" is not a tool of this turn` } };
+    }
+    const parsed = parseAndValidate(call, entry);
+    if (!parsed.go) return parsed.result;
+    try {
+      const out = await entry.def.handler(parsed.value, { id: call.id });
+      return { tool_call_id: call.id, status: 'ok', content: typeof out === 'string' ? [{ type: 'text', text: out }] : out.content };
+    } catch (error) {
+      const code = isAgtError(error) ? error.code : 'tool_failed';
+      return { tool_call_id: call.id, status: 'tool_failed', error: { code, message: isAgtError(error) ? error.message : 'the tool failed' } };
+    }
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Building a snapshot, and rebuilding it at a batch boundary (F1–F4): a
+ * candidate is built beside the live one, reusing the live connection of every
+ * mount whose resource revision did not change, so a refresh costs only what
+ * changed. Only a complete candidate replaces the old snapshot (F3); on
+ * failure the old one stays intact and what the candidate opened is closed (F4).
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import type { FrameworkTool } from '../framework/tools.js';
+import type { Timeouts } from '../mcp/timeouts.js';
+import { readAgent, type StoredAgentData } from '../resources/agent-data.js';
+import type { ResourceService } from '../resources/service.js';
+import type { ToolSchemaRegistry } from '../schema/registry.js';
+import { assembleSnapshot, type LoadedMount, loadMount, type SnapshotState } from './snapshot.js';
+import type { DelegateTool } from './types.js';
+
+/** What building a snapshot needs. */
+export interface BuildContext {
+  service: ResourceService;
+  registry: ToolSchemaRegistry;
+  delegates: readonly DelegateTool[];
+  timeouts: Partial<Timeouts> | undefined;
+  skipBrokenMounts: boolean;
+}
+
+/** Connects every mount of `agent` (in parallel) and assembles the snapshot; strict unless skipBrokenMounts. */
+export async function buildSnapshot(
+  agent: StoredAgentData,
+  ctx: BuildContext & { framework: readonly FrameworkTool[] },
+  reuse: ReadonlyMap<string, LoadedMount> = new Map(),
+): Promise<SnapshotState> {
+  const notices: string[] = [];
+  const settled = await Promise.allSettled(
+    agent.mcps.map(async (reference) => {
+      const live = reuse.get(reference);
+      if (live !== undefined && !live.connection.closed) {
+        const record = await ctx.service.store.get('mcp', reference);
+        if (record?.revision === live.revision) return live; // unchanged: keep the live connection
+      }
+      return loadMount(reference, ctx.service, ctx.registry, ctx.timeouts, notices);
+    }),
+  );
+  const loaded = new Map<string, LoadedMount>();
+  const failures: AgtError[] = [];
+  settled.forEach((s, i) => {
+    if (s.status === 'fulfilled') loaded.set(agent.mcps[i] as string, s.value);
+    else failures.push(isAgtError(s.reason) ? s.reason : new AgtError('connection_closed', `mount "${agent.mcps[i]}" failed to load`));
+  });
+  if (failures.length > 0 && !ctx.skipBrokenMounts) {
+    await closeNew(loaded, reuse);
+    throw failures[0] as AgtError;
+  }
+  for (const failure of failures) notices.push(`${failure.message} (skipped)`);
+  try {
+    return assembleSnapshot({ settings: agent.settings, skills: agent.skills, loaded, framework: ctx.framework, delegates: ctx.delegates, registry: ctx.registry, notices });
+  } catch (error) {
+    await closeNew(loaded, reuse);
+    throw error;
+  }
+}
+
+async function closeNew(loaded: ReadonlyMap<string, LoadedMount>, reuse: ReadonlyMap<string, LoadedMount>): Promise<void> {
+  await Promise.all([...loaded.values()].filter((m) => reuse.get(m.reference) !== m).map((m) => m.connection.close()));
+}
+
+/** A refresh's outcome: the new snapshot, or the error that kept the old one. */
+export type RefreshOutcome = { ok: true; snapshot: SnapshotState } | { ok: false; error: AgtError };
+
+/** Builds the candidate for `agent` from the stored configuration; never touches `current`. */
+export async function refreshSnapshot(
+  current: SnapshotState,
+  agent: string,
+  ctx: BuildContext & { frameworkFor(agent: StoredAgentData): readonly FrameworkTool[] },
+): Promise<RefreshOutcome> {
+  try {
+    const data = readAgent((await ctx.service.read({ kind: 'agent', reference: agent })).data);
+    // A refresh reloads mounts; it never changes what the run was started with (F7).
+    const pinned: StoredAgentData = { ...data, settings: current.settings as StoredAgentData['settings'] };
+    return { ok: true, snapshot: await buildSnapshot(pinned, { ...ctx, skipBrokenMounts: false, framework: ctx.frameworkFor(data) }, current.loaded) };
+  } catch (error) {
+    return { ok: false, error: isAgtError(error) ? error : new AgtError('connection_closed', 'the refresh failed') };
+  }
+}
+
+/** Closes the connections of `old` that `next` no longer uses. */
+export async function closeUnused(old: SnapshotState, next: SnapshotState): Promise<void> {
+  const kept = new Set([...next.loaded.values()].map((m) => m.connection));
+  await Promise.all([...old.loaded.values()].filter((m) => !kept.has(m.connection)).map((m) => m.connection.close()));
+}

@@ -1,0 +1,189 @@
+/**
+ * The run snapshot (B1, B2, F5): mounts with their revisions, one route per
+ * tool the agent may call, the compiled validators, and the fingerprint. It is
+ * built once per run (and per refresh) and never changes afterwards.
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import type { FrameworkTool } from '../framework/tools.js';
+import { connectMcp, type McpConnection } from '../mcp/connect.js';
+import type { Timeouts } from '../mcp/timeouts.js';
+import type { McpDocument } from '../resources/mcp-config.js';
+import type { ResourceService } from '../resources/service.js';
+import { canonicalHash } from '../schema/canonical.js';
+import type { CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
+import { MODEL_TOOL_NAME, toolAlias } from './aliases.js';
+import type { DelegateTool } from './types.js';
+
+/** What hosts and models see of a snapshot. */
+export interface RunSnapshot {
+  readonly fingerprint: string;
+  readonly mounts: readonly { reference: string; revision: number }[];
+  readonly aliases: readonly string[];
+}
+
+interface RouteBase {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  validator: CompiledToolSchema;
+}
+/** A mounted server's tool. */
+export interface McpRoute extends RouteBase {
+  kind: 'mcp';
+  mount: string;
+  remoteTool: string;
+  connection: McpConnection;
+}
+/** A framework tool. */
+export interface FrameworkRoute extends RouteBase {
+  kind: 'framework';
+  tool: FrameworkTool;
+}
+/** A host delegate tool. */
+export interface DelegateRoute extends RouteBase {
+  kind: 'delegate';
+  tool: DelegateTool;
+}
+/** Where a tool name leads. */
+export type Route = McpRoute | FrameworkRoute | DelegateRoute;
+
+/** One mounted server, loaded. */
+export interface LoadedMount {
+  reference: string;
+  revision: number;
+  connection: McpConnection;
+  routes: McpRoute[];
+  /** Canonical hashes of its tools' schemas, for the fingerprint. */
+  tools: { name: string; schema: string }[];
+}
+
+/** The frozen state of a run. */
+export interface SnapshotState extends RunSnapshot {
+  readonly settingsHash: string;
+  readonly mountsHash: string;
+  readonly routes: ReadonlyMap<string, Route>;
+  readonly loaded: ReadonlyMap<string, LoadedMount>;
+  readonly notices: readonly string[];
+  /** The run settings the fingerprint was computed from (pinned for the run, F7). */
+  readonly settings: unknown;
+  /** The agent's mounted skills (a change of one triggers a refresh, F1). */
+  readonly skills: readonly string[];
+}
+
+/** The fixed schema of every delegate tool (B7). */
+export const DELEGATE_INPUT_SCHEMA = Object.freeze({
+  type: 'object',
+  properties: {
+    agent: { type: 'string', description: 'The agent to hand the task to (one of the allowed targets).' },
+    task: { type: 'string', minLength: 1, description: 'What the agent should do.' },
+    context: { type: 'string', description: 'Anything the agent needs to know.' },
+  },
+  required: ['agent', 'task'],
+  additionalProperties: false,
+}) as Record<string, unknown>;
+
+/** Loads one mount: connect, list, compile, route. Closes the connection if anything fails. */
+export async function loadMount(
+  reference: string,
+  service: ResourceService,
+  registry: ToolSchemaRegistry,
+  timeouts: Partial<Timeouts> | undefined,
+  notices: string[],
+): Promise<LoadedMount> {
+  let record;
+  try {
+    record = await service.read({ kind: 'mcp', reference });
+  } catch (error) {
+    throw mountFailed(reference, error);
+  }
+  let connection: McpConnection | undefined;
+  try {
+    connection = await connectMcp(record.data as McpDocument, timeouts === undefined ? {} : { timeouts });
+    const raw = await connection.listTools();
+    const routes: McpRoute[] = [];
+    const tools: { name: string; schema: string }[] = [];
+    const seen = new Set<string>();
+    for (const tool of raw) {
+      if (seen.has(tool.name)) {
+        notices.push(`mount "${reference}": tool "${tool.name}" is listed twice; only the first is used`);
+        continue;
+      }
+      seen.add(tool.name);
+      let validator: CompiledToolSchema;
+      try {
+        validator = registry.compile(tool.inputSchema, { tool: tool.name });
+      } catch (error) {
+        notices.push(`mount "${reference}": tool "${tool.name}" is unavailable: ${(error as Error).message}`);
+        continue;
+      }
+      const name = toolAlias(reference, tool.name);
+      routes.push({
+        kind: 'mcp', name, mount: reference, remoteTool: tool.name, connection, validator,
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+      });
+      tools.push({ name: tool.name, schema: validator.hash });
+    }
+    return { reference, revision: record.revision, connection, routes, tools };
+  } catch (error) {
+    await connection?.close();
+    throw mountFailed(reference, error);
+  }
+}
+
+function mountFailed(reference: string, cause: unknown): AgtError {
+  if (isAgtError(cause)) {
+    return new AgtError(cause.code, `mount "${reference}" failed to load: ${cause.message}`, { details: { ...cause.details, mount: reference }, cause });
+  }
+  return new AgtError('connection_closed', `mount "${reference}" failed to load`, { details: { mount: reference }, cause });
+}
+
+/** Inputs of {@link assembleSnapshot}. */
+export interface AssembleInput {
+  settings: unknown;
+  skills: readonly string[];
+  loaded: Map<string, LoadedMount>;
+  framework: readonly FrameworkTool[];
+  delegates: readonly DelegateTool[];
+  registry: ToolSchemaRegistry;
+  notices: string[];
+}
+
+/** Freezes loaded mounts, framework and delegate tools into a snapshot with its fingerprint (B2). */
+export function assembleSnapshot(input: AssembleInput): SnapshotState {
+  const routes = new Map<string, Route>();
+  const add = (route: Route) => {
+    if (routes.has(route.name)) throw new AgtError('invalid_input', `two tools would be visible as "${route.name}"; rename the delegate tool`, { details: { tool: route.name } });
+    routes.set(route.name, route);
+  };
+  for (const tool of input.framework) {
+    add({ kind: 'framework', name: tool.name, description: tool.description, inputSchema: tool.inputSchema, tool, validator: input.registry.compile(tool.inputSchema, { tool: tool.name }) });
+  }
+  for (const tool of input.delegates) {
+    if (!MODEL_TOOL_NAME.test(tool.name)) throw new AgtError('invalid_input', `delegate tool name "${tool.name}" must match ${MODEL_TOOL_NAME}`);
+    add({
+      kind: 'delegate', name: tool.name, inputSchema: DELEGATE_INPUT_SCHEMA, tool,
+      validator: input.registry.compile(DELEGATE_INPUT_SCHEMA, { tool: tool.name }),
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+    });
+  }
+  const mounts = [...input.loaded.values()].sort((a, b) => (a.reference < b.reference ? -1 : 1));
+  for (const mount of mounts) for (const route of mount.routes) add(route);
+  const settingsHash = canonicalHash({
+    settings: input.settings ?? {},
+    delegates: input.delegates.map((d) => ({ name: d.name, targets: [...d.targets].sort() })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+  });
+  const mountsHash = canonicalHash(mounts.map((m) => ({ reference: m.reference, tools: [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1)) })));
+  return Object.freeze({
+    fingerprint: canonicalHash({ settingsHash, mountsHash }),
+    settingsHash,
+    mountsHash,
+    mounts: Object.freeze(mounts.map((m) => Object.freeze({ reference: m.reference, revision: m.revision }))),
+    aliases: Object.freeze([...routes.keys()]),
+    routes,
+    loaded: input.loaded,
+    notices: Object.freeze([...input.notices]),
+    settings: input.settings,
+    skills: Object.freeze([...input.skills]),
+  });
+}

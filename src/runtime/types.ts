@@ -1,0 +1,104 @@
+/** The shapes that flow through a native run's batch pipeline (SPEC §7). */
+
+/** One tool call as the model produced it. */
+export interface ToolCall {
+  /** The model's tool_call_id; unique within the batch. */
+  id: string;
+  /** An alias, a framework tool name or a delegate tool name. */
+  name: string;
+  /** A JSON string (as models send it) or an object. */
+  arguments: string | Record<string, unknown>;
+}
+
+/** The calls of one model step. */
+export interface ToolBatch {
+  runId: string;
+  agent: string;
+  batchId: string;
+  calls: ToolCall[];
+}
+
+/** A ToolError carried by a failed result. */
+export interface ResultError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** The result of one call, in call order; goes back to the model with its tool_call_id. */
+export type ToolResult =
+  | { tool_call_id: string; status: 'ok'; content: unknown[]; structuredContent?: unknown; isError?: false }
+  | { tool_call_id: string; status: 'invalid_arguments' | 'permission_denied' | 'tool_error' | 'tool_failed'; error: ResultError };
+
+/** The outcome of a batch, including the refresh that followed it (F1). */
+export interface BatchResult {
+  results: ToolResult[];
+  refresh?: { status: 'applied' | 'failed'; message: string };
+}
+
+/** Where a call goes. */
+export type RouteKind = 'mcp' | 'framework' | 'delegate';
+
+/** What a permission policy is asked to decide. Arguments are included for the decider; audits never hold them. */
+export interface PermissionRequest {
+  runId: string;
+  agent: string;
+  batchId: string;
+  callId: string;
+  /** The name the model used (alias, framework or delegate tool name). */
+  tool: string;
+  kind: RouteKind;
+  /** For MCP calls: the mounted resource and the server's own tool name. */
+  mount?: string;
+  remoteTool?: string;
+  /** The validated arguments (frozen). */
+  arguments: Readonly<Record<string, unknown>>;
+}
+
+/** A policy's verdict. `abstain` passes the decision on (see policies.chain). */
+export interface PermissionDecision {
+  decision: 'allow' | 'deny' | 'abstain';
+  by: 'auto' | 'human' | 'model' | 'policy';
+  reason?: string;
+}
+
+/**
+ * Decides whether a validated call may run (G4). `review` is called once per
+ * valid call, after argument validation and before any hook; never for an
+ * invalid call (B4). It may be slow (a human); calls of a batch are reviewed
+ * concurrently up to the run's concurrency. A throw counts as deny.
+ */
+export interface PermissionPolicy {
+  review(request: PermissionRequest): Promise<PermissionDecision>;
+}
+
+/** Runs after permission, before execution; may deny, never changes arguments. */
+export type BeforeHook = (call: PermissionRequest) => void | { deny: string } | Promise<void | { deny: string }>;
+
+/** Runs after execution; observes, and may replace (redact) the result's content. */
+export type AfterHook = (
+  call: PermissionRequest,
+  result: ToolResult,
+) => void | { content: unknown[] } | Promise<void | { content: unknown[] }>;
+
+/** One audit event: a call, a denial, a rejected batch, a refresh. Never holds argument or env values. */
+export interface AuditEvent {
+  type: string;
+  at: string;
+  [key: string]: unknown;
+}
+
+/** Receives audit events; called in order, awaited, errors ignored. */
+export interface AuditSink {
+  record(event: AuditEvent): void | Promise<void>;
+}
+
+/** A host's delegate tool: hands a task to one of a fixed set of agents (B7). */
+export interface DelegateTool {
+  name: string;
+  description?: string;
+  /** The agents this tool may hand work to; anything else rejects the batch. */
+  targets: string[];
+  /** Does the work; its return value is the tool result's text or content. */
+  handler(input: { agent: string; task: string; context?: string }, meta: { runId: string; from: string; callId: string }): Promise<string | { content: unknown[] }>;
+}

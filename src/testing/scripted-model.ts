@@ -1,0 +1,36 @@
+/**
+ * ScriptedModel: a model test double. Each step is a fixed answer or a
+ * function of what the model would see (tools and history), so tests can
+ * react to results — for example correct a call after invalid_arguments.
+ */
+import type { LoopMessage, ModelLike } from '../runtime/agent-loop.js';
+import type { ModelTool } from '../runtime/native-run.js';
+import type { ToolCall } from '../runtime/types.js';
+
+/** One scripted answer. */
+export type ScriptedStep = { text?: string; toolCalls?: ToolCall[] };
+
+/** What a scripted step function receives. */
+export interface ScriptedInput {
+  tools: ModelTool[];
+  history: readonly LoopMessage[];
+}
+
+/** A model that plays back scripted steps, in order. */
+export class ScriptedModel implements ModelLike {
+  readonly #steps: (ScriptedStep | ((input: ScriptedInput) => ScriptedStep))[];
+  /** Every input the model was given, for assertions. */
+  readonly inputs: ScriptedInput[] = [];
+
+  constructor(steps: (ScriptedStep | ((input: ScriptedInput) => ScriptedStep))[]) {
+    this.#steps = [...steps];
+  }
+
+  /** Returns the next scripted step; throws when the script is used up. */
+  async respond(input: ScriptedInput): Promise<ScriptedStep> {
+    this.inputs.push({ tools: input.tools, history: [...input.history] });
+    const step = this.#steps.shift();
+    if (step === undefined) throw new Error('ScriptedModel: the script has no more steps');
+    return typeof step === 'function' ? step(input) : step;
+  }
+}
