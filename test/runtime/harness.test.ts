@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { HarnessToolSet, isAgtError } from '../../src/index.js';
+
+const ticketTool = (calls: unknown[]) => ({
+  name: 'create_ticket',
+  description: 'Create a ticket',
+  inputSchema: { type: 'object', properties: { title: { type: 'string', minLength: 3 }, priority: { enum: ['low', 'high'] } }, required: ['title'], additionalProperties: false },
+  handler: async (args: Record<string, unknown>) => {
+    calls.push(args);
+    return `created ${String(args.title)}`;
+  },
+});
+
+describe('H2/H3: harness dynamic tools', () => {
+  it('H2: a bad definition fails when the set is built, before the turn is submitted', () => {
+    const error = (() => {
+      try {
+        new HarnessToolSet([{ name: 'bad', inputSchema: { type: 'object', properties: { x: { type: 5 } } }, handler: async () => '' }]);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(isAgtError(error) && error.code).toBe('schema_load_failed');
+    expect(() => new HarnessToolSet([{ name: 'has space', inputSchema: { type: 'object' }, handler: async () => '' }])).toThrow(/must match/);
+  });
+
+  it('H2: an incoming call is validated first and reaches the host callback only if valid', async () => {
+    const calls: unknown[] = [];
+    const set = new HarnessToolSet([ticketTool(calls)]);
+    expect(set.tools()).toEqual([{ name: 'create_ticket', description: 'Create a ticket', inputSchema: expect.objectContaining({ required: ['title'] }) }]);
+    const bad = await set.handle({ id: 't1', name: 'create_ticket', arguments: { title: 'no', priority: 'urgent' } });
+    expect(bad).toMatchObject({ tool_call_id: 't1', status: 'invalid_arguments' });
+    expect(calls).toEqual([]);
+    const good = await set.handle({ id: 't2', name: 'create_ticket', arguments: '{"title":"Broken login"}' });
+    expect(good).toMatchObject({ status: 'ok', content: [{ type: 'text', text: 'created Broken login' }] });
+    expect(calls).toEqual([{ title: 'Broken login' }]);
+  });
+
+  it('H3: a call for a tool the set does not define is not ours to run', async () => {
+    const set = new HarnessToolSet([ticketTool([])]);
+    expect(await set.handle({ id: 'x', name: 'Bash', arguments: {} })).toMatchObject({ status: 'tool_error', error: { code: 'unknown_tool' } });
+  });
+});
