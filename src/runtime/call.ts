@@ -167,10 +167,13 @@ export async function runAfterHooks(request: PermissionRequest, result: ToolResu
   return current;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+// One pass: a frozen deep copy of JSON arguments (hooks and policies get this; the backend gets the original).
+function frozenCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) out[key] = frozenCopy((value as Record<string, unknown>)[key]);
+    return Object.freeze(out);
   }
   return value;
 }
@@ -178,7 +181,8 @@ function deepFreeze<T>(value: T): T {
 /** Runs stages 2–6 for one call and records its audit event. */
 export async function processCall(call: ToolCall, route: Route, ctx: CallContext): Promise<ToolResult> {
   const started = performance.now();
-  const audit = async (result: ToolResult, decidedBy?: string) => {
+  const audit = async (result: ToolResult, decidedBy?: string): Promise<ToolResult> => {
+    if (ctx.audit === undefined) return result; // no sink: build no event
     await recordSafely(ctx.audit, {
       type: 'tool_call', at: new Date().toISOString(), runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId,
       callId: call.id, tool: route.name, kind: route.kind, ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
@@ -189,10 +193,10 @@ export async function processCall(call: ToolCall, route: Route, ctx: CallContext
   };
   const parsed = parseAndValidate(call, route);
   if (!parsed.go) return audit(parsed.result);
-  const request: PermissionRequest = deepFreeze({
+  const request: PermissionRequest = Object.freeze({
     runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId, callId: call.id, tool: route.name, kind: route.kind,
     ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
-    arguments: structuredClone(parsed.value),
+    arguments: frozenCopy(parsed.value) as Readonly<Record<string, unknown>>,
   });
   const permission = await reviewPermission(request, ctx.policy);
   if (!permission.go) return audit(permission.result, (permission.result as { error: ResultError }).error.details?.by as string);

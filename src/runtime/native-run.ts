@@ -211,6 +211,7 @@ function affects(outcome: FrameworkOutcome, agent: string, snapshot: SnapshotSta
 }
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  if (items.length === 1) return [await fn(items[0] as T)];
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
