@@ -1,2 +1,2 @@
-export { FRAMEWORK_TOOL_NAMES, FRAMEWORK_TOOLS } from './tools.js';
+export { FRAMEWORK_TOOL_NAMES, FRAMEWORK_TOOLS, frameworkToolsFor } from './tools.js';
 export type { FrameworkContext, FrameworkOutcome, FrameworkTool } from './tools.js';

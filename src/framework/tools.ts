@@ -121,3 +121,10 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
 
 /** The names of the framework tools. */
 export const FRAMEWORK_TOOL_NAMES: readonly string[] = FRAMEWORK_TOOLS.map((t) => t.name);
+
+/** The framework tools an agent gets (G1, G2): none without resource management; harness agents get no probe. */
+export function frameworkToolsFor(agent: { role?: string; kind?: string; capabilities?: readonly string[] }): readonly FrameworkTool[] {
+  const manages = agent.role === 'manager' || (agent.capabilities ?? []).includes('resource_management');
+  if (!manages) return [];
+  return agent.kind === 'harness' ? FRAMEWORK_TOOLS.filter((t) => t.name !== 'mcp_probe') : FRAMEWORK_TOOLS;
+}

@@ -6,13 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AgtError } from '../errors.js';
-import { FRAMEWORK_TOOLS, type FrameworkOutcome } from '../framework/tools.js';
+import { type FrameworkOutcome, frameworkToolsFor } from '../framework/tools.js';
 import { McpProber } from '../mcp/prober.js';
 import type { Timeouts } from '../mcp/timeouts.js';
-import { readAgent, type StoredAgentData } from '../resources/agent-data.js';
+import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import type { ResourceService } from '../resources/service.js';
-import { RESOURCE_MANAGEMENT } from '../resources/types.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { checkBatch } from './batch-check.js';
 import { type CallContext, processCall, recordSafely } from './call.js';
@@ -90,7 +89,7 @@ export class NativeRun {
     if (agent.kind === 'harness') throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
     if (!agent.enabled) throw new AgtError('forbidden', `agent "${options.agent}" is disabled; enable its binding before dispatching work`);
     const registry = options.registry ?? new ToolSchemaRegistry();
-    const snapshot = await buildSnapshot(agent, { ...context(options, registry), framework: frameworkFor(agent) });
+    const snapshot = await buildSnapshot(agent, { ...context(options, registry), framework: frameworkToolsFor(agent) });
     return new NativeRun(id, snapshot, options, registry);
   }
 
@@ -143,7 +142,7 @@ export class NativeRun {
 
   async #refresh(): Promise<BatchResult['refresh']> {
     const o = this.#options;
-    const outcome = await refreshSnapshot(this.#snapshot, this.agent, { ...context(o, this.#registry), frameworkFor });
+    const outcome = await refreshSnapshot(this.#snapshot, this.agent, { ...context(o, this.#registry), frameworkFor: frameworkToolsFor });
     if (outcome.ok) {
       const old = this.#snapshot;
       this.#snapshot = outcome.snapshot; // F3: switch only when everything is ready
@@ -194,11 +193,6 @@ function context(options: NativeRunOptions, registry: ToolSchemaRegistry) {
     timeouts: options.timeouts,
     skipBrokenMounts: options.skipBrokenMounts ?? false,
   };
-}
-
-/** G1/G2: framework tools only for the manager or the resource_management capability. */
-function frameworkFor(agent: StoredAgentData) {
-  return agent.role === 'manager' || agent.capabilities.includes(RESOURCE_MANAGEMENT) ? FRAMEWORK_TOOLS : [];
 }
 
 /** F1: a successful change of this agent, or of an mcp/skill it currently mounts. */

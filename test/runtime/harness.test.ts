@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HarnessToolSet, isAgtError } from '../../src/index.js';
+import { frameworkToolsFor, HarnessToolSet, isAgtError } from '../../src/index.js';
 
 const ticketTool = (calls: unknown[]) => ({
   name: 'create_ticket',
@@ -40,5 +40,14 @@ describe('H2/H3: harness dynamic tools', () => {
   it('H3: a call for a tool the set does not define is not ours to run', async () => {
     const set = new HarnessToolSet([ticketTool([])]);
     expect(await set.handle({ id: 'x', name: 'Bash', arguments: {} })).toMatchObject({ status: 'tool_error', error: { code: 'unknown_tool' } });
+  });
+});
+
+describe('G2: harness agents and the probe', () => {
+  it('G2: a harness agent with resource management gets the framework tools but no probe; a native one gets the probe', () => {
+    const names = (agent: Parameters<typeof frameworkToolsFor>[0]) => frameworkToolsFor(agent).map((t) => t.name);
+    expect(names({ kind: 'harness', capabilities: ['resource_management'] })).toEqual(['resource_write', 'resource_read', 'resource_test', 'resource_delete', 'agent_mcp_list']);
+    expect(names({ kind: 'native', role: 'manager' })).toContain('mcp_probe');
+    expect(names({ kind: 'native', role: 'worker' })).toEqual([]);
   });
 });
