@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^agt-mcp$/, replacement: src('index.ts') },
       { find: /^agt-mcp\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^agt-mcp\/authoring$/, replacement: src('authoring/index.ts') },
       { find: /^agt-mcp\/sqlite$/, replacement: src('storage/sqlite.ts') },
     ],
   },

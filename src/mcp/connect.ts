@@ -46,7 +46,7 @@ export interface McpConnection {
   /** All pages of tools/list, tolerant of bad entries (each judged later). */
   listTools(): Promise<RawTool[]>;
   /** Calls a tool. Tool errors come back as results with isError; a dead server rejects with connection_closed. */
-  callTool(name: string, args: Record<string, unknown>, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<CallToolResult>;
+  callTool(name: string, args: Record<string, unknown>, options?: { signal?: AbortSignal; timeoutMs?: number; meta?: Record<string, unknown> }): Promise<CallToolResult>;
   /** True once the connection is gone (closed, or the server died). */
   readonly closed: boolean;
   /** Ends the connection; for stdio, the whole process group. Idempotent. */
@@ -162,7 +162,7 @@ function wrap(
     async callTool(name, args, options = {}) {
       if (closed) throw new AgtError('connection_closed', 'the connection to the server is closed');
       try {
-        return (await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+        return (await client.callTool({ name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, CallToolResultSchema, {
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
         })) as CallToolResult;

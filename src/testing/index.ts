@@ -3,3 +3,4 @@ export { storeConformanceSuite } from './store-conformance.js';
 export type { StoreConformanceOptions, TestFunction } from './store-conformance.js';
 export { ScriptedModel } from './scripted-model.js';
 export type { ScriptedInput, ScriptedStep } from './scripted-model.js';
+export { contractSuite } from './contract-suite.js';
