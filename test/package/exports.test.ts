@@ -15,18 +15,19 @@ describe('package exports', () => {
     expect(fs.existsSync(path.join(REPO_ROOT, 'dist', 'index.js'))).toBe(true);
   });
 
-  it('ESM: agt-mcp, agt-mcp/testing and agt-mcp/sqlite resolve to working code', () => {
+  it('ESM: agt-mcp, agt-mcp/testing, agt-mcp/sqlite and agt-mcp/authoring resolve to working code', () => {
     const out = run([
       '--input-type=module', '-e',
       `import { ToolSchemaRegistry, ResourceService, MemoryStore, isAgtError } from 'agt-mcp';
        import { storeConformanceSuite } from 'agt-mcp/testing';
        import { SqliteStore } from 'agt-mcp/sqlite';
+       import { defineTool, contractCases } from 'agt-mcp/authoring';
        const c = new ToolSchemaRegistry().compile({ type: 'object' }, { tool: 't' });
        const s = new ResourceService({ store: new MemoryStore() });
        const r = await s.write({ kind: 'agent', reference: 'a/b', create: true, data: {} });
-       console.log([c.dialect, r.record.revision, typeof storeConformanceSuite, typeof SqliteStore, isAgtError(new Error())].join(' '));`,
+       console.log([c.dialect, r.record.revision, typeof storeConformanceSuite, typeof SqliteStore, typeof defineTool, typeof contractCases, isAgtError(new Error())].join(' '));`,
     ]);
-    expect(out).toBe('2020-12 1 function function false');
+    expect(out).toBe('2020-12 1 function function function function false');
   });
 
   it('CJS: require() gets the same API, and isAgtError recognises errors across the ESM and CJS copies', () => {
