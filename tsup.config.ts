@@ -2,14 +2,18 @@ import { defineConfig } from 'tsup';
 
 // One build for every public entry point; subpaths (testing, sqlite, postgres,
 // authoring) are added here and in package.json "exports" as they land.
-export default defineConfig({
-  entry: { index: 'src/index.ts', authoring: 'src/authoring/index.ts', sqlite: 'src/storage/sqlite.ts', testing: 'src/testing/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  splitting: true,
-  treeshake: true,
-});
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts', authoring: 'src/authoring/index.ts', sqlite: 'src/storage/sqlite.ts', testing: 'src/testing/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+    platform: 'node',
+    splitting: true,
+    treeshake: true,
+  },
+  // The agt bin: ESM only (top-level await), no types.
+  { entry: { cli: 'src/cli/main.ts' }, format: ['esm'], target: 'node20', platform: 'node', sourcemap: true, clean: false },
+]);

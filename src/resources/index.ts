@@ -20,3 +20,5 @@ export { rejectRemovedOptions } from './removed-options.js';
 export { ResourceService } from './service.js';
 export type { ResourceServiceOptions, WriteInput, WriteResult } from './service.js';
 export type { AgentDescription, MountStatus } from './describe.js';
+export { planImport } from './import.js';
+export type { ImportEntry, ImportFormat, ImportOptions } from './import.js';

@@ -1,0 +1,43 @@
+/** What every command gets: the service on the chosen store, output helpers, flags. */
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { ResourceService } from '../resources/service.js';
+import { SqliteStore } from '../storage/sqlite.js';
+
+/** Exit codes of `agt` (documented in docs/cli.md). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, launch: 4, store: 5 } as const;
+
+/** A command's context. */
+export interface CliContext {
+  service: ResourceService;
+  store: SqliteStore;
+  json: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** The store path: --store, else $AGT_HOME/agt.db, else ~/.agt/agt.db. */
+export function storePath(flag: string | undefined): string {
+  if (flag) return path.resolve(flag);
+  const home = process.env.AGT_HOME ? path.resolve(process.env.AGT_HOME) : path.join(os.homedir(), '.agt');
+  fs.mkdirSync(home, { recursive: true });
+  return path.join(home, 'agt.db');
+}
+
+/** Opens the store and the service for one command. */
+export function openContext(options: { store?: string; json: boolean }): CliContext {
+  const store = new SqliteStore({ path: storePath(options.store) });
+  return {
+    service: new ResourceService({ store }),
+    store,
+    json: options.json,
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+  };
+}
+
+/** Prints a value as JSON (with --json) or as text. */
+export function emit(ctx: CliContext, value: unknown, text: () => string): void {
+  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : text());
+}

@@ -1,0 +1,121 @@
+/** `agt mcp …`: create, import, test, probe, list, show, delete. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { AgtError } from '../errors.js';
+import { McpProber } from '../mcp/prober.js';
+import { planImport } from '../resources/import.js';
+import { type CliContext, emit, EXIT } from './context.js';
+
+function keyValues(list: string[] | undefined, sep: string, what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list ?? []) {
+    const at = item.indexOf(sep);
+    if (at <= 0) throw new AgtError('invalid_input', `${what} must look like KEY${sep}VALUE`);
+    out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
+  }
+  return out;
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(path.resolve(file), 'utf8'));
+  } catch (error) {
+    throw new AgtError('invalid_input', `cannot read ${file} as JSON (${(error as NodeJS.ErrnoException).code ?? 'parse error'})`);
+  }
+}
+
+/** Runs an `agt mcp` subcommand; returns the exit code. */
+export async function mcpCommand(sub: string | undefined, args: string[], ctx: CliContext): Promise<number> {
+  switch (sub) {
+    case 'create': {
+      const { values, positionals } = parseArgs({
+        args, allowPositionals: true, strict: true,
+        options: { command: { type: 'string' }, arg: { type: 'string', multiple: true }, cwd: { type: 'string' }, env: { type: 'string', multiple: true }, url: { type: 'string' }, header: { type: 'string', multiple: true }, transport: { type: 'string' }, from: { type: 'string' } },
+      });
+      const reference = positionals[0];
+      if (!reference) throw new AgtError('invalid_input', 'usage: agt mcp create <category/name> (--command C [--arg A]… --cwd DIR [--env K=V]… | --url U [--header K:V]… | --from FILE.json)');
+      let data: unknown;
+      if (values.from) data = readJson(values.from);
+      else if (values.url) data = { mcpServers: { [reference.split('/')[1] ?? 'server']: { url: values.url, headers: keyValues(values.header, ':', '--header'), ...(values.transport ? { transport: values.transport } : {}) } } };
+      else if (values.command) data = { mcpServers: { [reference.split('/')[1] ?? 'server']: { command: values.command, args: values.arg ?? [], ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}), env: keyValues(values.env, '=', '--env') } } };
+      else throw new AgtError('invalid_input', 'give --command (stdio), --url (remote) or --from FILE.json');
+      const { record, warnings } = await ctx.service.write({ kind: 'mcp', reference, create: true, data });
+      emit(ctx, { record, warnings }, () => [`registered ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
+      return EXIT.ok;
+    }
+    case 'import': {
+      const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { category: { type: 'string' }, cwd: { type: 'string' }, 'dry-run': { type: 'boolean' } } });
+      if (!positionals[0]) throw new AgtError('invalid_input', 'usage: agt mcp import FILE [--category C] [--cwd DIR] [--dry-run]');
+      const plan = planImport(readJson(positionals[0]), { ...(values.category ? { category: values.category } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}) });
+      const outcome: { reference: string; status: string; problems: string[] }[] = [];
+      for (const entry of plan.entries) {
+        if (entry.document === undefined) outcome.push({ reference: entry.reference, status: 'needs_fixing', problems: entry.problems });
+        else if (values['dry-run']) outcome.push({ reference: entry.reference, status: 'would_import', problems: [] });
+        else {
+          try {
+            await ctx.service.write({ kind: 'mcp', reference: entry.reference, create: true, data: entry.document });
+            outcome.push({ reference: entry.reference, status: 'imported', problems: [] });
+          } catch (error) {
+            outcome.push({ reference: entry.reference, status: 'failed', problems: [(error as Error).message] });
+          }
+        }
+      }
+      emit(ctx, { format: plan.format, entries: outcome }, () => outcome.map((o) => `${o.status.padEnd(12)} ${o.reference}${o.problems.map((p) => `\n             - ${p}`).join('')}`).join('\n'));
+      return outcome.every((o) => o.status === 'imported' || o.status === 'would_import') ? EXIT.ok : EXIT.failed;
+    }
+    case 'test': {
+      const reference = need(args, 'agt mcp test <reference>');
+      const report = await ctx.service.test({ kind: 'mcp', reference });
+      emit(ctx, report, () => (report.ok ? `ok: ${reference} (${report.transport})` : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)].join('\n')));
+      return report.ok ? EXIT.ok : EXIT.failed;
+    }
+    case 'probe': {
+      const reference = need(args, 'agt mcp probe <reference>');
+      const tty = process.stderr.isTTY === true && !ctx.json;
+      if (tty) process.stderr.write(`probing ${reference} (this runs the configured command on this host)…`);
+      let report;
+      try {
+        report = await new McpProber({ service: ctx.service }).probe(reference);
+      } finally {
+        if (tty) process.stderr.write('\r\x1b[K');
+      }
+      const t = report.timings;
+      emit(ctx, report, () => [
+        `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, protocol ${report.protocolVersion}`,
+        `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms`,
+        `${report.tools.length} tools:`,
+        ...report.tools.map((tool) => (tool.ok ? `  ok    ${tool.name} (${tool.dialect})` : `  FAIL  ${tool.name}: ${tool.error?.code} ${tool.error?.message ?? ''}`)),
+        ...report.warnings.map((w) => `warning: ${w}`),
+      ].join('\n'));
+      return report.ok ? EXIT.ok : EXIT.failed;
+    }
+    case 'list': {
+      const { values } = parseArgs({ args, strict: true, options: { category: { type: 'string' } } });
+      const records = await ctx.service.list({ kind: 'mcp', ...(values.category ? { category: values.category } : {}) });
+      emit(ctx, records, () => (records.length === 0 ? 'no mcp servers registered' : records.map((r) => `${r.reference}  (revision ${r.revision})`).join('\n')));
+      return EXIT.ok;
+    }
+    case 'show': {
+      const record = await ctx.service.read({ kind: 'mcp', reference: need(args, 'agt mcp show <reference>') });
+      emit(ctx, record, () => JSON.stringify(record, null, 2));
+      return EXIT.ok;
+    }
+    case 'delete': {
+      const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'expected-revision': { type: 'string' } } });
+      const reference = positionals[0] ?? need([], 'agt mcp delete <reference> [--expected-revision N]');
+      await ctx.service.delete({ kind: 'mcp', reference, ...(values['expected-revision'] ? { expected_revision: Number(values['expected-revision']) } : {}) });
+      emit(ctx, { deleted: reference }, () => `deleted ${reference}`);
+      return EXIT.ok;
+    }
+    default:
+      throw new AgtError('invalid_input', 'usage: agt mcp create|import|test|probe|list|show|delete …  (agt --help)');
+  }
+}
+
+function need(args: string[], usage: string): string {
+  const { positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: {} });
+  if (!positionals[0]) throw new AgtError('invalid_input', `usage: ${usage}`);
+  return positionals[0];
+}
+
