@@ -1,86 +1,76 @@
 /**
- * `npm run demo`: the product's main job, as far as it exists today.
+ * `npm run demo`: the product's main job on its embedded default (SQLite).
  *
- * Loads the real inputSchemas of the reference MCP servers through the
- * ToolSchemaRegistry, validates a good and a bad call for a few of them, and
- * shows what a model would get back, then shows schemas that fail to load.
+ * Registers the tickets example server and the standard-library Python
+ * server in a temporary SQLite store, tests and probes them, mounts the
+ * tickets server on an agent, and runs a scripted model through the strict
+ * batch pipeline: one invalid call corrected, one call denied by the human
+ * policy, and a self-mount that refreshes the tools at the batch boundary.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isAgtError, ToolSchemaRegistry } from '../src/index.js';
+import { McpProber, NativeRun, policies, ResourceService, runAgentLoop, toolAlias, type ToolResult } from 'agt-mcp';
+import { SqliteStore } from 'agt-mcp/sqlite';
+import { ScriptedModel } from 'agt-mcp/testing';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const dir = path.resolve(here, '../test/fixtures/real-tool-schemas');
-const registry = new ToolSchemaRegistry();
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agt-demo-'));
+const store = new SqliteStore({ path: path.join(dir, 'agt.db') });
+const service = new ResourceService({ store });
+const say = (text: string) => console.log(text);
+const brief = (r: ToolResult) => (r.status === 'ok' ? `ok ${JSON.stringify(r.structuredContent ?? r.content)}` : `${r.status}: ${r.error.message}`);
 
-const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-let loaded = 0;
-const started = performance.now();
-for (const file of files) {
-  registry.compile(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')), { tool: file.replace('.input.json', '') });
-  loaded += 1;
-}
-console.log(`Loaded ${loaded} real tool schemas from the reference MCP servers in ${(performance.now() - started).toFixed(0)} ms.\n`);
-
-const calls: { tool: string; schema: unknown; args: unknown }[] = [
-  {
-    tool: 'filesystem.edit_file',
-    schema: {
-      $schema: 'http://json-schema.org/draft-07/schema#',
-      type: 'object',
-      properties: {
-        path: { type: 'string' },
-        edits: { type: 'array', items: { type: 'object', properties: { oldText: { type: 'string' }, newText: { type: 'string' } }, required: ['oldText', 'newText'] } },
-        dryRun: { type: 'boolean', default: false },
-      },
-      required: ['path', 'edits'],
-    },
-    args: { path: '/notes.txt', edits: [{ oldText: 'secret draft text' }], dryRun: 'yes' },
-  },
-  {
-    tool: 'tickets.close',
-    schema: {
-      type: 'object',
-      properties: {
-        id: { type: 'integer', minimum: 1 },
-        resolution: { enum: ['fixed', 'wontfix', 'duplicate'] },
-        note: { type: 'string', maxLength: 20 },
-      },
-      required: ['id', 'resolution'],
-      additionalProperties: false,
-    },
-    args: { id: 0, resolution: 'done', note: 'a note that is far too long for the field', apiKey: 'sk-live-123' },
-  },
-];
-
-for (const call of calls) {
-  const compiled = registry.compile(call.schema, { tool: call.tool });
-  const result = compiled.validate(call.args);
-  console.log(`${call.tool} (${compiled.dialect}): ${result.ok ? 'valid' : 'invalid_arguments'}`);
-  if (!result.ok) {
-    for (const issue of result.issues) {
-      console.log(`  ${issue.instancePath || '(arguments)'}: ${issue.message}   [${issue.keyword} at ${issue.schemaPath}]`);
-    }
+try {
+  say(`registry: ${path.join(dir, 'agt.db')}\n`);
+  // TSX_TSCONFIG_PATH lets the server resolve agt-mcp/authoring from the sources, so the demo needs no build.
+  const tickets = { command: process.execPath, args: ['--import', 'tsx', 'server.ts'], cwd: path.join(root, 'examples/tickets-server'), env: { TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') } };
+  await service.write({ kind: 'mcp', reference: 'demo/tickets', create: true, data: { mcpServers: { tickets } } });
+  await service.write({ kind: 'mcp', reference: 'demo/calc', create: true, data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: path.join(root, 'test/fixtures') } } } });
+  const prober = new McpProber({ service });
+  for (const reference of ['demo/tickets', 'demo/calc']) {
+    const test = await service.test({ kind: 'mcp', reference });
+    const probe = await prober.probe(reference);
+    say(`${reference}: static test ${test.ok ? 'ok' : 'FAILED'}; probe ${probe.ok ? 'ok' : 'FAILED'} — ${probe.server.name}, ${probe.tools.length} tools (${probe.tools.map((t) => t.name).join(', ')}), ${(probe.timings.spawnMs + probe.timings.initializeMs + probe.timings.listMs).toFixed(0)} ms`);
   }
-  console.log('  (no argument value appears above: messages come from the schema only)\n');
-}
 
-console.log('Schemas that fail at load time, with the tool and the location:');
-const broken: [string, unknown][] = [
-  ['bad_type', { type: 'object', properties: { n: { type: 5 } } }],
-  ['remote_ref', { type: 'object', properties: { a: { $ref: 'https://example.com/defs.json' } } }],
-  ['bad_regex', { type: 'object', properties: { a: { type: 'string', pattern: '(' } } }],
-  ['not_an_object', { type: 'string' }],
-  ['unknown_dialect', { $schema: 'http://json-schema.org/draft-06/schema#', type: 'object' }],
-];
-for (const [tool, schema] of broken) {
-  try {
-    registry.compile(schema, { tool });
-    console.log(`  ${tool}: unexpectedly loaded`);
-    process.exitCode = 1;
-  } catch (error) {
-    if (!isAgtError(error)) throw error;
-    console.log(`  ${error.code} (${String(error.details?.reason)}): ${error.message}`);
+  await service.write({ kind: 'agent', reference: 'demo/assistant', create: true, data: { name: 'Assistant', capabilities: ['resource_management'], mcps: ['demo/tickets'], settings: { model: 'scripted' } } });
+  const asked: string[] = [];
+  const run = await NativeRun.start({
+    agent: 'demo/assistant',
+    service,
+    policy: policies.chain(
+      policies.autoAllow((request) => request.remoteTool !== 'close_ticket'),
+      policies.human(async (request) => { asked.push(request.tool); return false; }), // the "human" says no to closing tickets
+    ),
+  });
+  const t = (tool: string) => toolAlias('demo/tickets', tool);
+  const add = toolAlias('demo/calc', 'add');
+  say(`\nrun ${run.id.slice(0, 8)}: ${run.tools().length} tools visible to the model\n`);
+
+  const model = new ScriptedModel([
+    { toolCalls: [{ id: 'c1', name: t('create_ticket'), arguments: '{"title":"Export is broken","priority":"urgent","assignee":"alice"}' }] },
+    { toolCalls: [
+      { id: 'c2', name: t('create_ticket'), arguments: { title: 'Export is broken', priority: 'high', assignee: 'alice' } },
+      { id: 'c3', name: t('close_ticket'), arguments: { id: 1, resolution: 'fixed' } },
+    ] },
+    { toolCalls: [{ id: 'c4', name: 'resource_write', arguments: { kind: 'agent', reference: 'demo/assistant', add: { mcps: ['demo/calc'] } } }] },
+    { toolCalls: [{ id: 'c5', name: add, arguments: { a: 19, b: 23 } }] },
+    { text: 'Ticket 3 is open for alice; closing ticket 1 was not approved; 19 + 23 = 42.' },
+  ]);
+  const outcome = await runAgentLoop({ run, model, maxSteps: 8 });
+  let step = 0;
+  for (const message of outcome.history) {
+    if (message.role === 'assistant' && message.toolCalls) say(`step ${++step}  model calls ${message.toolCalls.map((c) => c.name).join(', ')}`);
+    if (message.role === 'tool') for (const r of message.results) say(`        ${r.tool_call_id} → ${brief(r)}`);
+    if (message.role === 'system') say(`        refresh → ${message.text}`);
+    if (message.role === 'assistant' && message.text) say(`step ${++step}  model answers: ${message.text}`);
   }
+  say(`\n${outcome.status} in ${outcome.steps} steps; the human reviewer was asked about: ${asked.join(', ') || 'nothing'}`);
+  say(`fingerprint ${run.snapshot.fingerprint.slice(0, 16)}…, mounts ${run.snapshot.mounts.map((m) => `${m.reference}@${m.revision}`).join(', ')}`);
+  await run.close();
+} finally {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
 }
