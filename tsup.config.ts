@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 // authoring) are added here and in package.json "exports" as they land.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', authoring: 'src/authoring/index.ts', sqlite: 'src/storage/sqlite.ts', testing: 'src/testing/index.ts' },
+    entry: { index: 'src/index.ts', authoring: 'src/authoring/index.ts', postgres: 'src/storage/postgres.ts', sqlite: 'src/storage/sqlite.ts', testing: 'src/testing/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,

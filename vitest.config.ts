@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^agt-mcp\/testing$/, replacement: src('testing/index.ts') },
       { find: /^agt-mcp\/authoring$/, replacement: src('authoring/index.ts') },
       { find: /^agt-mcp\/sqlite$/, replacement: src('storage/sqlite.ts') },
+      { find: /^agt-mcp\/postgres$/, replacement: src('storage/postgres.ts') },
     ],
   },
   test: {

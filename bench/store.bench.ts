@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryStore, ResourceService, type ResourceStore } from '../src/index.js';
+import { PostgresStore } from '../src/storage/postgres.js';
 import { SqliteStore } from '../src/storage/sqlite.js';
 import { type BenchReport, median } from './harness.js';
 
@@ -34,15 +35,40 @@ async function storeFigures(store: ResourceStore): Promise<{ cas: number; read: 
   return { cas, read };
 }
 
-function child(file: string, proc: number, count: number): Promise<{ added: number; failed: string[]; ms: number }> {
+function child(file: string, proc: number, count: number, table?: string): Promise<{ added: number; failed: string[]; ms: number }> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'test/service/fixtures/add-mounts.ts'), file, String(proc), String(count), 'bench/shared'],
+      ['--import', 'tsx', path.join(root, 'test/service/fixtures/add-mounts.ts'), file, String(proc), String(count), 'bench/shared', ...(table ? [table] : [])],
       { cwd: root },
       (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim()))),
     );
   });
+}
+
+async function postgresFigures(url: string, perProcess: number) {
+  const table = `agt_bench_${process.pid}`;
+  const store = new PostgresStore({ connectionString: url, table });
+  await store.migrate();
+  try {
+    const { cas, read } = await storeFigures(store);
+    await new ResourceService({ store }).write({ kind: 'agent', reference: 'bench/shared', create: true, data: {} });
+    const reports = await Promise.all([0, 1, 2, 3].map((p) => child(url, p, perProcess, table)));
+    const final = await store.get('agent', 'bench/shared');
+    return {
+      cas, read,
+      contended: (4 * perProcess) / (Math.max(...reports.map((r) => r.ms)) / 1000),
+      landed: new Set((final?.data as { mcps: string[] }).mcps).size,
+      failed: reports.flatMap((r) => r.failed).length,
+    };
+  } finally {
+    const driver = 'pg'; // untyped on purpose, as in the store
+  const pg = ((await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }).default;
+    const pool = new pg.Pool({ connectionString: url });
+    await pool.query(`DROP TABLE IF EXISTS ${table}`);
+    await pool.end();
+    await store.close();
+  }
 }
 
 /** Runs the store benchmarks. */
@@ -76,24 +102,29 @@ export async function runStoreBench(): Promise<BenchReport> {
     const busiestMs = Math.max(...reports.map((r) => r.ms));
     const contended = (4 * perProcess) / (busiestMs / 1000);
 
+    const pg = process.env.AGT_TEST_PG_URL ? await postgresFigures(process.env.AGT_TEST_PG_URL, perProcess) : undefined;
     const markdown = [
       '| store | CAS writes/s | reads/s |',
       '| --- | --- | --- |',
       `| SqliteStore (file, WAL) | ${sq.cas.toFixed(0)} | ${sq.read.toFixed(0)} |`,
+      ...(pg ? [`| PostgresStore (loopback, pool of 10) | ${pg.cas.toFixed(0)} | ${pg.read.toFixed(0)} |`] : []),
       `| MemoryStore | ${mem.cas.toFixed(0)} | ${mem.read.toFixed(0)} |`,
       '',
-      '| ResourceService `add` on one agent (SQLite) | adds/s |',
+      '| ResourceService `add` on one agent | adds/s |',
       '| --- | --- |',
-      `| 1 process, sequential | ${solo.toFixed(0)} |`,
-      `| 4 processes × ${perProcess} concurrent (busiest process's time) | ${contended.toFixed(0)} |`,
+      `| SQLite, 1 process, sequential | ${solo.toFixed(0)} |`,
+      `| SQLite, 4 processes × ${perProcess} concurrent (busiest process's time) | ${contended.toFixed(0)} |`,
+      ...(pg ? [`| PostgreSQL, 4 processes × ${perProcess} concurrent (busiest process's time) | ${pg.contended.toFixed(0)} |`] : []),
       '',
-      `Contended run: ${landed} of ${4 * perProcess} mounts landed, ${failed} writes failed, final revision ${final?.revision}; wall time with process start-up ${wallMs.toFixed(0)} ms.`,
+      `Contended runs: SQLite ${landed} of ${4 * perProcess} mounts landed, ${failed} writes failed, final revision ${final?.revision}` +
+        (pg ? `; PostgreSQL ${pg.landed} of ${4 * perProcess} landed, ${pg.failed} failed` : ' (PostgreSQL not measured: AGT_TEST_PG_URL not set)') + '.',
     ].join('\n');
     return {
       title: 'ResourceStore and ResourceService',
       markdown,
       targets: [
-        { name: 'zero lost updates under 4-process contention', ok: landed === 4 * perProcess && failed === 0, detail: `${landed}/${4 * perProcess} landed` },
+        { name: 'zero lost updates under 4-process contention (SQLite)', ok: landed === 4 * perProcess && failed === 0, detail: `${landed}/${4 * perProcess} landed` },
+        ...(pg ? [{ name: 'zero lost updates under 4-process contention (PostgreSQL)', ok: pg.landed === 4 * perProcess && pg.failed === 0, detail: `${pg.landed}/${4 * perProcess} landed` }] : []),
       ],
     };
   } finally {

@@ -22,12 +22,13 @@ describe('package exports', () => {
        import { storeConformanceSuite } from 'agt-mcp/testing';
        import { SqliteStore } from 'agt-mcp/sqlite';
        import { defineTool, contractCases } from 'agt-mcp/authoring';
+       import { PostgresStore } from 'agt-mcp/postgres';
        const c = new ToolSchemaRegistry().compile({ type: 'object' }, { tool: 't' });
        const s = new ResourceService({ store: new MemoryStore() });
        const r = await s.write({ kind: 'agent', reference: 'a/b', create: true, data: {} });
-       console.log([c.dialect, r.record.revision, typeof storeConformanceSuite, typeof SqliteStore, typeof defineTool, typeof contractCases, isAgtError(new Error())].join(' '));`,
+       console.log([c.dialect, r.record.revision, typeof storeConformanceSuite, typeof SqliteStore, typeof defineTool, typeof contractCases, typeof PostgresStore, isAgtError(new Error())].join(' '));`,
     ]);
-    expect(out).toBe('2020-12 1 function function function function false');
+    expect(out).toBe('2020-12 1 function function function function function false');
   });
 
   it('CJS: require() gets the same API, and isAgtError recognises errors across the ESM and CJS copies', () => {

@@ -1,0 +1,181 @@
+/**
+ * PostgresStore: a ResourceStore on PostgreSQL (`agt-mcp/postgres`), for
+ * registries shared by many hosts. `pg` is an optional peer dependency loaded
+ * on first use; its types are not exposed (a small structural type is enough).
+ *
+ * Every write is one statement: create-if-absent is `INSERT … ON CONFLICT DO
+ * NOTHING`, compare-and-set is `UPDATE … WHERE revision = $n`, so concurrent
+ * writers on any number of hosts never lose an update and a failure writes
+ * nothing. The schema is created by an explicit, versioned `migrate()`.
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import { revisionConflict } from '../resources/conflict.js';
+import type { ResourceStore, ResourceWrite } from '../resources/store.js';
+import type { ResourceKind, ResourceRecord } from '../resources/types.js';
+
+/** The few pool methods the store uses (a `pg.Pool` fits). */
+export interface PgPoolLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  end?(): Promise<void>;
+}
+
+/** Options of {@link PostgresStore}. */
+export type PostgresStoreOptions = ({ connectionString: string; max?: number } | { pool: PgPoolLike }) & {
+  /** Table name (lower-case, `[a-z_][a-z0-9_]*`). Default `agt_resources`. */
+  table?: string;
+};
+
+/** The schema version `migrate()` brings a database to. */
+export const POSTGRES_SCHEMA_VERSION = 1;
+
+/** The SQL of each schema version, applied in order by `migrate()` (documented in docs/postgres.md). */
+export function migrationSql(table: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table} (
+      kind       text        NOT NULL,
+      reference  text        NOT NULL,
+      category   text        NOT NULL,
+      revision   integer     NOT NULL,
+      data       json        NOT NULL,
+      created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL,
+      PRIMARY KEY (kind, reference)
+    );
+    CREATE INDEX IF NOT EXISTS ${table}_by_category ON ${table} (kind, category, reference COLLATE "C");`,
+  ];
+}
+
+interface Row {
+  kind: ResourceKind;
+  reference: string;
+  revision: number;
+  data: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const TABLE = /^[a-z_][a-z0-9_]{0,50}$/;
+
+async function loadPool(connectionString: string, max: number): Promise<PgPoolLike> {
+  let mod: { default?: { Pool?: new (o: object) => PgPoolLike }; Pool?: new (o: object) => PgPoolLike };
+  try {
+    const driver = 'pg'; // a non-literal specifier: pg's own types stay out of ours (STYLE 3)
+    mod = (await import(driver)) as typeof mod;
+  } catch (cause) {
+    throw new AgtError('store_unavailable', 'PostgresStore needs the optional peer dependency pg (8.x): run "npm install pg@8"', { cause });
+  }
+  const Pool = mod.Pool ?? mod.default?.Pool;
+  if (Pool === undefined) throw new AgtError('store_unavailable', 'the installed "pg" package has no Pool');
+  return new Pool({ connectionString, max });
+}
+
+/** A ResourceStore on PostgreSQL, shared safely by many processes and hosts. */
+export class PostgresStore implements ResourceStore {
+  readonly #table: string;
+  readonly #options: PostgresStoreOptions;
+  #pool: Promise<PgPoolLike> | undefined;
+  readonly #ownsPool: boolean;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions) {
+    const table = options?.table ?? 'agt_resources';
+    if (!TABLE.test(table)) throw new AgtError('invalid_input', 'PostgresStore: table must be lower-case letters, digits and "_", starting with a letter or "_"');
+    if (!('pool' in options) && typeof (options as { connectionString?: unknown })?.connectionString !== 'string') {
+      throw new AgtError('invalid_input', 'PostgresStore needs { connectionString } or { pool }');
+    }
+    this.#table = table;
+    this.#options = options;
+    this.#ownsPool = !('pool' in options);
+    if ('pool' in options) this.#pool = Promise.resolve(options.pool);
+  }
+
+  async #query(text: string, values: unknown[] = []): Promise<Row[]> {
+    if (this.#closed) throw new AgtError('store_unavailable', 'this PostgresStore was closed');
+    this.#pool ??= loadPool((this.#options as { connectionString: string }).connectionString, (this.#options as { max?: number }).max ?? 10);
+    const pool = await this.#pool;
+    try {
+      return (await pool.query(text, values)).rows as Row[];
+    } catch (error) {
+      if (isAgtError(error)) throw error;
+      const code = String((error as { code?: unknown })?.code ?? 'unknown');
+      throw new AgtError('store_unavailable', `the PostgreSQL store failed (${code}); nothing was written`, { details: { driverCode: code }, cause: error });
+    }
+  }
+
+  /** Creates the table and index if missing (idempotent; safe to run from several hosts at once). */
+  async migrate(): Promise<void> {
+    await this.#query('SELECT pg_advisory_lock(hashtext($1))', [this.#table]);
+    try {
+      for (const sql of migrationSql(this.#table)) await this.#query(sql);
+    } finally {
+      await this.#query('SELECT pg_advisory_unlock(hashtext($1))', [this.#table]);
+    }
+  }
+
+  /** {@inheritDoc ResourceStore.get} */
+  async get(kind: ResourceKind, reference: string): Promise<ResourceRecord | undefined> {
+    const [row] = await this.#query(`SELECT * FROM ${this.#table} WHERE kind = $1 AND reference = $2`, [kind, reference]);
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  /** {@inheritDoc ResourceStore.list} */
+  async list(kind: ResourceKind, options: { category?: string } = {}): Promise<ResourceRecord[]> {
+    // COLLATE "C": code-point order, as the port requires (not the database locale's).
+    const rows = options.category === undefined
+      ? await this.#query(`SELECT * FROM ${this.#table} WHERE kind = $1 ORDER BY reference COLLATE "C"`, [kind])
+      : await this.#query(`SELECT * FROM ${this.#table} WHERE kind = $1 AND category = $2 ORDER BY reference COLLATE "C"`, [kind, options.category]);
+    return rows.map(toRecord);
+  }
+
+  /** {@inheritDoc ResourceStore.put} */
+  async put(record: ResourceWrite, options: { expectedRevision: number | null }): Promise<ResourceRecord> {
+    const { kind, reference } = record;
+    const data = JSON.stringify(record.data);
+    const now = new Date().toISOString();
+    const rows = options.expectedRevision === null
+      ? await this.#query(
+          `INSERT INTO ${this.#table} (kind, reference, category, revision, data, created_at, updated_at)
+           VALUES ($1, $2, $3, 1, $4::json, $5, $5) ON CONFLICT (kind, reference) DO NOTHING RETURNING *`,
+          [kind, reference, reference.split('/')[0], data, now],
+        )
+      : await this.#query(
+          `UPDATE ${this.#table} SET revision = revision + 1, data = $4::json, updated_at = $5
+           WHERE kind = $1 AND reference = $2 AND revision = $3 RETURNING *`,
+          [kind, reference, options.expectedRevision, data, now],
+        );
+    const [row] = rows;
+    if (row === undefined) throw revisionConflict(kind, reference, options.expectedRevision, await this.#revision(kind, reference));
+    return toRecord(row);
+  }
+
+  async #revision(kind: ResourceKind, reference: string): Promise<number | null> {
+    const [row] = await this.#query(`SELECT revision FROM ${this.#table} WHERE kind = $1 AND reference = $2`, [kind, reference]);
+    return row?.revision ?? null;
+  }
+
+  /** {@inheritDoc ResourceStore.delete} */
+  async delete(kind: ResourceKind, reference: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
+    const rows = options.expectedRevision === undefined
+      ? await this.#query(`DELETE FROM ${this.#table} WHERE kind = $1 AND reference = $2 RETURNING revision`, [kind, reference])
+      : await this.#query(`DELETE FROM ${this.#table} WHERE kind = $1 AND reference = $2 AND revision = $3 RETURNING revision`, [kind, reference, options.expectedRevision]);
+    if (rows.length > 0) return true;
+    if (options.expectedRevision === undefined) return false;
+    throw revisionConflict(kind, reference, options.expectedRevision, await this.#revision(kind, reference));
+  }
+
+  /** Ends the pool the store created (a pool passed in stays the caller's). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (this.#ownsPool && pool !== undefined) await (await pool.catch(() => undefined))?.end?.();
+  }
+}
+
+function iso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}
+
+function toRecord(row: Row): ResourceRecord {
+  return { kind: row.kind, reference: row.reference, revision: row.revision, data: row.data, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) };
+}
