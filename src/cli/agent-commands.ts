@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
-import { type CliContext, emit, EXIT } from './context.js';
+import { type CliContext, emit, EXIT, positional } from './context.js';
 
 function mountLines(mounts: MountStatus[]): string[] {
   if (mounts.length === 0) return ['  (no MCP servers mounted)'];
@@ -69,10 +69,4 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
     default:
       throw new AgtError('invalid_input', 'usage: agt agent create|update|show|mcp-list …  (agt --help)');
   }
-}
-
-function positional(args: string[], usage: string): string {
-  const { positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: {} });
-  if (!positionals[0]) throw new AgtError('invalid_input', `usage: ${usage}`);
-  return positionals[0];
 }

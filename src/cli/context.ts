@@ -2,6 +2,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AgtError } from '../errors.js';
 import { ResourceService } from '../resources/service.js';
 import { SqliteStore } from '../storage/sqlite.js';
 
@@ -40,4 +42,11 @@ export function openContext(options: { store?: string; json: boolean }): CliCont
 /** Prints a value as JSON (with --json) or as text. */
 export function emit(ctx: CliContext, value: unknown, text: () => string): void {
   ctx.out(ctx.json ? JSON.stringify(value, null, 2) : text());
+}
+
+/** The single positional argument of a command, or a usage error. */
+export function positional(args: string[], usage: string): string {
+  const { positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: {} });
+  if (!positionals[0]) throw new AgtError('invalid_input', `usage: ${usage}`);
+  return positionals[0];
 }

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { McpProber } from '../mcp/prober.js';
 import { planImport } from '../resources/import.js';
-import { type CliContext, emit, EXIT } from './context.js';
+import { type CliContext, emit, EXIT, positional } from './context.js';
 
 function keyValues(list: string[] | undefined, sep: string, what: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -65,13 +65,13 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
       return outcome.every((o) => o.status === 'imported' || o.status === 'would_import') ? EXIT.ok : EXIT.failed;
     }
     case 'test': {
-      const reference = need(args, 'agt mcp test <reference>');
+      const reference = positional(args, 'agt mcp test <reference>');
       const report = await ctx.service.test({ kind: 'mcp', reference });
       emit(ctx, report, () => (report.ok ? `ok: ${reference} (${report.transport})` : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)].join('\n')));
       return report.ok ? EXIT.ok : EXIT.failed;
     }
     case 'probe': {
-      const reference = need(args, 'agt mcp probe <reference>');
+      const reference = positional(args, 'agt mcp probe <reference>');
       const tty = process.stderr.isTTY === true && !ctx.json;
       if (tty) process.stderr.write(`probing ${reference} (this runs the configured command on this host)…`);
       let report;
@@ -97,13 +97,13 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
       return EXIT.ok;
     }
     case 'show': {
-      const record = await ctx.service.read({ kind: 'mcp', reference: need(args, 'agt mcp show <reference>') });
+      const record = await ctx.service.read({ kind: 'mcp', reference: positional(args, 'agt mcp show <reference>') });
       emit(ctx, record, () => JSON.stringify(record, null, 2));
       return EXIT.ok;
     }
     case 'delete': {
       const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'expected-revision': { type: 'string' } } });
-      const reference = positionals[0] ?? need([], 'agt mcp delete <reference> [--expected-revision N]');
+      const reference = positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]');
       await ctx.service.delete({ kind: 'mcp', reference, ...(values['expected-revision'] ? { expected_revision: Number(values['expected-revision']) } : {}) });
       emit(ctx, { deleted: reference }, () => `deleted ${reference}`);
       return EXIT.ok;
@@ -111,11 +111,5 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
     default:
       throw new AgtError('invalid_input', 'usage: agt mcp create|import|test|probe|list|show|delete …  (agt --help)');
   }
-}
-
-function need(args: string[], usage: string): string {
-  const { positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: {} });
-  if (!positionals[0]) throw new AgtError('invalid_input', `usage: ${usage}`);
-  return positionals[0];
 }
 
