@@ -17,6 +17,9 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 const quick = { handshakeMs: 1500, closeGraceMs: 300, listMs: 2000, spawnMs: 2000 };
+// Far below the SDK's 60 s default, with room for a loaded CI machine: these
+// bounds prove "given up on, not hung", not speed (that is benchmarked).
+const GIVEN_UP_WITHIN = quick.handshakeMs + 3 * quick.closeGraceMs + 8000;
 
 describe('spawn failures name their cause', () => {
   it('a missing command: spawn_failed command_not_found', async () => {
@@ -56,7 +59,7 @@ describe('servers that misbehave', () => {
     const started = performance.now();
     const f = await failure(connectMcp(pythonConfig({ mode: 'garbage-only', mark }), { timeouts: quick }));
     expect(f).toMatchObject({ code: 'protocol_error', details: { reason: 'non_json_output' } });
-    expect(performance.now() - started).toBeLessThan(quick.handshakeMs + 3 * quick.closeGraceMs + 1500);
+    expect(performance.now() - started).toBeLessThan(GIVEN_UP_WITHIN);
     expect(livingWithMarker(mark)).toEqual([]);
   });
 
@@ -65,7 +68,7 @@ describe('servers that misbehave', () => {
     const started = performance.now();
     const f = await failure(connectMcp(pythonConfig({ mode: 'hang', mark }), { timeouts: quick }));
     expect(f).toMatchObject({ code: 'handshake_timeout', details: { phase: 'initialize', timeoutMs: quick.handshakeMs } });
-    expect(performance.now() - started).toBeLessThan(quick.handshakeMs + 3 * quick.closeGraceMs + 1500);
+    expect(performance.now() - started).toBeLessThan(GIVEN_UP_WITHIN);
     expect(livingWithMarker(mark)).toEqual([]);
   });
 
@@ -113,7 +116,7 @@ describe('servers that misbehave', () => {
     expect(connection.stderrTail().length).toBeLessThanOrEqual(4096);
     const started = performance.now();
     await connection.close();
-    expect(performance.now() - started).toBeLessThan(quick.closeGraceMs + 500);
+    expect(performance.now() - started).toBeLessThan(5000); // a full stderr pipe would stall close until SIGKILL and beyond
     expect(livingWithMarker(mark)).toEqual([]);
   });
 
