@@ -50,6 +50,10 @@ export class ResourceService {
   readonly store: ResourceStore;
   readonly #maxBytes: number;
   readonly #maxAttempts: number;
+  // Updates of one resource from this process wait for each other, so only
+  // other processes race the compare-and-set (N local writers would otherwise
+  // retry O(N²) times). Cross-process safety still comes from the store's CAS.
+  readonly #queues = new Map<string, Promise<unknown>>();
 
   constructor(options: ResourceServiceOptions) {
     if (options?.store === undefined) throw new AgtError('invalid_input', 'ResourceService needs { store }');
@@ -95,7 +99,19 @@ export class ResourceService {
     }
   }
 
-  async #update(plan: WritePlan, expected: number | undefined): Promise<WriteResult> {
+  #update(plan: WritePlan, expected: number | undefined): Promise<WriteResult> {
+    const key = `${plan.kind}\0${plan.reference}`;
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.#updateNow(plan, expected));
+    const settled = next.catch(() => undefined);
+    this.#queues.set(key, settled);
+    void settled.then(() => {
+      if (this.#queues.get(key) === settled) this.#queues.delete(key);
+    });
+    return next;
+  }
+
+  async #updateNow(plan: WritePlan, expected: number | undefined): Promise<WriteResult> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.store.get(plan.kind, plan.reference);
       if (current === undefined) throw notFound(plan.kind, plan.reference, 'write with create: true to register it');
