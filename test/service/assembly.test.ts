@@ -67,6 +67,28 @@ describe('A3: single-item add/remove, never losing each other', () => {
     expect((await mountsOf('team/alice')).length).toBe(50);
   });
 
+  it('A3: updates of one resource within a process queue: 50 concurrent adds cause no compare-and-set conflict', async () => {
+    let conflicts = 0;
+    const counting: ResourceStore = {
+      get: (k, r) => store.get(k, r),
+      list: (k, o) => store.list(k, o),
+      delete: (k, r, o) => store.delete(k, r, o),
+      put: async (record, options) => {
+        try {
+          return await store.put(record, options);
+        } catch (error) {
+          conflicts += 1;
+          throw error;
+        }
+      },
+    };
+    const queued = new ResourceService({ store: counting });
+    await queued.write({ kind: 'agent', reference: 'team/q', create: true, data: {} });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => queued.write({ kind: 'agent', reference: 'team/q', add: { mcps: [`m/q${i}`] } })));
+    expect(((await queued.read({ kind: 'agent', reference: 'team/q' })).data as { mcps: string[] }).mcps).toHaveLength(50);
+    expect(conflicts).toBe(0);
+  });
+
   it('A3: concurrent adds and removes interleave without loss (SqliteStore, one process)', async () => {
     const sqlite = new SqliteStore({ path: path.join(tmp.dir, 'one.db') });
     const svc = new ResourceService({ store: sqlite });
