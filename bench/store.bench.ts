@@ -116,7 +116,7 @@ export async function runStoreBench(): Promise<BenchReport> {
       `| SQLite, 4 processes × ${perProcess} concurrent (busiest process's time) | ${contended.toFixed(0)} |`,
       ...(pg ? [`| PostgreSQL, 4 processes × ${perProcess} concurrent (busiest process's time) | ${pg.contended.toFixed(0)} |`] : []),
       '',
-      `Contended runs: SQLite ${landed} of ${4 * perProcess} mounts landed, ${failed} writes failed, final revision ${final?.revision}` +
+      `Contended runs: SQLite ${landed} of ${4 * perProcess} mounts landed, ${failed} writes failed, final revision ${final?.revision}, wall time with process start-up ${wallMs.toFixed(0)} ms` +
         (pg ? `; PostgreSQL ${pg.landed} of ${4 * perProcess} landed, ${pg.failed} failed` : ' (PostgreSQL not measured: AGT_TEST_PG_URL not set)') + '.',
     ].join('\n');
     return {
