@@ -7,7 +7,7 @@
  */
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 
 /** What a case expects: success, or a tool error with this code. */

@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError } from '../errors.js';
 import { type McpDocument, type McpServerConfig, type McpTransport, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig } from '../resources/mcp-config.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import { toLaunchSpec } from './launch.js';
 import { connectRemote } from './remote.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';

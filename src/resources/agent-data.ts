@@ -3,7 +3,7 @@
  * add/remove (A3). Pure functions: the service adds storage and retries.
  */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import { isReference } from './reference.js';
 import type { AgentData, AgentSettings } from './types.js';
 

@@ -5,7 +5,7 @@
  * becomes one mcp document, or a list of what must be fixed first — broken
  * entries are reported, never imported silently.
  */
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import { launchProblems, type McpDocument, normaliseMcpDocument } from './mcp-config.js';
 import { isReference } from './reference.js';
 

@@ -1,6 +1,6 @@
 /** Checks of the raw inputs the resource service receives from tools, the CLI and hosts. */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import { parseReference } from './reference.js';
 import { rejectRemovedOptions } from './removed-options.js';
 import { RESOURCE_KINDS, type ResourceKind } from './types.js';

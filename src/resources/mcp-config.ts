@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {

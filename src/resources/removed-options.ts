@@ -1,6 +1,6 @@
 /** Options that no longer exist (A7): passing them fails loudly instead of being ignored. */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 
 const REMOVED = ['allowMcp', 'allow_mcp'] as const;
 

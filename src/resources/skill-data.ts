@@ -1,6 +1,6 @@
 /** Skill documents: a description and instructions, enough for mounts and refresh. */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import type { SkillData } from './types.js';
 
 /** Checks a skill document (whole, or the fields of an update when `partial`). */

@@ -4,7 +4,7 @@
  * runs, with `batch_rejected` and `details.reason` naming the cause.
  */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import type { Route } from './snapshot.js';
 import type { ToolBatch, ToolCall } from './types.js';
 

@@ -9,7 +9,7 @@ import { isAgtError } from '../errors.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
-import { isPlainObject } from '../schema/prepare.js';
+import { isPlainObject } from '../json.js';
 import type { Route } from './snapshot.js';
 import type { AfterHook, AuditSink, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolCall, ToolResult } from './types.js';
 

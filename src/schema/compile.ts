@@ -14,7 +14,8 @@ import { cfDraftOf, DEFAULT_DIALECT, type Dialect, dialectLabel, dialectOfUri } 
 import { type ArgumentIssue, toIssues } from './issues.js';
 import { checkAgainstMetaschema } from './metaschemas.js';
 import { tokensToPointer } from './pointer.js';
-import { isPlainObject, prepareSchema } from './prepare.js';
+import { isPlainObject } from '../json.js';
+import { prepareSchema } from './prepare.js';
 import { checkReferences } from './refs.js';
 
 /** Why a schema failed to load (`details.reason` of schema_load_failed). */

@@ -9,7 +9,7 @@
  */
 import type { OutputUnit } from '@cfworker/json-schema';
 import { fragmentTokens, tokensToPointer } from './pointer.js';
-import { isPlainObject } from './prepare.js';
+import { isPlainObject } from '../json.js';
 import type { SchemaLookup } from './refs.js';
 
 /** One reason why arguments are invalid; never contains an argument value. */

@@ -20,6 +20,7 @@ import {
   SUBSCHEMA_MAP_KEYWORDS,
   UNSUPPORTED_KEYWORDS,
 } from './dialects.js';
+import { isPlainObject } from '../json.js';
 import { appendPointer } from './pointer.js';
 
 /** Something in a schema that makes it fail to load, with where it is. */
@@ -121,10 +122,6 @@ function prepareValue(key: string, value: unknown, at: string, o: PrepareOptions
   return cloneData(value);
 }
 
-/** True for a non-null, non-array object. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function cloneData(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(cloneData);

@@ -11,7 +11,7 @@
  */
 import { SUBSCHEMA_ARRAY_KEYWORDS, SUBSCHEMA_KEYWORDS, SUBSCHEMA_MAP_KEYWORDS } from './dialects.js';
 import { appendPointer } from './pointer.js';
-import { isPlainObject } from './prepare.js';
+import { isPlainObject } from '../json.js';
 
 /** An index of schemas by absolute URI, as cfworker builds it. */
 export type SchemaLookup = Record<string, unknown>;

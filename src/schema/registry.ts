@@ -7,7 +7,7 @@ import { canonicalHash } from './canonical.js';
 import { type CompiledJsonSchema, compileJsonSchema, schemaLoadFailed, type ValidationResult } from './compile.js';
 import type { Dialect } from './dialects.js';
 import { LruMap } from './lru.js';
-import { isPlainObject } from './prepare.js';
+import { isPlainObject } from '../json.js';
 
 /** A tool's inputSchema, loaded and ready to validate arguments. */
 export interface CompiledToolSchema {
