@@ -93,3 +93,27 @@ export function toolErrorOf(
 ): ToolError {
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
 }
+
+/** The text parts of MCP tool-result content, joined. */
+export function contentText(content: readonly unknown[]): string {
+  return content
+    .map((c) => (typeof c === 'object' && c !== null && typeof (c as { text?: unknown }).text === 'string' ? (c as { text: string }).text : ''))
+    .join('\n')
+    .trim();
+}
+
+/** Reads a ToolError back out of a tool result's text content, when the text is one. */
+export function readToolError(content: readonly unknown[]): ToolError['error'] | undefined {
+  try {
+    const parsed = JSON.parse(contentText(content)) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
+    const error = parsed?.error;
+    if (typeof error !== 'object' || error === null || typeof error.code !== 'string') return undefined;
+    return {
+      code: error.code,
+      message: typeof error.message === 'string' ? error.message : 'the tool reported an error',
+      ...(typeof error.details === 'object' && error.details !== null ? { details: error.details as Record<string, unknown> } : {}),
+    };
+  } catch {
+    return undefined; // plain text: not the ToolError convention
+  }
+}

@@ -1,5 +1,5 @@
 // Public API of agt-mcp: re-exports only, no logic.
-export { AgtError, AGT_ERROR_CODES, isAgtError, toolErrorOf } from './errors.js';
+export { AgtError, AGT_ERROR_CODES, contentText, isAgtError, readToolError, toolErrorOf } from './errors.js';
 export type { AgtErrorCode, ToolError } from './errors.js';
 export * from './schema/index.js';
 export * from './resources/index.js';

@@ -26,3 +26,16 @@ describe('AgtError', () => {
     expect(toolErrorOf('x', 'y')).toEqual({ error: { code: 'x', message: 'y' } });
   });
 });
+
+describe('readToolError', () => {
+  it('reads the ToolError convention from tool-result text, and nothing else', async () => {
+    const { readToolError } = await import('../src/errors.js');
+    expect(readToolError([{ type: 'text', text: '{"error":{"code":"not_found","message":"no such ticket","details":{"id":4}}}' }])).toEqual({
+      code: 'not_found', message: 'no such ticket', details: { id: 4 },
+    });
+    expect(readToolError([{ type: 'text', text: '{"error":{"code":"x"}}' }])).toEqual({ code: 'x', message: 'the tool reported an error' });
+    expect(readToolError([{ type: 'text', text: 'plain failure text' }])).toBeUndefined();
+    expect(readToolError([{ type: 'text', text: '{"error":"not an object"}' }])).toBeUndefined();
+    expect(readToolError([{ type: 'image', data: '…' }])).toBeUndefined();
+  });
+});

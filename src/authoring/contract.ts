@@ -5,6 +5,7 @@
  * while running, so a passing contract proves the server's own parsing and
  * business rules, not a client check.
  */
+import { readToolError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
 import { isPlainObject } from '../json.js';
@@ -179,12 +180,7 @@ async function outcomeOf(call: () => Promise<{ isError?: boolean; content: unkno
     return { code: (error as { code?: string }).code ?? 'call_failed' };
   }
   if (result.isError !== true) return { ok: true };
-  const text = result.content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : '')).join('');
-  try {
-    const parsed = JSON.parse(text) as { error?: { code?: unknown } };
-    if (typeof parsed.error?.code === 'string') return { code: parsed.error.code };
-  } catch {
-    // not our ToolError convention
-  }
+  const declared = readToolError(result.content);
+  if (declared !== undefined) return { code: declared.code };
   return { code: 'tool_error' };
 }

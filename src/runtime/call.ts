@@ -5,11 +5,10 @@
  * never reaches a policy or a backend (B4); one call's failure never stops
  * the others (B5). Audit events carry no argument values.
  */
-import { isAgtError } from '../errors.js';
+import { contentText, isAgtError, readToolError } from '../errors.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
-import { isPlainObject } from '../json.js';
 import type { Route } from './snapshot.js';
 import type { AfterHook, AuditSink, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolCall, ToolResult } from './types.js';
 
@@ -141,16 +140,9 @@ export async function execute(call: ToolCall, route: Route, args: Record<string,
 
 // A server's tool error: our ToolError convention ({ error: { code, message } } as text) when present.
 function serverError(content: unknown[]): ResultError {
-  const text = content.map((c) => (isPlainObject(c) && typeof c.text === 'string' ? c.text : '')).join('\n').trim();
-  try {
-    const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-    if (isPlainObject(parsed.error) && typeof parsed.error.code === 'string') {
-      return { code: parsed.error.code, message: typeof parsed.error.message === 'string' ? parsed.error.message : 'the tool reported an error', details: { content } };
-    }
-  } catch {
-    // plain text
-  }
-  return { code: 'tool_error', message: text.slice(0, 2000) || 'the tool reported an error', details: { content } };
+  const declared = readToolError(content);
+  if (declared !== undefined) return { code: declared.code, message: declared.message, details: { content } };
+  return { code: 'tool_error', message: contentText(content).slice(0, 2000) || 'the tool reported an error', details: { content } };
 }
 
 /** Stage 6: after hooks; each may replace the result's content (redaction). */
