@@ -22,7 +22,11 @@ export type AgtErrorCode =
   | 'connection_closed'
   | 'batch_rejected' // details.reason: identity_mismatch | duplicate_call_id | unknown_tool | …
   | 'fingerprint_mismatch' // details.part: 'settings' | 'mounts'
-  | 'store_unavailable';
+  | 'store_unavailable'
+  | 'call_timeout' // a tool call (or read) got no answer in time; it was cancelled
+  | 'cancelled' // the host cancelled a call (AbortSignal); the server was told
+  | 'auth_required' // a remote server wants (other) credentials: 401/403 or an unfinished OAuth flow
+  | 'output_invalid'; // a tool result's structuredContent does not match the tool's outputSchema
 
 /** The list of codes, for documentation and exhaustive checks. */
 export const AGT_ERROR_CODES: readonly AgtErrorCode[] = [
@@ -42,6 +46,10 @@ export const AGT_ERROR_CODES: readonly AgtErrorCode[] = [
   'batch_rejected',
   'fingerprint_mismatch',
   'store_unavailable',
+  'call_timeout',
+  'cancelled',
+  'auth_required',
+  'output_invalid',
 ];
 
 // A registered symbol survives duplicate copies of the package (ESM + CJS loaded

@@ -7,7 +7,6 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import type { McpDocument } from '../resources/mcp-config.js';
 import type { McpProber } from '../mcp/prober.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ResourceKind } from '../resources/types.js';
@@ -106,10 +105,7 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
     'mcp_probe',
     'Start or connect a registered MCP server exactly as a run would, list its tools and check their schemas, then close it. This executes the configured command on the host.',
     v.strictObject({ reference }),
-    async (input, { service, prober }) => {
-      const record = await service.read({ kind: 'mcp', reference: input.reference });
-      return { result: await prober.probe(record.data as McpDocument) };
-    },
+    async (input, { prober }) => ({ result: await prober.probe(input.reference) }),
   ),
   define(
     'agent_mcp_list',

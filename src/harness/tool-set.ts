@@ -7,7 +7,7 @@
  */
 import { AgtError, isAgtError } from '../errors.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
-import { parseAndValidate } from '../runtime/call.js';
+import { parseAndValidate } from '../runtime/stages.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 

@@ -1,8 +1,9 @@
 /**
  * McpProber (P2–P4): starts or connects a server exactly the way a run does
- * (connectMcp), performs initialize and every page of tools/list, compiles
- * every tool's inputSchema with the ToolSchemaRegistry, and always closes. It
- * calls no business tool.
+ * (connectMcp, with the same client capabilities), performs initialize and
+ * every page of tools/list, compiles every tool's inputSchema and outputSchema
+ * with the ToolSchemaRegistry, counts the resources and prompts the server
+ * declares, and always closes. It calls no business tool.
  *
  * A probe is a live action (P3): it executes the configured command on this
  * host, with no sandbox, or contacts the URL. Its result is no certificate
@@ -11,40 +12,71 @@
 import { AgtError, isAgtError } from '../errors.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
+import type { ResourceRef } from '../resources/types.js';
 import type { Dialect } from '../schema/dialects.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { connectMcp, type McpConnection } from './connect.js';
+import type { McpAuth } from './auth.js';
+import type { ClientHandlers } from './client-handlers.js';
+import { connectMcp } from './connect.js';
+import type { McpConnection } from './connection.js';
+import type { RawTool, ToolAnnotations } from './lists.js';
 import type { Timeouts } from './timeouts.js';
+import { compileToolSchemas } from './tool-schemas.js';
+
+/** A schema problem of one tool. */
+export interface ProbedSchemaError {
+  code: string;
+  message: string;
+  schemaPath?: string;
+}
 
 /** One tool as the probe judged it. */
 export interface ProbedTool {
   name: string;
+  /** True when its name is usable and its inputSchema (and outputSchema, if any) loaded. */
   ok: boolean;
   dialect?: Dialect;
   description?: string;
-  error?: { code: string; message: string; schemaPath?: string };
+  error?: ProbedSchemaError;
+  /** Present when the tool declares an outputSchema. */
+  output?: { dialect?: Dialect; error?: ProbedSchemaError };
+  annotations?: ToolAnnotations;
+}
+
+/** The count of one list the server declares, or why it failed to list. */
+export interface ProbedList {
+  count: number;
+  error?: string;
 }
 
 /** What a probe found. */
 export interface ProbeReport {
-  /** True when every tool loaded and nothing is wrong with the list. */
+  /** True when every tool loaded, and every list the server declares could be read. */
   ok: boolean;
   server: { name: string; version: string };
   protocolVersion: string;
   capabilities: Record<string, unknown>;
+  /** What this client declared (the same a run with the same handlers declares). */
+  clientCapabilities: Record<string, unknown>;
   transport: string;
   timings: { spawnMs: number; initializeMs: number; listMs: number; closeMs: number };
   tools: ProbedTool[];
+  /** Present when the server declares resources: resources and templates. */
+  resources?: ProbedList & { templates: number };
+  /** Present when the server declares prompts. */
+  prompts?: ProbedList;
   warnings: string[];
   stderrTail: string;
 }
 
-/** Options of {@link McpProber}. */
-export interface McpProberOptions {
+/** Options of {@link McpProber}; the handlers decide the client capabilities, as in a run. */
+export interface McpProberOptions extends ClientHandlers {
   /** Needed to probe stored references. */
   service?: ResourceService;
   registry?: ToolSchemaRegistry;
   timeouts?: Partial<Timeouts>;
+  /** Authorization per stored server (as NativeRun's `auth`). */
+  auth?: (server: ResourceRef) => McpAuth | undefined;
 }
 
 // A tool name as MCP recommends it: 1–128 of A–Z a–z 0–9 _ - . /
@@ -52,51 +84,86 @@ const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
 
 /** Probes MCP servers live. */
 export class McpProber {
-  readonly #service: ResourceService | undefined;
+  readonly #options: McpProberOptions;
   readonly #registry: ToolSchemaRegistry;
-  readonly #timeouts: Partial<Timeouts> | undefined;
 
   constructor(options: McpProberOptions = {}) {
-    this.#service = options.service;
+    this.#options = options;
     this.#registry = options.registry ?? new ToolSchemaRegistry();
-    this.#timeouts = options.timeouts;
   }
 
-  /** Probes a stored reference (needs `service`) or a document; a launch failure rejects with its AgtError code. */
-  async probe(target: string | McpDocument): Promise<ProbeReport> {
+  /**
+   * Probes a stored reference (needs `service`) or a document; a launch
+   * failure rejects with its AgtError code. `auth` applies to a document.
+   */
+  async probe(target: string | McpDocument, options: { auth?: McpAuth } = {}): Promise<ProbeReport> {
     const document = typeof target === 'string' ? await this.#read(target) : target;
-    const connection = await connectMcp(document, this.#timeouts === undefined ? {} : { timeouts: this.#timeouts });
-    let listMs = 0;
-    let tools: ProbedTool[];
+    const auth = typeof target === 'string' ? this.#options.auth?.({ kind: 'mcp', reference: target }) : options.auth;
+    const { elicitation, sampling, timeouts } = this.#options;
+    const connection = await connectMcp(document, {
+      registry: this.#registry,
+      ...(timeouts === undefined ? {} : { timeouts }),
+      ...(elicitation ? { elicitation } : {}),
+      ...(sampling ? { sampling } : {}),
+      ...(auth ? { auth } : {}),
+    });
+    let listed: Awaited<ReturnType<typeof list>>;
     try {
-      const started = performance.now();
-      const raw = await connection.listTools();
-      listMs = performance.now() - started;
-      tools = judge(raw, this.#registry);
+      listed = await list(connection);
     } catch (error) {
       await connection.close();
       throw error;
     }
+    const tools = judge(listed.tools, this.#registry);
     const closeMs = await timedClose(connection);
     return {
-      ok: tools.every((t) => t.ok),
+      ok: tools.every((t) => t.ok) && listed.resources?.error === undefined && listed.prompts?.error === undefined,
       server: connection.serverInfo,
       protocolVersion: connection.protocolVersion,
       capabilities: connection.capabilities,
+      clientCapabilities: connection.clientCapabilities,
       transport: connection.transport,
-      timings: { ...connection.timings, listMs, closeMs },
+      timings: { ...connection.timings, listMs: listed.listMs, closeMs },
       tools,
+      ...(listed.resources ? { resources: listed.resources } : {}),
+      ...(listed.prompts ? { prompts: listed.prompts } : {}),
       warnings: [...connection.warnings],
       stderrTail: connection.stderrTail(),
     };
   }
 
   async #read(reference: string): Promise<McpDocument> {
-    if (this.#service === undefined) {
+    if (this.#options.service === undefined) {
       throw new AgtError('invalid_input', 'McpProber needs { service } to probe a stored reference; pass a { mcpServers } document to probe without one');
     }
-    return (await this.#service.read({ kind: 'mcp', reference })).data as McpDocument;
+    return (await this.#options.service.read({ kind: 'mcp', reference })).data as McpDocument;
   }
+}
+
+// Tools (a failure fails the probe), and the resources and prompts the server declares
+// (a failure is reported in the list's entry), fetched side by side.
+async function list(connection: McpConnection) {
+  const started = performance.now();
+  const declares = (capability: string) => typeof connection.capabilities[capability] === 'object' && connection.capabilities[capability] !== null;
+  const counted = async (...lists: (() => Promise<unknown[]>)[]) => {
+    try {
+      const counts = await Promise.all(lists.map(async (l) => (await l()).length));
+      return { counts };
+    } catch (error) {
+      return { counts: lists.map(() => 0), error: isAgtError(error) ? error.message : 'the list could not be read' };
+    }
+  };
+  const [tools, resources, prompts] = await Promise.all([
+    connection.listTools(),
+    declares('resources') ? counted(() => connection.listResources(), () => connection.listResourceTemplates()) : undefined,
+    declares('prompts') ? counted(() => connection.listPrompts()) : undefined,
+  ]);
+  return {
+    tools,
+    listMs: performance.now() - started,
+    ...(resources ? { resources: { count: resources.counts[0] ?? 0, templates: resources.counts[1] ?? 0, ...(resources.error ? { error: resources.error } : {}) } } : {}),
+    ...(prompts ? { prompts: { count: prompts.counts[0] ?? 0, ...(prompts.error ? { error: prompts.error } : {}) } } : {}),
+  };
 }
 
 async function timedClose(connection: McpConnection): Promise<number> {
@@ -105,24 +172,30 @@ async function timedClose(connection: McpConnection): Promise<number> {
   return performance.now() - started;
 }
 
-function judge(raw: { name: string; description?: string; inputSchema: unknown }[], registry: ToolSchemaRegistry): ProbedTool[] {
+function schemaError(error: AgtError): ProbedSchemaError {
+  const schemaPath = typeof error.details?.schemaPath === 'string' ? error.details.schemaPath : undefined;
+  return { code: error.code, message: error.message, ...(schemaPath === undefined ? {} : { schemaPath }) };
+}
+
+function judge(raw: RawTool[], registry: ToolSchemaRegistry): ProbedTool[] {
   const counts = new Map<string, number>();
   for (const tool of raw) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
   return raw.map((tool): ProbedTool => {
-    const base = { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }) };
+    const base = {
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    };
     if ((counts.get(tool.name) ?? 0) > 1) {
       return { ...base, ok: false, error: { code: 'duplicate_name', message: 'another tool of this server has the same name; calls would be ambiguous' } };
     }
     if (!TOOL_NAME.test(tool.name)) {
       return { ...base, ok: false, error: { code: 'invalid_name', message: 'a tool name must be 1-128 characters of letters, digits, "_", "-", "." or "/"' } };
     }
-    try {
-      const compiled = registry.compile(tool.inputSchema, { tool: tool.name });
-      return { ...base, ok: true, dialect: compiled.dialect };
-    } catch (error) {
-      if (!isAgtError(error)) throw error;
-      const schemaPath = typeof error.details?.schemaPath === 'string' ? error.details.schemaPath : undefined;
-      return { ...base, ok: false, error: { code: error.code, message: error.message, ...(schemaPath === undefined ? {} : { schemaPath }) } };
-    }
+    const schemas = compileToolSchemas(tool, registry);
+    if (!schemas.ok && schemas.part === 'inputSchema') return { ...base, ok: false, error: schemaError(schemas.error) };
+    const dialect = schemas.input.dialect;
+    if (!schemas.ok) return { ...base, ok: false, dialect, output: { error: schemaError(schemas.error) } };
+    return { ...base, ok: true, dialect, ...(schemas.output ? { output: { dialect: schemas.output.dialect } } : {}) };
   });
 }

@@ -2,72 +2,93 @@
  * Remote servers (R7): Streamable HTTP, falling back to the older HTTP+SSE
  * transport when the server answers the Streamable HTTP handshake with a 4xx
  * (the fallback the MCP specification describes for old servers). Headers go
- * on every request. Header values never appear in errors.
+ * on every request. Header values and tokens never appear in errors.
+ *
+ * Authorization (auth.ts): 401/403 are never retried over another transport;
+ * they are `auth_required`. An interactive OAuth flow that the provider can
+ * finish (waitForAuthorizationCode) is finished here, then the handshake runs
+ * once more with the new tokens.
  */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { AgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import type { RemoteServerConfig } from '../resources/mcp-config.js';
+import { authRequired, authTransportOptions, finishAuthorization, httpStatus, isAuthFailure, type McpAuth } from './auth.js';
 import type { Timeouts } from './timeouts.js';
 
 // Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
 // credential problems, reported as such rather than retried over another transport.
 const FALLBACK_STATUSES = new Set([400, 404, 405]);
 
-/** A connected remote transport and how long it took. */
+/** A connected remote client and how long it took. */
 export interface RemoteConnected {
+  client: Client;
   transport: Transport;
   kind: 'streamable-http' | 'sse';
   connectMs: number;
   initializeMs: number;
 }
 
-/** Connects `client` to a remote server; rejects with a stable AgtError code. */
-export async function connectRemote(client: Client, config: RemoteServerConfig, timeouts: Timeouts): Promise<RemoteConnected> {
+type Kind = RemoteConnected['kind'];
+
+/** Connects a new client (from `newClient`) to a remote server; rejects with a stable AgtError code. */
+export async function connectRemote(newClient: () => Client, config: RemoteServerConfig, timeouts: Timeouts, auth?: McpAuth): Promise<RemoteConnected> {
   const url = new URL(config.url);
-  const requestInit: RequestInit = { headers: { ...(config.headers ?? {}) } };
   const started = performance.now();
-  if (config.transport !== 'sse') {
-    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+  const make = (kind: Kind): Transport => {
+    const options = { requestInit: { headers: { ...(config.headers ?? {}) } }, ...authTransportOptions(auth) };
+    return kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+  };
+  const attempt = async (kind: Kind, authorized = false): Promise<RemoteConnected> => {
+    const client = newClient();
+    const transport = make(kind);
     try {
       await client.connect(transport, { timeout: timeouts.handshakeMs });
-      return { transport, kind: 'streamable-http', connectMs: 0, initializeMs: performance.now() - started };
+      return { client, transport, kind, connectMs: 0, initializeMs: performance.now() - started };
     } catch (error) {
-      await transport.close().catch(() => undefined);
-      const status = error instanceof StreamableHTTPError ? error.code : undefined;
-      if (status === undefined || !FALLBACK_STATUSES.has(status)) throw remoteError(error, timeouts);
+      // An interactive OAuth flow was started: finish it on this transport, then connect once more.
+      let again = false;
+      try {
+        again = !authorized && error instanceof UnauthorizedError && (await finishAuthorization(transport, auth));
+      } finally {
+        await transport.close().catch(() => undefined);
+      }
+      if (again) return attempt(kind, true);
+      throw error;
+    }
+  };
+  if (config.transport !== 'sse') {
+    try {
+      return await attempt('streamable-http');
+    } catch (error) {
+      const status = httpStatus(error);
+      if (status === undefined || !FALLBACK_STATUSES.has(status)) throw remoteError(error, timeouts, auth);
       // An older server that only speaks HTTP+SSE rejects the POST; try SSE (R7).
     }
   }
-  const transport = new SSEClientTransport(url, { requestInit }); // the SDK applies these headers to the stream and to POSTs
   try {
-    await client.connect(transport, { timeout: timeouts.handshakeMs });
+    return await attempt('sse'); // the SDK applies headers and auth to the stream and to POSTs
   } catch (error) {
-    await transport.close().catch(() => undefined);
-    throw remoteError(error, timeouts);
+    throw remoteError(error, timeouts, auth);
   }
-  return { transport, kind: 'sse', connectMs: 0, initializeMs: performance.now() - started };
 }
 
-function remoteError(error: unknown, timeouts: Timeouts): AgtError {
+function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefined): AgtError {
+  if (isAgtError(error)) return error;
   if (error instanceof McpError && error.code === -32001) {
     return new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms`, {
       details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs },
     });
   }
-  const status = error instanceof StreamableHTTPError ? error.code : undefined;
+  if (isAuthFailure(error) || typeof (error as { errorCode?: unknown } | null)?.errorCode === 'string') return authRequired(error, auth);
+  const status = httpStatus(error);
   const causeCode = (error as { cause?: { code?: string } })?.cause?.code;
   if (status === undefined && (causeCode !== undefined || error instanceof TypeError)) {
     return new AgtError('connection_closed', `could not reach the server (${causeCode ?? 'network error'})`, { details: { reason: 'unreachable', errno: causeCode }, cause: error });
-  }
-  if (status === 401 || status === 403) {
-    return new AgtError('protocol_error', `the server rejected the credentials (HTTP ${status}); check the configured headers`, {
-      details: { reason: 'http_unauthorized', status },
-      cause: error,
-    });
   }
   return new AgtError('protocol_error', `the server did not complete the MCP handshake${status === undefined ? '' : ` (HTTP ${status})`}`, {
     details: { reason: 'http_handshake_failed', ...(status === undefined ? {} : { status }) },

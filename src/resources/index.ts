@@ -1,4 +1,4 @@
-export type { AgentData, AgentSettings, ResourceKind, ResourceRecord, SkillData } from './types.js';
+export type { AgentData, AgentSettings, ResourceKind, ResourceRecord, ResourceRef, SkillData } from './types.js';
 export { RESOURCE_KINDS, RESOURCE_MANAGEMENT } from './types.js';
 export type { ResourceStore, ResourceWrite } from './store.js';
 export { MemoryStore } from './memory-store.js';

@@ -6,6 +6,12 @@ export type ResourceKind = 'mcp' | 'agent' | 'skill';
 /** Every kind, for validation and listings. */
 export const RESOURCE_KINDS: readonly ResourceKind[] = ['mcp', 'agent', 'skill'];
 
+/** Names one resource: its kind and its reference `category/name`. */
+export interface ResourceRef {
+  kind: ResourceKind;
+  reference: string;
+}
+
 /** A stored resource. `revision` starts at 1 and increases on every write. */
 export interface ResourceRecord<D = unknown> {
   kind: ResourceKind;

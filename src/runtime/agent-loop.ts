@@ -5,7 +5,8 @@
  * bound on corrections: there is no separate retry loop (B4).
  */
 import { isAgtError } from '../errors.js';
-import type { ModelTool, NativeRun } from './native-run.js';
+import type { NativeRun } from './native-run.js';
+import type { ModelTool } from './run-options.js';
 import type { BatchResult, ToolCall } from './types.js';
 
 /** One entry of the loop's history, as the model is shown it. */

@@ -1,13 +1,13 @@
 export { MODEL_TOOL_NAME, toolAlias } from './aliases.js';
 export { policies } from './policies.js';
-export type { AutoAllowMatch } from './policies.js';
+export type { AnnotationMatch, AutoAllowMatch } from './policies.js';
 export { NativeRun } from './native-run.js';
-export type { ModelTool, NativeRunOptions, SuspendedRun } from './native-run.js';
+export type { ModelTool, NativeRunOptions, SuspendedRun } from './run-options.js';
 export type { RunSnapshot } from './snapshot.js';
 export { DELEGATE_INPUT_SCHEMA } from './snapshot.js';
 export { runAgentLoop } from './agent-loop.js';
 export type { LoopMessage, LoopOutcome, ModelLike } from './agent-loop.js';
 export type {
   AfterHook, AuditEvent, AuditSink, BatchResult, BeforeHook, DelegateTool, PermissionDecision, PermissionPolicy,
-  PermissionRequest, ResultError, RouteKind, ToolBatch, ToolCall, ToolResult,
+  PermissionRequest, ProgressEvent, ResultError, ReviewContext, RouteKind, RunRequestContext, ToolBatch, ToolCall, ToolResult,
 } from './types.js';

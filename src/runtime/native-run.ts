@@ -2,56 +2,26 @@
  * NativeRun: one execution of an agent through the strict batch pipeline.
  * It connects the agent's own mounts only (G3), freezes them in a snapshot
  * (B1), runs each batch through stage 1 and stages 2–6, and refreshes at the
- * batch boundary when the run changed its own assembly (F1–F4).
+ * batch boundary when the run changed its own assembly (F1–F4) or a mounted
+ * server announced a list change — never mid-batch (F2).
  */
 import { randomUUID } from 'node:crypto';
 import { AgtError } from '../errors.js';
 import { type FrameworkOutcome, frameworkToolsFor } from '../framework/tools.js';
+import { DEFAULT_CALL_TIMEOUT_MS, type ListChangedKind, type McpConnection, type PromptResult, type RequestOptions, type ResourceContents } from '../mcp/connection.js';
+import type { McpPrompt, McpResource } from '../mcp/lists.js';
 import { McpProber } from '../mcp/prober.js';
-import type { Timeouts } from '../mcp/timeouts.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
-import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { checkBatch } from './batch-check.js';
 import { type CallContext, processCall, recordSafely } from './call.js';
-import { buildSnapshot, closeUnused, refreshSnapshot } from './refresh.js';
+import { type BuildContext, buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
+import { type ModelTool, mountConnectOptions, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
 import type { RunSnapshot, SnapshotState } from './snapshot.js';
-import type { AfterHook, AuditSink, BatchResult, BeforeHook, DelegateTool, PermissionPolicy, ToolBatch } from './types.js';
+import type { BatchResult, ToolBatch } from './types.js';
 
-/** Options of {@link NativeRun.start}. */
-export interface NativeRunOptions {
-  agent: string;
-  service: ResourceService;
-  policy: PermissionPolicy;
-  hooks?: { before?: BeforeHook[]; after?: AfterHook[] };
-  audit?: AuditSink;
-  delegates?: DelegateTool[];
-  registry?: ToolSchemaRegistry;
-  timeouts?: Partial<Timeouts>;
-  /** How many calls of a batch run at once. Default 4. */
-  concurrency?: number;
-  /** Start even if some mounts fail to load (each becomes a notice). Default false: strict. */
-  skipBrokenMounts?: boolean;
-}
-
-/** What `suspend()` returns: JSON, to be passed to `NativeRun.resume`. */
-export interface SuspendedRun {
-  version: 1;
-  runId: string;
-  agent: string;
-  fingerprint: string;
-  settingsHash: string;
-  mountsHash: string;
-  seenBatchIds: string[];
-}
-
-/** A tool as the model sees it. */
-export interface ModelTool {
-  name: string;
-  description?: string;
-  inputSchema: object;
-}
+const NEVER_ABORTED = new AbortController().signal;
 
 /** One native run of an agent. */
 export class NativeRun {
@@ -60,19 +30,23 @@ export class NativeRun {
   #snapshot: SnapshotState;
   readonly #options: NativeRunOptions;
   readonly #registry: ToolSchemaRegistry;
+  readonly #wiring: RunWiring;
+  readonly #stale: Map<string, Set<ListChangedKind>>;
   readonly #prober: McpProber;
   readonly #seen = new Set<string>();
   readonly #broken = new Set<string>();
   #refreshPending = false;
   #closed = false;
 
-  private constructor(id: string, snapshot: SnapshotState, options: NativeRunOptions, registry: ToolSchemaRegistry) {
-    this.id = id;
+  private constructor(snapshot: SnapshotState, options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }) {
+    this.id = parts.wiring.runId;
     this.agent = options.agent;
     this.#snapshot = snapshot;
     this.#options = options;
-    this.#registry = registry;
-    this.#prober = new McpProber({ service: options.service, registry, ...(options.timeouts ? { timeouts: options.timeouts } : {}) });
+    this.#registry = parts.registry;
+    this.#wiring = parts.wiring;
+    this.#stale = parts.stale;
+    this.#prober = new McpProber(proberOptions(options, parts.wiring, parts.registry));
   }
 
   /** Reads the agent, connects its mounts, lists and compiles their tools, and freezes the snapshot (B1). */
@@ -85,12 +59,14 @@ export class NativeRun {
     if (options?.policy === undefined || typeof options.policy.review !== 'function') {
       throw new AgtError('invalid_input', 'NativeRun.start needs a permission policy (G4), e.g. policies.autoAllow([...]) or policies.human(ask)');
     }
+    const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    if (!Number.isFinite(callTimeoutMs) || callTimeoutMs <= 0) throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds');
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);
     if (agent.kind === 'harness') throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
     if (!agent.enabled) throw new AgtError('forbidden', `agent "${options.agent}" is disabled; enable its binding before dispatching work`);
-    const registry = options.registry ?? new ToolSchemaRegistry();
-    const snapshot = await buildSnapshot(agent, { ...context(options, registry), framework: frameworkToolsFor(agent) });
-    return new NativeRun(id, snapshot, options, registry);
+    const parts = { registry: options.registry ?? new ToolSchemaRegistry(), wiring: { runId: id, agent: options.agent, inFlight: new Map() }, stale: new Map() };
+    const snapshot = await buildSnapshot(agent, { ...buildContext(options, parts), framework: frameworkToolsFor(agent) });
+    return new NativeRun(snapshot, options, parts);
   }
 
   /** The frozen snapshot: fingerprint, mounts with revisions, aliases. */
@@ -103,13 +79,21 @@ export class NativeRun {
     return this.#snapshot.notices;
   }
 
+  /** Mounts whose server announced a list change since the last refresh (refreshed after the next batch). */
+  get staleMounts(): readonly string[] {
+    return [...this.#stale.keys()];
+  }
+
   /** What the model sees: MCP tools by alias with their schema exactly as declared, framework and delegate tools by name. */
   tools(): ModelTool[] {
     return [...this.#snapshot.routes.values()].map((r) => ({ name: r.name, ...(r.description === undefined ? {} : { description: r.description }), inputSchema: r.inputSchema }));
   }
 
-  /** Runs a batch: stage 1 for the whole batch (throws batch_rejected, B6), then each call; refreshes after the batch (F1). */
-  async executeBatch(batch: ToolBatch): Promise<BatchResult> {
+  /**
+   * Runs a batch: stage 1 for the whole batch (throws batch_rejected, B6), then
+   * each call; refreshes after the batch (F1). `signal` cancels this batch only.
+   */
+  async executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
     const snapshot = this.#snapshot; // F2: the whole batch uses the snapshot it started with
     let routed;
@@ -120,38 +104,86 @@ export class NativeRun {
       throw error;
     }
     this.#seen.add(batch.batchId);
-    const ctx = this.#callContext(batch.batchId, snapshot);
+    const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
     const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
-    if (!this.#refreshPending) return { results };
+    // The batch boundary: at most one refresh, whatever was announced during the batch.
+    const framework = this.#refreshPending;
+    const stale = new Map(this.#stale);
+    this.#stale.clear();
     this.#refreshPending = false;
-    return { results, refresh: await this.#refresh() };
+    if (!framework && stale.size === 0) return { results };
+    return { results, refresh: await this.#refresh(framework, stale) };
   }
 
-  #callContext(batchId: string, snapshot: SnapshotState): CallContext {
+  #callContext(batchId: string, snapshot: SnapshotState, batchSignal: AbortSignal | undefined): CallContext {
     const o = this.#options;
+    const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
     return {
       runId: this.id, agent: this.agent, batchId, policy: o.policy,
       before: o.hooks?.before ?? [], after: o.hooks?.after ?? [], audit: o.audit,
       framework: { service: o.service, prober: this.#prober, agent: this.agent },
       brokenMounts: this.#broken,
+      inFlight: this.#wiring.inFlight,
+      signal: signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals),
+      callTimeoutMs: o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      onProgress: o.onProgress,
       onFrameworkChange: (outcome) => {
         if (affects(outcome, this.agent, snapshot)) this.#refreshPending = true; // F1; other writes: F8
       },
     };
   }
 
-  async #refresh(): Promise<BatchResult['refresh']> {
+  async #refresh(framework: boolean, stale: ReadonlyMap<string, ReadonlySet<ListChangedKind>>): Promise<BatchResult['refresh']> {
     const o = this.#options;
-    const outcome = await refreshSnapshot(this.#snapshot, this.agent, { ...context(o, this.#registry), frameworkFor: frameworkToolsFor });
+    const ctx = buildContext(o, { registry: this.#registry, wiring: this.#wiring, stale: this.#stale });
+    const relist = new Set(stale.keys());
+    const outcome = framework
+      ? await refreshSnapshot(this.#snapshot, this.agent, { ...ctx, frameworkFor: frameworkToolsFor }, relist)
+      : await relistSnapshot(this.#snapshot, relist, ctx); // F8: a list change never reads the stored configuration
     if (outcome.ok) {
       const old = this.#snapshot;
       this.#snapshot = outcome.snapshot; // F3: switch only when everything is ready
       for (const mount of outcome.snapshot.loaded.keys()) this.#broken.delete(mount);
       await closeUnused(old, outcome.snapshot);
     }
-    const message = outcome.ok ? `tools reloaded: ${outcome.snapshot.aliases.length} tools from ${outcome.snapshot.mounts.length} mounts` : `configuration saved, but loading failed: ${outcome.error.message}`;
-    await recordSafely(o.audit, { type: 'refresh', at: new Date().toISOString(), runId: this.id, agent: this.agent, status: outcome.ok ? 'applied' : 'failed', message, ...(outcome.ok ? { fingerprint: outcome.snapshot.fingerprint } : { code: outcome.error.code }) });
-    return { status: outcome.ok ? 'applied' : 'failed', message };
+    const announced = [...stale].map(([mount, kinds]) => `${mount} (${[...kinds].join(', ')})`).join('; ');
+    const trigger = framework ? 'framework_change' : 'list_changed';
+    const loadedText = outcome.ok ? `${outcome.snapshot.aliases.length} tools from ${outcome.snapshot.mounts.length} mounts` : '';
+    const message = outcome.ok
+      ? framework ? `tools reloaded: ${loadedText}` : `tools reloaded after a list change announced by ${announced}: ${loadedText}`
+      : framework ? `configuration saved, but loading failed: ${outcome.error.message}` : `${announced} announced a list change, but reloading failed: ${outcome.error.message}; the previous tools stay`;
+    await recordSafely(o.audit, {
+      type: 'refresh', at: new Date().toISOString(), runId: this.id, agent: this.agent, trigger, status: outcome.ok ? 'applied' : 'failed', message,
+      ...(relist.size > 0 ? { mounts: [...relist] } : {}),
+      ...(outcome.ok ? { fingerprint: outcome.snapshot.fingerprint } : { code: outcome.error.code }),
+    });
+    return { status: outcome.ok ? 'applied' : 'failed', message, trigger };
+  }
+
+  /** The resources a mount's server lists (all pages; [] when it declares none). Only the run's own mounts (G3). */
+  listResources(mount: string): Promise<McpResource[]> {
+    return this.#connection(mount).listResources();
+  }
+
+  /** Reads one resource of a mount's server. */
+  readResource(mount: string, uri: string, options?: RequestOptions): Promise<ResourceContents> {
+    return this.#connection(mount).readResource(uri, options);
+  }
+
+  /** The prompts a mount's server lists (all pages; [] when it declares none). */
+  listPrompts(mount: string): Promise<McpPrompt[]> {
+    return this.#connection(mount).listPrompts();
+  }
+
+  /** Gets one prompt of a mount's server, rendered with `args`. */
+  getPrompt(mount: string, name: string, args?: Record<string, string>, options?: RequestOptions): Promise<PromptResult> {
+    return this.#connection(mount).getPrompt(name, args, options);
+  }
+
+  #connection(mount: string): McpConnection {
+    const loaded = this.#snapshot.loaded.get(mount);
+    if (this.#closed || loaded === undefined) throw new AgtError('not_found', `"${mount}" is not a mount of this run`, { details: { mount } });
+    return loaded.connection;
   }
 
   /** A JSON state to resume this run later; the run stays usable. */
@@ -185,13 +217,23 @@ export class NativeRun {
   }
 }
 
-function context(options: NativeRunOptions, registry: ToolSchemaRegistry) {
+function buildContext(options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }): BuildContext {
+  const watched = new WeakSet<McpConnection>();
   return {
     service: options.service,
-    registry,
+    registry: parts.registry,
     delegates: options.delegates ?? [],
-    timeouts: options.timeouts,
     skipBrokenMounts: options.skipBrokenMounts ?? false,
+    connectOptions: (reference) => mountConnectOptions(options, parts.wiring, reference),
+    // Subscribed right after connecting, before the first tools/list, so no announcement is missed.
+    watch: (reference, connection) => {
+      if (watched.has(connection)) return;
+      watched.add(connection);
+      connection.onListChanged((kind) => {
+        const kinds = parts.stale.get(reference) ?? parts.stale.set(reference, new Set()).get(reference)!;
+        kinds.add(kind);
+      });
+    },
   };
 }
 
@@ -217,4 +259,3 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
 }
-

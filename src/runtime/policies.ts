@@ -5,13 +5,46 @@
  */
 import type { PermissionDecision, PermissionPolicy, PermissionRequest } from './types.js';
 
-/** What `autoAllow` matches: an alias or mount reference, a RegExp on the tool name, a predicate, or a list of these. */
-export type AutoAllowMatch = string | RegExp | ((request: PermissionRequest) => boolean) | (string | RegExp)[];
+/**
+ * Matches MCP calls by their tool's annotations. Every field given must hold;
+ * a hint the server left out takes its MCP default (readOnlyHint false,
+ * destructiveHint true, idempotentHint false, openWorldHint true). Annotations
+ * are declared by the server, so they are only as trustworthy as the server:
+ * `mounts` limits the match to servers you trust. Framework and delegate calls
+ * never match.
+ */
+export interface AnnotationMatch {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+  /** Only calls to these mounts ("category/name") match. */
+  mounts?: string[];
+}
+
+/** What a policy matches: an alias or mount reference, a RegExp on the tool name, annotations, a predicate, or a list of these. */
+export type AutoAllowMatch = string | RegExp | AnnotationMatch | ((request: PermissionRequest) => boolean) | (string | RegExp | AnnotationMatch)[];
+
+function annotationsMatch(match: AnnotationMatch, request: PermissionRequest): boolean {
+  if (request.kind !== 'mcp') return false;
+  if (match.mounts !== undefined && (request.mount === undefined || !match.mounts.includes(request.mount))) return false;
+  const a = request.annotations ?? {};
+  const hint = (value: unknown, fallback: boolean) => (typeof value === 'boolean' ? value : fallback);
+  const readOnly = hint(a.readOnlyHint, false);
+  const checks: [boolean | undefined, boolean][] = [
+    [match.readOnly, readOnly],
+    [match.destructive, !readOnly && hint(a.destructiveHint, true)], // destructiveHint means something only when not read-only
+    [match.idempotent, readOnly || hint(a.idempotentHint, false)], // a read-only tool is idempotent
+    [match.openWorld, hint(a.openWorldHint, true)],
+  ];
+  return checks.every(([wanted, actual]) => wanted === undefined || wanted === actual);
+}
 
 function matches(match: AutoAllowMatch, request: PermissionRequest): boolean {
   if (Array.isArray(match)) return match.some((m) => matches(m, request));
   if (typeof match === 'function') return match(request);
   if (match instanceof RegExp) return match.test(request.tool);
+  if (typeof match === 'object' && match !== null) return annotationsMatch(match, request);
   if (match === '*') return true;
   // A string names a tool (alias, framework or delegate name) or a whole mount ("tools/files").
   return match === request.tool || (request.mount !== undefined && match === request.mount);
@@ -24,6 +57,15 @@ function autoAllow(match: AutoAllowMatch): PermissionPolicy {
   return {
     async review(request) {
       return matches(match, request) ? { decision: 'allow', by: 'auto' } : ABSTAIN;
+    },
+  };
+}
+
+/** Denies matching calls (e.g. `{ destructive: true }`); abstains for the rest. Put it first in a chain. */
+function deny(match: AutoAllowMatch, reason = 'denied by policy'): PermissionPolicy {
+  return {
+    async review(request) {
+      return matches(match, request) ? { decision: 'deny', by: 'policy', reason } : ABSTAIN;
     },
   };
 }
@@ -49,9 +91,9 @@ function modelReview(review: (request: PermissionRequest) => Promise<boolean>): 
 /** The first decision that is not `abstain` wins; all abstaining denies. */
 function chain(...list: PermissionPolicy[]): PermissionPolicy {
   return {
-    async review(request) {
+    async review(request, context) {
       for (const policy of list) {
-        const verdict = await policy.review(request);
+        const verdict = await policy.review(request, context);
         if (verdict.decision !== 'abstain') return verdict;
       }
       return { decision: 'deny', by: 'policy', reason: 'no policy allowed this call (default deny)' };
@@ -65,4 +107,4 @@ function denyAll(): PermissionPolicy {
 }
 
 /** The built-in policies. */
-export const policies = { autoAllow, human, modelReview, chain, denyAll };
+export const policies = { autoAllow, deny, human, modelReview, chain, denyAll };

@@ -2,42 +2,44 @@
  * Building a snapshot, and rebuilding it at a batch boundary (F1–F4): a
  * candidate is built beside the live one, reusing the live connection of every
  * mount whose resource revision did not change, so a refresh costs only what
- * changed. Only a complete candidate replaces the old snapshot (F3); on
+ * changed. A mount whose server announced a list change is listed again on its
+ * live connection. Only a complete candidate replaces the old snapshot (F3); on
  * failure the old one stays intact and what the candidate opened is closed (F4).
  */
 import { AgtError, isAgtError } from '../errors.js';
 import type { FrameworkTool } from '../framework/tools.js';
-import type { Timeouts } from '../mcp/timeouts.js';
 import { readAgent, type StoredAgentData } from '../resources/agent-data.js';
-import type { ResourceService } from '../resources/service.js';
-import type { ToolSchemaRegistry } from '../schema/registry.js';
-import { assembleSnapshot, type LoadedMount, loadMount, type SnapshotState } from './snapshot.js';
+import { type MountContext, loadMount, relistMount } from './mount.js';
+import { assembleSnapshot, type LoadedMount, type SnapshotState } from './snapshot.js';
 import type { DelegateTool } from './types.js';
 
 /** What building a snapshot needs. */
-export interface BuildContext {
-  service: ResourceService;
-  registry: ToolSchemaRegistry;
+export interface BuildContext extends MountContext {
   delegates: readonly DelegateTool[];
-  timeouts: Partial<Timeouts> | undefined;
   skipBrokenMounts: boolean;
 }
 
+/** How a build may use the mounts of the live snapshot. */
+export interface Reuse {
+  /** The live snapshot's mounts, reused when their stored revision is unchanged. */
+  live: ReadonlyMap<string, LoadedMount>;
+  /** Mounts whose server announced a change: listed again on the live connection. */
+  relist: ReadonlySet<string>;
+}
+
+const NO_REUSE: Reuse = { live: new Map(), relist: new Set() };
+
 /** Connects every mount of `agent` (in parallel) and assembles the snapshot; strict unless skipBrokenMounts. */
-export async function buildSnapshot(
-  agent: StoredAgentData,
-  ctx: BuildContext & { framework: readonly FrameworkTool[] },
-  reuse: ReadonlyMap<string, LoadedMount> = new Map(),
-): Promise<SnapshotState> {
+export async function buildSnapshot(agent: StoredAgentData, ctx: BuildContext & { framework: readonly FrameworkTool[] }, reuse: Reuse = NO_REUSE): Promise<SnapshotState> {
   const notices: string[] = [];
   const settled = await Promise.allSettled(
     agent.mcps.map(async (reference) => {
-      const live = reuse.get(reference);
+      const live = reuse.live.get(reference);
       if (live !== undefined && !live.connection.closed) {
         const record = await ctx.service.store.get('mcp', reference);
-        if (record?.revision === live.revision) return live; // unchanged: keep the live connection
+        if (record?.revision === live.revision) return reuse.relist.has(reference) ? relistMount(live, ctx.registry, notices) : live; // unchanged: keep the live connection
       }
-      return loadMount(reference, ctx.service, ctx.registry, ctx.timeouts, notices);
+      return loadMount(reference, ctx, notices);
     }),
   );
   const loaded = new Map<string, LoadedMount>();
@@ -47,20 +49,20 @@ export async function buildSnapshot(
     else failures.push(isAgtError(s.reason) ? s.reason : new AgtError('connection_closed', `mount "${agent.mcps[i]}" failed to load`));
   });
   if (failures.length > 0 && !ctx.skipBrokenMounts) {
-    await closeNew(loaded, reuse);
+    await closeNew(loaded, reuse.live);
     throw failures[0] as AgtError;
   }
   for (const failure of failures) notices.push(`${failure.message} (skipped)`);
   try {
     return assembleSnapshot({ settings: agent.settings, skills: agent.skills, loaded, framework: ctx.framework, delegates: ctx.delegates, registry: ctx.registry, notices });
   } catch (error) {
-    await closeNew(loaded, reuse);
+    await closeNew(loaded, reuse.live);
     throw error;
   }
 }
 
-async function closeNew(loaded: ReadonlyMap<string, LoadedMount>, reuse: ReadonlyMap<string, LoadedMount>): Promise<void> {
-  await Promise.all([...loaded.values()].filter((m) => reuse.get(m.reference) !== m).map((m) => m.connection.close()));
+async function closeNew(loaded: ReadonlyMap<string, LoadedMount>, live: ReadonlyMap<string, LoadedMount>): Promise<void> {
+  await Promise.all([...loaded.values()].filter((m) => live.get(m.reference)?.connection !== m.connection).map((m) => m.connection.close()));
 }
 
 /** A refresh's outcome: the new snapshot, or the error that kept the old one. */
@@ -71,12 +73,33 @@ export async function refreshSnapshot(
   current: SnapshotState,
   agent: string,
   ctx: BuildContext & { frameworkFor(agent: StoredAgentData): readonly FrameworkTool[] },
+  relist: ReadonlySet<string> = new Set(),
 ): Promise<RefreshOutcome> {
   try {
     const data = readAgent((await ctx.service.read({ kind: 'agent', reference: agent })).data);
     // A refresh reloads mounts; it never changes what the run was started with (F7).
     const pinned: StoredAgentData = { ...data, settings: current.settings as StoredAgentData['settings'] };
-    return { ok: true, snapshot: await buildSnapshot(pinned, { ...ctx, skipBrokenMounts: false, framework: ctx.frameworkFor(data) }, current.loaded) };
+    return { ok: true, snapshot: await buildSnapshot(pinned, { ...ctx, skipBrokenMounts: false, framework: ctx.frameworkFor(data) }, { live: current.loaded, relist }) };
+  } catch (error) {
+    return { ok: false, error: isAgtError(error) ? error : new AgtError('connection_closed', 'the refresh failed') };
+  }
+}
+
+/**
+ * Lists the tools of `relist` again on their live connections, keeping
+ * everything else of `current` as it is: no stored configuration is read, so
+ * writes by others are never picked up this way (F8).
+ */
+export async function relistSnapshot(current: SnapshotState, relist: ReadonlySet<string>, ctx: BuildContext): Promise<RefreshOutcome> {
+  try {
+    const notices: string[] = [];
+    const entries = await Promise.all(
+      [...current.loaded].map(async ([reference, mount]) => [reference, relist.has(reference) ? await relistMount(mount, ctx.registry, notices) : mount] as const),
+    );
+    const snapshot = assembleSnapshot({
+      settings: current.settings, skills: current.skills, loaded: new Map(entries), framework: current.framework, delegates: ctx.delegates, registry: ctx.registry, notices,
+    });
+    return { ok: true, snapshot };
   } catch (error) {
     return { ok: false, error: isAgtError(error) ? error : new AgtError('connection_closed', 'the refresh failed') };
   }

@@ -3,15 +3,13 @@
  * tool the agent may call, the compiled validators, and the fingerprint. It is
  * built once per run (and per refresh) and never changes afterwards.
  */
-import { AgtError, isAgtError } from '../errors.js';
+import { AgtError } from '../errors.js';
 import type { FrameworkTool } from '../framework/tools.js';
-import { connectMcp, type McpConnection } from '../mcp/connect.js';
-import type { Timeouts } from '../mcp/timeouts.js';
-import type { McpDocument } from '../resources/mcp-config.js';
-import type { ResourceService } from '../resources/service.js';
+import type { McpConnection } from '../mcp/connection.js';
+import type { ToolAnnotations } from '../mcp/lists.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
-import { MODEL_TOOL_NAME, toolAlias } from './aliases.js';
+import { MODEL_TOOL_NAME } from './aliases.js';
 import type { DelegateTool } from './types.js';
 
 /** What hosts and models see of a snapshot. */
@@ -33,6 +31,10 @@ export interface McpRoute extends RouteBase {
   mount: string;
   remoteTool: string;
   connection: McpConnection;
+  /** Present when the tool declares an outputSchema: results are checked against it. */
+  outputValidator?: CompiledToolSchema;
+  /** The server's behaviour hints, frozen (policies may use them; they are untrusted). */
+  annotations?: Readonly<ToolAnnotations>;
 }
 /** A framework tool. */
 export interface FrameworkRoute extends RouteBase {
@@ -53,8 +55,8 @@ export interface LoadedMount {
   revision: number;
   connection: McpConnection;
   routes: McpRoute[];
-  /** Canonical hashes of its tools' schemas, for the fingerprint. */
-  tools: { name: string; schema: string }[];
+  /** Canonical hashes of its tools' schemas and annotations, for the fingerprint. */
+  tools: { name: string; schema: string; output?: string; annotations?: string }[];
 }
 
 /** The frozen state of a run. */
@@ -68,6 +70,8 @@ export interface SnapshotState extends RunSnapshot {
   readonly settings: unknown;
   /** The agent's mounted skills (a change of one triggers a refresh, F1). */
   readonly skills: readonly string[];
+  /** The framework tools the agent was given (kept for a relist-only refresh). */
+  readonly framework: readonly FrameworkTool[];
 }
 
 /** The fixed schema of every delegate tool (B7). */
@@ -81,62 +85,6 @@ export const DELEGATE_INPUT_SCHEMA = Object.freeze({
   required: ['agent', 'task'],
   additionalProperties: false,
 }) as Record<string, unknown>;
-
-/** Loads one mount: connect, list, compile, route. Closes the connection if anything fails. */
-export async function loadMount(
-  reference: string,
-  service: ResourceService,
-  registry: ToolSchemaRegistry,
-  timeouts: Partial<Timeouts> | undefined,
-  notices: string[],
-): Promise<LoadedMount> {
-  let record;
-  try {
-    record = await service.read({ kind: 'mcp', reference });
-  } catch (error) {
-    throw mountFailed(reference, error);
-  }
-  let connection: McpConnection | undefined;
-  try {
-    connection = await connectMcp(record.data as McpDocument, timeouts === undefined ? {} : { timeouts });
-    const raw = await connection.listTools();
-    const routes: McpRoute[] = [];
-    const tools: { name: string; schema: string }[] = [];
-    const seen = new Set<string>();
-    for (const tool of raw) {
-      if (seen.has(tool.name)) {
-        notices.push(`mount "${reference}": tool "${tool.name}" is listed twice; only the first is used`);
-        continue;
-      }
-      seen.add(tool.name);
-      let validator: CompiledToolSchema;
-      try {
-        validator = registry.compile(tool.inputSchema, { tool: tool.name });
-      } catch (error) {
-        notices.push(`mount "${reference}": tool "${tool.name}" is unavailable: ${(error as Error).message}`);
-        continue;
-      }
-      const name = toolAlias(reference, tool.name);
-      routes.push({
-        kind: 'mcp', name, mount: reference, remoteTool: tool.name, connection, validator,
-        inputSchema: tool.inputSchema as Record<string, unknown>,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-      });
-      tools.push({ name: tool.name, schema: validator.hash });
-    }
-    return { reference, revision: record.revision, connection, routes, tools };
-  } catch (error) {
-    await connection?.close();
-    throw mountFailed(reference, error);
-  }
-}
-
-function mountFailed(reference: string, cause: unknown): AgtError {
-  if (isAgtError(cause)) {
-    return new AgtError(cause.code, `mount "${reference}" failed to load: ${cause.message}`, { details: { ...cause.details, mount: reference }, cause });
-  }
-  return new AgtError('connection_closed', `mount "${reference}" failed to load`, { details: { mount: reference }, cause });
-}
 
 /** Inputs of {@link assembleSnapshot}. */
 export interface AssembleInput {
@@ -185,5 +133,6 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     notices: Object.freeze([...input.notices]),
     settings: input.settings,
     skills: Object.freeze([...input.skills]),
+    framework: input.framework,
   });
 }

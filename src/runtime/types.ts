@@ -1,4 +1,5 @@
 /** The shapes that flow through a native run's batch pipeline (SPEC §7). */
+import type { ToolAnnotations } from '../mcp/lists.js';
 
 /** One tool call as the model produced it. */
 export interface ToolCall {
@@ -33,7 +34,8 @@ export type ToolResult =
 /** The outcome of a batch, including the refresh that followed it (F1). */
 export interface BatchResult {
   results: ToolResult[];
-  refresh?: { status: 'applied' | 'failed'; message: string };
+  /** `trigger`: the run's own framework change (F1), or a mounted server's list_changed. */
+  refresh?: { status: 'applied' | 'failed'; message: string; trigger: 'framework_change' | 'list_changed' };
 }
 
 /** Where a call goes. */
@@ -51,8 +53,19 @@ export interface PermissionRequest {
   /** For MCP calls: the mounted resource and the server's own tool name. */
   mount?: string;
   remoteTool?: string;
+  /**
+   * For MCP calls: the server's behaviour hints (readOnlyHint, destructiveHint,
+   * idempotentHint, openWorldHint), as declared. Untrusted unless you trust the server.
+   */
+  annotations?: Readonly<ToolAnnotations>;
   /** The validated arguments (frozen). */
   arguments: Readonly<Record<string, unknown>>;
+}
+
+/** What a policy or hook is told besides the request. */
+export interface ReviewContext {
+  /** Aborted when the run or the batch is cancelled: stop asking, the call ends as cancelled. */
+  signal: AbortSignal;
 }
 
 /** A policy's verdict. `abstain` passes the decision on (see policies.chain). */
@@ -69,7 +82,7 @@ export interface PermissionDecision {
  * concurrently up to the run's concurrency. A throw counts as deny.
  */
 export interface PermissionPolicy {
-  review(request: PermissionRequest): Promise<PermissionDecision>;
+  review(request: PermissionRequest, context?: ReviewContext): Promise<PermissionDecision>;
 }
 
 /** Runs after permission, before execution; may deny, never changes arguments. */
@@ -100,5 +113,31 @@ export interface DelegateTool {
   /** The agents this tool may hand work to; anything else rejects the batch. */
   targets: string[];
   /** Does the work; its return value is the tool result's text or content. */
-  handler(input: { agent: string; task: string; context?: string }, meta: { runId: string; from: string; callId: string }): Promise<string | { content: unknown[] }>;
+  handler(
+    input: { agent: string; task: string; context?: string },
+    meta: { runId: string; from: string; callId: string; signal: AbortSignal },
+  ): Promise<string | { content: unknown[] }>;
+}
+
+/** Progress a server reported for one call of a run. */
+export interface ProgressEvent {
+  runId: string;
+  toolCallId: string;
+  /** The name the model used. */
+  tool: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What a run's elicitation or sampling handler is told about the request. */
+export interface RunRequestContext {
+  runId: string;
+  agent: string;
+  /** The mounted server that asked. */
+  mount: string;
+  /** The run's calls in flight on that server when it asked (the one that asked is among them). */
+  toolCallIds: string[];
+  /** Aborted when the server cancels its request or the connection closes. */
+  signal: AbortSignal;
 }

@@ -18,6 +18,9 @@ export interface CompiledToolSchema {
   validate(args: unknown): ValidationResult;
 }
 
+/** Which schema of a tool is compiled. */
+export type SchemaPart = 'inputSchema' | 'outputSchema';
+
 /** Options of {@link ToolSchemaRegistry}. */
 export interface ToolSchemaRegistryOptions {
   /** How many distinct compiled schemas to keep (least recently used go first). Default 1000. */
@@ -48,12 +51,25 @@ export class ToolSchemaRegistry {
     this.#byHash = new LruMap(max);
   }
 
-  /** Loads a tool's inputSchema, or throws AgtError `schema_load_failed` naming the tool and location. */
-  compile(schema: unknown, options: { tool: string }): CompiledToolSchema {
+  /**
+   * Loads a tool's inputSchema (or, with `part: 'outputSchema'`, its
+   * outputSchema: same rules), or throws AgtError `schema_load_failed` naming
+   * the tool, the part and the location.
+   */
+  compile(schema: unknown, options: { tool: string; part?: SchemaPart }): CompiledToolSchema {
     const tool = options?.tool;
     if (typeof tool !== 'string' || tool === '') {
       throw new AgtError('invalid_input', 'ToolSchemaRegistry.compile: options.tool must be the tool name (a non-empty string)');
     }
+    if (options.part === undefined || options.part === 'inputSchema') return this.#compile(schema, tool);
+    try {
+      return this.#compile(schema, tool);
+    } catch (error) {
+      throw relabel(error, tool, options.part);
+    }
+  }
+
+  #compile(schema: unknown, tool: string): CompiledToolSchema {
     const text = jsonText(schema, tool);
     const cached = this.#byText.get(text);
     if (cached !== undefined) return cached;
@@ -67,6 +83,16 @@ export class ToolSchemaRegistry {
     this.#byText.set(text, compiled);
     return compiled;
   }
+}
+
+// An outputSchema follows the inputSchema's rules; only the words of the error differ.
+function relabel(error: unknown, tool: string, part: SchemaPart): unknown {
+  if (!(error instanceof AgtError) || error.code !== 'schema_load_failed') return error;
+  const message = error.message
+    .replace(`tool "${tool}": inputSchema failed`, `tool "${tool}": ${part} failed`)
+    .replace('an inputSchema must be', `an ${part} must be`)
+    .replace('tool arguments are a JSON object', 'structured results are JSON objects');
+  return new AgtError('schema_load_failed', message, { details: { ...error.details, part } });
 }
 
 function jsonText(schema: unknown, tool: string): string {

@@ -4,7 +4,7 @@
  * react to results — for example correct a call after invalid_arguments.
  */
 import type { LoopMessage, ModelLike } from '../runtime/agent-loop.js';
-import type { ModelTool } from '../runtime/native-run.js';
+import type { ModelTool } from '../runtime/run-options.js';
 import type { ToolCall } from '../runtime/types.js';
 
 /** One scripted answer. */

@@ -57,10 +57,10 @@ describe('remote servers (R7)', () => {
     expect(seen.every((h) => h === TOKEN)).toBe(true);
   });
 
-  it('R7: a rejected handshake names the HTTP status, never the header value', async () => {
+  it('R7: a rejected handshake is auth_required with the HTTP status, never the header value', async () => {
     const f = await failure(connectMcp({ url, headers: { Authorization: 'Bearer wrong-secret-999' } }));
-    expect(f).toMatchObject({ code: 'protocol_error', details: { reason: 'http_unauthorized', status: 401 } });
-    expect(f.message).toMatch(/check the configured headers/);
+    expect(f).toMatchObject({ code: 'auth_required', details: { reason: 'unauthorized', status: 401 } });
+    expect(f.message).toMatch(/pass auth .* or set an Authorization header/);
     expect(JSON.stringify({ m: f.message, d: f.details })).not.toContain('wrong-secret-999');
   });
 });

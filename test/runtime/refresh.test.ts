@@ -27,7 +27,7 @@ describe('F1–F4: refresh after the batch', () => {
     expect(run.snapshot.aliases).not.toContain(py('echo'));
     const { results, refresh } = await run.executeBatch(batch(run, [{ id: 'm', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } }]));
     expect(results[0]?.status).toBe('ok');
-    expect(refresh).toEqual({ status: 'applied', message: expect.stringMatching(/tools reloaded/) });
+    expect(refresh).toEqual({ status: 'applied', trigger: 'framework_change', message: expect.stringMatching(/tools reloaded/) });
     expect(run.snapshot.aliases).toContain(py('echo'));
     const next = await run.executeBatch(batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'now' } }]));
     expect(next.results[0]?.status).toBe('ok');
@@ -71,7 +71,7 @@ describe('F1–F4: refresh after the batch', () => {
     await env.service.write({ kind: 'mcp', reference: 'tools/broken', create: true, data: { mcpServers: { b: pythonConfig({ mode: 'exit-now' }) } } });
     const { results, refresh } = await run.executeBatch(batch(run, [{ id: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/broken'] } } }]));
     expect(results[0]?.status).toBe('ok'); // the write itself succeeded
-    expect(refresh).toEqual({ status: 'failed', message: expect.stringMatching(/^configuration saved, but loading failed: mount "tools\/broken" failed to load/) });
+    expect(refresh).toEqual({ status: 'failed', trigger: 'framework_change', message: expect.stringMatching(/^configuration saved, but loading failed: mount "tools\/broken" failed to load/) });
     expect(audit.filter((e) => e.type === 'refresh')).toEqual([expect.objectContaining({ status: 'failed', code: 'exited_early', message: refresh?.message })]);
     expect((await env.service.read({ kind: 'agent', reference: 'team/boss' })).data).toMatchObject({ mcps: ['tools/py', 'tools/broken'] });
     const next = await run.executeBatch(batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'old tools still work' } }]));

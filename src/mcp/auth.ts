@@ -1,0 +1,101 @@
+/**
+ * Authorization for remote servers, on the SDK's own pieces: an
+ * `OAuthClientProvider` goes to the SDK transport as its `authProvider` (the
+ * SDK runs discovery, registration, PKCE, token refresh and scope step-up), and
+ * a bearer-token provider becomes a fetch that sets `Authorization` on every
+ * request. What the SDK leaves to the application — finishing an interactive
+ * authorization — is done here when the provider can wait for the code.
+ *
+ * Tokens never appear in errors: messages are ours, details carry statuses and
+ * OAuth error codes only.
+ */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AgtError } from '../errors.js';
+
+/** A provider of bearer tokens: called before every HTTP request, so it may rotate tokens. */
+export interface BearerTokenProvider {
+  bearer(): string | Promise<string>;
+}
+
+/**
+ * The SDK's OAuth client provider, optionally able to wait for the
+ * authorization code of an interactive flow (the host's redirect callback).
+ * With it, a connection finishes the flow itself and connects again once.
+ */
+export interface McpOAuthProvider extends OAuthClientProvider {
+  /** Resolves with the authorization code after `redirectToAuthorization` sent the user away. */
+  waitForAuthorizationCode?(): Promise<string>;
+}
+
+/** How a connection authorizes itself to a remote server. */
+export type McpAuth = McpOAuthProvider | BearerTokenProvider;
+
+/** True for a bearer-token provider. */
+export function isBearerProvider(auth: McpAuth): auth is BearerTokenProvider {
+  return typeof (auth as BearerTokenProvider).bearer === 'function';
+}
+
+/** Transport options that carry `auth`, added to the request init. */
+export function authTransportOptions(auth: McpAuth | undefined): { authProvider?: OAuthClientProvider; fetch?: FetchLike } {
+  if (auth === undefined) return {};
+  if (!isBearerProvider(auth)) return { authProvider: auth };
+  return {
+    fetch: async (url, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('Authorization', `Bearer ${await auth.bearer()}`);
+      return fetch(url, { ...init, headers });
+    },
+  };
+}
+
+/** The HTTP status an SDK transport error carries (StreamableHTTPError, SseError), if any. */
+export function httpStatus(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' && code >= 100 && code < 600 && !(error instanceof UnauthorizedError) ? code : undefined;
+}
+
+/** True when `error` means the server wants (other) credentials. */
+export function isAuthFailure(error: unknown): boolean {
+  if (error instanceof UnauthorizedError) return true;
+  const status = httpStatus(error);
+  return status === 401 || status === 403;
+}
+
+/**
+ * Finishes an interactive OAuth flow the SDK started (it called
+ * `redirectToAuthorization` and failed with UnauthorizedError): waits for the
+ * code, exchanges it on `transport`. False when the provider cannot wait.
+ */
+export async function finishAuthorization(transport: Transport, auth: McpAuth | undefined): Promise<boolean> {
+  if (auth === undefined || isBearerProvider(auth) || typeof auth.waitForAuthorizationCode !== 'function') return false;
+  const finish = (transport as { finishAuth?: (code: string) => Promise<void> }).finishAuth;
+  if (typeof finish !== 'function') return false;
+  const code = await auth.waitForAuthorizationCode();
+  await finish.call(transport, code);
+  return true;
+}
+
+/** The auth_required error for `error`, with the fix for the kind of auth in use. */
+export function authRequired(error: unknown, auth: McpAuth | undefined): AgtError {
+  const status = httpStatus(error);
+  const oauthCode = (error as { errorCode?: unknown } | null)?.errorCode;
+  const details = {
+    reason: status === 403 ? 'forbidden' : error instanceof UnauthorizedError ? 'authorization_pending' : typeof oauthCode === 'string' ? 'oauth_failed' : 'unauthorized',
+    ...(status === undefined ? {} : { status }),
+    ...(typeof oauthCode === 'string' ? { oauthError: oauthCode } : {}),
+  };
+  const http = status === undefined ? '' : ` (HTTP ${status})`;
+  let message: string;
+  if (auth === undefined) {
+    message = `the server requires authorization${http}: pass auth (an OAuthClientProvider or { bearer }) to connectMcp, McpProber or NativeRun, or set an Authorization header in the config`;
+  } else if (isBearerProvider(auth)) {
+    message = `the server rejected the bearer token${http}: check the token that bearer() returns (expired, wrong audience or scope)`;
+  } else if (details.reason === 'authorization_pending') {
+    message = 'the server needs the user to authorize in a browser: the provider was sent to the authorization URL; give it waitForAuthorizationCode() so the connection finishes the flow, or exchange the code with the SDK\'s auth() and connect again';
+  } else {
+    message = `the OAuth authorization failed${http}${typeof oauthCode === 'string' ? ` (${oauthCode})` : ''}: check the provider's client registration, scopes and the server's authorization metadata`;
+  }
+  return new AgtError('auth_required', message, { details, cause: error });
+}

@@ -1,0 +1,82 @@
+/**
+ * Server-initiated requests (elicitation, sampling) and the client
+ * capabilities that follow from them. A capability is declared exactly when a
+ * handler for it is given, so a server never asks for what the host cannot
+ * answer; probes and runs built from the same handlers declare the same
+ * capabilities (servers may list different tools by declared capabilities).
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type CreateMessageRequest,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ErrorCode,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { ToolSchemaRegistry } from '../schema/registry.js';
+
+/** A server's elicitation request (form mode: a message and a requested schema). */
+export type ElicitationRequest = ElicitRequest['params'];
+/** A server's sampling request (messages for the host's model). */
+export type SamplingRequest = CreateMessageRequest['params'];
+export type { CreateMessageResult, ElicitResult };
+
+/** What a handler of a server-initiated request is told. */
+export interface ServerRequestContext {
+  /** Aborted when the server cancels its request or the connection closes. */
+  signal: AbortSignal;
+}
+
+/** Host handlers for server-initiated requests; each one given declares its capability. */
+export interface ClientHandlers {
+  /** Answers `elicitation/create` (form mode); declares `elicitation` with defaults applied. */
+  elicitation?(request: ElicitationRequest, context: ServerRequestContext): Promise<ElicitResult>;
+  /** Answers `sampling/createMessage`; declares `sampling`. */
+  sampling?(request: SamplingRequest, context: ServerRequestContext): Promise<CreateMessageResult>;
+}
+
+/** The client capabilities declared for `handlers` (none without handlers). */
+export function clientCapabilities(handlers: ClientHandlers = {}): Record<string, unknown> {
+  return {
+    // applyDefaults: the SDK fills fields the user left out with the schema's defaults (SEP-1034).
+    ...(handlers.elicitation ? { elicitation: { form: { applyDefaults: true } } } : {}),
+    ...(handlers.sampling ? { sampling: {} } : {}),
+  };
+}
+
+/** Routes the server's requests to `handlers`; a handler's own error never reaches the server. */
+export function installHandlers(client: Client, handlers: ClientHandlers = {}): void {
+  const { elicitation, sampling } = handlers;
+  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => answer(() => elicitation(request.params, { signal: extra.signal })));
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => answer(() => sampling(request.params, { signal: extra.signal })));
+}
+
+async function answer<T>(handle: () => Promise<T>): Promise<T> {
+  try {
+    return await handle();
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    throw new McpError(ErrorCode.InternalError, 'the client could not answer this request');
+  }
+}
+
+/**
+ * The SDK client's JSON Schema validator, backed by the ToolSchemaRegistry
+ * (the one validator of the library; also spares every connection an Ajv).
+ */
+export function registryValidator(registry: ToolSchemaRegistry): jsonSchemaValidator {
+  return {
+    getValidator(schema) {
+      const compiled = registry.compile(schema, { tool: 'sdk' });
+      return (input) => {
+        const result = compiled.validate(input);
+        if (result.ok) return { valid: true, data: input as never, errorMessage: undefined };
+        return { valid: false, data: undefined, errorMessage: result.issues.map((i) => `${i.instancePath || '/'}: ${i.message}`).join('; ') };
+      };
+    },
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Tolerant listing of tools, resources, resource templates and prompts. The
+ * SDK's `listTools()` rejects the whole list when one tool lacks
+ * `type: "object"`; here every page is fetched with a loose result schema and
+ * each entry is kept as it came (only its identifying fields are required), so
+ * one bad entry never hides the others. Tool schemas are judged one by one
+ * later, by the ToolSchemaRegistry.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AgtError } from '../errors.js';
+import { isPlainObject } from '../json.js';
+import { isAuthFailure } from './auth.js';
+
+/** One tool as the server declared it (only `name` is guaranteed). */
+export interface RawTool {
+  name: string;
+  title?: string;
+  description?: string;
+  /** Exactly as declared; may be invalid (judged by the registry). */
+  inputSchema: unknown;
+  /** Exactly as declared, when the tool has one (judged by the registry). */
+  outputSchema?: unknown;
+  /** Behaviour hints as the server declared them (untrusted: servers may claim anything). */
+  annotations?: ToolAnnotations;
+}
+
+/** MCP tool annotations: hints about a tool's behaviour, declared by its server. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
+
+/** A resource a server lists. */
+export interface McpResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+/** A resource template a server lists (RFC 6570 URI template). */
+export interface McpResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A prompt a server lists. */
+export interface McpPrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+/** What can be listed, with the result key and the reader of one entry. */
+interface ListSpec<T> {
+  method: 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list';
+  key: string;
+  /** The entry, or undefined to skip it (with a warning). */
+  read(entry: Record<string, unknown>): T | undefined;
+}
+
+const LooseResult = ResultSchema.loose();
+const MAX_PAGES = 1000;
+
+const str = (value: unknown): value is string => typeof value === 'string';
+// The optional fields of `entry` that pass `test`, copied as they are.
+function optional(entry: Record<string, unknown>, keys: readonly string[], test: (v: unknown) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (test(entry[key])) out[key] = entry[key];
+  return out;
+}
+
+/** tools/list: entries need a string `name`. */
+export const TOOLS_LIST: ListSpec<RawTool> = {
+  method: 'tools/list',
+  key: 'tools',
+  read: (e) =>
+    str(e.name)
+      ? ({
+          name: e.name,
+          ...optional(e, ['title', 'description'], str),
+          inputSchema: e.inputSchema,
+          ...(e.outputSchema === undefined ? {} : { outputSchema: e.outputSchema }),
+          ...(isPlainObject(e.annotations) ? { annotations: e.annotations } : {}),
+        } as RawTool)
+      : undefined,
+};
+
+/** resources/list: entries need string `uri` and `name`. */
+export const RESOURCES_LIST: ListSpec<McpResource> = {
+  method: 'resources/list',
+  key: 'resources',
+  read: (e) =>
+    str(e.uri) && str(e.name)
+      ? ({ uri: e.uri, name: e.name, ...optional(e, ['title', 'description', 'mimeType'], str), ...optional(e, ['size'], (v) => typeof v === 'number') } as McpResource)
+      : undefined,
+};
+
+/** resources/templates/list: entries need string `uriTemplate` and `name`. */
+export const TEMPLATES_LIST: ListSpec<McpResourceTemplate> = {
+  method: 'resources/templates/list',
+  key: 'resourceTemplates',
+  read: (e) => (str(e.uriTemplate) && str(e.name) ? ({ uriTemplate: e.uriTemplate, name: e.name, ...optional(e, ['title', 'description', 'mimeType'], str) } as McpResourceTemplate) : undefined),
+};
+
+/** prompts/list: entries need a string `name`; malformed arguments are dropped. */
+export const PROMPTS_LIST: ListSpec<McpPrompt> = {
+  method: 'prompts/list',
+  key: 'prompts',
+  read: (e) => {
+    if (!str(e.name)) return undefined;
+    const args = Array.isArray(e.arguments)
+      ? e.arguments
+          .filter((a): a is Record<string, unknown> => isPlainObject(a) && str(a.name))
+          .map((a) => ({ name: a.name, ...optional(a, ['description'], str), ...optional(a, ['required'], (v) => typeof v === 'boolean') }))
+      : undefined;
+    return { name: e.name, ...optional(e, ['title', 'description'], str), ...(args === undefined ? {} : { arguments: args }) } as McpPrompt;
+  },
+};
+
+/** Fetches every page of a list within `listMs` in total. */
+export async function listAll<T>(client: Client, spec: ListSpec<T>, listMs: number, isClosed: () => boolean, warnings: string[]): Promise<T[]> {
+  const deadline = performance.now() + listMs;
+  const items: T[] = [];
+  const seenCursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const remaining = deadline - performance.now();
+    if (remaining <= 0) throw listTimeout(spec.method, listMs);
+    let result: Record<string, unknown>;
+    try {
+      result = (await client.request({ method: spec.method, params: cursor === undefined ? {} : { cursor } }, LooseResult, { timeout: remaining })) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof McpError && error.code === -32001) throw listTimeout(spec.method, listMs);
+      if (isClosed()) throw new AgtError('connection_closed', `the server went away during ${spec.method}`, { cause: error });
+      if (isAuthFailure(error)) throw error; // the connection maps it (and may finish an OAuth step-up)
+      throw new AgtError('protocol_error', `the server answered ${spec.method} with an error or an invalid result`, {
+        details: { reason: `invalid_${spec.key === 'resourceTemplates' ? 'templates' : spec.key}_list`, ...(error instanceof McpError ? { rpcCode: error.code } : {}) },
+        cause: error,
+      });
+    }
+    const entries = result[spec.key];
+    if (!Array.isArray(entries)) warnings.push(`a ${spec.method} page had no "${spec.key}" array`);
+    for (const entry of Array.isArray(entries) ? entries : []) {
+      const item = isPlainObject(entry) ? spec.read(entry) : undefined;
+      if (item === undefined) warnings.push(`skipped a ${spec.method} entry without its identifying fields`);
+      else items.push(item);
+    }
+    const next = result.nextCursor;
+    if (typeof next !== 'string' || next === '') return items;
+    if (seenCursors.has(next)) {
+      throw new AgtError('protocol_error', `${spec.method} pagination repeats a cursor (it would never end)`, { details: { reason: 'cursor_loop' } });
+    }
+    seenCursors.add(next);
+    cursor = next;
+  }
+  throw new AgtError('protocol_error', `${spec.method} has more than ${MAX_PAGES} pages`, { details: { reason: 'too_many_pages' } });
+}
+
+function listTimeout(method: string, listMs: number): AgtError {
+  return new AgtError('handshake_timeout', `${method} did not complete within ${listMs} ms`, { details: { phase: method, timeoutMs: listMs } });
+}

@@ -1,0 +1,119 @@
+/**
+ * Stage 5, execute (B3): a validated, permitted call goes to its route — the
+ * mounted server, a framework tool or a host delegate. Never throws: every
+ * failure is the call's own result. MCP calls and delegates are bounded by the
+ * run's call timeout and end at once when the run or batch is cancelled; the
+ * server is sent `notifications/cancelled` (by the SDK) for both.
+ */
+import { contentText, isAgtError, readToolError } from '../errors.js';
+import { isPlainObject } from '../json.js';
+import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
+import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
+import { abortable, cancelledResult, failed, wasAborted } from './stages.js';
+import type { ProgressEvent, ResultError, ToolCall, ToolResult } from './types.js';
+
+/** What executing a call needs from its run and batch. */
+export interface ExecuteContext {
+  runId: string;
+  agent: string;
+  framework: FrameworkContext;
+  /** Mounts whose server died during this run. */
+  brokenMounts: Set<string>;
+  /** The run's calls in flight, per mount (told to elicitation and sampling handlers). */
+  inFlight: Map<string, Set<string>>;
+  /** Aborted when the run or this batch is cancelled. */
+  signal: AbortSignal;
+  callTimeoutMs: number;
+  onProgress: ((event: ProgressEvent) => void) | undefined;
+  /** Told about each successful framework change (refresh, F1). */
+  onFrameworkChange(outcome: FrameworkOutcome): void;
+}
+
+/** Stage 5: execute on the route. */
+export async function execute(call: ToolCall, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+  if (ctx.signal.aborted) return cancelledResult(call.id);
+  if (route.kind === 'mcp') return executeMcp(call, route, args, ctx);
+  if (route.kind === 'delegate') return executeDelegate(call, route, args, ctx);
+  // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
+  const parsed = route.tool.parse(args);
+  if (!parsed.ok) {
+    return failed(call.id, 'invalid_arguments', { code: 'invalid_arguments', message: 'the arguments are not valid for this tool', details: { issues: parsed.issues } }).result;
+  }
+  try {
+    const outcome = await route.tool.run(parsed.value, ctx.framework);
+    if (outcome.changed) ctx.onFrameworkChange(outcome);
+    return {
+      tool_call_id: call.id, status: 'ok', content: [{ type: 'text', text: JSON.stringify(outcome.result) }],
+      ...(isPlainObject(outcome.result) ? { structuredContent: outcome.result } : {}),
+    };
+  } catch (error) {
+    // H1: domain errors keep the ToolError shape.
+    if (isAgtError(error)) return failed(call.id, 'tool_error', { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }).result;
+    return failed(call.id, 'tool_failed', { code: 'tool_failed', message: 'the framework tool failed unexpectedly' }).result;
+  }
+}
+
+async function executeMcp(call: ToolCall, route: McpRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+  const id = call.id;
+  if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
+    ctx.brokenMounts.add(route.mount);
+    return failed(id, 'tool_failed', { code: 'connection_closed', message: `the server of mount "${route.mount}" is not running; it is loaded again by the next run` }).result;
+  }
+  const inFlight = ctx.inFlight.get(route.mount) ?? ctx.inFlight.set(route.mount, new Set()).get(route.mount)!;
+  inFlight.add(id);
+  try {
+    const onProgress = ctx.onProgress;
+    const result = await route.connection.callTool(route.remoteTool, args, {
+      signal: ctx.signal,
+      timeoutMs: ctx.callTimeoutMs,
+      ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, toolCallId: id, tool: route.name, ...p }) } : {}),
+    });
+    if (result.isError) return { tool_call_id: id, status: 'tool_error', error: serverError(result.content) };
+    return { tool_call_id: id, status: 'ok', content: result.content, ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }) };
+  } catch (error) {
+    const code = isAgtError(error) ? error.code : 'tool_failed';
+    if (code === 'connection_closed') ctx.brokenMounts.add(route.mount);
+    return failed(id, 'tool_failed', { code, message: callFailure(code, route, ctx.callTimeoutMs) }).result;
+  } finally {
+    inFlight.delete(id);
+  }
+}
+
+function callFailure(code: string, route: McpRoute, timeoutMs: number): string {
+  switch (code) {
+    case 'connection_closed':
+      return `the server of mount "${route.mount}" went away during the call`;
+    case 'call_timeout':
+      return `the server did not answer within ${timeoutMs} ms; the call was cancelled`;
+    case 'cancelled':
+      return 'the call was cancelled by the host before it finished; the server was told';
+    case 'auth_required':
+      return `the server of mount "${route.mount}" wants (other) credentials; the host must authorize it`;
+    default:
+      return 'the call failed before the server answered';
+  }
+}
+
+async function executeDelegate(call: ToolCall, route: DelegateRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+  const id = call.id;
+  const timeout = AbortSignal.timeout(ctx.callTimeoutMs);
+  const signal = AbortSignal.any([ctx.signal, timeout]);
+  try {
+    const input = { agent: String(args.agent), task: String(args.task), ...(typeof args.context === 'string' ? { context: args.context } : {}) };
+    const out = await abortable(route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal }), signal);
+    if (wasAborted(out)) {
+      if (ctx.signal.aborted) return cancelledResult(id);
+      return failed(id, 'tool_failed', { code: 'call_timeout', message: `the delegate did not finish within ${ctx.callTimeoutMs} ms` }).result;
+    }
+    return { tool_call_id: id, status: 'ok', content: typeof out === 'string' ? [{ type: 'text', text: out }] : out.content };
+  } catch {
+    return failed(id, 'tool_failed', { code: 'tool_failed', message: 'the delegate tool failed' }).result;
+  }
+}
+
+// A server's tool error: our ToolError convention ({ error: { code, message } } as text) when present.
+function serverError(content: unknown[]): ResultError {
+  const declared = readToolError(content);
+  if (declared !== undefined) return { code: declared.code, message: declared.message, details: { content } };
+  return { code: 'tool_error', message: contentText(content).slice(0, 2000) || 'the tool reported an error', details: { content } };
+}

@@ -1,0 +1,98 @@
+/**
+ * Loading one mounted server for a run (B1): connect through connectMcp, list
+ * its tools, compile each tool's inputSchema and outputSchema, and build a
+ * route per tool. A tool whose schemas do not load is left out with a notice:
+ * it could not be validated, so it cannot be called. Relisting (after the
+ * server announced a change) rebuilds the routes on the live connection.
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import type { ConnectOptions } from '../mcp/connect.js';
+import { connectMcp } from '../mcp/connect.js';
+import type { McpConnection } from '../mcp/connection.js';
+import type { RawTool } from '../mcp/lists.js';
+import { compileToolSchemas } from '../mcp/tool-schemas.js';
+import type { McpDocument } from '../resources/mcp-config.js';
+import type { ResourceService } from '../resources/service.js';
+import { canonicalHash } from '../schema/canonical.js';
+import type { ToolSchemaRegistry } from '../schema/registry.js';
+import { toolAlias } from './aliases.js';
+import type { LoadedMount, McpRoute } from './snapshot.js';
+
+/** What loading a mount needs. */
+export interface MountContext {
+  service: ResourceService;
+  registry: ToolSchemaRegistry;
+  /** The connect options of one mount (timeouts, handlers, auth). */
+  connectOptions(reference: string): ConnectOptions;
+  /** Called with each new connection, before its tools are listed. */
+  watch?(reference: string, connection: McpConnection): void;
+}
+
+/** Loads one mount: connect, list, compile, route. Closes the connection if anything fails. */
+export async function loadMount(reference: string, ctx: MountContext, notices: string[]): Promise<LoadedMount> {
+  let record;
+  try {
+    record = await ctx.service.read({ kind: 'mcp', reference });
+  } catch (error) {
+    throw mountFailed(reference, error);
+  }
+  let connection: McpConnection | undefined;
+  try {
+    connection = await connectMcp(record.data as McpDocument, { registry: ctx.registry, ...ctx.connectOptions(reference) });
+    ctx.watch?.(reference, connection);
+    return { reference, revision: record.revision, connection, ...routesOf(reference, await connection.listTools(), connection, ctx.registry, notices) };
+  } catch (error) {
+    await connection?.close();
+    throw mountFailed(reference, error);
+  }
+}
+
+/** Lists a loaded mount's tools again on its live connection (the server announced a change). */
+export async function relistMount(live: LoadedMount, registry: ToolSchemaRegistry, notices: string[]): Promise<LoadedMount> {
+  try {
+    const raw = await live.connection.listTools();
+    return { ...live, ...routesOf(live.reference, raw, live.connection, registry, notices) };
+  } catch (error) {
+    throw mountFailed(live.reference, error);
+  }
+}
+
+function routesOf(reference: string, raw: RawTool[], connection: McpConnection, registry: ToolSchemaRegistry, notices: string[]): Pick<LoadedMount, 'routes' | 'tools'> {
+  const routes: McpRoute[] = [];
+  const tools: LoadedMount['tools'] = [];
+  const seen = new Set<string>();
+  for (const tool of raw) {
+    if (seen.has(tool.name)) {
+      notices.push(`mount "${reference}": tool "${tool.name}" is listed twice; only the first is used`);
+      continue;
+    }
+    seen.add(tool.name);
+    const schemas = compileToolSchemas(tool, registry);
+    if (!schemas.ok) {
+      notices.push(`mount "${reference}": tool "${tool.name}" is unavailable: ${schemas.error.message}`);
+      continue;
+    }
+    routes.push({
+      kind: 'mcp', name: toolAlias(reference, tool.name), mount: reference, remoteTool: tool.name, connection,
+      validator: schemas.input, inputSchema: tool.inputSchema as Record<string, unknown>,
+      ...(schemas.output ? { outputValidator: schemas.output } : {}),
+      ...(tool.annotations ? { annotations: Object.freeze({ ...tool.annotations }) } : {}),
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+    });
+    // B2: what a call's validation and permission depend on takes part in the fingerprint.
+    tools.push({
+      name: tool.name,
+      schema: schemas.input.hash,
+      ...(schemas.output ? { output: schemas.output.hash } : {}),
+      ...(tool.annotations ? { annotations: canonicalHash(tool.annotations) } : {}),
+    });
+  }
+  return { routes, tools };
+}
+
+function mountFailed(reference: string, cause: unknown): AgtError {
+  if (isAgtError(cause)) {
+    return new AgtError(cause.code, `mount "${reference}" failed to load: ${cause.message}`, { details: { ...cause.details, mount: reference }, cause });
+  }
+  return new AgtError('connection_closed', `mount "${reference}" failed to load`, { details: { mount: reference }, cause });
+}

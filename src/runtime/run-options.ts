@@ -1,0 +1,100 @@
+/**
+ * What a host passes to a native run, and how the run turns it into the
+ * options of each mount's connection and of its own prober: one place, so
+ * runs and probes declare the same client capabilities (P2).
+ */
+import type { McpAuth } from '../mcp/auth.js';
+import type { ClientHandlers, CreateMessageResult, ElicitationRequest, ElicitResult, SamplingRequest } from '../mcp/client-handlers.js';
+import type { ConnectOptions } from '../mcp/connect.js';
+import type { McpProberOptions } from '../mcp/prober.js';
+import type { Timeouts } from '../mcp/timeouts.js';
+import type { ResourceService } from '../resources/service.js';
+import type { ResourceRef } from '../resources/types.js';
+import type { ToolSchemaRegistry } from '../schema/registry.js';
+import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
+
+/** Options of {@link NativeRun.start}. */
+export interface NativeRunOptions {
+  agent: string;
+  service: ResourceService;
+  policy: PermissionPolicy;
+  hooks?: { before?: BeforeHook[]; after?: AfterHook[] };
+  audit?: AuditSink;
+  delegates?: DelegateTool[];
+  registry?: ToolSchemaRegistry;
+  timeouts?: Partial<Timeouts>;
+  /** How many calls of a batch run at once. Default 4. */
+  concurrency?: number;
+  /** Start even if some mounts fail to load (each becomes a notice). Default false: strict. */
+  skipBrokenMounts?: boolean;
+  /** Cancels the run: calls in flight end as `cancelled` (the servers are told), later calls do not start. */
+  signal?: AbortSignal;
+  /** Longest wait for one MCP or delegate call; then it is cancelled (`call_timeout`). Default 60,000. */
+  callTimeoutMs?: number;
+  /** Progress servers report for the run's calls. */
+  onProgress?(event: ProgressEvent): void;
+  /** Answers mounted servers' elicitation requests; without it, elicitation is not declared. */
+  elicitation?(request: ElicitationRequest, context: RunRequestContext): Promise<ElicitResult>;
+  /** Answers mounted servers' sampling requests; without it, sampling is not declared. */
+  sampling?(request: SamplingRequest, context: RunRequestContext): Promise<CreateMessageResult>;
+  /** Authorization for each remote mount: an OAuthClientProvider (SDK) or `{ bearer }`. */
+  auth?: (server: ResourceRef) => McpAuth | undefined;
+}
+
+/** What `suspend()` returns: JSON, to be passed to `NativeRun.resume`. */
+export interface SuspendedRun {
+  version: 1;
+  runId: string;
+  agent: string;
+  fingerprint: string;
+  settingsHash: string;
+  mountsHash: string;
+  seenBatchIds: string[];
+}
+
+/** A tool as the model sees it. */
+export interface ModelTool {
+  name: string;
+  description?: string;
+  inputSchema: object;
+}
+
+/** The run's identity and the calls it has in flight per mount. */
+export interface RunWiring {
+  runId: string;
+  agent: string;
+  inFlight: Map<string, Set<string>>;
+}
+
+// Handlers for one mount (or for probes, mount ''), with the run's context.
+function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string): ClientHandlers {
+  const context = (signal: AbortSignal): RunRequestContext => ({
+    runId: wiring.runId, agent: wiring.agent, mount, toolCallIds: [...(wiring.inFlight.get(mount) ?? [])], signal,
+  });
+  const { elicitation, sampling } = options;
+  return {
+    ...(elicitation ? { elicitation: (request, { signal }) => elicitation(request, context(signal)) } : {}),
+    ...(sampling ? { sampling: (request, { signal }) => sampling(request, context(signal)) } : {}),
+  };
+}
+
+/** The connect options of one mount of the run. */
+export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring, reference: string): ConnectOptions {
+  const auth = options.auth?.({ kind: 'mcp', reference });
+  return {
+    ...handlersFor(options, wiring, reference),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(auth ? { auth } : {}),
+  };
+}
+
+/** The options of the run's own prober (mcp_probe): the same capabilities, timeouts and auth as its mounts. */
+export function proberOptions(options: NativeRunOptions, wiring: RunWiring, registry: ToolSchemaRegistry): McpProberOptions {
+  return {
+    service: options.service,
+    registry,
+    ...handlersFor(options, wiring, ''),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.auth ? { auth: options.auth } : {}),
+  };
+}
