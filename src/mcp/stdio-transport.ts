@@ -143,8 +143,23 @@ export class ProcessGroupStdioTransport implements Transport {
         continue;
       }
       if (message === null) return;
-      this.onmessage?.(message);
+      this.#deliver(message);
     }
+  }
+
+  // One message per microtask, in order. The SDK handles a notification one
+  // microtask after it arrives but a response at once, so a response read in
+  // the same chunk would overtake the notifications before it (and the last
+  // progress notifications of a call would be dropped as "unknown token").
+  #delivery: Promise<void> = Promise.resolve();
+  #deliver(message: JSONRPCMessage): void {
+    this.#delivery = this.#delivery.then(() => {
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    });
   }
 
   /** Sends one message; rejects with connection_closed when the server is gone. */

@@ -44,3 +44,17 @@ export function livingWithMarker(mark: string): number[] {
 export function referenceServer(name: 'everything' | 'filesystem' | 'memory'): string {
   return path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', `server-${name}`, 'dist', 'index.js');
 }
+
+/** The JSON lines of an --events file of the Python server (list requests, cancellations). */
+export function readEvents(file: string): { event: string; method?: string; requestId?: unknown; reason?: string }[] {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+}
+
+/** Waits until `check()` is true, polling; rejects after `timeoutMs` (a bound that proves "not hung", not a timing). */
+export async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -2,20 +2,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemoryStore, type NativeRun, ResourceService, toolAlias, type ToolCall } from '../../src/index.js';
-import { pythonConfig } from '../mcp/helpers.js';
+import { pythonConfig, readEvents } from '../mcp/helpers.js';
 import { tempDir } from '../service/helpers.js';
 
-/** A fresh registry: the Python server as `tools/py` (logging every call to `log`), optional agents. */
-export async function setup(options: { mode?: string } = {}) {
+/**
+ * A fresh registry: the Python server as `tools/py` (logging every call to `log`,
+ * list requests and cancellations to `events`, with the given --feature flags).
+ */
+export async function setup(options: { mode?: string; features?: string[] } = {}) {
   const tmp = tempDir('agt-run-');
   const log = path.join(tmp.dir, 'calls.log');
+  const events = path.join(tmp.dir, 'events.log');
   const store = new MemoryStore();
   const service = new ResourceService({ store });
-  await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig({ mode: options.mode ?? 'normal', extra: ['--log', log] }) } } });
+  const extra = ['--log', log, '--events', events, ...(options.features ?? []).flatMap((f) => ['--feature', f])];
+  await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig({ mode: options.mode ?? 'normal', extra }) } } });
   await service.write({ kind: 'mcp', reference: 'tools/other', create: true, data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'other'] }) } } });
   const calls = (): { tool: string; arguments: unknown }[] =>
     fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-  return { tmp, log, store, service, calls };
+  return { tmp, log, events, store, service, calls, serverEvents: () => readEvents(events) };
 }
 
 /** The alias of a Python-server tool mounted as `tools/py`. */

@@ -1,0 +1,62 @@
+/** Tool annotations reach permission policies; annotation-based helpers (G4). */
+import { afterEach, describe, expect, it } from 'vitest';
+import { NativeRun, type PermissionRequest, policies } from '../../src/index.js';
+import { batch, py, setup } from './helpers.js';
+
+let env: Awaited<ReturnType<typeof setup>>;
+let run: NativeRun | undefined;
+afterEach(async () => {
+  await run?.close();
+  run = undefined;
+  env?.tmp.cleanup();
+});
+
+async function start(policy: Parameters<typeof NativeRun.start>[0]['policy'], data: Record<string, unknown> = {}) {
+  env = await setup();
+  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'], ...data } });
+  run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy });
+  return run;
+}
+
+const calls = () => [
+  { id: 'echo', name: py('echo'), arguments: { message: 'hi' } }, // readOnlyHint: true
+  { id: 'add', name: py('add'), arguments: { a: 1, b: 2 } }, // readOnlyHint, idempotentHint
+  { id: 'withdraw', name: py('withdraw'), arguments: { amount: 1 } }, // destructiveHint: true
+  { id: 'where', name: py('whereami'), arguments: {} }, // no annotations: MCP defaults
+];
+const outcome = (results: { tool_call_id: string; status: string }[]) => Object.fromEntries(results.map((r) => [r.tool_call_id, r.status]));
+
+describe('annotations and policies', () => {
+  it('G4: the policy sees the tool annotations exactly as the server declared them, frozen', async () => {
+    const seen: PermissionRequest[] = [];
+    const r = await start({ review: async (request) => { seen.push(request); return { decision: 'allow', by: 'auto' }; } });
+    await r.executeBatch(batch(r, calls()));
+    const byCall = Object.fromEntries(seen.map((s) => [s.callId, s.annotations]));
+    expect(byCall.withdraw).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+    expect(byCall.where).toBeUndefined();
+    expect(Object.isFrozen(byCall.echo)).toBe(true);
+  });
+
+  it('G4: autoAllow({ readOnly: true }) allows read-only tools and leaves the rest to the next policy (default deny)', async () => {
+    const r = await start(policies.chain(policies.autoAllow({ readOnly: true })));
+    const { results } = await r.executeBatch(batch(r, calls()));
+    expect(outcome(results)).toEqual({ echo: 'ok', add: 'ok', withdraw: 'permission_denied', where: 'permission_denied' });
+    expect(env.calls().map((c) => c.tool).sort()).toEqual(['add', 'echo']);
+  });
+
+  it('G4: deny({ destructive: true }) first, then a human for the rest; missing hints take the MCP defaults', async () => {
+    const asked: string[] = [];
+    const r = await start(policies.chain(policies.deny({ destructive: true }, 'destructive tools need a person at the desk'), policies.human(async (req) => { asked.push(req.callId); return true; })));
+    const { results } = await r.executeBatch(batch(r, calls()));
+    // whereami declares nothing: readOnlyHint false, destructiveHint true by default, so it is denied too.
+    expect(outcome(results)).toEqual({ echo: 'ok', add: 'ok', withdraw: 'permission_denied', where: 'permission_denied' });
+    expect(asked.sort()).toEqual(['add', 'echo']);
+    expect(results.find((x) => x.tool_call_id === 'withdraw')).toMatchObject({ error: { message: 'destructive tools need a person at the desk' } });
+  });
+
+  it('G4: an annotation match can be limited to trusted mounts, and never matches framework tools', async () => {
+    const r = await start(policies.autoAllow({ readOnly: true, mounts: ['tools/other'] }), { role: 'manager' });
+    const { results } = await r.executeBatch(batch(r, [calls()[0]!, { id: 'read', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]));
+    expect(outcome(results)).toEqual({ echo: 'permission_denied', read: 'permission_denied' });
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * Per-call timeout, cancellation and progress in runs: every in-flight
+ * tools/call is cancelled on the server (notifications/cancelled), the call
+ * ends as tool_failed call_timeout or cancelled, the batch returns, and
+ * nothing is left in flight (B3, B5, G4).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AuditEvent, NativeRun, type PermissionRequest, policies, type ProgressEvent } from '../../src/index.js';
+import { waitFor } from '../mcp/helpers.js';
+import { batch, py, setup } from './helpers.js';
+
+let env: Awaited<ReturnType<typeof setup>>;
+let run: NativeRun | undefined;
+afterEach(async () => {
+  await run?.close();
+  run = undefined;
+  env?.tmp.cleanup();
+});
+
+async function start(extra: Partial<Parameters<typeof NativeRun.start>[0]> = {}) {
+  env = await setup({ features: ['slow', 'progress'] });
+  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
+  run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), ...extra });
+  return run;
+}
+
+const cancelledOnServer = () => env.serverEvents().filter((e) => e.event === 'cancelled').length;
+const statusOf = (r: { status: string; error?: { code: string } }) => (r.status === 'ok' ? 'ok' : `${r.status}:${r.error?.code}`);
+
+describe('call timeout', () => {
+  it('B5: a server that never answers is ended by callTimeoutMs; the other calls of the batch still succeed', async () => {
+    const audit: AuditEvent[] = [];
+    const r = await start({ callTimeoutMs: 400, audit: { record: (e) => void audit.push(e) } });
+    const { results } = await r.executeBatch(batch(r, [
+      { id: 'n', name: py('never'), arguments: {} },
+      { id: 'e', name: py('echo'), arguments: { message: 'hi' } },
+    ]));
+    expect(results.map(statusOf)).toEqual(['tool_failed:call_timeout', 'ok']);
+    expect((results[0] as { error: { message: string } }).error.message).toMatch(/did not answer within 400 ms/);
+    await waitFor(() => cancelledOnServer() === 1);
+    expect(audit.find((e) => e.callId === 'n')).toMatchObject({ status: 'tool_failed', code: 'call_timeout' });
+  });
+
+  it('8 slow calls with a timeout: every one is cancelled on the server, none is left in flight', async () => {
+    const r = await start({ callTimeoutMs: 300, concurrency: 8 });
+    const calls = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}`, name: py('never'), arguments: {} }));
+    const { results } = await r.executeBatch(batch(r, calls));
+    expect(results.map(statusOf)).toEqual(Array(8).fill('tool_failed:call_timeout'));
+    await waitFor(() => cancelledOnServer() === 8);
+    expect(r.notices).toEqual([]);
+  });
+});
+
+describe('cancellation', () => {
+  it("a run's AbortSignal cancels every in-flight call; calls not yet started never reach the server", async () => {
+    const controller = new AbortController();
+    const r = await start({ signal: controller.signal, concurrency: 2 });
+    const pending = r.executeBatch(batch(r, [
+      { id: 'a', name: py('never'), arguments: {} },
+      { id: 'b', name: py('sleep'), arguments: { ms: 60_000 } },
+      { id: 'c', name: py('echo'), arguments: { message: 'queued behind the slow ones' } },
+    ]));
+    await waitFor(() => env.calls().length === 2); // both slow calls reached the server
+    controller.abort();
+    const { results } = await pending;
+    expect(results.map(statusOf)).toEqual(['tool_failed:cancelled', 'tool_failed:cancelled', 'tool_failed:cancelled']);
+    await waitFor(() => cancelledOnServer() === 2);
+    expect(env.calls().map((c) => c.tool)).toEqual(['never', 'sleep']); // the queued echo never ran
+    // The run stays cancelled: a later batch runs nothing.
+    const later = await r.executeBatch(batch(r, [{ id: 'd', name: py('echo'), arguments: { message: 'x' } }]));
+    expect(later.results.map(statusOf)).toEqual(['tool_failed:cancelled']);
+    expect(env.calls()).toHaveLength(2);
+  });
+
+  it('a batch signal cancels that batch only; a human review that never answers does not hang it (G4)', async () => {
+    let asked = 0;
+    const r = await start({ policy: policies.chain(policies.autoAllow(py('echo')), policies.human(() => { asked += 1; return new Promise<boolean>(() => undefined); })) });
+    const controller = new AbortController();
+    const pending = r.executeBatch(batch(r, [{ id: 'w', name: py('withdraw'), arguments: { amount: 1 } }]), { signal: controller.signal });
+    await waitFor(() => asked === 1);
+    controller.abort();
+    expect((await pending).results.map(statusOf)).toEqual(['tool_failed:cancelled']);
+    expect(env.calls()).toEqual([]); // never executed
+    const next = await r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'next batch' } }]));
+    expect(next.results.map(statusOf)).toEqual(['ok']);
+  });
+
+  it('G4: policies are told the signal, so a review UI can stop asking', async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const r = await start({
+      policy: { review: (_request: PermissionRequest, context) => { seen = context?.signal; return new Promise(() => undefined); } },
+    });
+    const pending = r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'x' } }]), { signal: controller.signal });
+    await waitFor(() => seen !== undefined);
+    expect(seen?.aborted).toBe(false);
+    controller.abort();
+    await pending;
+    expect(seen?.aborted).toBe(true);
+  });
+});
+
+describe('progress', () => {
+  it("progress notifications reach the run's onProgress with the call id and alias", async () => {
+    const seen: ProgressEvent[] = [];
+    const r = await start({ onProgress: (e) => void seen.push(e) });
+    const { results } = await r.executeBatch(batch(r, [{ id: 'p', name: py('count'), arguments: { n: 3 } }]));
+    expect(results.map(statusOf)).toEqual(['ok']);
+    expect(seen).toEqual([1, 2, 3].map((i) => ({ runId: r.id, toolCallId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })));
+  });
+});
