@@ -161,22 +161,22 @@ export class NativeRun {
   }
 
   /** The resources a mount's server lists (all pages; [] when it declares none). Only the run's own mounts (G3). */
-  listResources(mount: string): Promise<McpResource[]> {
+  async listResources(mount: string): Promise<McpResource[]> {
     return this.#connection(mount).listResources();
   }
 
   /** Reads one resource of a mount's server. */
-  readResource(mount: string, uri: string, options?: RequestOptions): Promise<ResourceContents> {
+  async readResource(mount: string, uri: string, options?: RequestOptions): Promise<ResourceContents> {
     return this.#connection(mount).readResource(uri, options);
   }
 
   /** The prompts a mount's server lists (all pages; [] when it declares none). */
-  listPrompts(mount: string): Promise<McpPrompt[]> {
+  async listPrompts(mount: string): Promise<McpPrompt[]> {
     return this.#connection(mount).listPrompts();
   }
 
   /** Gets one prompt of a mount's server, rendered with `args`. */
-  getPrompt(mount: string, name: string, args?: Record<string, string>, options?: RequestOptions): Promise<PromptResult> {
+  async getPrompt(mount: string, name: string, args?: Record<string, string>, options?: RequestOptions): Promise<PromptResult> {
     return this.#connection(mount).getPrompt(name, args, options);
   }
 
