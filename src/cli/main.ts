@@ -30,6 +30,7 @@ const CODE_EXIT: Record<string, number> = {
   invalid_input: EXIT.usage, option_removed: EXIT.usage, invalid_config: EXIT.usage,
   not_found: EXIT.conflict, already_exists: EXIT.conflict, revision_conflict: EXIT.conflict,
   spawn_failed: EXIT.launch, exited_early: EXIT.launch, handshake_timeout: EXIT.launch, protocol_error: EXIT.launch, connection_closed: EXIT.launch,
+  auth_required: EXIT.launch,
   store_unavailable: EXIT.store,
 };
 

@@ -77,12 +77,31 @@ export async function finishAuthorization(transport: Transport, auth: McpAuth | 
   return true;
 }
 
-/** The auth_required error for `error`, with the fix for the kind of auth in use. */
-export function authRequired(error: unknown, auth: McpAuth | undefined): AgtError {
+/**
+ * True when `error` came out of the SDK's OAuth flow rather than from the MCP
+ * exchange: an OAuth error response, or the resource-indicator check (RFC 8707).
+ */
+export function isOAuthFlowError(error: unknown): boolean {
+  return typeof (error as { errorCode?: unknown } | null)?.errorCode === 'string' || isResourceMismatch(error);
+}
+
+// The SDK refuses to authorize when the protected-resource metadata names another resource.
+function isResourceMismatch(error: unknown): boolean {
+  return error instanceof Error && /^Protected resource .* does not match expected/.test(error.message);
+}
+
+/**
+ * The auth_required error for `error`, with the fix for the kind of auth in
+ * use. `retried`: an authorization was completed and the server still refused.
+ */
+export function authRequired(error: unknown, auth: McpAuth | undefined, retried = false): AgtError {
   const status = httpStatus(error);
   const oauthCode = (error as { errorCode?: unknown } | null)?.errorCode;
   const details = {
-    reason: status === 403 ? 'forbidden' : error instanceof UnauthorizedError ? 'authorization_pending' : typeof oauthCode === 'string' ? 'oauth_failed' : 'unauthorized',
+    reason: isResourceMismatch(error)
+      ? 'resource_mismatch'
+      : retried ? 'still_unauthorized'
+        : status === 403 ? 'forbidden' : error instanceof UnauthorizedError ? 'authorization_pending' : typeof oauthCode === 'string' ? 'oauth_failed' : 'unauthorized',
     ...(status === undefined ? {} : { status }),
     ...(typeof oauthCode === 'string' ? { oauthError: oauthCode } : {}),
   };
@@ -92,6 +111,10 @@ export function authRequired(error: unknown, auth: McpAuth | undefined): AgtErro
     message = `the server requires authorization${http}: pass auth (an OAuthClientProvider or { bearer }) to connectMcp, McpProber or NativeRun, or set an Authorization header in the config`;
   } else if (isBearerProvider(auth)) {
     message = `the server rejected the bearer token${http}: check the token that bearer() returns (expired, wrong audience or scope)`;
+  } else if (details.reason === 'resource_mismatch') {
+    message = "the server's protected-resource metadata names another resource than this URL, so no token is requested for it (RFC 8707); check the URL or the server's metadata";
+  } else if (details.reason === 'still_unauthorized') {
+    message = `the server still refuses after a completed authorization${http}: it may need a scope the authorization server does not grant; check the provider's scopes and the server's requirements`;
   } else if (details.reason === 'authorization_pending') {
     message = 'the server needs the user to authorize in a browser: the provider was sent to the authorization URL; give it waitForAuthorizationCode() so the connection finishes the flow, or exchange the code with the SDK\'s auth() and connect again';
   } else {

@@ -20,7 +20,7 @@ import {
 import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
-import { authRequired, finishAuthorization, isAuthFailure, type McpAuth } from './auth.js';
+import { authRequired, finishAuthorization, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import { listAll, type McpPrompt, type McpResource, type McpResourceTemplate, PROMPTS_LIST, type RawTool, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
@@ -176,15 +176,17 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   async function send<T>(what: string, run: () => Promise<T>, options: RequestOptions = {}): Promise<T> {
     if (closed) throw new AgtError('connection_closed', 'the connection to the server is closed');
     inFlight += 1;
+    let authorized = false;
     try {
       try {
         return await run();
       } catch (error) {
         if (!(error instanceof UnauthorizedError) || options.signal?.aborted || !(await finishAuthorization(transport, auth))) throw error;
+        authorized = true;
         return await run();
       }
     } catch (error) {
-      throw requestError(what, error, options);
+      throw authorized && isAuthFailure(error) ? authRequired(error, auth, true) : requestError(what, error, options);
     } finally {
       inFlight -= 1;
     }
@@ -198,7 +200,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       return new AgtError('call_timeout', `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`, { details: { timeoutMs } });
     }
     if (gone()) return withStderr(new AgtError('connection_closed', `the server went away during the ${what}`, { cause: error }), stdio);
-    if (isAuthFailure(error)) return authRequired(error, auth);
+    if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth);
     if (error instanceof McpError && error.code === -32002) return new AgtError('not_found', `the server has no such resource (${what})`, { cause: error });
     if (error instanceof McpError) {
       return new AgtError('protocol_error', `the server answered the ${what} with a JSON-RPC error`, { details: { reason: 'rpc_error', rpcCode: error.code }, cause: error });

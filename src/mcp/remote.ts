@@ -17,7 +17,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError } from '../errors.js';
 import type { RemoteServerConfig } from '../resources/mcp-config.js';
-import { authRequired, authTransportOptions, finishAuthorization, httpStatus, isAuthFailure, type McpAuth } from './auth.js';
+import { authRequired, authTransportOptions, finishAuthorization, httpStatus, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import type { Timeouts } from './timeouts.js';
 
 // Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
@@ -58,7 +58,7 @@ export async function connectRemote(newClient: () => Client, config: RemoteServe
         await transport.close().catch(() => undefined);
       }
       if (again) return attempt(kind, true);
-      throw error;
+      throw authorized && isAuthFailure(error) ? authRequired(error, auth, true) : error;
     }
   };
   if (config.transport !== 'sse') {
@@ -84,7 +84,7 @@ function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefin
       details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs },
     });
   }
-  if (isAuthFailure(error) || typeof (error as { errorCode?: unknown } | null)?.errorCode === 'string') return authRequired(error, auth);
+  if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth);
   const status = httpStatus(error);
   const causeCode = (error as { cause?: { code?: string } })?.cause?.code;
   if (status === undefined && (causeCode !== undefined || error instanceof TypeError)) {

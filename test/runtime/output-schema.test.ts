@@ -40,7 +40,7 @@ describe('output schemas', () => {
       { id: 'good', name: py('divide'), arguments: { a: 9, b: 3 } },
     ]));
     expect(results.map((x) => [x.tool_call_id, x.status])).toEqual([['bad', 'tool_failed'], ['good', 'ok']]);
-    const bad = results[0] as { error: { code: string; message: string; details: { issues: { instancePath: string }[] } } };
+    const bad = results[0] as unknown as { error: { code: string; message: string; details: { issues: { instancePath: string }[] } } };
     expect(bad.error.code).toBe('output_invalid');
     expect(bad.error.message).toMatch(/does not match its outputSchema at "\/quotient"/);
     expect(bad.error.details.issues.map((i) => i.instancePath)).toEqual(expect.arrayContaining(['/quotient', '/remainder']));

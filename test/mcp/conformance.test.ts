@@ -1,0 +1,46 @@
+/**
+ * Every client scenario that @modelcontextprotocol/conformance ships, each run
+ * against our connect path (test/mcp/fixtures/conformance-client.ts): the
+ * scenario list is read from the package itself, so a scenario it adds is run
+ * too. Pinned to 0.1.13: 0.1.14+ crash on Node 20 (they import fs.globSync).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../service/helpers.js';
+
+const BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const CLIENT = `${process.execPath} --import tsx ${path.join(REPO_ROOT, 'test/mcp/fixtures/conformance-client.ts')}`;
+
+/** The client scenarios the installed package lists. */
+function clientScenarios(): string[] {
+  const out = execFileSync(process.execPath, [BIN, 'list'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const section = out.slice(out.indexOf('Client scenarios'));
+  return [...section.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1] as string);
+}
+
+function run(scenario: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, 'client', '--command', CLIENT, '--scenario', scenario], { cwd: REPO_ROOT, timeout: 120_000 }, (_error, stdout, stderr) =>
+      resolve(`${stdout}\n${stderr}`),
+    );
+  });
+}
+
+const scenarios = clientScenarios();
+
+describe('@modelcontextprotocol/conformance 0.1.13 client scenarios (through connectMcp)', () => {
+  it('the package ships the 23 client scenarios docs/conformance.md lists', () => {
+    expect(scenarios).toHaveLength(23);
+    expect(scenarios).toEqual(expect.arrayContaining(['initialize', 'tools_call', 'sse-retry', 'elicitation-sep1034-client-defaults', 'auth/scope-step-up', 'auth/client-credentials-jwt']));
+  });
+
+  // Concurrently (vitest's maxConcurrency): each scenario starts its own servers on free loopback ports.
+  describe.concurrent.each(scenarios)('%s', (scenario) => {
+    it(`P2/R7: scenario ${scenario} passes every check`, async () => {
+      const out = await run(scenario);
+      expect(out, out).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+      expect(out).toContain('OVERALL: PASSED');
+    }, 150_000); // a bound that proves "not hung" on a busy machine, not a timing
+  });
+});
