@@ -7,6 +7,7 @@
  * - Refresh (issue 6): 8 Python mounts, one changed vs all changed, against
  *   connect+list of one server. Target: one-changed ≤ 1.3× connect+list.
  *   And the cost of suspend + resume against a fresh start.
+ * - Output schemas, list_changed and timeouts (issue 12): bench/protocol.bench.ts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { connectMcp, MemoryStore, NativeRun, policies, ResourceService, ToolSchemaRegistry } from '../src/index.js';
 import { DELEGATE_INPUT_SCHEMA } from '../src/runtime/snapshot.js';
 import { type BenchReport, formatNs, median } from './harness.js';
+import { cancelRows, listChangedRows, outputCheckRows } from './protocol.bench.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const server = path.join(root, 'test/fixtures/mcp_server.py');
@@ -117,6 +119,9 @@ async function refreshRows(targets: BenchReport['targets']): Promise<string[]> {
 /** Runs the runtime benchmarks. */
 export async function runRuntimeBench(): Promise<BenchReport> {
   const targets: BenchReport['targets'] = [];
-  const markdown = [...(await pipelineRows(targets)), '', ...(await refreshRows(targets))].join('\n');
+  const markdown = [
+    ...(await pipelineRows(targets)), '', ...(await refreshRows(targets)),
+    '', '### Output schemas, list_changed, timeouts (issue 12)', '', ...outputCheckRows(targets), '', ...(await listChangedRows(targets)), '', ...(await cancelRows(targets)),
+  ].join('\n');
   return { title: 'NativeRun', markdown, targets };
 }

@@ -1,9 +1,10 @@
 /**
  * Stage 5, execute (B3): a validated, permitted call goes to its route — the
  * mounted server, a framework tool or a host delegate. Never throws: every
- * failure is the call's own result. MCP calls and delegates are bounded by the
- * run's call timeout and end at once when the run or batch is cancelled; the
- * server is sent `notifications/cancelled` (by the SDK) for both.
+ * failure is the call's own result. MCP calls are bounded by the run's call
+ * timeout and end at once when the run or batch is cancelled; the server is
+ * sent `notifications/cancelled` (by the SDK) for both. Delegates end at once
+ * when the run or batch is cancelled.
  */
 import { contentText, isAgtError, readToolError } from '../errors.js';
 import { isPlainObject } from '../json.js';
@@ -94,17 +95,14 @@ function callFailure(code: string, route: McpRoute, timeoutMs: number): string {
   }
 }
 
+// Delegates hand work to another agent, which may take long: they are not bounded by
+// callTimeoutMs, only cancelled with the run or batch (their handler gets the signal).
 async function executeDelegate(call: ToolCall, route: DelegateRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
   const id = call.id;
-  const timeout = AbortSignal.timeout(ctx.callTimeoutMs);
-  const signal = AbortSignal.any([ctx.signal, timeout]);
   try {
     const input = { agent: String(args.agent), task: String(args.task), ...(typeof args.context === 'string' ? { context: args.context } : {}) };
-    const out = await abortable(route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal }), signal);
-    if (wasAborted(out)) {
-      if (ctx.signal.aborted) return cancelledResult(id);
-      return failed(id, 'tool_failed', { code: 'call_timeout', message: `the delegate did not finish within ${ctx.callTimeoutMs} ms` }).result;
-    }
+    const out = await abortable(route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }), ctx.signal);
+    if (wasAborted(out)) return cancelledResult(id);
     return { tool_call_id: id, status: 'ok', content: typeof out === 'string' ? [{ type: 'text', text: out }] : out.content };
   } catch {
     return failed(id, 'tool_failed', { code: 'tool_failed', message: 'the delegate tool failed' }).result;

@@ -17,11 +17,10 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import { checkBatch } from './batch-check.js';
 import { type CallContext, processCall, recordSafely } from './call.js';
 import { type BuildContext, buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
+import { NEVER_ABORTED } from './stages.js';
 import { type ModelTool, mountConnectOptions, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
 import type { RunSnapshot, SnapshotState } from './snapshot.js';
 import type { BatchResult, ToolBatch } from './types.js';
-
-const NEVER_ABORTED = new AbortController().signal;
 
 /** One native run of an agent. */
 export class NativeRun {
@@ -108,10 +107,10 @@ export class NativeRun {
     const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
     // The batch boundary: at most one refresh, whatever was announced during the batch.
     const framework = this.#refreshPending;
+    if (!framework && this.#stale.size === 0) return { results };
     const stale = new Map(this.#stale);
     this.#stale.clear();
     this.#refreshPending = false;
-    if (!framework && stale.size === 0) return { results };
     return { results, refresh: await this.#refresh(framework, stale) };
   }
 

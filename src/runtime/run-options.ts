@@ -29,7 +29,7 @@ export interface NativeRunOptions {
   skipBrokenMounts?: boolean;
   /** Cancels the run: calls in flight end as `cancelled` (the servers are told), later calls do not start. */
   signal?: AbortSignal;
-  /** Longest wait for one MCP or delegate call; then it is cancelled (`call_timeout`). Default 60,000. */
+  /** Longest wait for one MCP tool call; then it is cancelled (`call_timeout`). Default 60,000. Delegates are not bounded by it. */
   callTimeoutMs?: number;
   /** Progress servers report for the run's calls. */
   onProgress?(event: ProgressEvent): void;

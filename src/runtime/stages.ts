@@ -26,9 +26,12 @@ export const cancelledResult = (id: string): ToolResult =>
 
 const ABORTED = Symbol('aborted');
 
+/** The signal of a run and batch that nobody can cancel (no host signal given). */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
 /** `promise`, or ABORTED as soon as `signal` aborts (the promise is then ignored). */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
-  if (signal === undefined) return promise;
+  if (signal === undefined || signal === NEVER_ABORTED) return promise;
   if (signal.aborted) return Promise.resolve(ABORTED);
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(ABORTED);
@@ -119,19 +122,21 @@ const notAnObject: ArgumentIssue = { instancePath: '', schemaPath: '', keyword: 
  */
 export function checkOutput(result: ToolResult, route: { outputValidator?: CompiledToolSchema }): ToolResult {
   if (result.status !== 'ok') return result; // an isError result is not checked (MCP)
-  const invalid = (message: string, issues: readonly ArgumentIssue[]): ToolResult =>
-    failed(result.tool_call_id, 'tool_failed', { code: 'output_invalid', message, details: { issues } }).result;
   const structured = result.structuredContent;
   if (structured === undefined) {
-    return route.outputValidator === undefined ? result : invalid('the tool declares an outputSchema, but its result has no structuredContent', []);
+    return route.outputValidator === undefined ? result : outputInvalid(result, 'the tool declares an outputSchema, but its result has no structuredContent', []);
   }
-  if (!isPlainObject(structured)) return invalid("the tool's structuredContent is not a JSON object", [notAnObject]);
+  if (!isPlainObject(structured)) return outputInvalid(result, "the tool's structuredContent is not a JSON object", [notAnObject]);
   if (route.outputValidator === undefined) return result;
   const validation = route.outputValidator.validate(structured);
   if (validation.ok) return result;
   const first = validation.issues[0];
   const where = first?.instancePath ? ` at "${first.instancePath}"` : '';
-  return invalid(`the tool's structured result does not match its outputSchema${where}: ${first?.message ?? 'invalid'}`, validation.issues);
+  return outputInvalid(result, `the tool's structured result does not match its outputSchema${where}: ${first?.message ?? 'invalid'}`, validation.issues);
+}
+
+function outputInvalid(result: ToolResult, message: string, issues: readonly ArgumentIssue[]): ToolResult {
+  return failed(result.tool_call_id, 'tool_failed', { code: 'output_invalid', message, details: { issues } }).result;
 }
 
 /** Stage 6: after hooks; each may replace the result's content (redaction). */
