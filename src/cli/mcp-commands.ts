@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
-import { McpProber } from '../mcp/prober.js';
+import { McpProber, type ProbedTool } from '../mcp/prober.js';
 import { planImport } from '../resources/import.js';
 import { type CliContext, emit, EXIT, positional } from './context.js';
 
@@ -85,7 +85,9 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
         `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, protocol ${report.protocolVersion}`,
         `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms`,
         `${report.tools.length} tools:`,
-        ...report.tools.map((tool) => (tool.ok ? `  ok    ${tool.name} (${tool.dialect})` : `  FAIL  ${tool.name}: ${tool.error?.code} ${tool.error?.message ?? ''}`)),
+        ...report.tools.map(probedToolLine),
+        ...(report.resources ? [`resources: ${report.resources.error ? `FAIL ${report.resources.error}` : `${report.resources.count} (${report.resources.templates} templates)`}`] : []),
+        ...(report.prompts ? [`prompts: ${report.prompts.error ? `FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
         ...report.warnings.map((w) => `warning: ${w}`),
       ].join('\n'));
       return report.ok ? EXIT.ok : EXIT.failed;
@@ -113,3 +115,9 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
   }
 }
 
+function probedToolLine(tool: ProbedTool): string {
+  const output = tool.output?.dialect ? `, output ${tool.output.dialect}` : '';
+  if (tool.ok) return `  ok    ${tool.name} (${tool.dialect}${output})`;
+  const error = tool.error ?? tool.output?.error;
+  return `  FAIL  ${tool.name}: ${error?.code} ${error?.message ?? ''}`;
+}

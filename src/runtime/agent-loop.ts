@@ -23,17 +23,19 @@ export interface ModelLike {
 
 /** How a loop ended. */
 export interface LoopOutcome {
-  status: 'completed' | 'max_steps';
+  /** `cancelled`: the signal aborted; the step in flight was cancelled (its calls end as cancelled). */
+  status: 'completed' | 'max_steps' | 'cancelled';
   steps: number;
   text?: string;
   history: LoopMessage[];
 }
 
 /** Drives `model` against `run` until it answers without tool calls or `maxSteps` is used up. */
-export async function runAgentLoop(options: { run: NativeRun; model: ModelLike; maxSteps: number }): Promise<LoopOutcome> {
-  const { run, model, maxSteps } = options;
+export async function runAgentLoop(options: { run: NativeRun; model: ModelLike; maxSteps: number; signal?: AbortSignal }): Promise<LoopOutcome> {
+  const { run, model, maxSteps, signal } = options;
   const history: LoopMessage[] = [];
   for (let step = 1; step <= maxSteps; step++) {
+    if (signal?.aborted) return { status: 'cancelled', steps: step - 1, history };
     const out = await model.respond({ tools: run.tools(), history });
     if (!out.toolCalls || out.toolCalls.length === 0) {
       history.push({ role: 'assistant', ...(out.text === undefined ? {} : { text: out.text }) });
@@ -42,7 +44,7 @@ export async function runAgentLoop(options: { run: NativeRun; model: ModelLike; 
     history.push({ role: 'assistant', toolCalls: out.toolCalls });
     const batchId = `${run.id}:${step}`;
     try {
-      const result = await run.executeBatch({ runId: run.id, agent: run.agent, batchId, calls: out.toolCalls });
+      const result = await run.executeBatch({ runId: run.id, agent: run.agent, batchId, calls: out.toolCalls }, signal ? { signal } : {});
       history.push({ role: 'tool', batchId, results: result.results });
       if (result.refresh) history.push({ role: 'system', text: result.refresh.message });
     } catch (error) {
@@ -50,5 +52,5 @@ export async function runAgentLoop(options: { run: NativeRun; model: ModelLike; 
       history.push({ role: 'system', text: error.message }); // B6: the whole step was rejected; the model may correct it
     }
   }
-  return { status: 'max_steps', steps: maxSteps, history };
+  return signal?.aborted ? { status: 'cancelled', steps: maxSteps, history } : { status: 'max_steps', steps: maxSteps, history };
 }

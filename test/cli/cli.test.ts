@@ -42,6 +42,17 @@ describe('agt mcp', () => {
     expect((await agt('mcp', 'show', 'tools/py')).code).toBe(3);
   });
 
+  it('P2: agt mcp probe shows output schemas, resources and prompts of the server', async () => {
+    const features = ['output', 'resources', 'prompts'].flatMap((f) => ['--arg=--feature', '--arg', f]); // dash-led values need --arg=
+    expect((await agt('mcp', 'create', 'tools/rich', '--command', 'python3', '--arg', PYTHON_SERVER, ...features, '--cwd', REPO_ROOT)).code).toBe(0);
+    const probe = await agt('mcp', 'probe', 'tools/rich');
+    expect(probe.code).toBe(1); // broken_output_schema
+    expect(probe.stdout).toMatch(/ok {4}divide \(2020-12, output 2020-12\)/);
+    expect(probe.stdout).toMatch(/FAIL {2}broken_output_schema: schema_load_failed tool "broken_output_schema": outputSchema failed to load/);
+    expect(probe.stdout).toMatch(/^resources: 3 \(1 templates\)$/m);
+    expect(probe.stdout).toMatch(/^prompts: 2$/m);
+  });
+
   it('R2: a remote server and a --from document', async () => {
     expect((await agt('mcp', 'create', 'tools/remote', '--url', 'https://mcp.example.test/mcp', '--header', 'Authorization: Bearer t')).code).toBe(0);
     fs.writeFileSync(path.join(tmp.dir, 'doc.json'), JSON.stringify({ mcpServers: { files: { command: 'node', args: ['x.js'], cwd: tmp.dir } } }));

@@ -5,7 +5,8 @@
  * nothing is left in flight (B3, B5, G4).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AuditEvent, NativeRun, type PermissionRequest, policies, type ProgressEvent } from '../../src/index.js';
+import { type AuditEvent, NativeRun, type PermissionRequest, policies, type ProgressEvent, runAgentLoop } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
 import { waitFor } from '../mcp/helpers.js';
 import { batch, py, setup } from './helpers.js';
 
@@ -107,5 +108,38 @@ describe('progress', () => {
     const { results } = await r.executeBatch(batch(r, [{ id: 'p', name: py('count'), arguments: { n: 3 } }]));
     expect(results.map(statusOf)).toEqual(['ok']);
     expect(seen).toEqual([1, 2, 3].map((i) => ({ runId: r.id, toolCallId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })));
+  });
+});
+
+describe('cancellation of delegates and loops', () => {
+  it('B7: a delegate handler gets the signal; cancelling ends the call at once as cancelled', async () => {
+    const controller = new AbortController();
+    let handlerSignal: AbortSignal | undefined;
+    const r = await start({
+      signal: controller.signal,
+      delegates: [{ name: 'hand_off', targets: ['team/bob'], handler: (_input, meta) => { handlerSignal = meta.signal; return new Promise(() => undefined); } }],
+    });
+    const pending = r.executeBatch(batch(r, [{ id: 'd', name: 'hand_off', arguments: { agent: 'team/bob', task: 'long work' } }]));
+    await waitFor(() => handlerSignal !== undefined);
+    controller.abort();
+    expect((await pending).results.map(statusOf)).toEqual(['tool_failed:cancelled']);
+    expect(handlerSignal?.aborted).toBe(true);
+  });
+
+  it("runAgentLoop with a signal: the step in flight is cancelled and the loop ends as cancelled", async () => {
+    const controller = new AbortController();
+    const r = await start();
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'n', name: py('never'), arguments: {} }] },
+      { text: 'never reached' },
+    ]);
+    const loop = runAgentLoop({ run: r, model, maxSteps: 5, signal: controller.signal });
+    await waitFor(() => env.calls().length === 1);
+    controller.abort();
+    const outcome = await loop;
+    expect(outcome.status).toBe('cancelled');
+    expect(outcome.steps).toBe(1);
+    const tool = outcome.history.find((m) => m.role === 'tool');
+    expect(tool?.role === 'tool' && tool.results.map(statusOf)).toEqual(['tool_failed:cancelled']);
   });
 });
