@@ -1,22 +1,10 @@
 /** Tool annotations reach permission policies; annotation-based helpers (G4). */
-import { afterEach, describe, expect, it } from 'vitest';
-import { NativeRun, type PermissionRequest, policies } from '../../src/index.js';
-import { batch, py, setup } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type PermissionPolicy, type PermissionRequest, policies } from '../../src/index.js';
+import { batch, py, runFixture } from './helpers.js';
 
-let env: Awaited<ReturnType<typeof setup>>;
-let run: NativeRun | undefined;
-afterEach(async () => {
-  await run?.close();
-  run = undefined;
-  env?.tmp.cleanup();
-});
-
-async function start(policy: Parameters<typeof NativeRun.start>[0]['policy'], data: Record<string, unknown> = {}) {
-  env = await setup();
-  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'], ...data } });
-  run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy });
-  return run;
-}
+const fx = runFixture();
+const start = (policy: PermissionPolicy, data: Record<string, unknown> = {}) => fx.start({ policy }, data);
 
 const calls = () => [
   { id: 'echo', name: py('echo'), arguments: { message: 'hi' } }, // readOnlyHint: true
@@ -41,7 +29,7 @@ describe('annotations and policies', () => {
     const r = await start(policies.chain(policies.autoAllow({ readOnly: true })));
     const { results } = await r.executeBatch(batch(r, calls()));
     expect(outcome(results)).toEqual({ echo: 'ok', add: 'ok', withdraw: 'permission_denied', where: 'permission_denied' });
-    expect(env.calls().map((c) => c.tool).sort()).toEqual(['add', 'echo']);
+    expect(fx.env.calls().map((c) => c.tool).sort()).toEqual(['add', 'echo']);
   });
 
   it('G4: deny({ destructive: true }) first, then a human for the rest; missing hints take the MCP defaults', async () => {

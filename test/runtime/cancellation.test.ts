@@ -4,28 +4,16 @@
  * ends as tool_failed call_timeout or cancelled, the batch returns, and
  * nothing is left in flight (B3, B5, G4).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type AuditEvent, NativeRun, type PermissionRequest, policies, type ProgressEvent, runAgentLoop } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { type AuditEvent, type PermissionRequest, policies, type ProgressEvent, runAgentLoop } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { waitFor } from '../mcp/helpers.js';
-import { batch, py, setup } from './helpers.js';
+import { batch, py, runFixture } from './helpers.js';
 
-let env: Awaited<ReturnType<typeof setup>>;
-let run: NativeRun | undefined;
-afterEach(async () => {
-  await run?.close();
-  run = undefined;
-  env?.tmp.cleanup();
-});
+const fx = runFixture(['slow', 'progress']);
+const start = (options: Parameters<typeof fx.start>[0] = {}) => fx.start(options);
 
-async function start(extra: Partial<Parameters<typeof NativeRun.start>[0]> = {}) {
-  env = await setup({ features: ['slow', 'progress'] });
-  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
-  run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), ...extra });
-  return run;
-}
-
-const cancelledOnServer = () => env.serverEvents().filter((e) => e.event === 'cancelled').length;
+const cancelledOnServer = () => fx.env.serverEvents().filter((e) => e.event === 'cancelled').length;
 const statusOf = (r: { status: string; error?: { code: string } }) => (r.status === 'ok' ? 'ok' : `${r.status}:${r.error?.code}`);
 
 describe('call timeout', () => {
@@ -61,16 +49,16 @@ describe('cancellation', () => {
       { id: 'b', name: py('sleep'), arguments: { ms: 60_000 } },
       { id: 'c', name: py('echo'), arguments: { message: 'queued behind the slow ones' } },
     ]));
-    await waitFor(() => env.calls().length === 2); // both slow calls reached the server
+    await waitFor(() => fx.env.calls().length === 2); // both slow calls reached the server
     controller.abort();
     const { results } = await pending;
     expect(results.map(statusOf)).toEqual(['tool_failed:cancelled', 'tool_failed:cancelled', 'tool_failed:cancelled']);
     await waitFor(() => cancelledOnServer() === 2);
-    expect(env.calls().map((c) => c.tool)).toEqual(['never', 'sleep']); // the queued echo never ran
+    expect(fx.env.calls().map((c) => c.tool)).toEqual(['never', 'sleep']); // the queued echo never ran
     // The run stays cancelled: a later batch runs nothing.
     const later = await r.executeBatch(batch(r, [{ id: 'd', name: py('echo'), arguments: { message: 'x' } }]));
     expect(later.results.map(statusOf)).toEqual(['tool_failed:cancelled']);
-    expect(env.calls()).toHaveLength(2);
+    expect(fx.env.calls()).toHaveLength(2);
   });
 
   it('a batch signal cancels that batch only; a human review that never answers does not hang it (G4)', async () => {
@@ -81,7 +69,7 @@ describe('cancellation', () => {
     await waitFor(() => asked === 1);
     controller.abort();
     expect((await pending).results.map(statusOf)).toEqual(['tool_failed:cancelled']);
-    expect(env.calls()).toEqual([]); // never executed
+    expect(fx.env.calls()).toEqual([]); // never executed
     const next = await r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'next batch' } }]));
     expect(next.results.map(statusOf)).toEqual(['ok']);
   });
@@ -134,7 +122,7 @@ describe('cancellation of delegates and loops', () => {
       { text: 'never reached' },
     ]);
     const loop = runAgentLoop({ run: r, model, maxSteps: 5, signal: controller.signal });
-    await waitFor(() => env.calls().length === 1);
+    await waitFor(() => fx.env.calls().length === 1);
     controller.abort();
     const outcome = await loop;
     expect(outcome.status).toBe('cancelled');

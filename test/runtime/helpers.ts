@@ -1,7 +1,8 @@
 /** Helpers of the runtime tests: a registry with the Python fixture server registered and agents. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { MemoryStore, type NativeRun, ResourceService, toolAlias, type ToolCall } from '../../src/index.js';
+import { afterEach } from 'vitest';
+import { MemoryStore, NativeRun, type PermissionPolicy, policies, ResourceService, toolAlias, type ToolCall } from '../../src/index.js';
 import { pythonConfig, readEvents } from '../mcp/helpers.js';
 import { tempDir } from '../service/helpers.js';
 
@@ -31,4 +32,42 @@ let batchCounter = 0;
 export function batch(run: NativeRun, calls: ToolCall[]) {
   batchCounter += 1;
   return { runId: run.id, agent: run.agent, batchId: `b${batchCounter}`, calls };
+}
+
+type Env = Awaited<ReturnType<typeof setup>>;
+type StartOptions = Omit<Parameters<typeof NativeRun.start>[0], 'agent' | 'service' | 'policy'> & { policy?: PermissionPolicy };
+
+/**
+ * One run per test of a file: `start()` sets up the registry (the Python server
+ * as `tools/py` with `features`), writes agent `team/alice` mounting it (plus
+ * `data`) and starts a run with auto-allow (or `options.policy`). The run is
+ * closed and the registry removed after each test.
+ */
+export function runFixture(features: string[] = []) {
+  const state: { env?: Env; run?: NativeRun } = {};
+  afterEach(async () => {
+    await state.run?.close();
+    state.env?.tmp.cleanup();
+    state.run = undefined;
+    state.env = undefined;
+  });
+  return {
+    /** The registry of the current test. */
+    get env(): Env {
+      if (state.env === undefined) throw new Error('start() first');
+      return state.env;
+    },
+    /** Starts team/alice. */
+    async start(options: StartOptions = {}, data: Record<string, unknown> = {}): Promise<NativeRun> {
+      state.env = await setup({ features });
+      await state.env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'], ...data } });
+      state.run = await NativeRun.start({ agent: 'team/alice', service: state.env.service, policy: policies.autoAllow('*'), ...options });
+      return state.run;
+    },
+    /** Cleans up a registry and run a test made itself. */
+    adopt(env: Env, run?: NativeRun): void {
+      state.env = env;
+      state.run = run;
+    },
+  };
 }

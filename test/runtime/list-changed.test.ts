@@ -3,27 +3,15 @@
  * boundary refreshes that mount with the same atomic-swap rules as a
  * framework-write refresh (F1–F4, F6, F8), never mid-batch (F2).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type AuditEvent, NativeRun, policies, toolAlias } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { type AuditEvent, toolAlias } from '../../src/index.js';
 import { pythonConfig } from '../mcp/helpers.js';
-import { batch, py, setup } from './helpers.js';
+import { batch, py, runFixture } from './helpers.js';
 
-let env: Awaited<ReturnType<typeof setup>>;
-let run: NativeRun | undefined;
-afterEach(async () => {
-  await run?.close();
-  run = undefined;
-  env?.tmp.cleanup();
-});
+const fx = runFixture(['list-changed', 'resources', 'prompts']);
+const start = (audit?: AuditEvent[], mcps = ['tools/py']) => fx.start(audit ? { audit: { record: (e) => void audit.push(e) } } : {}, { mcps });
 
-async function start(audit?: AuditEvent[], mcps = ['tools/py']) {
-  env = await setup({ features: ['list-changed', 'resources', 'prompts'] });
-  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps } });
-  run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), ...(audit ? { audit: { record: (e) => void audit.push(e) } } : {}) });
-  return run;
-}
-
-const toolLists = () => env.serverEvents().filter((e) => e.method === 'tools/list').length;
+const toolLists = () => fx.env.serverEvents().filter((e) => e.method === 'tools/list').length;
 
 describe('list_changed refresh', () => {
   it('F1/F2: a tool the server adds is callable after the batch boundary, not inside the batch that announced it', async () => {
@@ -73,8 +61,8 @@ describe('list_changed refresh', () => {
     const r = await start(undefined, ['tools/py', 'tools/other']);
     const aliases = r.snapshot.aliases;
     // Someone else edits the other mount's config and the agent's mounts meanwhile.
-    await env.service.write({ kind: 'mcp', reference: 'tools/other', data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'edited', '--echo-max', '5'] }) } } });
-    await env.service.write({ kind: 'agent', reference: 'team/alice', data: { mcps: [] } });
+    await fx.env.service.write({ kind: 'mcp', reference: 'tools/other', data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'edited', '--echo-max', '5'] }) } } });
+    await fx.env.service.write({ kind: 'agent', reference: 'team/alice', data: { mcps: [] } });
     const { refresh } = await r.executeBatch(batch(r, [{ id: 'g', name: py('grow'), arguments: { name: 'extra' } }]));
     expect(refresh?.status).toBe('applied');
     expect(r.snapshot.mounts.map((m) => m.reference)).toEqual(['tools/other', 'tools/py']);

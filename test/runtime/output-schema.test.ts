@@ -1,22 +1,10 @@
 /** Tool output schemas in runs: compiled with the snapshot, results checked after execute (B3, B5, S7, S8). */
-import { afterEach, describe, expect, it } from 'vitest';
-import { type AuditEvent, NativeRun, policies } from '../../src/index.js';
-import { batch, py, setup } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { AuditEvent } from '../../src/index.js';
+import { batch, py, runFixture } from './helpers.js';
 
-let env: Awaited<ReturnType<typeof setup>>;
-let run: NativeRun | undefined;
-afterEach(async () => {
-  await run?.close();
-  run = undefined;
-  env?.tmp.cleanup();
-});
-
-async function start(audit?: AuditEvent[]) {
-  env = await setup({ features: ['output'] });
-  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
-  run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), ...(audit ? { audit: { record: (e) => void audit.push(e) } } : {}) });
-  return run;
-}
+const fx = runFixture(['output']);
+const start = (audit?: AuditEvent[]) => fx.start(audit ? { audit: { record: (e) => void audit.push(e) } } : {});
 
 describe('output schemas', () => {
   it('S7: a tool whose outputSchema does not load is left out with a notice naming it; the others stay', async () => {

@@ -6,25 +6,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NativeRun, policies, type RunRequestContext } from '../../src/index.js';
 import { pythonConfig } from '../mcp/helpers.js';
-import { batch, py, setup } from './helpers.js';
+import { batch, py, runFixture, setup } from './helpers.js';
 
-let env: Awaited<ReturnType<typeof setup>>;
-let run: NativeRun | undefined;
-afterEach(async () => {
-  await run?.close();
-  run = undefined;
-  env?.tmp.cleanup();
-});
-
-async function start(extra: Partial<Parameters<typeof NativeRun.start>[0]> = {}, data: Record<string, unknown> = {}) {
-  env = await setup({ features: ['elicit', 'sample'] });
-  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'], ...data } });
-  run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), ...extra });
-  return run;
-}
+const fx = runFixture(['elicit', 'sample']);
+const start = (options: Parameters<typeof fx.start>[0] = {}) => fx.start(options);
 
 describe('server-initiated requests in runs', () => {
   it("elicitation and sampling reach the run's handlers with the run, the mount and the call in flight", async () => {
@@ -60,14 +48,16 @@ describe('server-initiated requests in runs', () => {
   });
 
   it('P2: a run and its own mcp_probe declare identical capabilities (seen by the server)', async () => {
-    env = await setup();
+    const env = await setup();
+    fx.adopt(env);
     const initLog = path.join(env.tmp.dir, 'init.log');
     await env.service.write({ kind: 'mcp', reference: 'tools/logged', create: true, data: { mcpServers: { l: pythonConfig({ extra: ['--log-init', initLog] }) } } });
     await env.service.write({ kind: 'agent', reference: 'team/boss', create: true, data: { role: 'manager', mcps: ['tools/logged'] } });
-    run = await NativeRun.start({
+    const run = await NativeRun.start({
       agent: 'team/boss', service: env.service, policy: policies.autoAllow('*'),
       elicitation: async () => ({ action: 'decline' }), sampling: async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }),
     });
+    fx.adopt(env, run);
     const { results } = await run.executeBatch(batch(run, [{ id: 'p', name: 'mcp_probe', arguments: { reference: 'tools/logged' } }]));
     expect(results[0]?.status).toBe('ok');
     const declared = fs.readFileSync(initLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l).capabilities);
