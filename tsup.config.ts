@@ -1,10 +1,19 @@
 import { defineConfig } from 'tsup';
 
-// One build for every public entry point; subpaths (testing, sqlite, postgres,
-// authoring) are added here and in package.json "exports" as they land.
+// One build for every public entry point; subpaths are added here and in
+// package.json "exports" as they land.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', authoring: 'src/authoring/index.ts', postgres: 'src/storage/postgres.ts', sqlite: 'src/storage/sqlite.ts', testing: 'src/testing/index.ts' },
+    entry: {
+      index: 'src/index.ts',
+      authoring: 'src/authoring/index.ts',
+      openai: 'src/providers/openai/index.ts',
+      anthropic: 'src/providers/anthropic/index.ts',
+      'ai-sdk': 'src/providers/ai-sdk/index.ts',
+      postgres: 'src/storage/postgres.ts',
+      sqlite: 'src/storage/sqlite.ts',
+      testing: 'src/testing/index.ts',
+    },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,

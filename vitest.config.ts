@@ -13,6 +13,9 @@ export default defineConfig({
       { find: /^agt-mcp\/authoring$/, replacement: src('authoring/index.ts') },
       { find: /^agt-mcp\/sqlite$/, replacement: src('storage/sqlite.ts') },
       { find: /^agt-mcp\/postgres$/, replacement: src('storage/postgres.ts') },
+      { find: /^agt-mcp\/openai$/, replacement: src('providers/openai/index.ts') },
+      { find: /^agt-mcp\/anthropic$/, replacement: src('providers/anthropic/index.ts') },
+      { find: /^agt-mcp\/ai-sdk$/, replacement: src('providers/ai-sdk/index.ts') },
     ],
   },
   test: {

@@ -4,21 +4,21 @@
  * batches) go back to the model, and the step budget `maxSteps` is the only
  * bound on corrections: there is no separate retry loop (B4).
  */
-import { isAgtError } from '../errors.js';
+import { executeModelCalls, type ModelCall } from './model-calls.js';
 import type { NativeRun } from './native-run.js';
 import type { ModelTool } from './run-options.js';
-import type { BatchResult, ToolCall } from './types.js';
+import type { BatchResult } from './types.js';
 
 /** One entry of the loop's history, as the model is shown it. */
 export type LoopMessage =
-  | { role: 'assistant'; text?: string; toolCalls?: ToolCall[] }
+  | { role: 'assistant'; text?: string; toolCalls?: readonly ModelCall[] }
   | { role: 'tool'; batchId: string; results: BatchResult['results'] }
   | { role: 'system'; text: string };
 
 /** A model the loop can drive (a real client adapter, or ScriptedModel in tests). */
 export interface ModelLike {
-  /** The next step: tool calls to run, or a final text. */
-  respond(input: { tools: ModelTool[]; history: readonly LoopMessage[] }): Promise<{ text?: string; toolCalls?: ToolCall[] }>;
+  /** The next step: tool calls to run (as the model API gave them), or a final text. */
+  respond(input: { tools: ModelTool[]; history: readonly LoopMessage[] }): Promise<{ text?: string; toolCalls?: readonly ModelCall[] }>;
 }
 
 /** How a loop ended. */
@@ -43,14 +43,11 @@ export async function runAgentLoop(options: { run: NativeRun; model: ModelLike; 
     }
     history.push({ role: 'assistant', toolCalls: out.toolCalls });
     const batchId = `${run.id}:${step}`;
-    try {
-      const result = await run.executeBatch({ runId: run.id, agent: run.agent, batchId, calls: out.toolCalls }, signal ? { signal } : {});
-      history.push({ role: 'tool', batchId, results: result.results });
-      if (result.refresh) history.push({ role: 'system', text: result.refresh.message });
-    } catch (error) {
-      if (!isAgtError(error) || error.code !== 'batch_rejected') throw error;
-      history.push({ role: 'system', text: error.message }); // B6: the whole step was rejected; the model may correct it
-    }
+    // Every call gets a result, so the history stays valid for model APIs; B6: a rejected step ran nothing.
+    const result = await executeModelCalls(run, out.toolCalls, { batchId, ...(signal ? { signal } : {}) });
+    history.push({ role: 'tool', batchId, results: result.results });
+    if (result.rejected) history.push({ role: 'system', text: result.rejected.message }); // the model may correct it
+    if (result.refresh) history.push({ role: 'system', text: result.refresh.message });
   }
   return signal?.aborted ? { status: 'cancelled', steps: maxSteps, history } : { status: 'max_steps', steps: maxSteps, history };
 }

@@ -6,6 +6,8 @@ export type { ModelTool, NativeRunOptions, SuspendedRun } from './run-options.js
 export type { RunSnapshot } from './snapshot.js';
 export { DELEGATE_INPUT_SCHEMA } from './snapshot.js';
 export { runAgentLoop } from './agent-loop.js';
+export { executeModelCalls } from './model-calls.js';
+export type { ModelCall, ModelCallsResult } from './model-calls.js';
 export type { LoopMessage, LoopOutcome, ModelLike } from './agent-loop.js';
 export type {
   AfterHook, AuditEvent, AuditSink, BatchResult, BeforeHook, DelegateTool, PermissionDecision, PermissionPolicy,

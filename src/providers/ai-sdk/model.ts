@@ -1,0 +1,70 @@
+/**
+ * aiSdkModel: a ModelLike (for runAgentLoop) over the AI SDK's
+ * `generateText` and any of its language models. Tools are described without
+ * `execute`, so the SDK returns the calls and the loop runs them through the
+ * run's pipeline; one `generateText` per step.
+ */
+import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
+import type { ModelTool } from '../../runtime/run-options.js';
+import { resultText } from '../content.js';
+import { providerSchema } from '../schema.js';
+import { standardJsonSchema } from './tools.js';
+
+/** The part of the AI SDK's `generateText` result the adapter reads. */
+export interface GenerateTextResultLike {
+  text?: string;
+  toolCalls?: readonly { toolCallId: string; toolName: string; input: unknown }[];
+}
+
+/** Options of {@link aiSdkModel}. */
+export interface AiSdkModelOptions {
+  /** The AI SDK's `generateText` (import it from "ai"). */
+  generateText(request: Record<string, unknown>): PromiseLike<GenerateTextResultLike>;
+  /** A language model of any AI SDK provider. */
+  model: unknown;
+  system?: string;
+  /** The user's request that starts the conversation. */
+  prompt: string;
+  /** More request fields, sent as they are. */
+  request?: Record<string, unknown>;
+}
+
+function messages(prompt: string, history: readonly LoopMessage[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [{ role: 'user', content: prompt }];
+  const names = new Map<string, string>();
+  for (const m of history) {
+    if (m.role === 'assistant') {
+      const calls = (m.toolCalls ?? []).map((c) => {
+        names.set(String(c.id ?? ''), String(c.name ?? ''));
+        return { type: 'tool-call', toolCallId: String(c.id ?? ''), toolName: String(c.name ?? ''), input: c.arguments ?? {} };
+      });
+      out.push({ role: 'assistant', content: [...(m.text ? [{ type: 'text', text: m.text }] : []), ...calls] });
+    } else if (m.role === 'tool') {
+      out.push({
+        role: 'tool',
+        content: m.results.map((r) => ({
+          type: 'tool-result', toolCallId: r.tool_call_id, toolName: names.get(r.tool_call_id) ?? '',
+          output: { type: r.status === 'ok' ? 'text' : 'error-text', value: resultText(r) },
+        })),
+      });
+    } else {
+      out.push({ role: 'system', content: m.text });
+    }
+  }
+  return out;
+}
+
+/** A model for runAgentLoop backed by the AI SDK. */
+export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
+  return {
+    async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
+      const described = Object.fromEntries(tools.map((t) => [t.name, { ...(t.description === undefined ? {} : { description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) }]));
+      const result = await options.generateText({
+        ...options.request, model: options.model, ...(options.system ? { system: options.system } : {}),
+        messages: messages(options.prompt, history), tools: described,
+      });
+      const toolCalls = (result.toolCalls ?? []).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
+      return { ...(result.text ? { text: result.text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
+    },
+  };
+}

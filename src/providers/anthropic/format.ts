@@ -1,0 +1,79 @@
+/**
+ * A run's tools, calls and results in Anthropic's Messages API formats: tools
+ * with `input_schema`, `tool_use` content blocks, `tool_result` blocks (with
+ * `is_error` for failed calls, and images passed on as image blocks). The
+ * shapes are declared here, structurally (the tests check them against the
+ * official SDK's types).
+ */
+import { isPlainObject } from '../../json.js';
+import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
+import type { ModelTool } from '../../runtime/run-options.js';
+import type { BatchResult, ToolResult } from '../../runtime/types.js';
+import { imagePart, resultText } from '../content.js';
+import { providerSchema } from '../schema.js';
+
+/** An Anthropic tool definition. */
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+}
+
+/** A `tool_use` block of an assistant message. */
+export interface AnthropicToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** Content of a tool result. */
+export type AnthropicResultContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } };
+
+/** A `tool_result` block (goes in the next user message). */
+export interface AnthropicToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: AnthropicResultContent[];
+  is_error?: boolean;
+}
+
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** The run's tools as Anthropic tools (`input_schema`: the server's schema, object root, no `$schema`). */
+export function toAnthropicTools(tools: readonly ModelTool[]): AnthropicTool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    input_schema: providerSchema(tool.inputSchema) as AnthropicTool['input_schema'],
+  }));
+}
+
+/** The tool calls of an assistant message (or of its `content` blocks). Never throws. */
+export function fromAnthropicToolUse(source: unknown): ModelCall[] {
+  const blocks = Array.isArray(source) ? source : isPlainObject(source) && Array.isArray(source.content) ? source.content : [];
+  return blocks.filter((b) => isPlainObject(b) && b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name, arguments: b.input }));
+}
+
+/** One result as a tool_result block. */
+export function toAnthropicToolResult(result: ToolResult): AnthropicToolResultBlock {
+  const block = (part: unknown) => {
+    const image = imagePart(part);
+    return image && IMAGE_TYPES.has(image.mediaType) ? image : undefined;
+  };
+  const images: AnthropicResultContent[] = [];
+  for (const part of result.status === 'ok' ? result.content : []) {
+    const image = block(part);
+    if (image) images.push({ type: 'image', source: { type: 'base64', media_type: image.mediaType as 'image/png', data: image.data } });
+  }
+  const text = resultText(result, { apart: (part) => block(part) !== undefined });
+  const content: AnthropicResultContent[] = [...(text === '' && images.length > 0 ? [] : [{ type: 'text' as const, text: text === '' ? '(no output)' : text }]), ...images];
+  return { type: 'tool_result', tool_use_id: result.tool_call_id, content, ...(result.status === 'ok' ? {} : { is_error: true }) };
+}
+
+/** The results of a step as tool_result blocks, in call order (put them in one user message). */
+export function toAnthropicToolResults(result: BatchResult | ModelCallsResult): AnthropicToolResultBlock[] {
+  return result.results.map(toAnthropicToolResult);
+}

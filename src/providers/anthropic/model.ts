@@ -1,0 +1,70 @@
+/**
+ * anthropicModel: a ModelLike (for runAgentLoop) over an Anthropic client —
+ * the official SDK's `Anthropic` instance or anything with `messages.create`.
+ * The loop's history becomes alternating user and assistant messages: tool
+ * results, and the loop's notices, go in user messages.
+ */
+import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
+import type { ModelTool } from '../../runtime/run-options.js';
+import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools } from './format.js';
+
+/** The part of an Anthropic client the model adapter uses (the official SDK's `Anthropic` fits). */
+export interface AnthropicClientLike {
+  messages: { create(body: never): PromiseLike<unknown> };
+}
+
+/** Options of {@link anthropicModel}. */
+export interface AnthropicModelOptions {
+  client: AnthropicClientLike;
+  model: string;
+  maxTokens: number;
+  system?: string;
+  /** The user's request that starts the conversation. */
+  input: string;
+  /** More request fields, sent as they are. */
+  request?: Record<string, unknown>;
+}
+
+type Message = { role: 'user' | 'assistant'; content: Record<string, unknown>[] };
+
+function messages(options: AnthropicModelOptions, history: readonly LoopMessage[]): Message[] {
+  const out: Message[] = [{ role: 'user', content: [{ type: 'text', text: options.input }] }];
+  const user = (block: Record<string, unknown>) => {
+    const last = out[out.length - 1];
+    if (last?.role === 'user') last.content.push(block);
+    else out.push({ role: 'user', content: [block] });
+  };
+  for (const m of history) {
+    if (m.role === 'assistant') {
+      out.push({
+        role: 'assistant',
+        content: [
+          ...(m.text ? [{ type: 'text', text: m.text }] : []),
+          ...(m.toolCalls ?? []).map((c) => ({ type: 'tool_use', id: String(c.id ?? ''), name: String(c.name ?? ''), input: c.arguments ?? {} })),
+        ],
+      });
+    } else if (m.role === 'tool') {
+      for (const r of m.results) user({ ...toAnthropicToolResult(r) });
+    } else {
+      user({ type: 'text', text: m.text });
+    }
+  }
+  return out;
+}
+
+/** A model for runAgentLoop backed by an Anthropic client. */
+export function anthropicModel(options: AnthropicModelOptions): ModelLike {
+  return {
+    async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
+      const messagesApi = options.client.messages;
+      const response = (await (messagesApi.create as (body: Record<string, unknown>) => PromiseLike<unknown>).call(messagesApi, {
+        ...options.request, model: options.model, max_tokens: options.maxTokens,
+        ...(options.system ? { system: options.system } : {}),
+        messages: messages(options, history), tools: toAnthropicTools(tools),
+      })) as { content?: unknown[] };
+      const text = (response.content ?? []).filter((b): b is { type: 'text'; text: string } => (b as { type?: unknown }).type === 'text').map((b) => b.text).join('\n');
+      const toolCalls = fromAnthropicToolUse(response);
+      return { ...(text ? { text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
+    },
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * A run's tools, calls and results in OpenAI's formats, for
+ * Chat Completions (`api: 'chat'`) and the Responses API (`api: 'responses'`).
+ * No OpenAI package is needed: the shapes are declared here, structurally
+ * (the tests check them against the official SDK's types).
+ *
+ * Strict mode (default on): a tool whose schema has a faithful strict form is
+ * sent `strict: true` in that form (schema.ts); `fromOpenAIToolCalls` undoes
+ * it (the nulls of left-out properties), so the run validates the arguments
+ * against the server's own schema.
+ */
+import { isPlainObject } from '../../json.js';
+import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
+import type { ModelTool } from '../../runtime/run-options.js';
+import type { BatchResult } from '../../runtime/types.js';
+import { resultText } from '../content.js';
+import { decodeStrict, providerSchema, type StrictDecoder, toStrictSchema } from '../schema.js';
+
+/** Which OpenAI API. */
+export type OpenAIApi = 'chat' | 'responses';
+
+/** A Chat Completions function tool. */
+export interface OpenAIChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters: Record<string, unknown>; strict: boolean };
+}
+
+/** A Responses API function tool (`strict` is always given: the API defaults it to true). */
+export interface OpenAIResponsesTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  parameters: Record<string, unknown>;
+  strict: boolean;
+}
+
+/** A Chat Completions tool call of an assistant message. */
+export interface OpenAIChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** A Chat Completions assistant message (what `choices[0].message` holds). */
+export interface OpenAIChatAssistantMessage {
+  role: 'assistant';
+  content?: string | null;
+  tool_calls?: OpenAIChatToolCall[] | null;
+}
+
+/** A Responses API function call output item. */
+export interface OpenAIFunctionCallItem {
+  type: 'function_call';
+  call_id: string;
+  name: string;
+  arguments: string;
+  id?: string;
+}
+
+/** A Chat Completions tool message. */
+export interface OpenAIChatToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string;
+}
+
+/** A Responses API function call output (an input item of the next request). */
+export interface OpenAIFunctionCallOutput {
+  type: 'function_call_output';
+  call_id: string;
+  output: string;
+}
+
+/** Options of the OpenAI conversions. */
+export interface OpenAIOptions {
+  /** Strict mode where a tool's schema allows it. Default true. */
+  strict?: boolean;
+}
+
+interface Prepared {
+  parameters: Record<string, unknown>;
+  decoder?: StrictDecoder;
+}
+
+// One conversion per schema object (run.tools() hands out the snapshot's own schema objects).
+const prepared = new WeakMap<object, { strict?: Prepared; loose: Prepared }>();
+function prepare(schema: object): { strict?: Prepared; loose: Prepared } {
+  let entry = prepared.get(schema);
+  if (entry === undefined) {
+    const strict = toStrictSchema(schema);
+    entry = { loose: { parameters: providerSchema(schema) }, ...(strict ? { strict: { parameters: strict.schema, decoder: strict.decoder } } : {}) };
+    prepared.set(schema, entry);
+  }
+  return entry;
+}
+
+function form(tool: ModelTool, options: OpenAIOptions): Prepared & { strict: boolean } {
+  const entry = prepare(tool.inputSchema);
+  return options.strict !== false && entry.strict ? { ...entry.strict, strict: true } : { ...entry.loose, strict: false };
+}
+
+/** The run's tools as Chat Completions tools. */
+export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOptions & { api: 'chat' }): OpenAIChatTool[];
+/** The run's tools as Responses API tools. */
+export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOptions & { api: 'responses' }): OpenAIResponsesTool[];
+/** The run's tools in the format of `options.api`. */
+export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOptions & { api: OpenAIApi }): (OpenAIChatTool | OpenAIResponsesTool)[] {
+  return tools.map((tool) => {
+    const { parameters, strict } = form(tool, options);
+    const description = tool.description === undefined ? {} : { description: tool.description };
+    return options.api === 'chat'
+      ? { type: 'function', function: { name: tool.name, ...description, parameters, strict } }
+      : { type: 'function', name: tool.name, ...description, parameters, strict };
+  });
+}
+
+/**
+ * The tool calls of a Chat Completions assistant message, or of a Responses
+ * API response (its `output`, or the output array). Arguments are parsed
+ * (left as the string when they are not JSON, for the run to report) and
+ * decoded from strict mode. Never throws.
+ */
+export function fromOpenAIToolCalls(source: unknown, options: OpenAIOptions & { tools: readonly ModelTool[] }): ModelCall[] {
+  const byName = new Map(options.tools.map((t) => [t.name, t]));
+  const call = (id: unknown, name: unknown, args: unknown): ModelCall => {
+    const tool = typeof name === 'string' ? byName.get(name) : undefined;
+    const decoder = tool ? form(tool, options).decoder : undefined;
+    return { id, name, arguments: parseArguments(args, decoder) };
+  };
+  if (isPlainObject(source) && Array.isArray(source.tool_calls)) {
+    return source.tool_calls.map((c) => (isPlainObject(c) && isPlainObject(c.function) ? call(c.id, c.function.name, c.function.arguments) : call(isPlainObject(c) ? c.id : undefined, undefined, undefined)));
+  }
+  const output = Array.isArray(source) ? source : isPlainObject(source) && Array.isArray(source.output) ? source.output : [];
+  return output.filter((item) => isPlainObject(item) && item.type === 'function_call').map((item) => call(item.call_id, item.name, item.arguments));
+}
+
+function parseArguments(args: unknown, decoder: StrictDecoder | undefined): unknown {
+  if (typeof args !== 'string') return args;
+  let parsed: unknown;
+  try {
+    parsed = args.trim() === '' ? {} : JSON.parse(args);
+  } catch {
+    return args; // not JSON: stage 2 says so, for this call only
+  }
+  return decoder ? decodeStrict(parsed, decoder) : parsed;
+}
+
+/** The results of a step as Chat Completions tool messages, in call order. */
+export function toOpenAIToolMessages(result: BatchResult | ModelCallsResult, options: { api: 'chat' }): OpenAIChatToolMessage[];
+/** The results of a step as Responses API function call outputs, in call order. */
+export function toOpenAIToolMessages(result: BatchResult | ModelCallsResult, options: { api: 'responses' }): OpenAIFunctionCallOutput[];
+/** The results of a step in the format of `options.api`. */
+export function toOpenAIToolMessages(result: BatchResult | ModelCallsResult, options: { api: OpenAIApi }): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[] {
+  return result.results.map((r) =>
+    options.api === 'chat'
+      ? { role: 'tool', tool_call_id: r.tool_call_id, content: resultText(r) }
+      : { type: 'function_call_output', call_id: r.tool_call_id, output: resultText(r) },
+  );
+}

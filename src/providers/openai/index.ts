@@ -1,0 +1,14 @@
+/**
+ * agt-mcp/openai: OpenAI Chat Completions and Responses API formats for a
+ * run's tools, calls and results, and a ModelLike for runAgentLoop. No OpenAI
+ * package is needed (docs/hosts.md).
+ */
+export { fromOpenAIToolCalls, toOpenAITools, toOpenAIToolMessages } from './format.js';
+export type {
+  OpenAIApi, OpenAIChatAssistantMessage, OpenAIChatTool, OpenAIChatToolCall, OpenAIChatToolMessage, OpenAIFunctionCallItem,
+  OpenAIFunctionCallOutput, OpenAIOptions, OpenAIResponsesTool,
+} from './format.js';
+export { openAIModel } from './model.js';
+export type { OpenAIClientLike, OpenAIModelOptions } from './model.js';
+export { executeModelCalls } from '../../runtime/model-calls.js';
+export type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
