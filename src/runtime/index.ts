@@ -13,3 +13,7 @@ export type {
   AfterHook, AuditEvent, AuditSink, BatchResult, BeforeHook, DelegateTool, PermissionDecision, PermissionPolicy,
   PermissionRequest, ProgressEvent, ResultError, ReviewContext, RouteKind, RunRequestContext, ToolBatch, ToolCall, ToolResult,
 } from './types.js';
+export { MemoryRunStore, RUN_FORMAT_VERSION } from './run-store.js';
+export type { RunStore, RunWrite, StoredRun } from './run-store.js';
+export { MemoryAuditStore, StoreAuditSink } from './audit-store.js';
+export type { AuditQuery, AuditStore } from './audit-store.js';

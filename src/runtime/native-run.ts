@@ -18,6 +18,7 @@ import { checkBatch } from './batch-check.js';
 import { type CallContext, processCall, recordSafely } from './call.js';
 import { type BuildContext, buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
 import { NEVER_ABORTED } from './stages.js';
+import { RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
 import { type ModelTool, mountConnectOptions, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
 import type { RunSnapshot, SnapshotState } from './snapshot.js';
 import type { BatchResult, ToolBatch } from './types.js';
@@ -36,6 +37,8 @@ export class NativeRun {
   readonly #broken = new Set<string>();
   #refreshPending = false;
   #closed = false;
+  /** The revision of this run in the RunStore it was suspended to or resumed from. */
+  #storedRevision: number | null = null;
 
   private constructor(snapshot: SnapshotState, options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }) {
     this.id = parts.wiring.runId;
@@ -185,18 +188,30 @@ export class NativeRun {
     return loaded.connection;
   }
 
-  /** A JSON state to resume this run later; the run stays usable. */
-  async suspend(): Promise<SuspendedRun> {
+  /**
+   * A JSON state to resume this run later; the run stays usable. With `store`,
+   * the state is also written there, compare-and-set against the revision this
+   * run last wrote or resumed from (revision_conflict when another host wrote it since).
+   */
+  async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
     const s = this.#snapshot;
-    return { version: 1, runId: this.id, agent: this.agent, fingerprint: s.fingerprint, settingsHash: s.settingsHash, mountsHash: s.mountsHash, seenBatchIds: [...this.#seen] };
+    const state: SuspendedRun = { version: RUN_FORMAT_VERSION, runId: this.id, agent: this.agent, fingerprint: s.fingerprint, settingsHash: s.settingsHash, mountsHash: s.mountsHash, seenBatchIds: [...this.#seen] };
+    if (options.store) {
+      const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
+      this.#storedRevision = stored.revision;
+    }
+    return state;
   }
 
-  /** Resumes a suspended run if the stored configuration still has its fingerprint (F6, F7); else fingerprint_mismatch. */
-  static async resume(state: SuspendedRun, options: Omit<NativeRunOptions, 'agent'>): Promise<NativeRun> {
-    if (state?.version !== 1 || typeof state.runId !== 'string' || typeof state.agent !== 'string') {
-      throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
-    }
+  /**
+   * Resumes a suspended run — its state, or its run id in `options.store` — if
+   * the stored configuration still has its fingerprint (F6, F7); else
+   * fingerprint_mismatch.
+   */
+  static async resume(target: SuspendedRun | string, options: Omit<NativeRunOptions, 'agent'> & { store?: RunStore }): Promise<NativeRun> {
+    const { state, revision } = await suspendedState(target, options.store);
     const run = await NativeRun.#open(state.runId, { ...options, agent: state.agent });
+    run.#storedRevision = revision;
     const now = run.#snapshot;
     const part = now.settingsHash !== state.settingsHash ? 'settings' : now.mountsHash !== state.mountsHash ? 'mounts' : undefined;
     if (part !== undefined) {

@@ -41,7 +41,7 @@ export interface NativeRunOptions {
   auth?: (server: ResourceRef) => McpAuth | undefined;
 }
 
-/** What `suspend()` returns: JSON, to be passed to `NativeRun.resume`. */
+/** What `suspend()` returns: JSON, to be passed to `NativeRun.resume` (format version 1). */
 export interface SuspendedRun {
   version: 1;
   runId: string;

@@ -8,19 +8,13 @@
  * writers on any number of hosts never lose an update and a failure writes
  * nothing. The schema is created by an explicit, versioned `migrate()`.
  */
-import { AgtError, isAgtError } from '../errors.js';
 import { revisionConflict } from '../resources/conflict.js';
 import type { ResourceStore, ResourceWrite } from '../resources/store.js';
 import type { ResourceKind, ResourceRecord } from '../resources/types.js';
-
-/** The few pool methods the store uses (a `pg.Pool` fits). */
-export interface PgPoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
-  end?(): Promise<void>;
-}
+import { PgConnection, type PgOptions, tableName } from './pg-db.js';
 
 /** Options of {@link PostgresStore}. */
-export type PostgresStoreOptions = ({ connectionString: string; max?: number } | { pool: PgPoolLike }) & {
+export type PostgresStoreOptions = PgOptions & {
   /** Table name (lower-case, `[a-z_][a-z0-9_]*`). Default `agt_resources`. */
   table?: string;
 };
@@ -54,62 +48,23 @@ interface Row {
   updated_at: Date | string;
 }
 
-const TABLE = /^[a-z_][a-z0-9_]{0,50}$/;
-
-async function loadPool(connectionString: string, max: number): Promise<PgPoolLike> {
-  let mod: { default?: { Pool?: new (o: object) => PgPoolLike }; Pool?: new (o: object) => PgPoolLike };
-  try {
-    const driver = 'pg'; // a non-literal specifier: pg's own types stay out of ours (STYLE 3)
-    mod = (await import(driver)) as typeof mod;
-  } catch (cause) {
-    throw new AgtError('store_unavailable', 'PostgresStore needs the optional peer dependency pg (8.x): run "npm install pg@8"', { cause });
-  }
-  const Pool = mod.Pool ?? mod.default?.Pool;
-  if (Pool === undefined) throw new AgtError('store_unavailable', 'the installed "pg" package has no Pool');
-  return new Pool({ connectionString, max });
-}
-
 /** A ResourceStore on PostgreSQL, shared safely by many processes and hosts. */
 export class PostgresStore implements ResourceStore {
   readonly #table: string;
-  readonly #options: PostgresStoreOptions;
-  #pool: Promise<PgPoolLike> | undefined;
-  readonly #ownsPool: boolean;
-  #closed = false;
+  readonly #db: PgConnection;
 
   constructor(options: PostgresStoreOptions) {
-    const table = options?.table ?? 'agt_resources';
-    if (!TABLE.test(table)) throw new AgtError('invalid_input', 'PostgresStore: table must be lower-case letters, digits and "_", starting with a letter or "_"');
-    if (!('pool' in options) && typeof (options as { connectionString?: unknown })?.connectionString !== 'string') {
-      throw new AgtError('invalid_input', 'PostgresStore needs { connectionString } or { pool }');
-    }
-    this.#table = table;
-    this.#options = options;
-    this.#ownsPool = !('pool' in options);
-    if ('pool' in options) this.#pool = Promise.resolve(options.pool);
+    this.#db = new PgConnection(options, 'PostgresStore');
+    this.#table = tableName(options.table ?? 'agt_resources', 'PostgresStore');
   }
 
-  async #query(text: string, values: unknown[] = []): Promise<Row[]> {
-    if (this.#closed) throw new AgtError('store_unavailable', 'this PostgresStore was closed');
-    this.#pool ??= loadPool((this.#options as { connectionString: string }).connectionString, (this.#options as { max?: number }).max ?? 10);
-    const pool = await this.#pool;
-    try {
-      return (await pool.query(text, values)).rows as Row[];
-    } catch (error) {
-      if (isAgtError(error)) throw error;
-      const code = String((error as { code?: unknown })?.code ?? 'unknown');
-      throw new AgtError('store_unavailable', `the PostgreSQL store failed (${code}); nothing was written`, { details: { driverCode: code }, cause: error });
-    }
+  #query(text: string, values: unknown[] = []): Promise<Row[]> {
+    return this.#db.query(text, values) as Promise<Row[]>;
   }
 
   /** Creates the table and index if missing (idempotent; safe to run from several hosts at once). */
-  async migrate(): Promise<void> {
-    await this.#query('SELECT pg_advisory_lock(hashtext($1))', [this.#table]);
-    try {
-      for (const sql of migrationSql(this.#table)) await this.#query(sql);
-    } finally {
-      await this.#query('SELECT pg_advisory_unlock(hashtext($1))', [this.#table]);
-    }
+  migrate(): Promise<void> {
+    return this.#db.migrate(this.#table, migrationSql(this.#table));
   }
 
   /** {@inheritDoc ResourceStore.get} */
@@ -164,11 +119,8 @@ export class PostgresStore implements ResourceStore {
   }
 
   /** Ends the pool the store created (a pool passed in stays the caller's). */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const pool = this.#pool;
-    this.#pool = undefined;
-    if (this.#ownsPool && pool !== undefined) await (await pool.catch(() => undefined))?.end?.();
+  close(): Promise<void> {
+    return this.#db.close();
   }
 }
 
@@ -179,3 +131,6 @@ function iso(value: Date | string): string {
 function toRecord(row: Row): ResourceRecord {
   return { kind: row.kind, reference: row.reference, revision: row.revision, data: row.data, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) };
 }
+
+export type { PgOptions, PgPoolLike } from './pg-db.js';
+export { PostgresAuditStore, PostgresRunStore } from './postgres-runs.js';

@@ -6,25 +6,10 @@
  * processes can share one file safely (they wait on each other up to
  * `busyTimeoutMs`, then get `store_unavailable`).
  */
-import { AgtError, isAgtError } from '../errors.js';
 import { revisionConflict } from '../resources/conflict.js';
 import type { ResourceStore, ResourceWrite } from '../resources/store.js';
 import type { ResourceKind, ResourceRecord } from '../resources/types.js';
-
-// The few driver methods we use, declared here so that no driver type leaks.
-interface SqliteStatement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-  pragma(sql: string): unknown;
-  exec(sql: string): unknown;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): { immediate(...args: A): R };
-  close(): unknown;
-}
-type SqliteConstructor = new (file: string, options?: { timeout?: number }) => SqliteDatabase;
+import { guard, type SqliteDatabase, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface Row {
   kind: ResourceKind;
@@ -36,70 +21,18 @@ interface Row {
 }
 
 /** Options of {@link SqliteStore}. */
-export interface SqliteStoreOptions {
-  /** The database file; created if missing (its directory must exist). */
-  path: string;
-  /** How long to wait for another process's write lock. Default 5000 ms. */
-  busyTimeoutMs?: number;
-}
-
-/** The schema version this adapter writes (`PRAGMA user_version`). */
-export const SQLITE_SCHEMA_VERSION = 1;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS agt_resources (
-  kind       TEXT    NOT NULL,
-  reference  TEXT    NOT NULL,
-  category   TEXT    NOT NULL,
-  revision   INTEGER NOT NULL,
-  data       TEXT    NOT NULL,
-  created_at TEXT    NOT NULL,
-  updated_at TEXT    NOT NULL,
-  PRIMARY KEY (kind, reference)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS agt_resources_by_category ON agt_resources (kind, category, reference);
-`;
-
-async function loadDriver(): Promise<SqliteConstructor> {
-  try {
-    const mod = (await import('better-sqlite3')) as unknown as { default?: SqliteConstructor };
-    return (mod.default ?? mod) as SqliteConstructor;
-  } catch (cause) {
-    throw new AgtError(
-      'store_unavailable',
-      'SqliteStore needs the optional peer dependency better-sqlite3 (12.x): run "npm install better-sqlite3@12"',
-      { cause },
-    );
-  }
-}
+export type SqliteStoreOptions = SqliteOptions;
 
 /** A ResourceStore in a SQLite file, safe for several processes. */
 export class SqliteStore implements ResourceStore {
-  readonly #options: SqliteStoreOptions;
-  #db: Promise<SqliteDatabase> | undefined;
-  #closed = false;
+  readonly #handle: SqliteHandle;
 
   constructor(options: SqliteStoreOptions) {
-    if (typeof options?.path !== 'string' || options.path === '') {
-      throw new AgtError('invalid_input', 'SqliteStore needs { path }: the database file');
-    }
-    this.#options = options;
+    this.#handle = new SqliteHandle(options, 'SqliteStore');
   }
 
   #open(): Promise<SqliteDatabase> {
-    if (this.#closed) return Promise.reject(new AgtError('store_unavailable', 'this SqliteStore was closed'));
-    this.#db ??= (async () => {
-      const Driver = await loadDriver();
-      return guard(() => {
-        const db = new Driver(this.#options.path, { timeout: this.#options.busyTimeoutMs ?? 5000 });
-        db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = NORMAL');
-        db.exec(SCHEMA);
-        db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
-        return db;
-      });
-    })();
-    return this.#db;
+    return this.#handle.open();
   }
 
   /** {@inheritDoc ResourceStore.get} */
@@ -165,11 +98,8 @@ export class SqliteStore implements ResourceStore {
   }
 
   /** {@inheritDoc ResourceStore.close} */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const db = this.#db;
-    this.#db = undefined;
-    if (db !== undefined) (await db.catch(() => undefined))?.close();
+  close(): Promise<void> {
+    return this.#handle.close();
   }
 }
 
@@ -184,14 +114,6 @@ function toRecord(row: Row): ResourceRecord {
   };
 }
 
-// Driver errors (locked beyond the timeout, unreadable file, disk full) become
-// store_unavailable; our own AgtErrors (revision_conflict) pass through.
-function guard<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (isAgtError(error)) throw error;
-    const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
-    throw new AgtError('store_unavailable', `the SQLite store failed (${code}); nothing was written`, { details: { driverCode: code }, cause: error });
-  }
-}
+export { SQLITE_SCHEMA_VERSION } from './sqlite-db.js';
+export type { SqliteOptions } from './sqlite-db.js';
+export { SqliteAuditStore, SqliteRunStore } from './sqlite-runs.js';

@@ -4,3 +4,5 @@ export type { StoreConformanceOptions, TestFunction } from './store-conformance.
 export { ScriptedModel } from './scripted-model.js';
 export type { ScriptedInput, ScriptedStep } from './scripted-model.js';
 export { contractSuite } from './contract-suite.js';
+export { auditStoreConformanceSuite, runStoreConformanceSuite } from './run-store-conformance.js';
+export type { RunStoreConformanceOptions } from './run-store-conformance.js';

@@ -21,7 +21,7 @@ describe('SqliteStore specifics', () => {
     const Database = (await import('better-sqlite3')).default;
     const raw = new Database(file, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(2);
     raw.close();
     await store.close();
   });

@@ -1,0 +1,71 @@
+/**
+ * Persisted audit: an AuditStore port (append, query by run id) with a memory
+ * adapter here and SQLite and PostgreSQL adapters in their subpaths, and
+ * StoreAuditSink, the AuditSink that writes into one. The events are the
+ * pipeline's own: they hold no argument or env values.
+ */
+import { AgtError } from '../errors.js';
+import type { AuditEvent, AuditSink } from './types.js';
+
+/** What a query asks for. */
+export interface AuditQuery {
+  runId: string;
+  /** Only events of this type (tool_call, refresh, batch_rejected, …). */
+  type?: string;
+  /** At most this many, the oldest first. */
+  limit?: number;
+}
+
+/** Where audit events are kept. */
+export interface AuditStore {
+  /** Appends one event (an AuditEvent, with its `runId`). */
+  append(event: AuditEvent): Promise<void>;
+  /** The run's events in the order they were appended. */
+  query(query: AuditQuery): Promise<AuditEvent[]>;
+  close?(): Promise<void>;
+}
+
+/** Checks a query; invalid_input names what is wrong. */
+export function checkAuditQuery(query: AuditQuery): number | undefined {
+  if (typeof query?.runId !== 'string' || query.runId === '') throw new AgtError('invalid_input', 'an audit query needs a runId');
+  if (query.limit !== undefined && (!Number.isInteger(query.limit) || query.limit < 1)) throw new AgtError('invalid_input', 'limit must be a positive integer');
+  return query.limit;
+}
+
+/** The run id of an event, or invalid_input. */
+export function eventRunId(event: AuditEvent): string {
+  if (typeof event?.runId !== 'string' || event.runId === '') throw new AgtError('invalid_input', 'an audit event needs a runId to be stored');
+  return event.runId;
+}
+
+/** Audit events in memory. */
+export class MemoryAuditStore implements AuditStore {
+  readonly #events: AuditEvent[] = [];
+
+  /** {@inheritDoc AuditStore.append} */
+  async append(event: AuditEvent): Promise<void> {
+    eventRunId(event);
+    this.#events.push(structuredClone(event));
+  }
+
+  /** {@inheritDoc AuditStore.query} */
+  async query(query: AuditQuery): Promise<AuditEvent[]> {
+    const limit = checkAuditQuery(query);
+    const found = this.#events.filter((e) => e.runId === query.runId && (query.type === undefined || e.type === query.type));
+    return structuredClone(limit === undefined ? found : found.slice(0, limit));
+  }
+}
+
+/** An AuditSink that keeps every event in an AuditStore (awaited, in order). */
+export class StoreAuditSink implements AuditSink {
+  readonly #store: AuditStore;
+
+  constructor(store: AuditStore) {
+    this.#store = store;
+  }
+
+  /** Appends the event. */
+  record(event: AuditEvent): Promise<void> {
+    return this.#store.append(event);
+  }
+}

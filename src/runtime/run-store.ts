@@ -1,0 +1,143 @@
+/**
+ * The RunStore port: suspended runs by run id, with compare-and-set on a
+ * revision like ResourceStore, so two hosts that resumed the same run cannot
+ * both write it back. Adapters: MemoryRunStore (here), SqliteRunStore
+ * (`agt-mcp/sqlite`), PostgresRunStore (`agt-mcp/postgres`); every adapter
+ * passes `runStoreConformanceSuite` (`agt-mcp/testing`).
+ */
+import { AgtError } from '../errors.js';
+import type { SuspendedRun } from './run-options.js';
+
+
+/** The format of SuspendedRun this version reads and writes. */
+export const RUN_FORMAT_VERSION = 1;
+
+/** A suspended run as stored. `revision` starts at 1 and increases on every put. */
+export interface StoredRun {
+  runId: string;
+  agent: string;
+  revision: number;
+  state: SuspendedRun;
+  /** ISO 8601 timestamps. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What is written. */
+export interface RunWrite {
+  runId: string;
+  agent: string;
+  state: SuspendedRun;
+}
+
+/**
+ * Where suspended runs live. Each method may be called from any number of
+ * processes at once; writes are atomic.
+ */
+export interface RunStore {
+  /** The run, or undefined. A record of a newer format than this version reads rejects with store_unavailable naming it. */
+  get(runId: string): Promise<StoredRun | undefined>;
+  /** Every stored run (of `agent`), ordered by run id (code points). */
+  list(filter?: { agent?: string }): Promise<StoredRun[]>;
+  /**
+   * Writes a run. `expectedRevision`: a number is compare-and-set, `null` means
+   * it must not exist yet, omitted overwrites. A failed check throws
+   * revision_conflict and writes nothing.
+   */
+  put(run: RunWrite, options?: { expectedRevision?: number | null }): Promise<StoredRun>;
+  /** Deletes a run (nothing when missing); with `expectedRevision`, only that revision (else revision_conflict). */
+  delete(runId: string, options?: { expectedRevision?: number }): Promise<void>;
+  /** Releases connections or files, when the adapter holds any. */
+  close?(): Promise<void>;
+}
+
+/** The revision_conflict of a failed run compare-and-set. */
+export function runConflict(runId: string, expectedRevision: number | null, currentRevision: number | null): AgtError {
+  const expected = expectedRevision === null ? 'that it does not exist' : `revision ${expectedRevision}`;
+  const current = currentRevision === null ? 'it does not exist' : `its revision is ${currentRevision}`;
+  return new AgtError('revision_conflict', `run "${runId}" changed: the write expected ${expected}, but ${current}; resume it again from the store`, {
+    details: { runId, expectedRevision, currentRevision },
+  });
+}
+
+/** Checks a record read from a store: a newer format than this version reads is store_unavailable naming the version. */
+export function readableRun(run: StoredRun): StoredRun {
+  const version = (run.state as { version?: unknown } | null)?.version;
+  if (version !== RUN_FORMAT_VERSION) {
+    throw new AgtError('store_unavailable', `the stored run "${run.runId}" has format version ${String(version)}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`, {
+      details: { runId: run.runId, formatVersion: version, supported: RUN_FORMAT_VERSION },
+    });
+  }
+  return run;
+}
+
+/** Checks what is about to be written; invalid_input names what is wrong. */
+export function checkRunWrite(run: RunWrite): void {
+  if (typeof run?.runId !== 'string' || run.runId === '' || typeof run.agent !== 'string' || run.agent === '') {
+    throw new AgtError('invalid_input', 'a stored run needs a non-empty runId and agent');
+  }
+  if (run.state?.runId !== run.runId) throw new AgtError('invalid_input', 'the state is not the suspended state of this run id');
+}
+
+/** The expected revision check shared by the adapters that read before they write. */
+export function checkExpected(runId: string, expected: number | null | undefined, current: number | null): void {
+  if (expected !== undefined && expected !== current) throw runConflict(runId, expected, current);
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** A RunStore in memory (one process; tests and single-host use). */
+export class MemoryRunStore implements RunStore {
+  readonly #runs = new Map<string, StoredRun>();
+
+  /** {@inheritDoc RunStore.get} */
+  async get(runId: string): Promise<StoredRun | undefined> {
+    const run = this.#runs.get(runId);
+    return run === undefined ? undefined : readableRun(copy(run));
+  }
+
+  /** {@inheritDoc RunStore.list} */
+  async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
+    return [...this.#runs.values()]
+      .filter((r) => filter.agent === undefined || r.agent === filter.agent)
+      .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
+      .map(copy);
+  }
+
+  /** {@inheritDoc RunStore.put} */
+  async put(run: RunWrite, options: { expectedRevision?: number | null } = {}): Promise<StoredRun> {
+    checkRunWrite(run);
+    const current = this.#runs.get(run.runId);
+    checkExpected(run.runId, options.expectedRevision, current?.revision ?? null);
+    const now = new Date().toISOString();
+    const stored: StoredRun = { runId: run.runId, agent: run.agent, revision: (current?.revision ?? 0) + 1, state: copy(run.state), createdAt: current?.createdAt ?? now, updatedAt: now };
+    this.#runs.set(run.runId, stored);
+    return copy(stored);
+  }
+
+  /** {@inheritDoc RunStore.delete} */
+  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<void> {
+    checkExpected(runId, options.expectedRevision, this.#runs.get(runId)?.revision ?? null);
+    this.#runs.delete(runId);
+  }
+}
+
+/** The state to resume: given, or read by run id from `store` (with its revision); checks the format. */
+export async function suspendedState(target: SuspendedRun | string, store: RunStore | undefined): Promise<{ state: SuspendedRun; revision: number | null }> {
+  let state: SuspendedRun = target as SuspendedRun;
+  let revision: number | null = null;
+  if (typeof target === 'string') {
+    if (store === undefined) throw new AgtError('invalid_input', 'resume by run id needs { store }: the RunStore the run was suspended to');
+    const stored = await store.get(target);
+    if (stored === undefined) throw new AgtError('not_found', `no suspended run "${target}" in the store`, { details: { runId: target } });
+    ({ state, revision } = stored);
+  }
+  const version = (state as { version?: unknown } | null)?.version;
+  if (typeof version === 'number' && version > RUN_FORMAT_VERSION) {
+    throw new AgtError('invalid_input', `the suspended run has format version ${version}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`, { details: { formatVersion: version } });
+  }
+  if (version !== RUN_FORMAT_VERSION || typeof state.runId !== 'string' || typeof state.agent !== 'string') {
+    throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
+  }
+  return { state, revision };
+}

@@ -1,0 +1,146 @@
+/**
+ * PostgresRunStore and PostgresAuditStore (`agt-mcp/postgres`): suspended runs
+ * and audit events on PostgreSQL, so a run suspended on one host resumes on
+ * another. Every write is one statement (compare-and-set in the WHERE clause);
+ * tables are created by an explicit `migrate()`.
+ */
+import type { AuditEvent } from '../runtime/types.js';
+import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
+import { checkRunWrite, readableRun, runConflict, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
+import { PgConnection, type PgOptions, tableName } from './pg-db.js';
+
+interface RunRow {
+  run_id: string;
+  agent: string;
+  revision: number;
+  state: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const iso = (v: Date | string) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString());
+const toRun = (row: RunRow): StoredRun => ({ runId: row.run_id, agent: row.agent, revision: row.revision, state: row.state as StoredRun['state'], createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) });
+
+/** Options of {@link PostgresRunStore}. */
+export type PostgresRunStoreOptions = PgOptions & { /** Default `agt_runs`. */ table?: string };
+
+/** Suspended runs on PostgreSQL. */
+export class PostgresRunStore implements RunStore {
+  readonly #db: PgConnection;
+  readonly #table: string;
+
+  constructor(options: PostgresRunStoreOptions) {
+    this.#db = new PgConnection(options, 'PostgresRunStore');
+    this.#table = tableName(options.table ?? 'agt_runs', 'PostgresRunStore');
+  }
+
+  /** Creates the table if missing (idempotent). */
+  migrate(): Promise<void> {
+    const t = this.#table;
+    return this.#db.migrate(t, [
+      `CREATE TABLE IF NOT EXISTS ${t} (
+        run_id text PRIMARY KEY, agent text NOT NULL, revision integer NOT NULL, format integer NOT NULL,
+        state json NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS ${t}_by_agent ON ${t} (agent, run_id COLLATE "C");`,
+    ]);
+  }
+
+  async #rows(text: string, values: unknown[]): Promise<RunRow[]> {
+    return (await this.#db.query(text, values)) as RunRow[];
+  }
+
+  /** {@inheritDoc RunStore.get} */
+  async get(runId: string): Promise<StoredRun | undefined> {
+    const [row] = await this.#rows(`SELECT * FROM ${this.#table} WHERE run_id = $1`, [runId]);
+    return row === undefined ? undefined : readableRun(toRun(row));
+  }
+
+  /** {@inheritDoc RunStore.list} */
+  async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
+    const rows = filter.agent === undefined
+      ? await this.#rows(`SELECT * FROM ${this.#table} ORDER BY run_id COLLATE "C"`, [])
+      : await this.#rows(`SELECT * FROM ${this.#table} WHERE agent = $1 ORDER BY run_id COLLATE "C"`, [filter.agent]);
+    return rows.map(toRun);
+  }
+
+  /** {@inheritDoc RunStore.put} */
+  async put(run: RunWrite, options: { expectedRevision?: number | null } = {}): Promise<StoredRun> {
+    checkRunWrite(run);
+    const t = this.#table;
+    const values = [run.runId, run.agent, run.state.version, JSON.stringify(run.state), new Date().toISOString()];
+    const expected = options.expectedRevision;
+    const rows = expected === undefined
+      ? await this.#rows(
+          `INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5)
+           ON CONFLICT (run_id) DO UPDATE SET agent = $2, revision = ${t}.revision + 1, format = $3, state = $4::json, updated_at = $5 RETURNING *`, values)
+      : expected === null
+        ? await this.#rows(`INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5) ON CONFLICT (run_id) DO NOTHING RETURNING *`, values)
+        : await this.#rows(`UPDATE ${t} SET agent = $2, revision = revision + 1, format = $3, state = $4::json, updated_at = $5 WHERE run_id = $1 AND revision = $6 RETURNING *`, [...values, expected]);
+    const [row] = rows;
+    if (row === undefined) throw runConflict(run.runId, expected ?? null, await this.#revision(run.runId));
+    return toRun(row);
+  }
+
+  async #revision(runId: string): Promise<number | null> {
+    const [row] = await this.#rows(`SELECT revision FROM ${this.#table} WHERE run_id = $1`, [runId]);
+    return row?.revision ?? null;
+  }
+
+  /** {@inheritDoc RunStore.delete} */
+  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<void> {
+    if (options.expectedRevision === undefined) {
+      await this.#db.query(`DELETE FROM ${this.#table} WHERE run_id = $1`, [runId]);
+      return;
+    }
+    const rows = await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 AND revision = $2 RETURNING revision`, [runId, options.expectedRevision]);
+    if (rows.length === 0) throw runConflict(runId, options.expectedRevision, await this.#revision(runId));
+  }
+
+  /** Ends the pool the store created. */
+  close(): Promise<void> {
+    return this.#db.close();
+  }
+}
+
+/** Options of {@link PostgresAuditStore}. */
+export type PostgresAuditStoreOptions = PgOptions & { /** Default `agt_audit`. */ table?: string };
+
+/** Audit events on PostgreSQL, queryable by run id. */
+export class PostgresAuditStore implements AuditStore {
+  readonly #db: PgConnection;
+  readonly #table: string;
+
+  constructor(options: PostgresAuditStoreOptions) {
+    this.#db = new PgConnection(options, 'PostgresAuditStore');
+    this.#table = tableName(options.table ?? 'agt_audit', 'PostgresAuditStore');
+  }
+
+  /** Creates the table if missing (idempotent). */
+  migrate(): Promise<void> {
+    const t = this.#table;
+    return this.#db.migrate(t, [
+      `CREATE TABLE IF NOT EXISTS ${t} (seq bigserial PRIMARY KEY, run_id text NOT NULL, type text NOT NULL, at text NOT NULL, event json NOT NULL);
+      CREATE INDEX IF NOT EXISTS ${t}_by_run ON ${t} (run_id, seq);`,
+    ]);
+  }
+
+  /** {@inheritDoc AuditStore.append} */
+  async append(event: AuditEvent): Promise<void> {
+    await this.#db.query(`INSERT INTO ${this.#table} (run_id, type, at, event) VALUES ($1, $2, $3, $4::json)`, [eventRunId(event), String(event.type), String(event.at), JSON.stringify(event)]);
+  }
+
+  /** {@inheritDoc AuditStore.query} */
+  async query(query: AuditQuery): Promise<AuditEvent[]> {
+    const limit = checkAuditQuery(query) ?? null;
+    const rows = (query.type === undefined
+      ? await this.#db.query(`SELECT event FROM ${this.#table} WHERE run_id = $1 ORDER BY seq LIMIT $2`, [query.runId, limit])
+      : await this.#db.query(`SELECT event FROM ${this.#table} WHERE run_id = $1 AND type = $2 ORDER BY seq LIMIT $3`, [query.runId, query.type, limit])) as { event: AuditEvent }[];
+    return rows.map((r) => r.event);
+  }
+
+  /** Ends the pool the store created. */
+  close(): Promise<void> {
+    return this.#db.close();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * SqliteRunStore and SqliteAuditStore (`agt-mcp/sqlite`): suspended runs and
+ * audit events in the registry's SQLite file, each in its own table. Writes are
+ * IMMEDIATE transactions, so several processes share the file safely.
+ */
+import type { AuditEvent } from '../runtime/types.js';
+import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
+import { checkExpected, checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
+import { guard, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
+
+interface RunRow {
+  run_id: string;
+  agent: string;
+  revision: number;
+  state: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const toRun = (row: RunRow): StoredRun => ({ runId: row.run_id, agent: row.agent, revision: row.revision, state: JSON.parse(row.state), createdAt: row.created_at, updatedAt: row.updated_at });
+
+/** Suspended runs in a SQLite file (table agt_runs). */
+export class SqliteRunStore implements RunStore {
+  readonly #handle: SqliteHandle;
+
+  constructor(options: SqliteOptions) {
+    this.#handle = new SqliteHandle(options, 'SqliteRunStore');
+  }
+
+  /** {@inheritDoc RunStore.get} */
+  async get(runId: string): Promise<StoredRun | undefined> {
+    const db = await this.#handle.open();
+    const row = guard(() => db.prepare('SELECT * FROM agt_runs WHERE run_id = ?').get(runId)) as RunRow | undefined;
+    return row === undefined ? undefined : readableRun(toRun(row));
+  }
+
+  /** {@inheritDoc RunStore.list} */
+  async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
+    const db = await this.#handle.open();
+    const rows = guard(() =>
+      filter.agent === undefined ? db.prepare('SELECT * FROM agt_runs ORDER BY run_id').all() : db.prepare('SELECT * FROM agt_runs WHERE agent = ? ORDER BY run_id').all(filter.agent),
+    ) as RunRow[];
+    return rows.map(toRun);
+  }
+
+  /** {@inheritDoc RunStore.put} */
+  async put(run: RunWrite, options: { expectedRevision?: number | null } = {}): Promise<StoredRun> {
+    checkRunWrite(run);
+    const db = await this.#handle.open();
+    const state = JSON.stringify(run.state);
+    const now = new Date().toISOString();
+    const write = db.transaction((): RunRow => {
+      const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(run.runId) as { revision: number } | undefined;
+      checkExpected(run.runId, options.expectedRevision, current?.revision ?? null);
+      if (current === undefined) {
+        db.prepare('INSERT INTO agt_runs (run_id, agent, revision, format, state, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?)').run(run.runId, run.agent, run.state.version, state, now, now);
+      } else {
+        db.prepare('UPDATE agt_runs SET agent = ?, revision = revision + 1, format = ?, state = ?, updated_at = ? WHERE run_id = ?').run(run.agent, run.state.version, state, now, run.runId);
+      }
+      return db.prepare('SELECT * FROM agt_runs WHERE run_id = ?').get(run.runId) as RunRow;
+    });
+    return toRun(guard(() => write.immediate()));
+  }
+
+  /** {@inheritDoc RunStore.delete} */
+  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<void> {
+    const db = await this.#handle.open();
+    const remove = db.transaction(() => {
+      const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(runId) as { revision: number } | undefined;
+      checkExpected(runId, options.expectedRevision, current?.revision ?? null);
+      db.prepare('DELETE FROM agt_runs WHERE run_id = ?').run(runId);
+    });
+    guard(() => remove.immediate());
+  }
+
+  /** {@inheritDoc RunStore.close} */
+  close(): Promise<void> {
+    return this.#handle.close();
+  }
+}
+
+/** Audit events in a SQLite file (table agt_audit), queryable by run id. */
+export class SqliteAuditStore implements AuditStore {
+  readonly #handle: SqliteHandle;
+
+  constructor(options: SqliteOptions) {
+    this.#handle = new SqliteHandle(options, 'SqliteAuditStore');
+  }
+
+  /** {@inheritDoc AuditStore.append} */
+  async append(event: AuditEvent): Promise<void> {
+    const runId = eventRunId(event);
+    const db = await this.#handle.open();
+    guard(() => db.prepare('INSERT INTO agt_audit (run_id, type, at, event) VALUES (?, ?, ?, ?)').run(runId, String(event.type), String(event.at), JSON.stringify(event)));
+  }
+
+  /** {@inheritDoc AuditStore.query} */
+  async query(query: AuditQuery): Promise<AuditEvent[]> {
+    const limit = checkAuditQuery(query) ?? -1;
+    const db = await this.#handle.open();
+    const rows = guard(() =>
+      query.type === undefined
+        ? db.prepare('SELECT event FROM agt_audit WHERE run_id = ? ORDER BY seq LIMIT ?').all(query.runId, limit)
+        : db.prepare('SELECT event FROM agt_audit WHERE run_id = ? AND type = ? ORDER BY seq LIMIT ?').all(query.runId, query.type, limit),
+    ) as { event: string }[];
+    return rows.map((r) => JSON.parse(r.event) as AuditEvent);
+  }
+
+  /** Closes the file. */
+  close(): Promise<void> {
+    return this.#handle.close();
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * runStoreConformanceSuite and auditStoreConformanceSuite: one contract test
+ * for every RunStore and AuditStore adapter, ours and third parties'. Like
+ * storeConformanceSuite, they register cases through your test function and
+ * assert with node:assert.
+ *
+ * ```ts
+ * runStoreConformanceSuite(() => new MyRunStore(), { test: it });
+ * ```
+ */
+import assert from 'node:assert/strict';
+import { isAgtError } from '../errors.js';
+import type { AuditStore } from '../runtime/audit-store.js';
+import type { SuspendedRun } from '../runtime/run-options.js';
+import type { RunStore } from '../runtime/run-store.js';
+import type { TestFunction } from './store-conformance.js';
+
+/** Options of the run and audit store suites. */
+export interface RunStoreConformanceOptions {
+  test: TestFunction;
+  /** Prefix of every case name. */
+  label?: string;
+  /** Called with each store after its case (after `close()`). */
+  cleanup?: (store: unknown) => unknown;
+  /** How many concurrent writers the race case uses. Default 20. */
+  contenders?: number;
+}
+
+const state = (runId: string, agent = 'team/a', extra: Partial<SuspendedRun> = {}): SuspendedRun => ({
+  version: 1, runId, agent, fingerprint: 'f'.repeat(64), settingsHash: 's'.repeat(64), mountsHash: 'm'.repeat(64), seenBatchIds: ['b1', 'ünïcode ✓'], ...extra,
+});
+const write = (runId: string, agent = 'team/a', extra: Partial<SuspendedRun> = {}) => ({ runId, agent, state: state(runId, agent, extra) });
+
+async function expectCode(promise: Promise<unknown>, code: string, check: (details: Record<string, unknown> | undefined) => void = () => undefined): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(isAgtError(error), 'fails with an AgtError');
+    assert.equal(error.code, code);
+    check(error.details);
+    return true;
+  });
+}
+
+function register<S extends { close?(): Promise<void> }>(factory: () => S | Promise<S>, options: RunStoreConformanceOptions, label: string) {
+  return (name: string, body: (store: S) => Promise<void>): void => {
+    options.test(`${options.label ?? label}: ${name}`, async () => {
+      const store = await factory();
+      try {
+        await body(store);
+      } finally {
+        await store.close?.();
+        await options.cleanup?.(store);
+      }
+    });
+  };
+}
+
+/** Registers the RunStore contract cases for stores made by `factory` (a fresh, empty store per case). */
+export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunStore>, options: RunStoreConformanceOptions): void {
+  const run = register(factory, options, 'RunStore');
+  const contenders = options.contenders ?? 20;
+
+  run('get of a missing run is undefined', async (store) => {
+    assert.equal(await store.get('run-missing'), undefined);
+  });
+
+  run('create (expectedRevision null) gives revision 1, timestamps and a copy of the state', async (store) => {
+    const w = write('run-1');
+    const created = await store.put(w, { expectedRevision: null });
+    assert.equal(created.revision, 1);
+    assert.deepEqual(created.state, state('run-1'));
+    assert.ok(!Number.isNaN(Date.parse(created.createdAt)) && created.createdAt === created.updatedAt);
+    w.state.seenBatchIds.push('changed after put');
+    created.state.seenBatchIds.push('changed the returned copy');
+    assert.deepEqual((await store.get('run-1'))?.state, state('run-1'));
+  });
+
+  run('create of an existing run fails with revision_conflict and writes nothing', async (store) => {
+    await store.put(write('run-1'), { expectedRevision: null });
+    await expectCode(store.put(write('run-1', 'team/b'), { expectedRevision: null }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, 1));
+    assert.equal((await store.get('run-1'))?.agent, 'team/a');
+  });
+
+  run('compare-and-set: the current revision wins, a stale one or a missing run fails', async (store) => {
+    const first = await store.put(write('run-1'), { expectedRevision: null });
+    const second = await store.put(write('run-1', 'team/a', { seenBatchIds: ['b1', 'b2'] }), { expectedRevision: 1 });
+    assert.equal(second.revision, 2);
+    assert.equal(second.createdAt, first.createdAt);
+    await expectCode(store.put(write('run-1'), { expectedRevision: 1 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, 2));
+    await expectCode(store.put(write('run-none'), { expectedRevision: 3 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, null));
+    assert.deepEqual((await store.get('run-1'))?.state.seenBatchIds, ['b1', 'b2']);
+    assert.equal(await store.get('run-none'), undefined);
+  });
+
+  run('without expectedRevision a put creates or overwrites', async (store) => {
+    assert.equal((await store.put(write('run-1'))).revision, 1);
+    assert.equal((await store.put(write('run-1', 'team/b'))).revision, 2);
+    assert.equal((await store.get('run-1'))?.agent, 'team/b');
+  });
+
+  run('list is ordered by run id and filters by agent', async (store) => {
+    for (const [id, agent] of [['run-b', 'team/x'], ['run-a', 'team/y'], ['Run-c', 'team/x'], ['run-a2', 'team/x']] as const) await store.put(write(id, agent));
+    assert.deepEqual((await store.list()).map((r) => r.runId), ['Run-c', 'run-a', 'run-a2', 'run-b']);
+    assert.deepEqual((await store.list({ agent: 'team/x' })).map((r) => r.runId), ['Run-c', 'run-a2', 'run-b']);
+    assert.deepEqual(await store.list({ agent: 'team/none' }), []);
+  });
+
+  run('delete: missing is nothing, a stale expectedRevision fails and keeps the run', async (store) => {
+    await store.delete('run-none');
+    await store.put(write('run-1'));
+    await store.put(write('run-1'));
+    await expectCode(store.delete('run-1', { expectedRevision: 1 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, 2));
+    assert.equal((await store.get('run-1'))?.revision, 2);
+    await store.delete('run-1', { expectedRevision: 2 });
+    assert.equal(await store.get('run-1'), undefined);
+  });
+
+  run(`${contenders} concurrent compare-and-sets on one revision: exactly one wins`, async (store) => {
+    await store.put(write('run-1'), { expectedRevision: null });
+    const outcomes = await Promise.allSettled(Array.from({ length: contenders }, (_, i) => store.put(write('run-1', `team/w${i}`), { expectedRevision: 1 })));
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+    for (const o of outcomes) if (o.status === 'rejected') assert.equal((o.reason as { code?: string }).code, 'revision_conflict');
+    assert.equal((await store.get('run-1'))?.revision, 2);
+  });
+
+  run('a run of a newer format is store_unavailable naming the version', async (store) => {
+    await store.put({ runId: 'run-new', agent: 'team/a', state: { ...state('run-new'), version: 2 } as unknown as SuspendedRun });
+    await expectCode(store.get('run-new'), 'store_unavailable', (d) => assert.equal(d?.formatVersion, 2));
+  });
+
+  run('a write without a run id, or with another run\'s state, is invalid_input', async (store) => {
+    await expectCode(store.put({ runId: '', agent: 'team/a', state: state('') }), 'invalid_input');
+    await expectCode(store.put({ runId: 'run-1', agent: 'team/a', state: state('run-2') }), 'invalid_input');
+    assert.deepEqual(await store.list(), []);
+  });
+}
+
+/** Registers the AuditStore contract cases for stores made by `factory` (a fresh, empty store per case). */
+export function auditStoreConformanceSuite(factory: () => AuditStore | Promise<AuditStore>, options: RunStoreConformanceOptions): void {
+  const run = register(factory, options, 'AuditStore');
+  const event = (runId: string, type: string, n: number) => ({ type, at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), runId, n, tool: 'ü/✓' });
+
+  run('events come back per run, in order, filtered by type and limited', async (store) => {
+    for (let n = 0; n < 6; n++) await store.append(event(n % 2 === 0 ? 'run-a' : 'run-b', n < 4 ? 'tool_call' : 'refresh', n));
+    assert.deepEqual((await store.query({ runId: 'run-a' })).map((e) => e.n), [0, 2, 4]);
+    assert.deepEqual((await store.query({ runId: 'run-a', type: 'tool_call' })).map((e) => e.n), [0, 2]);
+    assert.deepEqual((await store.query({ runId: 'run-b', limit: 2 })).map((e) => e.n), [1, 3]);
+    assert.deepEqual(await store.query({ runId: 'run-none' }), []);
+    assert.deepEqual((await store.query({ runId: 'run-a' }))[0], event('run-a', 'tool_call', 0));
+  });
+
+  run('an event without a run id, or a query without one, is invalid_input', async (store) => {
+    await expectCode(store.append({ type: 'tool_call', at: new Date().toISOString() }), 'invalid_input');
+    await expectCode(store.query({ runId: '' }), 'invalid_input');
+    await expectCode(store.query({ runId: 'r', limit: 0 }), 'invalid_input');
+  });
+}

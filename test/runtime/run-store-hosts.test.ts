@@ -1,0 +1,48 @@
+/**
+ * A run suspended on one host resumes on another that shares PostgreSQL: two
+ * processes, one registry, one run store (F6, B1).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { NativeRun, policies, ResourceService } from '../../src/index.js';
+import { PostgresRunStore, PostgresStore } from '../../src/storage/postgres.js';
+import { pythonConfig } from '../mcp/helpers.js';
+import { runTs } from '../service/helpers.js';
+import { batch, py } from './helpers.js';
+
+const url = process.env.AGT_TEST_PG_URL;
+const why = url ? '' : ' (skipped: AGT_TEST_PG_URL is not set; .ci/run starts a throwaway PostgreSQL)';
+const suffix = `${process.pid}_${Date.now() % 100000}`;
+const tables = { resources: `agt_res_hosts_${suffix}`, runs: `agt_runs_hosts_${suffix}` };
+
+afterAll(async () => {
+  if (!url) return;
+  const driver = 'pg';
+  const pg = ((await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }).default;
+  const pool = new pg.Pool({ connectionString: url });
+  for (const t of Object.values(tables)) await pool.query(`DROP TABLE IF EXISTS ${t}`);
+  await pool.end();
+});
+
+describe.skipIf(!url)(`runs across hosts on PostgreSQL${why}`, () => {
+  it('F6: host A suspends; host B (another process) resumes by id, runs a batch and suspends; A\'s stale copy cannot overwrite it', async () => {
+    const registry = new PostgresStore({ connectionString: url as string, table: tables.resources });
+    const store = new PostgresRunStore({ connectionString: url as string, table: tables.runs });
+    await Promise.all([registry.migrate(), store.migrate()]);
+    const service = new ResourceService({ store: registry });
+    await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig() } } });
+    await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
+    const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*') });
+    await run.executeBatch({ ...batch(run, [{ id: 'a1', name: py('echo'), arguments: { message: 'on host a' } }]), batchId: 'on-host-a' });
+    await run.suspend({ store });
+
+    const other = JSON.parse(await runTs('test/runtime/fixtures/resume-elsewhere.ts', [url as string, tables.resources, tables.runs, run.id]));
+    expect(other.pid).not.toBe(process.pid);
+    expect(other.statuses).toEqual(['ok']);
+    expect(other.seen).toEqual(['on-host-a', 'on-host-b']);
+    expect(other.fingerprint).toBe(run.snapshot.fingerprint);
+    expect(await store.get(run.id)).toMatchObject({ revision: 2, state: { seenBatchIds: ['on-host-a', 'on-host-b'] } });
+    await expect(run.suspend({ store })).rejects.toMatchObject({ code: 'revision_conflict' });
+    await run.close();
+    await Promise.all([registry.close(), store.close()]);
+  }, 60_000);
+});
