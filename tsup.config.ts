@@ -10,6 +10,7 @@ export default defineConfig([
       openai: 'src/providers/openai/index.ts',
       anthropic: 'src/providers/anthropic/index.ts',
       'ai-sdk': 'src/providers/ai-sdk/index.ts',
+      otel: 'src/otel/index.ts',
       postgres: 'src/storage/postgres.ts',
       sqlite: 'src/storage/sqlite.ts',
       testing: 'src/testing/index.ts',

@@ -16,6 +16,7 @@ export default defineConfig({
       { find: /^agt-mcp\/openai$/, replacement: src('providers/openai/index.ts') },
       { find: /^agt-mcp\/anthropic$/, replacement: src('providers/anthropic/index.ts') },
       { find: /^agt-mcp\/ai-sdk$/, replacement: src('providers/ai-sdk/index.ts') },
+      { find: /^agt-mcp\/otel$/, replacement: src('otel/index.ts') },
     ],
   },
   test: {

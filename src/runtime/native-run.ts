@@ -107,7 +107,16 @@ export class NativeRun {
     }
     this.#seen.add(batch.batchId);
     const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
+    const audit = this.#options.audit;
+    const started = performance.now();
+    if (audit) await recordSafely(audit, { type: 'batch_started', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: batch.batchId, calls: routed.length });
     const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
+    if (audit) {
+      await recordSafely(audit, {
+        type: 'batch', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: batch.batchId,
+        calls: results.length, failed: results.filter((r) => r.status !== 'ok').length, durationMs: performance.now() - started,
+      });
+    }
     // The batch boundary: at most one refresh, whatever was announced during the batch.
     const framework = this.#refreshPending;
     if (!framework && this.#stale.size === 0) return { results };
@@ -139,6 +148,7 @@ export class NativeRun {
     const o = this.#options;
     const ctx = buildContext(o, { registry: this.#registry, wiring: this.#wiring, stale: this.#stale });
     const relist = new Set(stale.keys());
+    const started = performance.now();
     const outcome = framework
       ? await refreshSnapshot(this.#snapshot, this.agent, { ...ctx, frameworkFor: frameworkToolsFor }, relist)
       : await relistSnapshot(this.#snapshot, relist, ctx); // F8: a list change never reads the stored configuration
@@ -155,7 +165,7 @@ export class NativeRun {
       ? framework ? `tools reloaded: ${loadedText}` : `tools reloaded after a list change announced by ${announced}: ${loadedText}`
       : framework ? `configuration saved, but loading failed: ${outcome.error.message}` : `${announced} announced a list change, but reloading failed: ${outcome.error.message}; the previous tools stay`;
     await recordSafely(o.audit, {
-      type: 'refresh', at: new Date().toISOString(), runId: this.id, agent: this.agent, trigger, status: outcome.ok ? 'applied' : 'failed', message,
+      type: 'refresh', at: new Date().toISOString(), runId: this.id, agent: this.agent, trigger, status: outcome.ok ? 'applied' : 'failed', message, durationMs: performance.now() - started,
       ...(relist.size > 0 ? { mounts: [...relist] } : {}),
       ...(outcome.ok ? { fingerprint: outcome.snapshot.fingerprint } : { code: outcome.error.code }),
     });

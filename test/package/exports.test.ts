@@ -31,6 +31,22 @@ describe('package exports', () => {
     expect(out).toBe('2020-12 1 function function function function function false');
   });
 
+  it('ESM and CJS: agt-mcp/openai, agt-mcp/anthropic, agt-mcp/ai-sdk and agt-mcp/otel resolve', () => {
+    const out = run([
+      '--input-type=module', '-e',
+      `import { createRequire } from 'node:module';
+       import { toOpenAITools } from 'agt-mcp/openai';
+       import { toAnthropicTools } from 'agt-mcp/anthropic';
+       import { aiSdkTools } from 'agt-mcp/ai-sdk';
+       import { otelAuditSink } from 'agt-mcp/otel';
+       const require = createRequire(import.meta.url);
+       const tools = [{ name: 't', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } }];
+       console.log([toOpenAITools(tools, { api: 'chat' })[0].function.strict, toAnthropicTools(tools)[0].input_schema.type, typeof aiSdkTools, typeof otelAuditSink,
+         typeof require('agt-mcp/openai').toOpenAITools, typeof require('agt-mcp/otel').otelAuditSink].join(' '));`,
+    ]);
+    expect(out).toBe('true object function function function function');
+  });
+
   it('CJS: require() gets the same API, and isAgtError recognises errors across the ESM and CJS copies', () => {
     const out = run([
       '--input-type=module', '-e',
