@@ -14,7 +14,7 @@
  * Spans carry names, ids, statuses, codes and durations only: never argument
  * values or results, as the audit events they come from.
  */
-import { context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Context, context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { AuditEvent, AuditSink } from '../runtime/types.js';
 
 /** Options of {@link otelAuditSink}. */
@@ -24,67 +24,72 @@ export interface OtelAuditSinkOptions {
 }
 
 const ms = (date: string) => Date.parse(date);
-const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
-// OpenTelemetry attribute values must be defined: leave out what the event does not have.
-function attrs(values: Record<string, string | number | undefined>): Record<string, string | number> {
-  const out: Record<string, string | number> = {};
-  for (const [k, v] of Object.entries(values)) if (v !== undefined) out[k] = v;
-  return out;
+type Attributes = Record<string, string | number>;
+
+// Attribute values must be defined: set only what the event has. (Plain assignments:
+// spreading and filtering these dotted-key objects cost ~10 µs per span.)
+function put(attributes: Attributes, key: string, value: unknown): void {
+  if (typeof value === 'string' || typeof value === 'number') attributes[key] = value;
+}
+
+function base(e: AuditEvent): Attributes {
+  const a: Attributes = {};
+  put(a, 'agt.run.id', e.runId);
+  put(a, 'gen_ai.agent.name', e.agent);
+  put(a, 'agt.batch.id', e.batchId);
+  return a;
+}
+
+function fail(span: Span, type: string): void {
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: type });
 }
 
 /** An AuditSink that emits a span per batch and per call (and per refresh and rejected batch). */
 export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
   const { tracer } = options;
-  const batches = new Map<string, Span>();
+  // The open batch spans, with the context their calls are started in.
+  const batches = new Map<string, { span: Span; context: Context }>();
   const key = (e: AuditEvent) => `${String(e.runId)}\u0000${String(e.batchId)}`;
-  const common = (e: AuditEvent) => ({ 'agt.run.id': str(e.runId), 'gen_ai.agent.name': str(e.agent) });
 
   const onCall = (e: AuditEvent) => {
-    const parent = batches.get(key(e));
     const end = ms(e.at);
     const mcp = e.kind === 'mcp';
-    const tool = String(e.tool);
-    const span = tracer.startSpan(
-      mcp ? `tools/call ${String(e.remoteTool)}` : `execute_tool ${tool}`,
-      {
-        kind: mcp ? SpanKind.CLIENT : SpanKind.INTERNAL,
-        startTime: end - (typeof e.durationMs === 'number' ? e.durationMs : 0),
-        attributes: attrs({
-          ...common(e),
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': mcp ? String(e.remoteTool) : tool,
-          'gen_ai.tool.call.id': str(e.callId),
-          'gen_ai.tool.type': mcp ? 'extension' : 'function',
-          'mcp.method.name': mcp ? 'tools/call' : undefined,
-          'agt.mount': str(e.mount),
-          'agt.tool.alias': tool,
-          'agt.batch.id': str(e.batchId),
-          'agt.call.status': str(e.status),
-          'agt.permission.decided_by': str(e.decidedBy),
-        }),
-      },
-      parent ? trace.setSpan(context.active(), parent) : undefined,
-    );
-    if (e.status !== 'ok') {
-      span.setAttribute('error.type', String(e.code ?? e.status));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: String(e.code ?? e.status) });
+    const alias = String(e.tool);
+    const name = mcp ? String(e.remoteTool) : alias;
+    const a = base(e);
+    a['gen_ai.operation.name'] = 'execute_tool';
+    a['gen_ai.tool.name'] = name;
+    a['gen_ai.tool.type'] = mcp ? 'extension' : 'function';
+    a['agt.tool.alias'] = alias;
+    put(a, 'gen_ai.tool.call.id', e.callId);
+    put(a, 'agt.call.status', e.status);
+    put(a, 'agt.permission.decided_by', e.decidedBy);
+    if (mcp) {
+      a['mcp.method.name'] = 'tools/call';
+      put(a, 'agt.mount', e.mount);
     }
+    const startTime = end - (typeof e.durationMs === 'number' ? e.durationMs : 0);
+    const span = tracer.startSpan(mcp ? `tools/call ${name}` : `execute_tool ${name}`, { kind: mcp ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime, attributes: a }, batches.get(key(e))?.context);
+    if (e.status !== 'ok') fail(span, String(e.code ?? e.status));
     span.end(end);
   };
 
   return {
     record(e: AuditEvent) {
       switch (e.type) {
-        case 'batch_started':
-          batches.set(key(e), tracer.startSpan(`batch ${String(e.agent)}`, {
-            kind: SpanKind.INTERNAL, startTime: ms(e.at), attributes: attrs({ ...common(e), 'agt.batch.id': str(e.batchId), 'agt.batch.size': Number(e.calls) }),
-          }));
+        case 'batch_started': {
+          const a = base(e);
+          put(a, 'agt.batch.size', e.calls);
+          const span = tracer.startSpan(`batch ${String(e.agent)}`, { kind: SpanKind.INTERNAL, startTime: ms(e.at), attributes: a });
+          batches.set(key(e), { span, context: trace.setSpan(context.active(), span) });
           return;
+        }
         case 'tool_call':
           onCall(e);
           return;
         case 'batch': {
-          const span = batches.get(key(e));
+          const span = batches.get(key(e))?.span;
           batches.delete(key(e));
           if (!span) return;
           if (typeof e.failed === 'number' && e.failed > 0) span.setAttribute('agt.batch.failed', e.failed);
@@ -94,16 +99,11 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
         case 'batch_rejected':
         case 'refresh': {
           const end = ms(e.at);
-          const span = tracer.startSpan(e.type === 'refresh' ? `refresh ${String(e.agent)}` : `batch ${String(e.agent)}`, {
-            kind: SpanKind.INTERNAL, startTime: end - (typeof e.durationMs === 'number' ? e.durationMs : 0),
-            attributes: attrs({ ...common(e), 'agt.batch.id': str(e.batchId), 'agt.refresh.trigger': str(e.trigger) }),
-          });
-          const failed = e.type === 'batch_rejected' || e.status === 'failed';
-          if (failed) {
-            const type = String(e.type === 'batch_rejected' ? e.reason ?? 'batch_rejected' : e.code ?? 'refresh_failed');
-            span.setAttribute('error.type', type);
-            span.setStatus({ code: SpanStatusCode.ERROR, message: type });
-          }
+          const a = base(e);
+          put(a, 'agt.refresh.trigger', e.trigger);
+          const span = tracer.startSpan(`${e.type === 'refresh' ? 'refresh' : 'batch'} ${String(e.agent)}`, { kind: SpanKind.INTERNAL, startTime: end - (typeof e.durationMs === 'number' ? e.durationMs : 0), attributes: a });
+          if (e.type === 'batch_rejected') fail(span, String(e.reason ?? 'batch_rejected'));
+          else if (e.status === 'failed') fail(span, String(e.code ?? 'refresh_failed'));
           span.end(end);
           return;
         }

@@ -59,6 +59,11 @@ export function fromAnthropicToolUse(source: unknown): ModelCall[] {
 
 /** One result as a tool_result block. */
 export function toAnthropicToolResult(result: ToolResult): AnthropicToolResultBlock {
+  if (result.status !== 'ok') return { type: 'tool_result', tool_use_id: result.tool_call_id, content: [{ type: 'text', text: resultText(result) }], is_error: true };
+  if (!result.content.some((part) => imagePart(part) !== undefined)) {
+    const text = resultText(result);
+    return { type: 'tool_result', tool_use_id: result.tool_call_id, content: [{ type: 'text', text: text === '' ? '(no output)' : text }] };
+  }
   const block = (part: unknown) => {
     const image = imagePart(part);
     return image && IMAGE_TYPES.has(image.mediaType) ? image : undefined;

@@ -77,26 +77,23 @@ export interface OpenAIOptions {
   strict?: boolean;
 }
 
-interface Prepared {
+interface Form {
   parameters: Record<string, unknown>;
+  strict: boolean;
   decoder?: StrictDecoder;
 }
 
 // One conversion per schema object (run.tools() hands out the snapshot's own schema objects).
-const prepared = new WeakMap<object, { strict?: Prepared; loose: Prepared }>();
-function prepare(schema: object): { strict?: Prepared; loose: Prepared } {
-  let entry = prepared.get(schema);
+const forms = new WeakMap<object, { strict: Form; loose: Form }>();
+function form(tool: ModelTool, options: OpenAIOptions): Form {
+  let entry = forms.get(tool.inputSchema);
   if (entry === undefined) {
-    const strict = toStrictSchema(schema);
-    entry = { loose: { parameters: providerSchema(schema) }, ...(strict ? { strict: { parameters: strict.schema, decoder: strict.decoder } } : {}) };
-    prepared.set(schema, entry);
+    const loose: Form = { parameters: providerSchema(tool.inputSchema), strict: false };
+    const converted = toStrictSchema(tool.inputSchema);
+    entry = { loose, strict: converted ? { parameters: converted.schema, strict: true, decoder: converted.decoder } : loose };
+    forms.set(tool.inputSchema, entry);
   }
-  return entry;
-}
-
-function form(tool: ModelTool, options: OpenAIOptions): Prepared & { strict: boolean } {
-  const entry = prepare(tool.inputSchema);
-  return options.strict !== false && entry.strict ? { ...entry.strict, strict: true } : { ...entry.loose, strict: false };
+  return options.strict === false ? entry.loose : entry.strict;
 }
 
 /** The run's tools as Chat Completions tools. */
@@ -134,15 +131,15 @@ export function fromOpenAIToolCalls(source: unknown, options: OpenAIOptions & { 
   return output.filter((item) => isPlainObject(item) && item.type === 'function_call').map((item) => call(item.call_id, item.name, item.arguments));
 }
 
+// Only strict mode's nulls need undoing; anything else goes to the run as sent (stage 2
+// parses JSON strings, and reports the ones that are not JSON for that call only).
 function parseArguments(args: unknown, decoder: StrictDecoder | undefined): unknown {
-  if (typeof args !== 'string') return args;
-  let parsed: unknown;
+  if (typeof args !== 'string' || decoder === undefined || !args.includes('null')) return args;
   try {
-    parsed = args.trim() === '' ? {} : JSON.parse(args);
+    return decodeStrict(JSON.parse(args), decoder);
   } catch {
-    return args; // not JSON: stage 2 says so, for this call only
+    return args;
   }
-  return decoder ? decodeStrict(parsed, decoder) : parsed;
 }
 
 /** The results of a step as Chat Completions tool messages, in call order. */
