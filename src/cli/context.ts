@@ -4,6 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
+import { redactRecord } from '../resources/secrets.js';
 import { ResourceService } from '../resources/service.js';
 import { SqliteStore } from '../storage/sqlite.js';
 
@@ -15,6 +16,8 @@ export interface CliContext {
   service: ResourceService;
   store: SqliteStore;
   json: boolean;
+  /** --show-secrets: print env and header values instead of `***`. */
+  showSecrets: boolean;
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -28,15 +31,21 @@ export function storePath(flag: string | undefined): string {
 }
 
 /** Opens the store and the service for one command. */
-export function openContext(options: { store?: string; json: boolean }): CliContext {
+export function openContext(options: { store?: string; json: boolean; showSecrets?: boolean }): CliContext {
   const store = new SqliteStore({ path: storePath(options.store) });
   return {
     service: new ResourceService({ store }),
     store,
     json: options.json,
+    showSecrets: options.showSecrets ?? false,
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
   };
+}
+
+/** A record as the CLI may show it: mcp env and header values as `***` unless --show-secrets. */
+export function shown<R extends { kind: string; data: unknown }>(ctx: CliContext, record: R): R {
+  return ctx.showSecrets ? record : redactRecord(record);
 }
 
 /** Prints a value as JSON (with --json) or as text. */

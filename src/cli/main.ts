@@ -22,7 +22,8 @@ const HELP = `agt — register, test, probe and assemble MCP servers
   agt agent update <ref> [--add-mcp X]… [--remove-mcp Y]… [--expected-revision N] [--name N] [--enable|--disable]
   agt agent show <ref> | mcp-list <ref>
 
-Every command: --json (machine output), --store PATH (default $AGT_HOME/agt.db, else ~/.agt/agt.db), --debug.
+Every command: --json (machine output), --store PATH (default $AGT_HOME/agt.db, else ~/.agt/agt.db), --debug,
+--show-secrets (print env and header values; otherwise they are shown as ***).
 Exit codes: 0 ok, 1 a check or probe failed, 2 usage or invalid input, 3 not found / exists / revision conflict,
 4 the server could not be started or reached, 5 the store is unavailable.`;
 
@@ -38,6 +39,7 @@ const CODE_EXIT: Record<string, number> = {
 export async function main(argv: string[]): Promise<number> {
   const debug = argv.includes('--debug');
   const json = argv.includes('--json');
+  const showSecrets = argv.includes('--show-secrets');
   // A7: the old master switch fails loudly wherever it appears.
   if (argv.some((a) => a === '--allow-mcp' || a.startsWith('--allow-mcp='))) {
     process.stderr.write('agt: --allow-mcp was removed: an agent\'s MCP access is its mounts and the permission policy. Stop passing --allow-mcp.\n');
@@ -45,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const storeAt = argv.indexOf('--store');
   const store = storeAt >= 0 ? argv[storeAt + 1] : undefined;
-  const rest = argv.filter((a, i) => a !== '--json' && a !== '--debug' && !(i === storeAt || (storeAt >= 0 && i === storeAt + 1)));
+  const rest = argv.filter((a, i) => a !== '--json' && a !== '--debug' && a !== '--show-secrets' && !(i === storeAt || (storeAt >= 0 && i === storeAt + 1)));
   const [group, sub, ...args] = rest;
   if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
     process.stdout.write(`${HELP}\n`);
@@ -57,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`agt: unknown command "${group}"; see agt --help\n`);
       return EXIT.usage;
     }
-    ctx = openContext({ ...(store ? { store } : {}), json });
+    ctx = openContext({ ...(store ? { store } : {}), json, showSecrets });
     return group === 'mcp' ? await mcpCommand(sub, args, ctx) : await agentCommand(sub, args, ctx);
   } catch (error) {
     if (debug) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { McpProber, type ProbedTool } from '../mcp/prober.js';
 import { planImport } from '../resources/import.js';
-import { type CliContext, emit, EXIT, positional } from './context.js';
+import { type CliContext, emit, EXIT, positional, shown } from './context.js';
 
 function keyValues(list: string[] | undefined, sep: string, what: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -17,10 +17,16 @@ function keyValues(list: string[] | undefined, sep: string, what: string): Recor
   return out;
 }
 
+/** The largest config file the CLI reads. */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
 function readJson(file: string): unknown {
   try {
+    const size = fs.statSync(path.resolve(file)).size;
+    if (size > MAX_FILE_BYTES) throw new AgtError('invalid_input', `${file} is ${size} bytes; config files over ${MAX_FILE_BYTES} bytes are refused`, { details: { size, limit: MAX_FILE_BYTES } });
     return JSON.parse(fs.readFileSync(path.resolve(file), 'utf8'));
   } catch (error) {
+    if (error instanceof AgtError) throw error;
     throw new AgtError('invalid_input', `cannot read ${file} as JSON (${(error as NodeJS.ErrnoException).code ?? 'parse error'})`);
   }
 }
@@ -41,7 +47,7 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
       else if (values.command) data = { mcpServers: { [reference.split('/')[1] ?? 'server']: { command: values.command, args: values.arg ?? [], ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}), env: keyValues(values.env, '=', '--env') } } };
       else throw new AgtError('invalid_input', 'give --command (stdio), --url (remote) or --from FILE.json');
       const { record, warnings } = await ctx.service.write({ kind: 'mcp', reference, create: true, data });
-      emit(ctx, { record, warnings }, () => [`registered ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
+      emit(ctx, { record: shown(ctx, record), warnings }, () => [`registered ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
       return EXIT.ok;
     }
     case 'import': {
@@ -95,11 +101,11 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
     case 'list': {
       const { values } = parseArgs({ args, strict: true, options: { category: { type: 'string' } } });
       const records = await ctx.service.list({ kind: 'mcp', ...(values.category ? { category: values.category } : {}) });
-      emit(ctx, records, () => (records.length === 0 ? 'no mcp servers registered' : records.map((r) => `${r.reference}  (revision ${r.revision})`).join('\n')));
+      emit(ctx, records.map((r) => shown(ctx, r)), () => (records.length === 0 ? 'no mcp servers registered' : records.map((r) => `${r.reference}  (revision ${r.revision})`).join('\n')));
       return EXIT.ok;
     }
     case 'show': {
-      const record = await ctx.service.read({ kind: 'mcp', reference: positional(args, 'agt mcp show <reference>') });
+      const record = shown(ctx, await ctx.service.read({ kind: 'mcp', reference: positional(args, 'agt mcp show <reference>') }));
       emit(ctx, record, () => JSON.stringify(record, null, 2));
       return EXIT.ok;
     }

@@ -9,6 +9,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import type { McpProber } from '../mcp/prober.js';
 import type { ResourceService } from '../resources/service.js';
+import { redactRecord } from '../resources/secrets.js';
 import type { ResourceKind } from '../resources/types.js';
 
 /** What a framework tool's handler gets besides its input. */
@@ -83,9 +84,12 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
       return { result: { ...summary(record), warnings }, changed: { kind: record.kind, reference: record.reference } };
     },
   ),
-  define('resource_read', 'Read a resource with its revision (pass it back as expected_revision to avoid overwriting newer changes).', v.strictObject({ kind, reference }), async (input, { service }) => ({
-    result: await service.read(input),
-  })),
+  define(
+    'resource_read',
+    'Read a resource with its revision (pass it back as expected_revision to avoid overwriting newer changes). Env and header values of mcp configs read as "***"; writing "***" back keeps the stored value.',
+    v.strictObject({ kind, reference }),
+    async (input, { service }) => ({ result: redactRecord(await service.read(input)) }),
+  ),
   define(
     'resource_test',
     'Check an mcp config statically (cwd, command, url), with a fix for each problem. Starts nothing and opens no connection.',

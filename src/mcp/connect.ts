@@ -7,6 +7,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig } from '../resources/mcp-config.js';
+import { secretValues } from '../resources/secrets.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
 import { type ClientHandlers, clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
@@ -61,9 +62,12 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
 
 async function connectStdio(client: Client, config: StdioServerConfig, timeouts: Timeouts, options: ConnectOptions) {
   const spec = toLaunchSpec(config); // R3–R6: invalid_config / spawn_failed before anything runs
+  // The values of the config's own env (as the server gets them) never show in the stderr tail.
+  const secrets = secretValues({ env: Object.fromEntries(Object.keys(config.env ?? {}).map((k) => [k, spec.env[k] ?? ''])) });
   const transport = new ProcessGroupStdioTransport(spec, {
     spawnMs: timeouts.spawnMs,
     closeGraceMs: timeouts.closeGraceMs,
+    secrets,
     ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
   });
   const started = performance.now();

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { AgtError } from '../errors.js';
+import { setOwn } from '../json.js';
 import { findInPath, isExecutableFile } from '../resources/config-test.js';
 import { CWD_PLACEHOLDERS, isBareCommand, launchProblems, type StdioServerConfig } from '../resources/mcp-config.js';
 
@@ -55,7 +56,7 @@ export function toLaunchSpec(config: StdioServerConfig): LaunchSpec {
   if (!stat.isDirectory()) throw spawnFailed('cwd_not_directory', '"cwd" is not a directory; point it at the directory the server runs in');
 
   const env: Record<string, string> = { ...getDefaultEnvironment() };
-  for (const [key, value] of Object.entries(config.env ?? {})) env[key] = expandPlaceholders(value, cwd);
+  for (const [key, value] of Object.entries(config.env ?? {})) setOwn(env, key, expandPlaceholders(value, cwd));
   const args = (config.args ?? []).map((arg) => expandPlaceholders(arg, cwd));
 
   let command = config.command;

@@ -1,4 +1,5 @@
-/** A bounded ring of a process's stderr: always drained, only the tail kept. */
+/** A bounded ring of a process's stderr: always drained, only the tail kept, secrets masked. */
+import { maskSecrets } from '../resources/secrets.js';
 
 /** Keeps the last `limit` bytes written to it. */
 export class StderrTail {
@@ -8,8 +9,12 @@ export class StderrTail {
   /** Bytes seen in total, including those dropped. */
   total = 0;
 
-  constructor(limit = 16 * 1024) {
+  readonly #secrets: readonly string[];
+
+  /** `secrets`: values of the config's env (and headers) that the text never shows. */
+  constructor(limit = 16 * 1024, secrets: readonly string[] = []) {
     this.#limit = limit;
+    this.#secrets = secrets;
   }
 
   /** Adds a chunk, dropping the oldest bytes beyond the limit. */
@@ -22,9 +27,9 @@ export class StderrTail {
     }
   }
 
-  /** The last `max` characters of what was kept. */
+  /** The last `max` characters of what was kept, with the secrets shown as `***`. */
   text(max = 4096): string {
-    const all = Buffer.concat(this.#chunks).toString('utf8');
+    const all = maskSecrets(Buffer.concat(this.#chunks).toString('utf8'), this.#secrets);
     return all.length > max ? all.slice(all.length - max) : all;
   }
 }

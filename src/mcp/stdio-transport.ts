@@ -27,6 +27,8 @@ export interface StdioTransportOptions {
   closeGraceMs: number;
   /** Longest accepted stdout line. Default 4 MiB. */
   maxMessageBytes?: number;
+  /** Values the stderr tail never shows (the config's env values). */
+  secrets?: readonly string[];
 }
 
 /** How the process ended. */
@@ -44,7 +46,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   sessionId?: string;
 
-  readonly stderr = new StderrTail();
+  readonly stderr: StderrTail;
   /** Non-JSON stdout lines skipped so far. */
   garbageLines = 0;
   /** Set when the process has exited. */
@@ -70,6 +72,7 @@ export class ProcessGroupStdioTransport implements Transport {
   constructor(spec: LaunchSpec, options: StdioTransportOptions) {
     this.#spec = spec;
     this.#options = options;
+    this.stderr = new StderrTail(16 * 1024, options.secrets ?? []);
     this.#buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes ?? 4 * 1024 * 1024 });
     this.failed = new Promise((resolve) => {
       this.#fail = resolve;

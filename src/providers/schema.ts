@@ -9,7 +9,7 @@
  *   structural keywords; schemas that cannot be expressed that way
  *   (`$ref`, combinators, open objects, tuples) are sent non-strict.
  */
-import { isPlainObject } from '../json.js';
+import { isPlainObject, setOwn } from '../json.js';
 
 type Json = Record<string, unknown>;
 
@@ -67,10 +67,10 @@ function strictObject(node: Json): { schema: Json; decoder: StrictDecoder } | un
     if (converted === undefined) return undefined;
     if (converted.decoder) nested.set(name, converted.decoder);
     if (required.has(name)) {
-      out[name] = converted.schema;
+      setOwn(out, name, converted.schema);
     } else {
       optional.add(name);
-      out[name] = nullable(converted.schema);
+      setOwn(out, name, nullable(converted.schema));
     }
   }
   return {
@@ -99,7 +99,7 @@ export function decodeStrict(value: unknown, decoder: StrictDecoder): unknown {
   for (const [key, v] of Object.entries(value)) {
     if (v === null && decoder.optional.has(key)) continue;
     const nested = decoder.properties.get(key);
-    out[key] = nested ? decodeStrict(v, nested) : v;
+    setOwn(out, key, nested ? decodeStrict(v, nested) : v);
   }
   return out;
 }

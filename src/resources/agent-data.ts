@@ -3,7 +3,7 @@
  * add/remove (A3). Pure functions: the service adds storage and retries.
  */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { isPlainObject, setOwn } from '../json.js';
 import { isReference } from './reference.js';
 import type { AgentData, AgentSettings } from './types.js';
 
@@ -76,7 +76,7 @@ export function checkAgentFields(data: unknown, warnings: string[]): Partial<Sto
         break;
       default:
         warnings.push(`agent data: unknown key "${key}" kept as is`);
-        out[key] = value;
+        setOwn(out, key, value);
     }
   }
   return out as Partial<StoredAgentData> & Record<string, unknown>;

@@ -22,3 +22,4 @@ export type { ResourceServiceOptions, WriteInput, WriteResult } from './service.
 export type { AgentDescription, MountStatus } from './describe.js';
 export { planImport } from './import.js';
 export type { ImportEntry, ImportFormat, ImportOptions } from './import.js';
+export { maskSecrets, redactMcpDocument, redactRecord, SECRET_MASK, secretValues } from './secrets.js';

@@ -1,6 +1,6 @@
 /** Checks of the raw inputs the resource service receives from tools, the CLI and hosts. */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { isPlainObject, jsonProblem } from '../json.js';
 import { parseReference } from './reference.js';
 import { rejectRemovedOptions } from './removed-options.js';
 import { RESOURCE_KINDS, type ResourceKind } from './types.js';
@@ -40,8 +40,14 @@ export function checkRevision(value: unknown, field = 'expected_revision'): numb
   throw new AgtError('invalid_input', `${field} must be a positive integer (the revision you read)`, { details: { field } });
 }
 
-/** Checks that data, as JSON, fits the size limit. */
+/** How deep a resource's data may nest (configs, agents and skills are shallow). */
+export const MAX_DOCUMENT_DEPTH = 64;
+
+/** Checks that data is JSON within the depth limit and, as JSON, the size limit (before anything recurses on it). */
 export function checkSize(data: unknown, limit: number): void {
+  const problem = jsonProblem(data, { depth: MAX_DOCUMENT_DEPTH, bytes: limit * 2 + 1024 });
+  if (problem === 'too_deep') throw new AgtError('invalid_input', `data nests deeper than ${MAX_DOCUMENT_DEPTH} levels`, { details: { field: 'data', reason: 'too_deep', limit: MAX_DOCUMENT_DEPTH } });
+  if (problem === 'cyclic' || problem === 'not_json') throw new AgtError('invalid_input', 'data must be JSON (no cycles, BigInts or functions)', { details: { field: 'data', reason: problem } });
   let size: number;
   try {
     size = Buffer.byteLength(JSON.stringify(data) ?? '');

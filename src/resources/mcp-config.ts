@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { isPlainObject, setOwn } from '../json.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -178,7 +178,7 @@ function keepUnknown(raw: Record<string, unknown>, known: Set<string>, at: strin
   const unknown: Record<string, unknown> = {};
   for (const key of Object.keys(raw)) {
     if (known.has(key)) continue;
-    unknown[key] = raw[key];
+    setOwn(unknown, key, raw[key]);
     warnings.push(`${at}: unknown key "${key}" kept as is (it has no effect)`);
   }
   return unknown;

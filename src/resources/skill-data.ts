@@ -1,6 +1,6 @@
 /** Skill documents: a description and instructions, enough for mounts and refresh. */
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { isPlainObject, setOwn } from '../json.js';
 import type { SkillData } from './types.js';
 
 /** Checks a skill document (whole, or the fields of an update when `partial`). */
@@ -14,7 +14,7 @@ export function checkSkillData(data: unknown, warnings: string[], partial: boole
     } else {
       warnings.push(`skill data: unknown key "${key}" kept as is`);
     }
-    out[key] = value;
+    setOwn(out, key, value);
   }
   if (!partial && (typeof out.description !== 'string' || out.description.trim() === '')) {
     throw new AgtError('invalid_input', 'skill data: description: a skill needs a one-line description', { details: { field: 'description' } });

@@ -6,6 +6,7 @@
 import { AgtError } from '../errors.js';
 import { applyAgentUpdate, checkAgentFields, defaultAgent, type MountChanges, readAgent, type StoredAgentData } from './agent-data.js';
 import { type ConfigProblem, launchProblems, normaliseMcpDocument } from './mcp-config.js';
+import { keepMaskedSecrets, SECRET_MASK } from './secrets.js';
 import { checkSkillData } from './skill-data.js';
 import type { ResourceKind, ResourceRecord } from './types.js';
 
@@ -41,6 +42,12 @@ function nextMcp(plan: WritePlan, current: ResourceRecord | undefined, warnings:
   if (plan.data === undefined) throw new AgtError('invalid_input', 'an mcp write needs "data": { "mcpServers": { "NAME": { … } } }');
   const next = normaliseMcpDocument(plan.data);
   warnings.push(...next.warnings);
+  // "***" sent back for a stored secret keeps it: redacted reads can be edited and written again.
+  if (current !== undefined) keepMaskedSecrets(next.document, current.data);
+  for (const key of ['env', 'headers'] as const) {
+    const map = (next.config as unknown as Record<string, Record<string, string> | undefined>)[key] ?? {};
+    for (const [name, value] of Object.entries(map)) if (value === SECRET_MASK) warnings.push(`mcpServers.${next.name}.${key}.${name}: the value is "${SECRET_MASK}", a redacted placeholder; give the real value`);
+  }
   let problems = launchProblems(next.config, `mcpServers.${next.name}`);
   if (current !== undefined) {
     // R6: a legacy record stays modifiable; only problems it did not have already block the write.

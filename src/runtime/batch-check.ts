@@ -16,7 +16,8 @@ export type BatchRejectReason =
   | 'missing_call_id'
   | 'duplicate_call_id'
   | 'unknown_tool'
-  | 'delegation_forbidden';
+  | 'delegation_forbidden'
+  | 'too_many_calls';
 
 function reject(reason: BatchRejectReason, message: string, details: Record<string, unknown> = {}): AgtError {
   return new AgtError('batch_rejected', `the whole batch was rejected, nothing ran: ${message}`, { details: { reason, ...details } });
@@ -31,9 +32,12 @@ export interface RoutedCall {
 /** Checks a batch against the run; returns each call with its route, or throws batch_rejected. */
 export function checkBatch(
   batch: ToolBatch,
-  run: { runId: string; agent: string; seenBatchIds: ReadonlySet<string>; routes: ReadonlyMap<string, Route> },
+  run: { runId: string; agent: string; seenBatchIds: ReadonlySet<string>; routes: ReadonlyMap<string, Route>; maxBatchCalls: number },
 ): RoutedCall[] {
   if (!isPlainObject(batch) || !Array.isArray(batch.calls)) throw reject('malformed_batch', 'a batch is { runId, agent, batchId, calls: [...] }');
+  if (batch.calls.length > run.maxBatchCalls) {
+    throw reject('too_many_calls', `${batch.calls.length} calls; a batch holds at most ${run.maxBatchCalls}`, { calls: batch.calls.length, limit: run.maxBatchCalls });
+  }
   if (batch.runId !== run.runId || batch.agent !== run.agent) {
     throw reject('identity_mismatch', 'the batch names another run or agent than this run', { batchId: batch.batchId });
   }
@@ -49,7 +53,7 @@ export function checkBatch(
     ids.add(call.id);
     const route = typeof call.name === 'string' ? run.routes.get(call.name) : undefined;
     if (route === undefined) {
-      throw reject('unknown_tool', `"${String(call.name)}" is not a tool of this run`, { callId: call.id, tool: typeof call.name === 'string' ? call.name : null });
+      throw reject('unknown_tool', typeof call.name === 'string' ? `"${call.name}" is not a tool of this run` : `call ${index} has no tool name`, { callId: call.id, tool: typeof call.name === 'string' ? call.name : null });
     }
     if (route.kind === 'delegate') {
       const target = delegationTarget(call.arguments);

@@ -4,10 +4,12 @@
  * event per call. One call's failure never stops the others (B5). Audit events
  * carry no argument values.
  */
+import { setOwn } from '../json.js';
 import type { AuditSink, BeforeHook, AfterHook, PermissionPolicy, PermissionRequest, ResultError, ToolCall, ToolResult } from './types.js';
 import { execute, type ExecuteContext } from './execute.js';
 import type { Route } from './snapshot.js';
-import { cancelledResult, checkOutput, parseAndValidate, reviewPermission, runAfterHooks, runBeforeHooks } from './stages.js';
+import type { RunLimits } from './limits.js';
+import { boundResult, cancelledResult, checkOutput, parseAndValidate, reviewPermission, runAfterHooks, runBeforeHooks } from './stages.js';
 
 /** What every call of a batch shares. */
 export interface CallContext extends ExecuteContext {
@@ -16,6 +18,7 @@ export interface CallContext extends ExecuteContext {
   before: readonly BeforeHook[];
   after: readonly AfterHook[];
   audit: AuditSink | undefined;
+  limits: RunLimits;
 }
 
 // One pass: a frozen deep copy of JSON arguments (hooks and policies get this; the backend gets the original).
@@ -23,7 +26,7 @@ function frozenCopy(value: unknown): unknown {
   if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) out[key] = frozenCopy((value as Record<string, unknown>)[key]);
+    for (const key of Object.keys(value)) setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
     return Object.freeze(out);
   }
   return value;
@@ -45,7 +48,7 @@ export async function processCall(call: ToolCall, route: Route, ctx: CallContext
     return result;
   };
   if (ctx.signal.aborted) return audit(cancelledResult(call.id));
-  const parsed = parseAndValidate(call, route);
+  const parsed = parseAndValidate(call, route, ctx.limits);
   if (!parsed.go) return audit(parsed.result);
   const request: PermissionRequest = Object.freeze({
     runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId, callId: call.id, tool: route.name, kind: route.kind,
@@ -58,6 +61,7 @@ export async function processCall(call: ToolCall, route: Route, ctx: CallContext
   if (!before.go) return audit(before.result, permission.value);
   let result = await execute(call, route, parsed.value, ctx);
   if (route.kind === 'mcp') result = checkOutput(result, route); // structured results come from the server
+  result = boundResult(result, ctx.limits.maxResultBytes);
   return audit(await runAfterHooks(request, result, ctx.after, ctx.signal), permission.value);
 }
 

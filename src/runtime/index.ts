@@ -17,3 +17,5 @@ export { MemoryRunStore, RUN_FORMAT_VERSION } from './run-store.js';
 export type { RunStore, RunWrite, StoredRun } from './run-store.js';
 export { MemoryAuditStore, StoreAuditSink } from './audit-store.js';
 export type { AuditQuery, AuditStore } from './audit-store.js';
+export { DEFAULT_LIMITS } from './limits.js';
+export type { RunLimits } from './limits.js';

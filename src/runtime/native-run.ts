@@ -17,6 +17,7 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import { checkBatch } from './batch-check.js';
 import { type CallContext, processCall, recordSafely } from './call.js';
 import { type BuildContext, buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
+import { resolveLimits, type RunLimits } from './limits.js';
 import { NEVER_ABORTED } from './stages.js';
 import { RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
 import { type ModelTool, mountConnectOptions, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
@@ -37,6 +38,7 @@ export class NativeRun {
   readonly #broken = new Set<string>();
   #refreshPending = false;
   #closed = false;
+  readonly #limits: RunLimits;
   /** The revision of this run in the RunStore it was suspended to or resumed from. */
   #storedRevision: number | null = null;
 
@@ -48,6 +50,7 @@ export class NativeRun {
     this.#registry = parts.registry;
     this.#wiring = parts.wiring;
     this.#stale = parts.stale;
+    this.#limits = resolveLimits(options.limits);
     this.#prober = new McpProber(proberOptions(options, parts.wiring, parts.registry));
   }
 
@@ -61,6 +64,7 @@ export class NativeRun {
     if (options?.policy === undefined || typeof options.policy.review !== 'function') {
       throw new AgtError('invalid_input', 'NativeRun.start needs a permission policy (G4), e.g. policies.autoAllow([...]) or policies.human(ask)');
     }
+    resolveLimits(options.limits); // bad limits fail before anything connects
     const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     if (!Number.isFinite(callTimeoutMs) || callTimeoutMs <= 0) throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds');
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);
@@ -100,7 +104,7 @@ export class NativeRun {
     const snapshot = this.#snapshot; // F2: the whole batch uses the snapshot it started with
     let routed;
     try {
-      routed = checkBatch(batch, { runId: this.id, agent: this.agent, seenBatchIds: this.#seen, routes: snapshot.routes });
+      routed = checkBatch(batch, { runId: this.id, agent: this.agent, seenBatchIds: this.#seen, routes: snapshot.routes, maxBatchCalls: this.#limits.maxBatchCalls });
     } catch (error) {
       await recordSafely(this.#options.audit, { type: 'batch_rejected', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: (batch as { batchId?: unknown })?.batchId ?? null, reason: (error as AgtError).details?.reason });
       throw error;
@@ -131,7 +135,7 @@ export class NativeRun {
     const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
     return {
       runId: this.id, agent: this.agent, batchId, policy: o.policy,
-      before: o.hooks?.before ?? [], after: o.hooks?.after ?? [], audit: o.audit,
+      before: o.hooks?.before ?? [], after: o.hooks?.after ?? [], audit: o.audit, limits: this.#limits,
       framework: { service: o.service, prober: this.#prober, agent: this.agent },
       brokenMounts: this.#broken,
       inFlight: this.#wiring.inFlight,

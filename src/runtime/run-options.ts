@@ -11,6 +11,7 @@ import type { Timeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ResourceRef } from '../resources/types.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
+import type { RunLimits } from './limits.js';
 import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
 
 /** Options of {@link NativeRun.start}. */
@@ -39,6 +40,8 @@ export interface NativeRunOptions {
   sampling?(request: SamplingRequest, context: RunRequestContext): Promise<CreateMessageResult>;
   /** Authorization for each remote mount: an OAuthClientProvider (SDK) or `{ bearer }`. */
   auth?: (server: ResourceRef) => McpAuth | undefined;
+  /** Bounds on batches, arguments and results (defaults: DEFAULT_LIMITS). */
+  limits?: Partial<RunLimits>;
 }
 
 /** What `suspend()` returns: JSON, to be passed to `NativeRun.resume` (format version 1). */

@@ -6,7 +6,8 @@
  * Stages that wait on the host (a human, a hook) end as `cancelled` when the
  * run or batch is cancelled, without waiting any longer.
  */
-import { isPlainObject } from '../json.js';
+import { isPlainObject, type JsonProblem, jsonProblem } from '../json.js';
+import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolCall, ToolResult } from './types.js';
@@ -52,9 +53,23 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
 /** True for the value `abortable` gives when the signal aborted. */
 export const wasAborted = (value: unknown): value is typeof ABORTED => value === ABORTED;
 
-/** Stage 2: arguments as an object (a JSON string or an object), valid for the route's schema. */
-export function parseAndValidate(call: ToolCall, route: { validator: CompiledToolSchema }): Stage<Record<string, unknown>> {
+const tooBig = (id: string, keyword: string, message: string) =>
+  failed(id, 'invalid_arguments', { code: 'invalid_arguments', message, details: { issues: [{ instancePath: '', schemaPath: '', keyword, message }] satisfies ArgumentIssue[] } });
+
+/**
+ * Stage 2: arguments as an object (a JSON string or an object), within the
+ * size and depth limits, valid for the route's schema. Nothing here recurses
+ * on the arguments before the depth is known to be bounded.
+ */
+export function parseAndValidate(
+  call: ToolCall,
+  route: { validator: CompiledToolSchema },
+  limits: Pick<RunLimits, 'maxArgumentBytes' | 'maxArgumentDepth'> = DEFAULT_LIMITS,
+): Stage<Record<string, unknown>> {
   let args: unknown = call.arguments;
+  if (typeof args === 'string' && args.length > limits.maxArgumentBytes) {
+    return tooBig(call.id, 'maxLength', `the arguments are ${args.length} characters; the limit is ${limits.maxArgumentBytes}`);
+  }
   if (typeof args === 'string') {
     try {
       args = args.trim() === '' ? {} : JSON.parse(args);
@@ -66,6 +81,8 @@ export function parseAndValidate(call: ToolCall, route: { validator: CompiledToo
       });
     }
   }
+  const problem = jsonProblem(args, { depth: limits.maxArgumentDepth, bytes: limits.maxArgumentBytes });
+  if (problem !== undefined) return tooBig(call.id, problem === 'too_deep' ? 'maxDepth' : problem === 'too_large' ? 'maxLength' : 'json', ARGUMENT_PROBLEMS[problem](limits));
   const validation = route.validator.validate(args);
   if (!validation.ok) {
     const first = validation.issues[0];
@@ -78,6 +95,13 @@ export function parseAndValidate(call: ToolCall, route: { validator: CompiledToo
   }
   return { go: true, value: args as Record<string, unknown> };
 }
+
+const ARGUMENT_PROBLEMS: Record<JsonProblem, (limits: Pick<RunLimits, 'maxArgumentBytes' | 'maxArgumentDepth'>) => string> = {
+  too_deep: (l) => `the arguments nest deeper than ${l.maxArgumentDepth} levels; send flatter arguments`,
+  too_large: (l) => `the arguments are larger than ${l.maxArgumentBytes} bytes as JSON`,
+  cyclic: () => 'the arguments refer to themselves (a cycle); send JSON',
+  not_json: () => 'the arguments hold values JSON cannot (functions, BigInts); send JSON',
+};
 
 /** Stage 3: the permission policy (G4). A throw or an abstention denies; a cancelled run ends the wait. */
 export async function reviewPermission(request: PermissionRequest, policy: PermissionPolicy, signal: AbortSignal): Promise<Stage<string>> {
@@ -137,6 +161,46 @@ export function checkOutput(result: ToolResult, route: { outputValidator?: Compi
 
 function outputInvalid(result: ToolResult, message: string, issues: readonly ArgumentIssue[]): ToolResult {
   return failed(result.tool_call_id, 'tool_failed', { code: 'output_invalid', message, details: { issues } }).result;
+}
+
+function partSize(part: unknown): number {
+  if (!isPlainObject(part)) return 16;
+  let size = 16;
+  for (const key of ['text', 'data', 'uri'] as const) if (typeof part[key] === 'string') size += (part[key] as string).length;
+  if (isPlainObject(part.resource)) size += partSize(part.resource);
+  if (typeof part.blob === 'string') size += part.blob.length;
+  return size;
+}
+
+/**
+ * After execute: a result over `maxResultBytes` keeps its structured content
+ * when that fits, then its first parts up to the limit (a text cut at the
+ * limit, larger binary parts dropped), and says so in a last text part. Memory stays bounded: a stdio message is bounded by the transport.
+ */
+export function boundResult(result: ToolResult, maxBytes: number): ToolResult {
+  const content = result.status === 'ok' ? result.content : (result.error.details?.content as unknown[] | undefined);
+  if (!Array.isArray(content)) return result;
+  const structured = result.status === 'ok' && result.structuredContent !== undefined ? JSON.stringify(result.structuredContent).length : 0;
+  const total = content.reduce((n: number, p) => n + partSize(p), 0) + structured;
+  if (total <= maxBytes) return result;
+  // Structured content first (it is what programs read), then the parts in order.
+  const keepStructured = structured > 0 && structured <= maxBytes;
+  let budget = maxBytes - (keepStructured ? structured : 0);
+  const kept: unknown[] = [];
+  for (const part of content) {
+    const size = partSize(part);
+    if (size <= budget) {
+      kept.push(part);
+      budget -= size;
+    } else if (isPlainObject(part) && part.type === 'text' && typeof part.text === 'string' && budget > 16) {
+      kept.push({ ...part, text: part.text.slice(0, budget - 16) });
+      budget = 0;
+    }
+  }
+  const notice = { type: 'text', text: `[agt-mcp: the result was about ${total} bytes; only the first ${maxBytes} are kept (maxResultBytes)]` };
+  if (result.status !== 'ok') return { ...result, error: { ...result.error, details: { ...result.error.details, content: [...kept, notice], truncated: true } } };
+  const { structuredContent, ...rest } = result;
+  return { ...rest, content: [...kept, notice], ...(keepStructured ? { structuredContent } : {}) };
 }
 
 /** Stage 6: after hooks; each may replace the result's content (redaction). */

@@ -20,7 +20,7 @@ import {
   SUBSCHEMA_MAP_KEYWORDS,
   UNSUPPORTED_KEYWORDS,
 } from './dialects.js';
-import { isPlainObject } from '../json.js';
+import { isPlainObject, setOwn } from '../json.js';
 import { appendPointer } from './pointer.js';
 
 /** Something in a schema that makes it fail to load, with where it is. */
@@ -135,8 +135,3 @@ function cloneData(value: unknown): unknown {
   return value;
 }
 
-// `out["__proto__"] = v` would set the prototype, not a property named so.
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}

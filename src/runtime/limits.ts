@@ -1,0 +1,36 @@
+import { AgtError } from '../errors.js';
+
+/**
+ * The bounds a run puts on what models and servers send it (docs/security.md).
+ * Each is a documented limit with a stable outcome, so hostile or broken input
+ * costs bounded time and memory and never takes a batch down.
+ */
+
+/** The limits of one run; every field has a default. */
+export interface RunLimits {
+  /** Calls in one batch; more rejects the batch (`batch_rejected`, `too_many_calls`). Default 512. */
+  maxBatchCalls: number;
+  /** A call's arguments as JSON; more is that call's `invalid_arguments`. Default 1 MiB. */
+  maxArgumentBytes: number;
+  /** Nesting of a call's arguments; deeper is that call's `invalid_arguments`. Default 64. */
+  maxArgumentDepth: number;
+  /** A result's content and structured content; more is truncated with a notice. Default 1 MiB. */
+  maxResultBytes: number;
+}
+
+/** The defaults. */
+export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({
+  maxBatchCalls: 512,
+  maxArgumentBytes: 1024 * 1024,
+  maxArgumentDepth: 64,
+  maxResultBytes: 1024 * 1024,
+});
+
+/** The defaults with `partial` on top; a limit that is not a positive integer is invalid_input. */
+export function resolveLimits(partial: Partial<RunLimits> | undefined): RunLimits {
+  const limits = { ...DEFAULT_LIMITS, ...partial };
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new AgtError('invalid_input', `limits.${key} must be a positive integer`, { details: { field: `limits.${key}` } });
+  }
+  return limits;
+}
