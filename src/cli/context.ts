@@ -26,7 +26,12 @@ export interface CliContext {
 export function storePath(flag: string | undefined): string {
   if (flag) return path.resolve(flag);
   const home = process.env.AGT_HOME ? path.resolve(process.env.AGT_HOME) : path.join(os.homedir(), '.agt');
-  fs.mkdirSync(home, { recursive: true });
+  try {
+    fs.mkdirSync(home, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new AgtError('store_unavailable', `cannot create the agt home ${home} (${code}); set AGT_HOME or --store to a writable place`, { details: { driverCode: code } });
+  }
   return path.join(home, 'agt.db');
 }
 
@@ -48,9 +53,18 @@ export function shown<R extends { kind: string; data: unknown }>(ctx: CliContext
   return ctx.showSecrets ? record : redactRecord(record);
 }
 
-/** Prints a value as JSON (with --json) or as text. */
+// Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the
+// terminal; human output shows them escaped (`\x1b`). Newlines and tabs stay.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** `text` with its control characters (but newline and tab) shown as `\xNN`. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** Prints a value as JSON (with --json: exact) or as text (control characters escaped). */
 export function emit(ctx: CliContext, value: unknown, text: () => string): void {
-  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : text());
+  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : printable(text()));
 }
 
 /** The single positional argument of a command, or a usage error. */

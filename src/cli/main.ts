@@ -5,7 +5,7 @@
  */
 import { isAgtError } from '../errors.js';
 import { agentCommand } from './agent-commands.js';
-import { type CliContext, EXIT, openContext } from './context.js';
+import { type CliContext, EXIT, openContext, printable } from './context.js';
 import { mcpCommand } from './mcp-commands.js';
 
 const HELP = `agt — register, test, probe and assemble MCP servers
@@ -35,8 +35,22 @@ const CODE_EXIT: Record<string, number> = {
   store_unavailable: EXIT.store,
 };
 
+// `--arg -y` would read as an option: a dash-led value after --arg is taken as the value.
+function dashValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i] === '--arg' && next !== undefined && next.startsWith('-') && next !== '--') {
+      out.push(`--arg=${next}`);
+      i += 1;
+    } else out.push(argv[i] as string);
+  }
+  return out;
+}
+
 /** Runs `agt` with these arguments; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(rawArgv: string[]): Promise<number> {
+  const argv = dashValues(rawArgv);
   const debug = argv.includes('--debug');
   const json = argv.includes('--json');
   const showSecrets = argv.includes('--show-secrets');
@@ -65,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     if (debug) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
     if (isAgtError(error)) {
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
-      process.stderr.write(`agt: ${error.code}: ${error.message}\n`);
+      process.stderr.write(`agt: ${error.code}: ${printable(error.message)}\n`);
       return CODE_EXIT[error.code] ?? EXIT.failed;
     }
     const code = (error as { code?: string })?.code;

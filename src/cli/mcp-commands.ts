@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
+import { setOwn } from '../json.js';
 import { McpProber, type ProbedTool } from '../mcp/prober.js';
 import { planImport } from '../resources/import.js';
 import { type CliContext, emit, EXIT, positional, shown } from './context.js';
@@ -12,7 +13,7 @@ function keyValues(list: string[] | undefined, sep: string, what: string): Recor
   for (const item of list ?? []) {
     const at = item.indexOf(sep);
     if (at <= 0) throw new AgtError('invalid_input', `${what} must look like KEY${sep}VALUE`);
-    out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
+    setOwn(out, item.slice(0, at).trim(), item.slice(at + 1).trim()); // "__proto__" is a key like any other
   }
   return out;
 }
@@ -41,6 +42,8 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
       });
       const reference = positionals[0];
       if (!reference) throw new AgtError('invalid_input', 'usage: agt mcp create <category/name> (--command C [--arg A]… --cwd DIR [--env K=V]… | --url U [--header K:V]… | --from FILE.json)');
+      const given = (['command', 'url', 'from'] as const).filter((k) => values[k] !== undefined);
+      if (given.length > 1) throw new AgtError('invalid_input', `give one of --command, --url or --from, not ${given.map((k) => `--${k}`).join(' and ')}`);
       let data: unknown;
       if (values.from) data = readJson(values.from);
       else if (values.url) data = { mcpServers: { [reference.split('/')[1] ?? 'server']: { url: values.url, headers: keyValues(values.header, ':', '--header'), ...(values.transport ? { transport: values.transport } : {}) } } };

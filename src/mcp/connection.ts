@@ -163,6 +163,7 @@ export function withStderr(error: AgtError, stdio: ProcessGroupStdioTransport | 
 export function openConnection(parts: ConnectedParts): McpConnection {
   const { client, transport, kind, timeouts, warnings, stdio, auth } = parts;
   let closed = false;
+  let ended = false; // close() ran (closed is also set when the server goes away)
   let inFlight = 0;
   const previous = transport.onclose;
   transport.onclose = () => {
@@ -259,9 +260,12 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     },
     async close() {
       closed = true;
+      if (ended) return;
+      ended = true;
       if (kind === 'streamable-http') await (transport as { terminateSession?: () => Promise<void> }).terminateSession?.().catch(() => undefined);
       await client.close().catch(() => undefined);
       await stdio?.close();
+      if (stdio !== undefined && stdio.survivors > 0) warnings.push(`${stdio.survivors} process(es) started by the server outlived close (another user's, or unkillable); check them by hand`);
     },
   };
 }

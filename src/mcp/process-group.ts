@@ -48,3 +48,79 @@ export function livingMembers(pgid: number): number {
   }
   return count;
 }
+
+/** The environment variable every server is started with: its descendants inherit it, so they can be found. */
+export const INSTANCE_ENV = 'AGT_MCP_INSTANCE';
+
+function procEntries(): string[] {
+  return fs.readdirSync('/proc').filter((e) => e.charCodeAt(0) >= 48 && e.charCodeAt(0) <= 57);
+}
+
+function statFields(pid: string): string[] | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' '); // state ppid pgrp session …
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Living processes started by the server, in any process group or session
+ * (Linux): descendants of `pid` by parent link, and every process whose
+ * environment carries the server's instance tag (which also finds orphans of
+ * double forks and `setsid` daemons). Elsewhere: none.
+ */
+export function serverProcesses(pid: number, tag: string): number[] {
+  if (!HAS_PROC) return [];
+  const needle = `${INSTANCE_ENV}=${tag}\0`;
+  const children = new Map<number, number[]>();
+  const found = new Set<number>();
+  for (const entry of procEntries()) {
+    const fields = statFields(entry);
+    if (fields === undefined || fields[0] === 'Z' || fields[0] === 'X') continue;
+    const child = Number(entry);
+    const parent = Number(fields[1]);
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+    if (child === pid || child === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').includes(needle)) found.add(child);
+    } catch {
+      // another user's process, or gone
+    }
+  }
+  const stack = [...(children.get(pid) ?? [])];
+  while (stack.length > 0) {
+    const next = stack.pop() as number;
+    if (found.has(next)) continue;
+    found.add(next);
+    stack.push(...(children.get(next) ?? []));
+  }
+  found.delete(pid);
+  return [...found];
+}
+
+/** Sends `signal` to each process; gone ones are fine. */
+export function signalEach(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // ESRCH or EPERM: nothing more to do here
+    }
+  }
+}
+
+/** True while `pid` is a living (non-zombie) process. */
+export function processAlive(pid: number): boolean {
+  if (HAS_PROC) {
+    const fields = statFields(String(pid));
+    return fields !== undefined && fields[0] !== 'Z' && fields[0] !== 'X';
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -13,12 +13,13 @@
  *   banner); a line over `maxMessageBytes` is a fatal protocol error.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
 import type { LaunchSpec } from './launch.js';
-import { groupAlive, signalGroup } from './process-group.js';
+import { groupAlive, INSTANCE_ENV, processAlive, serverProcesses, signalEach, signalGroup } from './process-group.js';
 import { StderrTail } from './stderr-buffer.js';
 
 /** Options of {@link ProcessGroupStdioTransport}. */
@@ -59,6 +60,10 @@ export class ProcessGroupStdioTransport implements Transport {
   spawnMs = 0;
 
   readonly #spec: LaunchSpec;
+  // Inherited by everything the server starts, so close can find processes that left its group.
+  readonly #tag = randomUUID();
+  /** Processes started by the server that were still alive after close (normally 0). */
+  survivors = 0;
   readonly #options: StdioTransportOptions;
   readonly #buffer: ReadBuffer;
   #child: ChildProcess | undefined;
@@ -90,7 +95,7 @@ export class ProcessGroupStdioTransport implements Transport {
     const started = performance.now();
     const child = spawn(this.#spec.command, this.#spec.args, {
       cwd: this.#spec.cwd,
-      env: this.#spec.env,
+      env: { ...this.#spec.env, [INSTANCE_ENV]: this.#tag },
       detached: true, // own process group, ended as a whole on close
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
@@ -204,13 +209,33 @@ export class ProcessGroupStdioTransport implements Transport {
     const pid = child?.pid;
     if (child === undefined || pid === undefined) return;
     const grace = this.#options.closeGraceMs;
+    // Processes that left the group (setsid, detached, double forks), found before they could be orphaned further.
+    const strays = new Set(serverProcesses(pid, this.#tag));
     child.stdin?.end();
     await Promise.race([this.#exited, sleep(grace)]);
-    if (await this.#groupGone(pid, 0)) return;
-    signalGroup(pid, 'SIGTERM');
-    if (await this.#groupGone(pid, grace)) return;
-    signalGroup(pid, 'SIGKILL');
-    await this.#groupGone(pid, grace);
+    for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
+    if (!(await this.#groupGone(pid, 0))) {
+      signalGroup(pid, 'SIGTERM');
+      if (!(await this.#groupGone(pid, grace))) {
+        signalGroup(pid, 'SIGKILL');
+        await this.#groupGone(pid, grace);
+      }
+    }
+    await this.#endStrays(pid, strays, grace);
+  }
+
+  // Ends the server's processes outside its group: SIGTERM, grace, SIGKILL; counts what is left.
+  async #endStrays(pid: number, strays: Set<number>, grace: number): Promise<void> {
+    for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
+    const alive = () => [...strays].filter((p) => processAlive(p));
+    if (alive().length === 0) return;
+    signalEach(alive(), 'SIGTERM');
+    const deadline = performance.now() + grace;
+    while (alive().length > 0 && performance.now() < deadline) await sleep(20);
+    signalEach(alive(), 'SIGKILL');
+    const end = performance.now() + grace;
+    while (alive().length > 0 && performance.now() < end) await sleep(20);
+    this.survivors = alive().length;
   }
 
   // True once the leader has exited and no process of the group is left.

@@ -5,6 +5,7 @@
  * becomes one mcp document, or a list of what must be fixed first — broken
  * entries are reported, never imported silently.
  */
+import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { launchProblems, type McpDocument, normaliseMcpDocument } from './mcp-config.js';
 import { isReference } from './reference.js';
@@ -44,10 +45,11 @@ function replaceVsCodeVariables(value: unknown): unknown {
 
 /** Plans the import of a parsed config file: one entry per server. */
 export function planImport(file: unknown, options: ImportOptions = {}): { format: ImportFormat; entries: ImportEntry[] } {
-  if (!isPlainObject(file)) throw new TypeError('the file must hold a JSON object');
-  const format: ImportFormat = isPlainObject(file.mcpServers) ? 'mcpServers' : isPlainObject(file.servers) ? 'vscode' : (() => {
-    throw new TypeError('no "mcpServers" (Claude, Cursor) or "servers" (VS Code) object in the file');
-  })();
+  if (!isPlainObject(file)) throw new AgtError('invalid_input', 'the file must hold a JSON object like { "mcpServers": { … } }', { details: { reason: 'not_an_object' } });
+  const format: ImportFormat | undefined = isPlainObject(file.mcpServers) ? 'mcpServers' : isPlainObject(file.servers) ? 'vscode' : undefined;
+  if (format === undefined) {
+    throw new AgtError('invalid_input', 'no "mcpServers" (Claude, Cursor) or "servers" (VS Code) object in the file', { details: { reason: 'no_servers' } });
+  }
   const servers = (format === 'mcpServers' ? file.mcpServers : file.servers) as Record<string, unknown>;
   const category = options.category ?? 'imported';
   const entries = Object.entries(servers).map(([name, raw]): ImportEntry => {

@@ -3,6 +3,7 @@
  * the driver (better-sqlite3 12.x, an optional peer imported on first use),
  * WAL mode, one schema for every agt table, and the error mapping.
  */
+import fs from 'node:fs';
 import { AgtError, isAgtError } from '../errors.js';
 
 // The few driver methods we use, declared here so that no driver type leaks.
@@ -13,12 +14,12 @@ export interface SqliteStatement {
 }
 export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
-  pragma(sql: string): unknown;
+  pragma(sql: string, options?: { simple: boolean }): unknown;
   exec(sql: string): unknown;
   transaction<A extends unknown[], R>(fn: (...args: A) => R): { immediate(...args: A): R };
   close(): unknown;
 }
-type SqliteConstructor = new (file: string, options?: { timeout?: number }) => SqliteDatabase;
+type SqliteConstructor = new (file: string, options?: { timeout?: number; readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
 
 /** Options of the SQLite adapters. */
 export interface SqliteOptions {
@@ -72,16 +73,52 @@ async function loadDriver(who: string): Promise<SqliteConstructor> {
   }
 }
 
-/** Opens the file: WAL, the schema, the version. */
+// A file we may only read (permissions): opened read-only, so reads work and writes say why they cannot.
+function readOnly(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM' || (error as NodeJS.ErrnoException).code === 'EROFS';
+  }
+}
+
+// Refuses a file this version must not touch: a newer schema, or another application's database.
+function checkFile(db: SqliteDatabase, file: string): void {
+  const version = Number(db.pragma('user_version', { simple: true }));
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((t) => t.name);
+  const ours = tables.filter((t) => t.startsWith('agt_'));
+  if (ours.length === 0 && tables.length > 0) {
+    throw new AgtError('store_unavailable', `${file} is another application's SQLite database (tables: ${tables.slice(0, 5).join(', ')}); point the store at an agt database or a new file`, {
+      details: { reason: 'foreign_database', tables: tables.slice(0, 20) },
+    });
+  }
+  if (version > SQLITE_SCHEMA_VERSION) {
+    throw new AgtError('store_unavailable', `${file} has schema version ${version}, written by a newer agt-mcp; this version knows ${SQLITE_SCHEMA_VERSION}: upgrade agt-mcp`, {
+      details: { reason: 'newer_schema', schemaVersion: version, supported: SQLITE_SCHEMA_VERSION },
+    });
+  }
+}
+
+/** Opens the file: checks it is ours and not newer, then WAL, the schema, the version (read-only files: only the checks). */
 export async function openSqlite(options: SqliteOptions, who: string): Promise<SqliteDatabase> {
   const Driver = await loadDriver(who);
+  const exists = fs.existsSync(options.path);
+  const readonly = exists && readOnly(options.path);
   return guard(() => {
-    const db = new Driver(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec(SCHEMA);
-    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
-    return db;
+    const db = new Driver(options.path, { timeout: options.busyTimeoutMs ?? 5000, ...(readonly ? { readonly: true, fileMustExist: true } : {}) });
+    try {
+      if (exists) checkFile(db, options.path);
+      if (readonly) return db;
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+      return db;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
   });
 }
 
@@ -94,7 +131,8 @@ export function guard<T>(fn: () => T): T {
   } catch (error) {
     if (isAgtError(error)) throw error;
     const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
-    throw new AgtError('store_unavailable', `the SQLite store failed (${code}); nothing was written`, { details: { driverCode: code }, cause: error });
+    const why = code === 'SQLITE_READONLY' ? 'the file is read-only for this user; nothing was written' : `the SQLite store failed (${code}); nothing was written`;
+    throw new AgtError('store_unavailable', why, { details: { driverCode: code }, cause: error });
   }
 }
 
@@ -116,6 +154,17 @@ export class SqliteHandle {
     this.#closed = true;
     const db = this.#db;
     this.#db = undefined;
-    if (db !== undefined) (await db.catch(() => undefined))?.close();
+    const open = db === undefined ? undefined : await db.catch(() => undefined);
+    if (open === undefined) return;
+    // The last connection to leave puts the file back in rollback-journal mode, so a user who
+    // may only read it can open it (a WAL file needs a writable directory even to be read).
+    // With others still connected this fails at once (busy_timeout 0) and WAL stays.
+    try {
+      open.pragma('busy_timeout = 0');
+      open.pragma('journal_mode = DELETE');
+    } catch {
+      // read-only, or not the last connection
+    }
+    open.close();
   }
 }
