@@ -3,6 +3,7 @@
  * both call it, so a probe starts a server exactly the way a run does (P2).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
@@ -17,14 +18,8 @@ import { connectRemote } from './remote.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 
-/** What the library says it is during initialize. */
-export const CLIENT_INFO = { name: 'agt-mcp', version: '0.1.0' } as const;
-
-/**
- * The client capabilities declared without handlers: none. With elicitation
- * or sampling handlers, see {@link clientCapabilities}.
- */
-export const CLIENT_CAPABILITIES: Readonly<Record<string, unknown>> = Object.freeze(clientCapabilities());
+/** What the library says it is during initialize: its name and its package version. */
+const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;
 
 /** Options of {@link connectMcp}. */
 export interface ConnectOptions extends ClientHandlers {

@@ -1,4 +1,4 @@
-export { CLIENT_CAPABILITIES, CLIENT_INFO, connectMcp } from './connect.js';
+export { connectMcp } from './connect.js';
 export type { ConnectOptions } from './connect.js';
 export { DEFAULT_CALL_TIMEOUT_MS } from './connection.js';
 export type { CallOptions, ListChangedKind, McpCallResult, McpConnection, PromptResult, RequestOptions, ResourceContents } from './connection.js';
@@ -6,9 +6,7 @@ export { clientCapabilities } from './client-handlers.js';
 export type { ClientHandlers, CreateMessageResult, ElicitationRequest, ElicitResult, SamplingRequest, ServerRequestContext } from './client-handlers.js';
 export type { BearerTokenProvider, McpAuth, McpOAuthProvider } from './auth.js';
 export { McpProber } from './prober.js';
-export type { McpProberOptions, ProbedTool, ProbeReport } from './prober.js';
+export type { McpProberOptions, ProbedList, ProbedSchemaError, ProbedTool, ProbeReport } from './prober.js';
 export { DEFAULT_TIMEOUTS } from './timeouts.js';
 export type { Timeouts } from './timeouts.js';
 export type { McpPrompt, McpResource, McpResourceTemplate, RawTool, ToolAnnotations } from './lists.js';
-export { toLaunchSpec } from './launch.js';
-export type { LaunchSpec } from './launch.js';

@@ -58,4 +58,31 @@ describe('package exports', () => {
     ]);
     expect(out).toBe('function false true schema_load_failed');
   });
+
+  // The value exports of every entry point, pinned: adding or removing a public name is a decision, made here.
+  const PUBLIC: Record<string, string[]> = {
+    'agt-mcp': [
+      'AGT_ERROR_CODES', 'AgtError', 'DEFAULT_CALL_TIMEOUT_MS', 'DEFAULT_LIMITS', 'DEFAULT_TIMEOUTS', 'FRAMEWORK_TOOL_NAMES', 'HarnessToolSet', 'McpProber',
+      'MemoryAuditStore', 'MemoryRunStore', 'MemoryStore', 'NativeRun', 'RESOURCE_KINDS', 'RESOURCE_MANAGEMENT', 'RUN_FORMAT_VERSION', 'ResourceService',
+      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'clientCapabilities', 'connectMcp', 'executeModelCalls', 'isAgtError', 'isReference',
+      'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'revisionConflict', 'runAgentLoop', 'toolAlias',
+      'toolErrorOf',
+    ],
+    'agt-mcp/testing': ['ScriptedModel', 'auditStoreConformanceSuite', 'contractSuite', 'runStoreConformanceSuite', 'storeConformanceSuite'],
+    'agt-mcp/authoring': ['ToolErrorSignal', 'contractCases', 'createToolServer', 'defineTool', 'parseArguments', 'runContract', 'serveStdio', 'toolError'],
+    'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore'],
+    'agt-mcp/postgres': ['POSTGRES_SCHEMA_VERSION', 'PostgresAuditStore', 'PostgresRunStore', 'PostgresStore', 'migrationSql'],
+    'agt-mcp/openai': ['executeModelCalls', 'fromOpenAIToolCalls', 'openAIModel', 'toOpenAIToolMessages', 'toOpenAITools'],
+    'agt-mcp/anthropic': ['anthropicModel', 'executeModelCalls', 'fromAnthropicToolUse', 'toAnthropicToolResult', 'toAnthropicToolResults', 'toAnthropicTools'],
+    'agt-mcp/ai-sdk': ['aiSdkModel', 'aiSdkTools', 'standardJsonSchema'],
+    'agt-mcp/otel': ['otelAuditSink'],
+  };
+
+  it('every entry point exports exactly its listed public names (internals stay internal)', () => {
+    const out = run([
+      '--input-type=module', '-e',
+      `const names = {}; for (const e of ${JSON.stringify(Object.keys(PUBLIC))}) names[e] = Object.keys(await import(e)).sort(); console.log(JSON.stringify(names));`,
+    ]);
+    expect(JSON.parse(out)).toEqual(Object.fromEntries(Object.entries(PUBLIC).map(([k, v]) => [k, [...v].sort()])));
+  });
 });

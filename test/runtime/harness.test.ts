@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { frameworkToolsFor, HarnessToolSet, isAgtError } from '../../src/index.js';
+import { frameworkToolsFor } from '../../src/framework/tools.js';
+import { HarnessToolSet, isAgtError } from '../../src/index.js';
 
 const ticketTool = (calls: unknown[]) => ({
   name: 'create_ticket',
