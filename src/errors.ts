@@ -125,3 +125,24 @@ export function readToolError(content: readonly unknown[]): ToolError['error'] |
     return undefined; // plain text: not the ToolError convention
   }
 }
+
+const TOOL_ERROR_BRAND = Symbol.for('agt-mcp.ToolErrorSignal');
+
+/** A business or permission failure a tool handler reports (C4): it becomes a tool error result with its code. */
+export class ToolErrorSignal extends Error {
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'ToolErrorSignal';
+    this.code = code;
+    if (details !== undefined) this.details = details;
+    Object.defineProperty(this, TOOL_ERROR_BRAND, { value: true });
+  }
+}
+
+/** True for a ToolErrorSignal from any copy of this package (ESM or CJS). */
+export function isToolErrorSignal(value: unknown): value is ToolErrorSignal {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_ERROR_BRAND] === true;
+}

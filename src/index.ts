@@ -2,7 +2,7 @@
 // purpose (test/package/exports.test.ts pins the list): adding one is a decision.
 
 // errors
-export { AGT_ERROR_CODES, AgtError, isAgtError, readToolError, toolErrorOf } from './errors.js';
+export { AGT_ERROR_CODES, AgtError, isAgtError, isToolErrorSignal, readToolError, toolErrorOf } from './errors.js';
 export type { AgtErrorCode, ToolError } from './errors.js';
 
 // schema
@@ -17,7 +17,7 @@ export {
 export type {
   AgentData, AgentDescription, AgentSettings, ConfigProblem, ConfigTestReport, ImportEntry, ImportFormat, ImportOptions, McpDocument,
   McpServerConfig, McpTransport, MountStatus, ParsedReference, RemoteServerConfig, ResourceKind, ResourceRecord, ResourceRef,
-  ResourceServiceOptions, ResourceStore, ResourceWrite, SkillData, StdioServerConfig, WriteInput, WriteResult,
+  ResourceServiceOptions, ResourceStore, ResourceTarget, ResourceWrite, SkillData, StdioServerConfig, WriteInput, WriteResult,
 } from './resources/index.js';
 
 // mcp
@@ -35,7 +35,8 @@ export {
   toolAlias,
 } from './runtime/index.js';
 export type {
-  AfterHook, AnnotationMatch, AuditEvent, AuditQuery, AuditSink, AuditStore, AutoAllowMatch, BatchResult, BeforeHook, DelegateTool, LoopMessage,
+  AfterHook, AnnotationMatch, AuditEvent, AuditQuery, AuditSink, AuditStore, AutoAllowMatch, BatchFinishedEvent, BatchRejectedEvent, BatchResult,
+  BatchStartedEvent, BeforeHook, DelegateTool, LoopMessage, RefreshEvent, ToolCallEvent,
   LoopOutcome, ModelCall, ModelCallsResult, ModelLike, ModelTool, NativeRunOptions, PermissionDecision, PermissionPolicy, PermissionRequest,
   ProgressEvent, ResultError, ReviewContext, RouteKind, RunLimits, RunRequestContext, RunSnapshot, RunStore, RunWrite, StoredRun, SuspendedRun,
   ToolBatch, ToolCall, ToolResult,

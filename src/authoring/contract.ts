@@ -5,6 +5,7 @@
  * while running, so a passing contract proves the server's own parsing and
  * business rules, not a client check.
  */
+import { AgtError } from '../errors.js';
 import { readToolError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
@@ -55,7 +56,7 @@ export function contractCases(tool: ContractTool, input: ContractInput): Contrac
   const schema = isPlainObject(tool.inputSchema) ? tool.inputSchema : {};
   const compiled = registry.compile(schema, { tool: tool.name });
   const base = input.valid[0];
-  if (base === undefined) throw new TypeError(`contractCases(${tool.name}): give at least one valid example`);
+  if (base === undefined) throw new AgtError('invalid_input', `contractCases(${tool.name}): give at least one valid example`);
   const meta = input.meta ? { meta: input.meta } : {};
   const cases: ContractCase[] = input.valid.map((args, i) => ({ name: `valid example ${i + 1}`, tool: tool.name, args, ...meta, expect: { ok: true } }));
   const props = (isPlainObject(schema.properties) ? schema.properties : {}) as Props;

@@ -8,8 +8,12 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { AgtError, isAgtError } from '../errors.js';
-import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
+import { AgtError, isAgtError, ToolErrorSignal } from '../errors.js';
+
+export { ToolErrorSignal } from '../errors.js';
+import { MODEL_TOOL_NAME } from '../tool-names.js';
+import type { HandlerOutput } from '../results.js';
+import type { ArgumentIssue } from '../schema/issues.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 
 /** What a handler gets besides its typed input. */
@@ -23,7 +27,7 @@ export interface ToolContext {
 }
 
 /** What a handler may return: text, JSON (also sent as structuredContent), or MCP content. */
-export type ToolOutput = string | Record<string, unknown> | { content: unknown[] };
+export type ToolOutput = HandlerOutput;
 
 /** A tool definition, ready to serve. */
 export interface DefinedTool<S extends v.GenericSchema = v.GenericSchema> {
@@ -42,18 +46,6 @@ export interface ServableTool {
   readonly input: v.GenericSchema;
   readonly inputSchema: Record<string, unknown>;
   readonly handler: (input: never, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
-}
-
-/** A business or permission failure (C4): becomes a tool result with isError and a machine-readable code. */
-export class ToolErrorSignal extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'ToolErrorSignal';
-  }
 }
 
 /** Throws a tool error from a handler: `throw toolError('not_found', 'no such ticket')` or just `toolError(...)`. */
@@ -92,16 +84,25 @@ export function defineTool<S extends v.GenericSchema>(definition: {
   return Object.freeze({ name, description, input, inputSchema: Object.freeze(inputSchema), handler });
 }
 
-/** Parses arguments with the tool's own schema; issues carry paths and expectations, never values. */
-export function parseArguments(tool: ServableTool, args: unknown): { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] } {
+// A valibot issue's path as a JSON Pointer (RFC 6901), the instancePath of ArgumentIssue.
+function pointer(issue: v.BaseIssue<unknown>): string {
+  return (issue.path ?? []).map((item) => `/${String(item.key).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+}
+
+/**
+ * Parses arguments with the tool's own schema, typed by it. Issues have the
+ * shape of the validator's (`instancePath`, `schemaPath`, `keyword`,
+ * `message`) and carry paths and expectations, never values.
+ */
+export function parseArguments<S extends v.GenericSchema>(tool: { input: S }, args: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; issues: ArgumentIssue[] } {
   const parsed = v.safeParse(tool.input, args ?? {});
   if (parsed.success) return { ok: true, value: parsed.output };
   return {
     ok: false,
     issues: parsed.issues.map((issue) => {
-      const path = v.getDotPath(issue) ?? '';
-      const expected = issue.expected ? `expected ${issue.expected}` : `failed "${issue.type}"`;
-      return { path, message: issue.kind === 'schema' && issue.type === 'object' && path === '' ? 'arguments must be an object' : expected };
+      const instancePath = pointer(issue);
+      const message = issue.kind === 'schema' && issue.type === 'object' && instancePath === '' ? 'arguments must be an object' : issue.expected ? `expected ${issue.expected}` : `failed "${issue.type}"`;
+      return { instancePath, schemaPath: '', keyword: issue.type, message };
     }),
   };
 }

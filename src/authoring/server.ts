@@ -6,10 +6,12 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import { parseArguments, type ServableTool, ToolErrorSignal, type ToolOutput } from './define-tool.js';
+import { failureOf, outputContent } from '../results.js';
+import { parseArguments, type ServableTool } from './define-tool.js';
 
 /** An MCP tool result as the server sends it. */
 interface ToolCallResult {
@@ -24,14 +26,30 @@ function errorResult(code: string, message: string, details?: Record<string, unk
   return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) }], isError: true };
 }
 
-function toResult(output: ToolOutput): ToolCallResult {
-  if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
-  if (Array.isArray((output as { content?: unknown }).content)) return { content: (output as { content: unknown[] }).content };
-  return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
+
+/**
+ * A transport to serve on: the SDK's transports fit (StdioServerTransport,
+ * StreamableHTTPServerTransport, InMemoryTransport); only these methods are relied on.
+ */
+export interface MessageTransport {
+  start(): Promise<void>;
+  send(message: never, options?: never): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A tool server, not yet connected. */
+export interface ToolServer {
+  /** The names of the tools it serves. */
+  readonly tools: readonly string[];
+  /** Serves on `transport` until the client or `close()` ends it. */
+  connect(transport: MessageTransport): Promise<void>;
+  close(): Promise<void>;
+  /** Called once when the connection ends. */
+  onclose?: () => void;
 }
 
 /** Builds an MCP server for the given tools (not yet connected to a transport). */
-export function createToolServer(options: { name: string; version: string; tools: readonly ServableTool[] }): Server {
+export function createToolServer(options: { name: string; version: string; tools: readonly ServableTool[] }): ToolServer {
   const tools = new Map<string, ServableTool>();
   for (const tool of options.tools) {
     if (tools.has(tool.name)) throw new AgtError('invalid_input', `tool "${tool.name}" is defined twice`);
@@ -50,17 +68,23 @@ export function createToolServer(options: { name: string; version: string; tools
     }
     const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
     try {
-      return toResult(await tool.handler(parsed.value as never, { meta, caller: meta.caller, signal: extra.signal }));
+      return outputContent(await tool.handler(parsed.value as never, { meta, caller: meta.caller, signal: extra.signal }));
     } catch (error) {
-      if (error instanceof ToolErrorSignal) return errorResult(error.code, error.message, error.details);
-      return errorResult('internal_error', 'the tool failed unexpectedly');
+      const { error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
+      return errorResult(failure.code, failure.message, failure.details);
     }
   });
-  return server;
+  const toolServer: ToolServer = {
+    tools: Object.freeze([...tools.keys()]),
+    connect: (transport) => server.connect(transport as unknown as Transport),
+    close: () => server.close(),
+  };
+  server.onclose = () => toolServer.onclose?.();
+  return toolServer;
 }
 
 /** Serves `server` on this process's stdin/stdout; resolves when the client goes away. */
-export async function serveStdio(server: Server): Promise<void> {
+export async function serveStdio(server: ToolServer): Promise<void> {
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

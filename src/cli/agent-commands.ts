@@ -44,7 +44,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         ...(Object.keys(data).length > 0 ? { data } : {}),
         ...(values['add-mcp'] ? { add: { mcps: values['add-mcp'] } } : {}),
         ...(values['remove-mcp'] ? { remove: { mcps: values['remove-mcp'] } } : {}),
-        ...(values['expected-revision'] ? { expected_revision: Number(values['expected-revision']) } : {}),
+        ...(values['expected-revision'] ? { expectedRevision: Number(values['expected-revision']) } : {}),
       });
       emit(ctx, { record, warnings }, () => [`updated agent ${record.reference} (revision ${record.revision}); mounts: ${((record.data as { mcps: string[] }).mcps).join(', ') || 'none'}`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
       return EXIT.ok;

@@ -3,7 +3,7 @@
  * `agt`: the command line over the same services the framework tools use
  * (R2, P2, A3, A6, A7). It parses arguments and prints; nothing else.
  */
-import { isAgtError } from '../errors.js';
+import { type AgtErrorCode, isAgtError } from '../errors.js';
 import { agentCommand } from './agent-commands.js';
 import { type CliContext, EXIT, openContext, printable } from './context.js';
 import { mcpCommand } from './mcp-commands.js';
@@ -27,11 +27,12 @@ Every command: --json (machine output), --store PATH (default $AGT_HOME/agt.db, 
 Exit codes: 0 ok, 1 a check or probe failed, 2 usage or invalid input, 3 not found / exists / revision conflict,
 4 the server could not be started or reached, 5 the store is unavailable.`;
 
-const CODE_EXIT: Record<string, number> = {
-  invalid_input: EXIT.usage, option_removed: EXIT.usage, invalid_config: EXIT.usage,
-  not_found: EXIT.conflict, already_exists: EXIT.conflict, revision_conflict: EXIT.conflict,
+// Every code has its exit (the type makes a new code a compile error here until it is mapped).
+const CODE_EXIT: Record<AgtErrorCode, number> = {
+  invalid_input: EXIT.usage, option_removed: EXIT.usage, invalid_config: EXIT.usage, schema_load_failed: EXIT.failed, forbidden: EXIT.failed,
+  not_found: EXIT.conflict, already_exists: EXIT.conflict, revision_conflict: EXIT.conflict, fingerprint_mismatch: EXIT.conflict,
   spawn_failed: EXIT.launch, exited_early: EXIT.launch, handshake_timeout: EXIT.launch, protocol_error: EXIT.launch, connection_closed: EXIT.launch,
-  auth_required: EXIT.launch,
+  auth_required: EXIT.launch, call_timeout: EXIT.launch, cancelled: EXIT.failed, batch_rejected: EXIT.failed, output_invalid: EXIT.failed,
   store_unavailable: EXIT.store,
 };
 
@@ -80,7 +81,7 @@ export async function main(rawArgv: string[]): Promise<number> {
     if (isAgtError(error)) {
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
       process.stderr.write(`agt: ${error.code}: ${printable(error.message)}\n`);
-      return CODE_EXIT[error.code] ?? EXIT.failed;
+      return CODE_EXIT[error.code];
     }
     const code = (error as { code?: string })?.code;
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {

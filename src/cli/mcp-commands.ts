@@ -115,7 +115,7 @@ export async function mcpCommand(sub: string | undefined, args: string[], ctx: C
     case 'delete': {
       const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'expected-revision': { type: 'string' } } });
       const reference = positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]');
-      await ctx.service.delete({ kind: 'mcp', reference, ...(values['expected-revision'] ? { expected_revision: Number(values['expected-revision']) } : {}) });
+      await ctx.service.delete({ kind: 'mcp', reference, ...(values['expected-revision'] ? { expectedRevision: Number(values['expected-revision']) } : {}) });
       emit(ctx, { deleted: reference }, () => `deleted ${reference}`);
       return EXIT.ok;
     }

@@ -5,12 +5,14 @@
  * cannot drift. Calls enter through the shared ToolSchemaRegistry like every
  * tool, then the valibot parse, then the resource service's domain rules.
  */
-import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import { defineTool, parseArguments, toolError } from '../authoring/define-tool.js';
 import type { McpProber } from '../mcp/prober.js';
 import type { ResourceService } from '../resources/service.js';
 import { redactRecord } from '../resources/secrets.js';
-import type { ResourceKind } from '../resources/types.js';
+import { REFERENCE_PATTERN } from '../resources/reference.js';
+import { RESOURCE_KINDS, type ResourceKind } from '../resources/types.js';
+import type { ArgumentIssue } from '../schema/issues.js';
 
 /** What a framework tool's handler gets besides its input. */
 export interface FrameworkContext {
@@ -30,35 +32,34 @@ export interface FrameworkOutcome {
 export interface FrameworkTool {
   name: string;
   description: string;
-  /** Generated from `input`; never hand-written. */
+  /** Generated from its valibot input by defineTool; never hand-written. */
   inputSchema: Record<string, unknown>;
-  /** Typed parse of already-validated arguments. */
-  parse(args: unknown): { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
+  /** Typed parse of already-validated arguments (the same definition). */
+  parse(args: unknown): { ok: true; value: unknown } | { ok: false; issues: ArgumentIssue[] };
   run(input: unknown, context: FrameworkContext): Promise<FrameworkOutcome>;
 }
 
-const kind = v.picklist(['mcp', 'agent', 'skill']);
-const reference = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._-]{0,63}\/[a-z0-9][a-z0-9._-]{0,63}$/));
+// The resource grammar comes from resources, not retyped here.
+const kind = v.picklist(RESOURCE_KINDS as [ResourceKind, ...ResourceKind[]]);
+const reference = v.pipe(v.string(), v.regex(REFERENCE_PATTERN));
 const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
 const refList = v.array(reference);
 const mountChanges = v.strictObject({ mcps: v.optional(refList), skills: v.optional(refList) });
 
+// One definer for every tool the library publishes: the authoring kit's defineTool. Framework
+// tools run inside a NativeRun (they need its context), so their handler is `run`, not the served one.
 function define<S extends v.GenericSchema>(
   name: string,
   description: string,
   input: S,
   run: (input: v.InferOutput<S>, context: FrameworkContext) => Promise<FrameworkOutcome>,
 ): FrameworkTool {
-  const { $schema: _dialect, ...schema } = toJsonSchema(input, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  const tool = defineTool({ name, description, input, handler: () => toolError('forbidden', 'framework tools run inside a NativeRun') });
   return {
     name,
     description,
-    inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...schema },
-    parse(args) {
-      const parsed = v.safeParse(input, args);
-      if (parsed.success) return { ok: true, value: parsed.output };
-      return { ok: false, issues: parsed.issues.map((i) => ({ path: v.getDotPath(i) ?? '', message: i.expected ? `expected ${i.expected}` : 'invalid value' })) };
-    },
+    inputSchema: tool.inputSchema,
+    parse: (args) => parseArguments(tool, args),
     run: (value, context) => run(value as v.InferOutput<S>, context),
   };
 }
@@ -79,8 +80,9 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
       remove: v.optional(mountChanges),
       expected_revision: v.optional(revision),
     }),
-    async (input, { service }) => {
-      const { record, warnings } = await service.write(input as Parameters<ResourceService['write']>[0]);
+    async ({ expected_revision, ...input }, { service }) => {
+      // Models see snake_case; the TypeScript API is camelCase: mapped here, at the boundary.
+      const { record, warnings } = await service.write({ ...input, ...(expected_revision === undefined ? {} : { expectedRevision: expected_revision }) } as Parameters<ResourceService['write']>[0]);
       return { result: { ...summary(record), warnings }, changed: { kind: record.kind, reference: record.reference } };
     },
   ),
@@ -100,8 +102,8 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
     'resource_delete',
     'Delete a resource. Agents that mount a deleted mcp show the mount as missing.',
     v.strictObject({ kind, reference, expected_revision: v.optional(revision) }),
-    async (input, { service }) => {
-      await service.delete(input);
+    async ({ expected_revision, ...input }, { service }) => {
+      await service.delete({ ...input, ...(expected_revision === undefined ? {} : { expectedRevision: expected_revision }) });
       return { result: { deleted: true, kind: input.kind, reference: input.reference }, changed: { kind: input.kind, reference: input.reference } };
     },
   ),

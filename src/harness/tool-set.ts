@@ -5,7 +5,8 @@
  * call is validated first and reaches the host's callback only if valid.
  * The harness's own commands, files and MCP tools are its own business (H3).
  */
-import { AgtError, isAgtError } from '../errors.js';
+import { AgtError } from '../errors.js';
+import { failureOf, outputContent } from '../results.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
 import { parseAndValidate } from '../runtime/stages.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
@@ -17,7 +18,7 @@ export interface HarnessToolDef {
   description?: string;
   inputSchema: Record<string, unknown>;
   /** Called only with valid arguments; may return text or MCP-style content. */
-  handler(args: Record<string, unknown>, call: { id: string }): Promise<string | { content: unknown[] }>;
+  handler(args: Record<string, unknown>, call: { id: string }): Promise<string | Record<string, unknown> | { content: unknown[] }>;
 }
 
 /** A compiled set of dynamic tools for a harness agent. */
@@ -43,18 +44,19 @@ export class HarnessToolSet {
 
   /** Validates an incoming call, then runs its handler; never throws. */
   async handle(call: ToolCall): Promise<ToolResult> {
-    const entry = this.#tools.get(call?.name);
+    const id = typeof call?.id === 'string' ? call.id : '';
+    const entry = typeof call?.name === 'string' ? this.#tools.get(call.name) : undefined;
     if (entry === undefined) {
-      return { tool_call_id: String(call?.id ?? ''), status: 'tool_error', error: { code: 'unknown_tool', message: `"${String(call?.name)}" is not a tool of this turn` } };
+      // As for model calls in runs (executeModelCalls): the call's own invalid_arguments, saying why.
+      const name = typeof call?.name === 'string' ? `"${call.name}"` : 'the call';
+      return { tool_call_id: id, status: 'invalid_arguments', error: { code: 'invalid_arguments', message: `${name} is not a tool of this turn`, details: { reason: 'unknown_tool' } } };
     }
     const parsed = parseAndValidate(call, entry);
     if (!parsed.go) return parsed.result;
     try {
-      const out = await entry.def.handler(parsed.value, { id: call.id });
-      return { tool_call_id: call.id, status: 'ok', content: typeof out === 'string' ? [{ type: 'text', text: out }] : out.content };
+      return { tool_call_id: id, status: 'ok', ...outputContent(await entry.def.handler(parsed.value, { id })) };
     } catch (error) {
-      const code = isAgtError(error) ? error.code : 'tool_failed';
-      return { tool_call_id: call.id, status: 'tool_failed', error: { code, message: isAgtError(error) ? error.message : 'the tool failed' } };
+      return { tool_call_id: id, ...failureOf(error, 'the tool failed unexpectedly') };
     }
   }
 }

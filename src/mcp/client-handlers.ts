@@ -6,24 +6,41 @@
  * capabilities (servers may list different tools by declared capabilities).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  type CreateMessageRequest,
-  CreateMessageRequestSchema,
-  type CreateMessageResult,
-  type ElicitRequest,
-  ElicitRequestSchema,
-  type ElicitResult,
-  ErrorCode,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 
-/** A server's elicitation request (form mode: a message and a requested schema). */
-export type ElicitationRequest = ElicitRequest['params'];
-/** A server's sampling request (messages for the host's model). */
-export type SamplingRequest = CreateMessageRequest['params'];
-export type { CreateMessageResult, ElicitResult };
+/** A server's elicitation request: form mode (a message and the schema of the answer) or URL mode. */
+export type ElicitationRequest =
+  | { mode?: 'form'; message: string; requestedSchema: Record<string, unknown>; [key: string]: unknown }
+  | { mode: 'url'; message: string; url: string; elicitationId: string; [key: string]: unknown };
+
+/** The user's answer to an elicitation. */
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  /** With accept: the answer, valid for the requested schema. */
+  content?: Record<string, string | number | boolean | string[]>;
+  [key: string]: unknown;
+}
+
+/** A server's sampling request: messages for the host's model. */
+export interface SamplingRequest {
+  messages: { role: 'user' | 'assistant'; content: unknown }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  [key: string]: unknown;
+}
+
+/** The host model's answer to a sampling request. */
+export interface CreateMessageResult {
+  role: 'assistant';
+  /** The model that answered. */
+  model: string;
+  /** A content block, e.g. `{ type: 'text', text }`. */
+  content: unknown;
+  stopReason?: string;
+  [key: string]: unknown;
+}
 
 /** What a handler of a server-initiated request is told. */
 export interface ServerRequestContext {
@@ -51,8 +68,9 @@ export function clientCapabilities(handlers: ClientHandlers = {}): Record<string
 /** Routes the server's requests to `handlers`; a handler's own error never reaches the server. */
 export function installHandlers(client: Client, handlers: ClientHandlers = {}): void {
   const { elicitation, sampling } = handlers;
-  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => answer(() => elicitation(request.params, { signal: extra.signal })));
-  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => answer(() => sampling(request.params, { signal: extra.signal })));
+  // The SDK checks what the handlers return against its own schemas; these types are ours.
+  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => answer(() => elicitation(request.params as ElicitationRequest, { signal: extra.signal })) as never);
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => answer(() => sampling(request.params as unknown as SamplingRequest, { signal: extra.signal })) as never);
 }
 
 async function answer<T>(handle: () => Promise<T>): Promise<T> {

@@ -106,6 +106,8 @@ export interface McpConnection {
   readonly closed: boolean;
   /** Ends the connection; for stdio, the whole process group. Idempotent. */
   close(): Promise<void>;
+  /** `await using connection = await connectMcp(…)` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Listeners of list changes, wired into a client before it connects. */
@@ -217,7 +219,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   });
   const version = client.getServerVersion();
 
-  return {
+  const connection: McpConnection = {
     serverInfo: { name: String(version?.name ?? ''), version: String(version?.version ?? '') },
     protocolVersion: (transport as { protocolVersion?: string }).protocolVersion ?? '',
     capabilities: { ...(client.getServerCapabilities() ?? {}) },
@@ -267,7 +269,9 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       await stdio?.close();
       if (stdio !== undefined && stdio.survivors > 0) warnings.push(`${stdio.survivors} process(es) started by the server outlived close (another user's, or unkillable); check them by hand`);
     },
+    [Symbol.asyncDispose]: () => connection.close(),
   };
+  return connection;
 }
 
 function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {

@@ -1,4 +1,5 @@
 /** The time limits of one connection, each reported separately when hit. */
+import { AgtError } from '../errors.js';
 
 /** Milliseconds allowed for each phase of a connection. */
 export interface Timeouts {
@@ -25,7 +26,7 @@ export function resolveTimeouts(partial: Partial<Timeouts> | undefined): Timeout
   const out = { ...DEFAULT_TIMEOUTS, ...(partial ?? {}) };
   for (const [key, value] of Object.entries(out)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new TypeError(`timeouts.${key} must be a positive number of milliseconds`);
+      throw new AgtError('invalid_input', `timeouts.${key} must be a positive number of milliseconds`, { details: { field: `timeouts.${key}` } });
     }
   }
   return out;

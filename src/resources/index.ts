@@ -18,7 +18,7 @@ export type {
 export type { ConfigTestReport } from './config-test.js';
 export { rejectRemovedOptions } from './removed-options.js';
 export { ResourceService } from './service.js';
-export type { ResourceServiceOptions, WriteInput, WriteResult } from './service.js';
+export type { ResourceServiceOptions, ResourceTarget, WriteInput, WriteResult } from './service.js';
 export type { AgentDescription, MountStatus } from './describe.js';
 export { planImport } from './import.js';
 export type { ImportEntry, ImportFormat, ImportOptions } from './import.js';

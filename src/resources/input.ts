@@ -14,7 +14,7 @@ export function checkKeys(input: unknown, allowed: readonly string[], where: str
   rejectRemovedOptions(input, where);
   for (const key of Object.keys(input)) {
     if (allowed.includes(key)) continue;
-    const hint = key === 'expectedRevision' ? ' (did you mean "expected_revision"?)' : '';
+    const hint = /^expected.?revision$/i.test(key) ? ' (did you mean "expectedRevision"?)' : '';
     throw new AgtError('invalid_input', `${where}: unknown field "${key}"${hint}; allowed: ${allowed.join(', ')}`, { details: { field: key } });
   }
   return input;

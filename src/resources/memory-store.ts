@@ -57,6 +57,14 @@ export class MemoryStore implements ResourceStore {
     this.#records.delete(k);
     return true;
   }
+
+  /** Nothing to release; here so that `await using` works for every store. */
+  async close(): Promise<void> {}
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 function key(kind: ResourceKind, reference: string): string {

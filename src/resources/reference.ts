@@ -8,6 +8,8 @@
 import { AgtError } from '../errors.js';
 
 const PART = '[a-z0-9][a-z0-9._-]{0,63}';
+/** The grammar of a reference, for schemas that describe one. */
+export const REFERENCE_PATTERN = new RegExp(`^${PART}/${PART}$`);
 const REFERENCE = new RegExp(`^(${PART})/(${PART})$`);
 
 /** The two parts of a reference. */

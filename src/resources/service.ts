@@ -24,7 +24,15 @@ export interface WriteInput {
   add?: { mcps?: string[]; skills?: string[] };
   remove?: { mcps?: string[]; skills?: string[] };
   /** Reject the write unless the stored revision is exactly this (A4). */
+  expectedRevision?: number;
+  /** The same, as models and JSON callers spell it (`expected_revision`); give one of the two. */
   expected_revision?: number;
+}
+
+/** A resource named by its kind and reference (agents: the kind may be left out). */
+export interface ResourceTarget<K extends ResourceKind = ResourceKind> {
+  kind: K;
+  reference: string;
 }
 
 /** The stored record and what the write noticed but allowed. */
@@ -42,7 +50,23 @@ export interface ResourceServiceOptions {
   maxAttempts?: number;
 }
 
-const WRITE_KEYS = ['kind', 'reference', 'create', 'data', 'add', 'remove', 'expected_revision'] as const;
+const WRITE_KEYS = ['kind', 'reference', 'create', 'data', 'add', 'remove', 'expectedRevision', 'expected_revision'] as const;
+
+// expectedRevision (the TypeScript API) or expected_revision (JSON from models and tools): the same check.
+function expectedOf(raw: Record<string, unknown>): number | undefined {
+  if (raw.expectedRevision !== undefined && raw.expected_revision !== undefined && raw.expectedRevision !== raw.expected_revision) {
+    throw new AgtError('invalid_input', 'give expectedRevision or expected_revision, not two different values', { details: { field: 'expectedRevision' } });
+  }
+  return raw.expectedRevision !== undefined ? checkRevision(raw.expectedRevision, 'expectedRevision') : checkRevision(raw.expected_revision);
+}
+
+// An agent as a reference string or { kind?: 'agent', reference }.
+function agentReference(target: string | { kind?: ResourceKind; reference: string }): string {
+  if (typeof target === 'string') return target;
+  const raw = checkKeys(target, ['kind', 'reference'], 'agent');
+  if (raw.kind !== undefined && raw.kind !== 'agent') throw new AgtError('invalid_input', 'kind must be "agent" here', { details: { field: 'kind' } });
+  return raw.reference as string;
+}
 
 /** Writes, reads, tests and describes resources on top of a ResourceStore. */
 export class ResourceService {
@@ -67,7 +91,7 @@ export class ResourceService {
     const raw = checkKeys(input, WRITE_KEYS, 'resource_write');
     const { kind, reference } = checkTarget(raw);
     if (raw.create !== undefined && typeof raw.create !== 'boolean') throw new AgtError('invalid_input', 'create must be true or false');
-    const expected = checkRevision(raw.expected_revision);
+    const expected = expectedOf(raw);
     if (raw.data !== undefined) {
       checkSize(raw.data, this.#maxBytes);
       rejectRemovedOptions(raw.data, 'resource_write data'); // A7
@@ -77,7 +101,7 @@ export class ResourceService {
     }
     const plan: WritePlan = { kind, reference, data: raw.data, add: checkMountChanges(raw.add, 'add'), remove: checkMountChanges(raw.remove, 'remove') };
     if (raw.create === true) {
-      if (expected !== undefined) throw new AgtError('invalid_input', 'expected_revision applies to updates; a create expects that the resource does not exist');
+      if (expected !== undefined) throw new AgtError('invalid_input', 'expectedRevision applies to updates; a create expects that the resource does not exist');
       return this.#create(plan);
     }
     return this.#update(plan, expected);
@@ -164,10 +188,10 @@ export class ResourceService {
   }
 
   /** Deletes a resource; agents that mount it then show the mount as missing. */
-  async delete(input: { kind: ResourceKind; reference: string; expected_revision?: number }): Promise<void> {
-    const raw = checkKeys(input, ['kind', 'reference', 'expected_revision'], 'resource_delete');
+  async delete(input: ResourceTarget & { expectedRevision?: number; expected_revision?: number }): Promise<void> {
+    const raw = checkKeys(input, ['kind', 'reference', 'expectedRevision', 'expected_revision'], 'resource_delete');
     const { kind, reference } = checkTarget(raw);
-    const expected = checkRevision(raw.expected_revision);
+    const expected = expectedOf(raw);
     try {
       const deleted = await this.store.delete(kind, reference, expected === undefined ? {} : { expectedRevision: expected });
       if (!deleted) throw notFound(kind, reference, 'nothing was deleted');
@@ -190,16 +214,23 @@ export class ResourceService {
   }
 
   /** An agent's mounts, each resolved: exists, transport, static problems (A5). */
-  async agentMcpList(reference: string): Promise<MountStatus[]> {
+  async agentMcpList(target: string | { kind?: 'agent'; reference: string }): Promise<MountStatus[]> {
+    const reference = agentReference(target);
     parseReference(reference, 'agent reference');
     const agent = await this.read({ kind: 'agent', reference });
     return mountStatuses(this.store, agent);
   }
 
   /** Identity, binding state and resolved assembly of an agent (A6). */
-  async describeAgent(reference: string): Promise<AgentDescription> {
+  async describeAgent(target: string | { kind?: 'agent'; reference: string }): Promise<AgentDescription> {
+    const reference = agentReference(target);
     parseReference(reference, 'agent reference');
     return describeAgent(this.store, await this.read({ kind: 'agent', reference }));
+  }
+
+  /** `await using service = new ResourceService({ store })` closes the store at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.store.close?.();
   }
 }
 

@@ -15,8 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 
-/** The pattern every alias (and every tool name a model sees) matches. */
-export const MODEL_TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+export { MODEL_TOOL_NAME } from '../tool-names.js';
 
 const PART = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/; // no "__", no ".", no trailing "_" checked below
 const TOOL = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;

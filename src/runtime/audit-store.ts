@@ -54,6 +54,14 @@ export class MemoryAuditStore implements AuditStore {
     const found = this.#events.filter((e) => e.runId === query.runId && (query.type === undefined || e.type === query.type));
     return structuredClone(limit === undefined ? found : found.slice(0, limit));
   }
+
+  /** Nothing to release; here so that `await using` works for every store. */
+  async close(): Promise<void> {}
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** An AuditSink that keeps every event in an AuditStore (awaited, in order). */

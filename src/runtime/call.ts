@@ -5,7 +5,7 @@
  * carry no argument values.
  */
 import { setOwn } from '../json.js';
-import type { AuditSink, BeforeHook, AfterHook, PermissionPolicy, PermissionRequest, ResultError, ToolCall, ToolResult } from './types.js';
+import type { AuditEvent, AuditSink, BeforeHook, AfterHook, PermissionPolicy, PermissionRequest, ToolCall, ToolResult } from './types.js';
 import { execute, type ExecuteContext } from './execute.js';
 import type { Route } from './snapshot.js';
 import type { RunLimits } from './limits.js';
@@ -56,7 +56,7 @@ export async function processCall(call: ToolCall, route: Route, ctx: CallContext
     arguments: frozenCopy(parsed.value) as Readonly<Record<string, unknown>>,
   });
   const permission = await reviewPermission(request, ctx.policy, ctx.signal);
-  if (!permission.go) return audit(permission.result, (permission.result as { error: ResultError }).error.details?.by as string);
+  if (!permission.go) return audit(permission.result, permission.decidedBy);
   const before = await runBeforeHooks(request, ctx.before, ctx.signal);
   if (!before.go) return audit(before.result, permission.value);
   let result = await execute(call, route, parsed.value, ctx);
@@ -66,7 +66,7 @@ export async function processCall(call: ToolCall, route: Route, ctx: CallContext
 }
 
 /** Records an audit event; a failing sink never breaks a run. */
-export async function recordSafely(sink: AuditSink | undefined, event: Record<string, unknown> & { type: string; at: string }): Promise<void> {
+export async function recordSafely(sink: AuditSink | undefined, event: AuditEvent): Promise<void> {
   try {
     await sink?.record(event);
   } catch {

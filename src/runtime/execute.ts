@@ -7,7 +7,7 @@
  * when the run or batch is cancelled.
  */
 import { contentText, isAgtError, readToolError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { failureOf, outputContent } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
 import { abortable, cancelledResult, failed, wasAborted } from './stages.js';
@@ -43,14 +43,9 @@ export async function execute(call: ToolCall, route: Route, args: Record<string,
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
     if (outcome.changed) ctx.onFrameworkChange(outcome);
-    return {
-      tool_call_id: call.id, status: 'ok', content: [{ type: 'text', text: JSON.stringify(outcome.result) }],
-      ...(isPlainObject(outcome.result) ? { structuredContent: outcome.result } : {}),
-    };
+    return { tool_call_id: call.id, status: 'ok', ...outputContent(outcome.result as Record<string, unknown>) };
   } catch (error) {
-    // H1: domain errors keep the ToolError shape.
-    if (isAgtError(error)) return failed(call.id, 'tool_error', { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }).result;
-    return failed(call.id, 'tool_failed', { code: 'tool_failed', message: 'the framework tool failed unexpectedly' }).result;
+    return { tool_call_id: call.id, ...failureOf(error, 'the framework tool failed unexpectedly') }; // H1: domain errors keep the ToolError shape
   }
 }
 
@@ -103,9 +98,9 @@ async function executeDelegate(call: ToolCall, route: DelegateRoute, args: Recor
     const input = { agent: String(args.agent), task: String(args.task), ...(typeof args.context === 'string' ? { context: args.context } : {}) };
     const out = await abortable(route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }), ctx.signal);
     if (wasAborted(out)) return cancelledResult(id);
-    return { tool_call_id: id, status: 'ok', content: typeof out === 'string' ? [{ type: 'text', text: out }] : out.content };
-  } catch {
-    return failed(id, 'tool_failed', { code: 'tool_failed', message: 'the delegate tool failed' }).result;
+    return { tool_call_id: id, status: 'ok', ...outputContent(out) };
+  } catch (error) {
+    return { tool_call_id: id, ...failureOf(error, 'the delegate tool failed') };
   }
 }
 

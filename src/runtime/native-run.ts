@@ -75,9 +75,9 @@ export class NativeRun {
     return new NativeRun(snapshot, options, parts);
   }
 
-  /** The frozen snapshot: fingerprint, mounts with revisions, aliases. */
+  /** The snapshot as hosts see it, frozen: fingerprint, mounts with revisions, aliases (no connections or routes). */
   get snapshot(): RunSnapshot {
-    return this.#snapshot;
+    return view(this.#snapshot);
   }
 
   /** Notices from loading (skipped tools or mounts). */
@@ -243,6 +243,18 @@ export class NativeRun {
     this.#closed = true;
     await Promise.all([...this.#snapshot.loaded.values()].map((m) => m.connection.close()));
   }
+
+  /** `await using run = await NativeRun.start(…)` closes the run at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+const views = new WeakMap<SnapshotState, RunSnapshot>();
+function view(state: SnapshotState): RunSnapshot {
+  let v = views.get(state);
+  if (v === undefined) views.set(state, (v = Object.freeze({ fingerprint: state.fingerprint, mounts: state.mounts, aliases: state.aliases })));
+  return v;
 }
 
 function buildContext(options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }): BuildContext {

@@ -120,6 +120,14 @@ export class MemoryRunStore implements RunStore {
     checkExpected(runId, options.expectedRevision, this.#runs.get(runId)?.revision ?? null);
     this.#runs.delete(runId);
   }
+
+  /** Nothing to release; here so that `await using` works for every store. */
+  async close(): Promise<void> {}
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** The state to resume: given, or read by run id from `store` (with its revision); checks the format. */

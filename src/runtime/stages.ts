@@ -12,17 +12,28 @@ import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolCall, ToolResult } from './types.js';
 
-/** A stage's outcome: go on with a value, or stop with a result. */
-export type Stage<T> = { go: true; value: T } | { go: false; result: ToolResult };
+/** A result that is not ok. */
+export type FailedResult = Exclude<ToolResult, { status: 'ok' }>;
+
+/** A stage that stopped the call: its result, and who decided when a decider did (for the audit). */
+export interface Stopped {
+  go: false;
+  result: FailedResult;
+  decidedBy?: string;
+}
+
+/** A stage's outcome: go on with a value, or stop with a failed result. */
+export type Stage<T> = { go: true; value: T } | Stopped;
 
 /** A stopped stage with a failed result. */
-export const failed = (id: string, status: Exclude<ToolResult['status'], 'ok'>, error: ResultError): { go: false; result: ToolResult } => ({
+export const failed = (id: string, status: FailedResult['status'], error: ResultError, decidedBy?: string): Stopped => ({
   go: false,
   result: { tool_call_id: id, status, error },
+  ...(decidedBy === undefined ? {} : { decidedBy }),
 });
 
 /** The result of a call the host cancelled. */
-export const cancelledResult = (id: string): ToolResult =>
+export const cancelledResult = (id: string): FailedResult =>
   failed(id, 'tool_failed', { code: 'cancelled', message: 'the call was cancelled by the host before it finished' }).result;
 
 const ABORTED = Symbol('aborted');
@@ -117,7 +128,7 @@ export async function reviewPermission(request: PermissionRequest, policy: Permi
     code: 'permission_denied',
     message: verdict.reason ?? 'this call was not allowed',
     details: { by: verdict.by },
-  });
+  }, verdict.by);
 }
 
 /** Stage 4: before hooks; the first denial ends the call. */

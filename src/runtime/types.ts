@@ -94,12 +94,73 @@ export type AfterHook = (
   result: ToolResult,
 ) => void | { content: unknown[] } | Promise<void | { content: unknown[] }>;
 
-/** One audit event: a call, a denial, a rejected batch, a refresh. Never holds argument or env values. */
-export interface AuditEvent {
-  type: string;
+/** What every audit event has. Events may grow new fields (hence the index signature). */
+interface AuditBase {
+  /** ISO 8601. */
   at: string;
+  runId: string;
+  agent: string;
   [key: string]: unknown;
 }
+
+/** One call through the pipeline, whatever its outcome. */
+export interface ToolCallEvent extends AuditBase {
+  type: 'tool_call';
+  batchId: string;
+  callId: string;
+  /** The name the model used. */
+  tool: string;
+  kind: RouteKind;
+  mount?: string;
+  remoteTool?: string;
+  status: ToolResult['status'];
+  /** The error code of a failed call. */
+  code?: string;
+  /** Who allowed or denied it (auto, human, model, policy, hook). */
+  decidedBy?: string;
+  /** For output_invalid: where the structured result broke its schema (paths, no values). */
+  outputIssues?: { instancePath: string; keyword: string }[];
+  durationMs: number;
+}
+
+/** A batch passed stage 1 and its calls start. */
+export interface BatchStartedEvent extends AuditBase {
+  type: 'batch_started';
+  batchId: string;
+  calls: number;
+}
+
+/** A batch's calls all ended (before the refresh, if any). */
+export interface BatchFinishedEvent extends AuditBase {
+  type: 'batch';
+  batchId: string;
+  calls: number;
+  failed: number;
+  durationMs: number;
+}
+
+/** A batch rejected in stage 1 (B6); nothing ran. */
+export interface BatchRejectedEvent extends AuditBase {
+  type: 'batch_rejected';
+  /** As sent (it may be what made the batch invalid). */
+  batchId: unknown;
+  reason: unknown;
+}
+
+/** A refresh at a batch boundary (F1–F4). */
+export interface RefreshEvent extends AuditBase {
+  type: 'refresh';
+  trigger: 'framework_change' | 'list_changed';
+  status: 'applied' | 'failed';
+  message: string;
+  durationMs: number;
+  mounts?: string[];
+  fingerprint?: string;
+  code?: string;
+}
+
+/** One audit event, by `type`. Never holds argument or env values. */
+export type AuditEvent = ToolCallEvent | BatchStartedEvent | BatchFinishedEvent | BatchRejectedEvent | RefreshEvent;
 
 /** Receives audit events; called in order, awaited, errors ignored. */
 export interface AuditSink {

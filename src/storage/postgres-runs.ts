@@ -101,6 +101,11 @@ export class PostgresRunStore implements RunStore {
   close(): Promise<void> {
     return this.#db.close();
   }
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** Options of {@link PostgresAuditStore}. */
@@ -142,5 +147,10 @@ export class PostgresAuditStore implements AuditStore {
   /** Ends the pool the store created. */
   close(): Promise<void> {
     return this.#db.close();
+  }
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }

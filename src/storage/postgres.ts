@@ -122,6 +122,11 @@ export class PostgresStore implements ResourceStore {
   close(): Promise<void> {
     return this.#db.close();
   }
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 function iso(value: Date | string): string {

@@ -77,6 +77,11 @@ export class SqliteRunStore implements RunStore {
   close(): Promise<void> {
     return this.#handle.close();
   }
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** Audit events in a SQLite file (table agt_audit), queryable by run id. */
@@ -109,5 +114,10 @@ export class SqliteAuditStore implements AuditStore {
   /** Closes the file. */
   close(): Promise<void> {
     return this.#handle.close();
+  }
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }

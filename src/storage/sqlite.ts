@@ -101,6 +101,11 @@ export class SqliteStore implements ResourceStore {
   close(): Promise<void> {
     return this.#handle.close();
   }
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 function toRecord(row: Row): ResourceRecord {

@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { isAgtError } from '../errors.js';
 import type { AuditStore } from '../runtime/audit-store.js';
+import type { AuditEvent } from '../runtime/types.js';
 import type { SuspendedRun } from '../runtime/run-options.js';
 import type { RunStore } from '../runtime/run-store.js';
 import type { TestFunction } from './store-conformance.js';
@@ -137,7 +138,12 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
 /** Registers the AuditStore contract cases for stores made by `factory` (a fresh, empty store per case). */
 export function auditStoreConformanceSuite(factory: () => AuditStore | Promise<AuditStore>, options: RunStoreConformanceOptions): void {
   const run = register(factory, options, 'AuditStore');
-  const event = (runId: string, type: string, n: number) => ({ type, at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), runId, n, tool: 'ü/✓' });
+  const event = (runId: string, type: 'tool_call' | 'refresh', n: number): AuditEvent => {
+    const base = { at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), runId, agent: 'team/a', n, durationMs: n };
+    return type === 'tool_call'
+      ? { ...base, type, batchId: 'b1', callId: `c${n}`, tool: 'ü/✓', kind: 'mcp', status: 'ok' }
+      : { ...base, type, trigger: 'framework_change', status: 'applied', message: 'tools reloaded' };
+  };
 
   run('events come back per run, in order, filtered by type and limited', async (store) => {
     for (let n = 0; n < 6; n++) await store.append(event(n % 2 === 0 ? 'run-a' : 'run-b', n < 4 ? 'tool_call' : 'refresh', n));
@@ -149,7 +155,7 @@ export function auditStoreConformanceSuite(factory: () => AuditStore | Promise<A
   });
 
   run('an event without a run id, or a query without one, is invalid_input', async (store) => {
-    await expectCode(store.append({ type: 'tool_call', at: new Date().toISOString() }), 'invalid_input');
+    await expectCode(store.append({ type: 'tool_call', at: new Date().toISOString() } as unknown as AuditEvent), 'invalid_input');
     await expectCode(store.query({ runId: '' }), 'invalid_input');
     await expectCode(store.query({ runId: 'r', limit: 0 }), 'invalid_input');
   });

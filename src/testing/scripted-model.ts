@@ -3,6 +3,7 @@
  * function of what the model would see (tools and history), so tests can
  * react to results — for example correct a call after invalid_arguments.
  */
+import { AgtError } from '../errors.js';
 import type { LoopMessage, ModelLike } from '../runtime/agent-loop.js';
 import type { ModelTool } from '../runtime/run-options.js';
 import type { ToolCall } from '../runtime/types.js';
@@ -30,7 +31,7 @@ export class ScriptedModel implements ModelLike {
   async respond(input: ScriptedInput): Promise<ScriptedStep> {
     this.inputs.push({ tools: input.tools, history: [...input.history] });
     const step = this.#steps.shift();
-    if (step === undefined) throw new Error('ScriptedModel: the script has no more steps');
+    if (step === undefined) throw new AgtError('invalid_input', 'ScriptedModel: the script has no more steps; add one, or give the loop fewer maxSteps');
     return typeof step === 'function' ? step(input) : step;
   }
 }

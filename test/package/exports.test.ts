@@ -64,7 +64,7 @@ describe('package exports', () => {
     'agt-mcp': [
       'AGT_ERROR_CODES', 'AgtError', 'DEFAULT_CALL_TIMEOUT_MS', 'DEFAULT_LIMITS', 'DEFAULT_TIMEOUTS', 'FRAMEWORK_TOOL_NAMES', 'HarnessToolSet', 'McpProber',
       'MemoryAuditStore', 'MemoryRunStore', 'MemoryStore', 'NativeRun', 'RESOURCE_KINDS', 'RESOURCE_MANAGEMENT', 'RUN_FORMAT_VERSION', 'ResourceService',
-      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'clientCapabilities', 'connectMcp', 'executeModelCalls', 'isAgtError', 'isReference',
+      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'clientCapabilities', 'connectMcp', 'executeModelCalls', 'isAgtError', 'isReference', 'isToolErrorSignal',
       'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'revisionConflict', 'runAgentLoop', 'toolAlias',
       'toolErrorOf',
     ],

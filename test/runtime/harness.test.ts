@@ -40,7 +40,7 @@ describe('H2/H3: harness dynamic tools', () => {
 
   it('H3: a call for a tool the set does not define is not ours to run', async () => {
     const set = new HarnessToolSet([ticketTool([])]);
-    expect(await set.handle({ id: 'x', name: 'Bash', arguments: {} })).toMatchObject({ status: 'tool_error', error: { code: 'unknown_tool' } });
+    expect(await set.handle({ id: 'x', name: 'Bash', arguments: {} })).toMatchObject({ status: 'invalid_arguments', error: { code: 'invalid_arguments', details: { reason: 'unknown_tool' } } });
   });
 });
 

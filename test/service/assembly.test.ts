@@ -216,7 +216,8 @@ describe('entry rules: bad input loses nothing', () => {
     ['a path-like reference', { kind: 'agent', reference: 'a/../b', create: true, data: {} }],
     ['a wrong type', { kind: 'agent', reference: 'a/b', create: true, data: { mcps: 'tools/a' } }],
     ['a bad mount reference', { kind: 'agent', reference: 'a/b', create: true, data: { mcps: ['not a ref'] } }],
-    ['a camelCase expectedRevision', { kind: 'agent', reference: 'a/b', create: true, data: {}, expectedRevision: 1 }],
+    ['a misspelt expectedrevision', { kind: 'agent', reference: 'a/b', data: {}, expectedrevision: 1 }],
+    ['expectedRevision and expected_revision that differ', { kind: 'agent', reference: 'a/b', data: {}, expectedRevision: 1, expected_revision: 2 }],
     ['a non-integer revision', { kind: 'agent', reference: 'a/b', data: {}, expected_revision: 1.5 }],
     ['a skill without description', { kind: 'skill', reference: 'a/b', create: true, data: { instructions: 'x' } }],
     ['add on an mcp', { kind: 'mcp', reference: 'a/b', add: { mcps: ['x/y'] } }],
@@ -227,6 +228,16 @@ describe('entry rules: bad input loses nothing', () => {
     expect((await failure(service.write(input as never))).code).toBe('invalid_input');
     expect(await store.list('agent')).toEqual(before);
     expect(await store.list('skill')).toEqual([]);
+  });
+
+  it('A4: expectedRevision (the TypeScript spelling) and expected_revision (the JSON one) guard the same way', async () => {
+    await agent('a/b');
+    expect((await service.write({ kind: 'agent', reference: 'a/b', data: { name: 'one' }, expectedRevision: 1 })).record.revision).toBe(2);
+    expect((await failure(service.write({ kind: 'agent', reference: 'a/b', data: { name: 'stale' }, expectedRevision: 1 }))).code).toBe('revision_conflict');
+    expect((await service.write({ kind: 'agent', reference: 'a/b', data: { name: 'two' }, expected_revision: 2 })).record.revision).toBe(3);
+    await expect(service.delete({ kind: 'agent', reference: 'a/b', expectedRevision: 2 })).rejects.toMatchObject({ code: 'revision_conflict' });
+    expect(await service.describeAgent({ reference: 'a/b' })).toEqual(await service.describeAgent('a/b'));
+    expect(await service.agentMcpList({ kind: 'agent', reference: 'a/b' })).toEqual([]);
   });
 
   it('a document over the size limit is rejected with the limit named', async () => {

@@ -4,6 +4,7 @@
  * loop's history becomes Chat Completions messages or Responses API input
  * items; each step is one request.
  */
+import { AgtError } from '../../errors.js';
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelCall } from '../../runtime/model-calls.js';
 import type { ModelTool } from '../../runtime/run-options.js';
@@ -88,14 +89,14 @@ export function openAIModel(options: OpenAIModelOptions): ModelLike {
       const strict = options.strict === undefined ? {} : { strict: options.strict };
       if (options.api === 'chat') {
         const completions = options.client.chat?.completions;
-        if (!completions) throw new TypeError('openAIModel: the client has no chat.completions');
+        if (!completions) throw new AgtError('invalid_input', 'openAIModel: the client has no chat.completions (pass an OpenAI client)');
         const response = (await (completions.create as Create).call(completions, { ...options.request, model: options.model, messages: chatMessages(options, history), tools: toOpenAITools(tools, { api: 'chat', ...strict }) })) as { choices?: { message?: { content?: string | null } }[] };
         const message = response.choices?.[0]?.message ?? {};
         const toolCalls = fromOpenAIToolCalls(message, { tools, ...strict });
         return { ...(typeof message.content === 'string' ? { text: message.content } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
       }
       const responses = options.client.responses;
-      if (!responses) throw new TypeError('openAIModel: the client has no responses');
+      if (!responses) throw new AgtError('invalid_input', 'openAIModel: the client has no responses (pass an OpenAI client)');
       const response = (await (responses.create as Create).call(responses, {
         ...options.request, model: options.model, ...(options.instructions ? { instructions: options.instructions } : {}),
         input: responsesInput(options, history), tools: toOpenAITools(tools, { api: 'responses', ...strict }),
