@@ -11,13 +11,14 @@ export type { ArgumentIssue, CompiledToolSchema, Dialect, SchemaLoadReason, Sche
 
 // resources
 export {
-  isReference, MemoryStore, parseReference, planImport, redactMcpDocument, redactRecord, RESOURCE_KINDS, RESOURCE_MANAGEMENT,
-  ResourceService, revisionConflict, SECRET_MASK,
+  documentInputs, isReference, MemoryStore, parseJsonc, parseReference, planImport, redactMcpDocument, redactRecord, resolveServerConfig,
+  RESOURCE_KINDS, RESOURCE_MANAGEMENT, ResourceService, revisionConflict, SECRET_MASK,
 } from './resources/index.js';
 export type {
-  AgentData, AgentDescription, AgentSettings, ConfigProblem, ConfigTestReport, ImportEntry, ImportFormat, ImportOptions, McpDocument,
+  AgentData, AgentDescription, AgentSettings, ConfigProblem, ConfigTestReport, DeclaredInput, ImportEntry, ImportFormat, ImportOptions, McpDocument,
   McpServerConfig, McpTransport, MountStatus, ParsedReference, RemoteServerConfig, ResourceKind, ResourceRecord, ResourceRef,
-  ResourceServiceOptions, ResourceStore, ResourceTarget, ResourceWrite, SkillData, StdioServerConfig, WriteInput, WriteResult,
+  ResourceServiceOptions, ResourceStore, ResourceTarget, ResourceWrite, SkillData, StdioServerConfig, UnresolvedVariable, VariableSources, WriteInput,
+  WriteResult,
 } from './resources/index.js';
 
 // mcp
@@ -25,7 +26,7 @@ export { clientCapabilities, connectMcp, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_TIMEOU
 export type {
   BearerTokenProvider, CallOptions, ClientHandlers, ConnectOptions, CreateMessageResult, ElicitationRequest, ElicitResult, ListChangedKind,
   McpAuth, McpCallResult, McpConnection, McpOAuthProvider, McpPrompt, McpProberOptions, McpResource, McpResourceTemplate, ProbedList,
-  ProbedSchemaError, ProbedTool, ProbeReport, PromptResult, RawTool, RequestOptions, ResourceContents, SamplingRequest, ServerRequestContext,
+  ProbedSchemaError, ProbedTool, ProbePhase, ProbeReport, PromptResult, RawTool, RequestOptions, ResourceContents, SamplingRequest, ServerRequestContext,
   Timeouts, ToolAnnotations,
 } from './mcp/index.js';
 

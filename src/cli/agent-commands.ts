@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
-import { type CliContext, emit, EXIT, positional } from './context.js';
+import { type CliContext, cliWrite, emit, EXIT, positional, revisionFlag } from './context.js';
 
 function mountLines(mounts: MountStatus[]): string[] {
   if (mounts.length === 0) return ['  (no MCP servers mounted)'];
@@ -27,7 +27,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         ...(values.capability ? { capabilities: values.capability } : {}), ...(values.mcp ? { mcps: values.mcp } : {}),
         ...(values.disabled ? { enabled: false } : {}), ...(Object.keys(settings).length > 0 ? { settings } : {}),
       };
-      const { record, warnings } = await ctx.service.write({ kind: 'agent', reference, create: true, data });
+      const { record, warnings } = await cliWrite(ctx, { kind: 'agent', reference, create: true, data });
       emit(ctx, { record, warnings }, () => [`created agent ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
       return EXIT.ok;
     }
@@ -39,12 +39,13 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       const reference = positionals[0];
       if (!reference) throw new AgtError('invalid_input', 'usage: agt agent update <reference> [--add-mcp X]… [--remove-mcp Y]… [--expected-revision N] [--name N] [--enable|--disable]');
       const data = { ...(values.name ? { name: values.name } : {}), ...(values.enable ? { enabled: true } : {}), ...(values.disable ? { enabled: false } : {}) };
-      const { record, warnings } = await ctx.service.write({
+      const expected = revisionFlag(values['expected-revision']);
+      const { record, warnings } = await cliWrite(ctx, {
         kind: 'agent', reference,
         ...(Object.keys(data).length > 0 ? { data } : {}),
         ...(values['add-mcp'] ? { add: { mcps: values['add-mcp'] } } : {}),
         ...(values['remove-mcp'] ? { remove: { mcps: values['remove-mcp'] } } : {}),
-        ...(values['expected-revision'] ? { expectedRevision: Number(values['expected-revision']) } : {}),
+        ...(expected === undefined ? {} : { expectedRevision: expected }),
       });
       emit(ctx, { record, warnings }, () => [`updated agent ${record.reference} (revision ${record.revision}); mounts: ${((record.data as { mcps: string[] }).mcps).join(', ') || 'none'}`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
       return EXIT.ok;
@@ -67,6 +68,6 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       return mounts.every((m) => m.exists && m.problems.length === 0) ? EXIT.ok : EXIT.failed;
     }
     default:
-      throw new AgtError('invalid_input', 'usage: agt agent create|update|show|mcp-list …  (agt --help)');
+      throw new AgtError('invalid_input', 'usage: agt agent create|update|show|mcp-list …  (agt agent --help)');
   }
 }

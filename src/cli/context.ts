@@ -3,13 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { AgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import { redactRecord } from '../resources/secrets.js';
-import { ResourceService } from '../resources/service.js';
+import { ResourceService, type WriteInput, type WriteResult } from '../resources/service.js';
 import { SqliteStore } from '../storage/sqlite.js';
 
-/** Exit codes of `agt` (documented in docs/cli.md). */
-export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, launch: 4, store: 5 } as const;
+import { printable } from './terminal.js';
+
+export { EXIT, printable } from './terminal.js';
 
 /** A command's context. */
 export interface CliContext {
@@ -53,15 +54,6 @@ export function shown<R extends { kind: string; data: unknown }>(ctx: CliContext
   return ctx.showSecrets ? record : redactRecord(record);
 }
 
-// Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the
-// terminal; human output shows them escaped (`\x1b`). Newlines and tabs stay.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** `text` with its control characters (but newline and tab) shown as `\xNN`. */
-export function printable(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
-
 /** Prints a value as JSON (with --json: exact) or as text (control characters escaped). */
 export function emit(ctx: CliContext, value: unknown, text: () => string): void {
   ctx.out(ctx.json ? JSON.stringify(value, null, 2) : printable(text()));
@@ -72,4 +64,34 @@ export function positional(args: string[], usage: string): string {
   const { positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: {} });
   if (!positionals[0]) throw new AgtError('invalid_input', `usage: ${usage}`);
   return positionals[0];
+}
+
+/** A revision from `--expected-revision`, or a usage error. */
+export function revisionFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new AgtError('invalid_input', '--expected-revision must be a revision number (1, 2, …) as `show` prints it');
+  return n;
+}
+
+/**
+ * Writes through the service and says what went wrong in CLI terms: which
+ * command to use instead, not which library option to set.
+ */
+export async function cliWrite(ctx: CliContext, input: WriteInput): Promise<WriteResult> {
+  try {
+    return await ctx.service.write(input);
+  } catch (error) {
+    if (!isAgtError(error)) throw error;
+    const { kind, reference } = input;
+    const details = error.details ?? {};
+    if (error.code === 'already_exists') {
+      throw new AgtError('already_exists', `${kind} ${reference} is already registered; change it with \`agt ${kind} update ${reference} …\`${kind === 'mcp' ? `, or \`agt mcp delete ${reference}\` first` : ''}`, { details });
+    }
+    if (error.code === 'not_found') throw new AgtError('not_found', `${kind} ${reference} is not registered; register it with \`agt ${kind} create ${reference} …\``, { details });
+    if (error.code === 'revision_conflict' && typeof details.currentRevision === 'number') {
+      throw new AgtError('revision_conflict', `${kind} ${reference} is at revision ${details.currentRevision}, not ${String(details.expectedRevision)}: someone changed it; look with \`agt ${kind} show ${reference}\`, then retry with --expected-revision ${details.currentRevision}`, { details });
+    }
+    throw error;
+  }
 }

@@ -1,31 +1,13 @@
 #!/usr/bin/env node
 /**
  * `agt`: the command line over the same services the framework tools use
- * (R2, P2, A3, A6, A7). It parses arguments and prints; nothing else.
+ * (R2, P2, A3, A6, A7). It parses arguments and prints; nothing else. The
+ * command modules (and the SDK, the store) load only when a command runs, so
+ * `agt --help` and usage errors answer at once.
  */
 import { type AgtErrorCode, isAgtError } from '../errors.js';
-import { agentCommand } from './agent-commands.js';
-import { type CliContext, EXIT, openContext, printable } from './context.js';
-import { mcpCommand } from './mcp-commands.js';
-
-const HELP = `agt — register, test, probe and assemble MCP servers
-
-  agt mcp create <ref> --command C [--arg A]… --cwd DIR [--env K=V]…
-  agt mcp create <ref> --url U [--header K:V]… [--transport sse]
-  agt mcp create <ref> --from FILE.json          a { "mcpServers": { … } } document
-  agt mcp import FILE [--category C] [--cwd DIR] [--dry-run]
-  agt mcp test <ref>                             static check, starts nothing
-  agt mcp probe <ref>                            starts the server (runs its command on this host)
-  agt mcp list [--category C] | show <ref> | delete <ref> [--expected-revision N]
-  agt agent create <ref> [--name N] [--role manager|worker] [--kind native|harness] [--capability C]… [--mcp REF]…
-                         [--model M] [--provider P] [--base-prompt T] [--disabled]
-  agt agent update <ref> [--add-mcp X]… [--remove-mcp Y]… [--expected-revision N] [--name N] [--enable|--disable]
-  agt agent show <ref> | mcp-list <ref>
-
-Every command: --json (machine output), --store PATH (default $AGT_HOME/agt.db, else ~/.agt/agt.db), --debug,
---show-secrets (print env and header values; otherwise they are shown as ***).
-Exit codes: 0 ok, 1 a check or probe failed, 2 usage or invalid input, 3 not found / exists / revision conflict,
-4 the server could not be started or reached, 5 the store is unavailable.`;
+import { ALIASES, usage, verbs } from './help.js';
+import { EXIT, printable, stderrBlock } from './terminal.js';
 
 // Every code has its exit (the type makes a new code a compile error here until it is mapped).
 const CODE_EXIT: Record<AgtErrorCode, number> = {
@@ -36,12 +18,14 @@ const CODE_EXIT: Record<AgtErrorCode, number> = {
   store_unavailable: EXIT.store,
 };
 
+const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
+
 // `--arg -y` would read as an option: a dash-led value after --arg is taken as the value.
 function dashValues(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const next = argv[i + 1];
-    if (argv[i] === '--arg' && next !== undefined && next.startsWith('-') && next !== '--') {
+    if (argv[i] === '--arg' && next !== undefined && next.startsWith('-')) {
       out.push(`--arg=${next}`);
       i += 1;
     } else out.push(argv[i] as string);
@@ -49,50 +33,109 @@ function dashValues(argv: string[]): string[] {
   return out;
 }
 
+/** The parsed command line: global flags, the command, its own arguments, and what follows `--`. */
+interface CommandLine {
+  group?: string;
+  verb?: string;
+  args: string[];
+  /** Everything after the first `--`: the server's command and arguments (`agt mcp add ref -- npx -y pkg`). */
+  command?: string[];
+  json: boolean;
+  debug: boolean;
+  showSecrets: boolean;
+  store?: string;
+  help: boolean;
+}
+
+function parseCommandLine(raw: string[]): CommandLine {
+  const split = raw.indexOf('--');
+  const head = dashValues(split === -1 ? raw : raw.slice(0, split));
+  const storeAt = head.indexOf('--store');
+  const store = storeAt >= 0 ? head[storeAt + 1] : undefined;
+  const rest = head.filter((a, i) => !GLOBAL_FLAGS.has(a) && !(storeAt >= 0 && (i === storeAt || i === storeAt + 1)));
+  const help = rest.some((a) => a === '--help' || a === '-h');
+  const [group, verb, ...args] = rest.filter((a) => a !== '--help' && a !== '-h');
+  return {
+    ...(group === undefined ? {} : { group }),
+    ...(verb === undefined ? {} : { verb }),
+    args,
+    ...(split === -1 ? {} : { command: raw.slice(split + 1) }),
+    json: head.includes('--json'),
+    debug: head.includes('--debug'),
+    showSecrets: head.includes('--show-secrets'),
+    ...(store === undefined ? {} : { store }),
+    help,
+  };
+}
+
+// `agt --help`, `agt help [group [verb]]`, `agt <group> --help`, `agt <group> <verb> --help`.
+function helpFor(line: CommandLine): { text: string; code: number } | undefined {
+  if (line.group === undefined) return { text: usage() as string, code: line.help ? EXIT.ok : EXIT.usage };
+  if (line.group === 'help') {
+    const text = usage(line.verb, line.args[0]);
+    return text === undefined ? { text: `agt: no help for "${[line.verb, line.args[0]].join(' ').trim()}"; see agt --help`, code: EXIT.usage } : { text, code: EXIT.ok };
+  }
+  if (!line.help) return undefined;
+  const text = usage(line.group, line.verb);
+  if (text !== undefined) return { text, code: EXIT.ok };
+  return { text: `agt: unknown command "${[line.group, line.verb].join(' ').trim()}"; see agt --help`, code: EXIT.usage };
+}
+
 /** Runs `agt` with these arguments; returns the exit code. */
 export async function main(rawArgv: string[]): Promise<number> {
-  const argv = dashValues(rawArgv);
-  const debug = argv.includes('--debug');
-  const json = argv.includes('--json');
-  const showSecrets = argv.includes('--show-secrets');
   // A7: the old master switch fails loudly wherever it appears.
-  if (argv.some((a) => a === '--allow-mcp' || a.startsWith('--allow-mcp='))) {
+  if (rawArgv.some((a) => a === '--allow-mcp' || a.startsWith('--allow-mcp='))) {
     process.stderr.write('agt: --allow-mcp was removed: an agent\'s MCP access is its mounts and the permission policy. Stop passing --allow-mcp.\n');
     return EXIT.usage;
   }
-  const storeAt = argv.indexOf('--store');
-  const store = storeAt >= 0 ? argv[storeAt + 1] : undefined;
-  const rest = argv.filter((a, i) => a !== '--json' && a !== '--debug' && a !== '--show-secrets' && !(i === storeAt || (storeAt >= 0 && i === storeAt + 1)));
-  const [group, sub, ...args] = rest;
-  if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
-    process.stdout.write(`${HELP}\n`);
-    return group === undefined ? EXIT.usage : EXIT.ok;
+  const line = parseCommandLine(rawArgv);
+  const help = helpFor(line);
+  if (help !== undefined) {
+    (help.code === EXIT.ok || line.group === undefined ? process.stdout : process.stderr).write(`${help.text}\n`);
+    return help.code;
   }
-  let ctx: CliContext | undefined;
+  const group = line.group as string;
+  if (group !== 'mcp' && group !== 'agent') {
+    process.stderr.write(`agt: unknown command "${printable(group)}"; see agt --help\n`);
+    return EXIT.usage;
+  }
+  const verb = line.verb === undefined ? undefined : (ALIASES[group]?.[line.verb] ?? line.verb);
+  if (verb === undefined || !verbs(group).includes(verb)) {
+    process.stderr.write(`agt: ${verb === undefined ? `agt ${group} needs a command` : `unknown command "agt ${group} ${printable(verb)}"`}: ${verbs(group).join(', ')} (agt ${group} --help)\n`);
+    return EXIT.usage;
+  }
+  let close: (() => Promise<void>) | undefined;
   try {
-    if (group !== 'mcp' && group !== 'agent') {
-      process.stderr.write(`agt: unknown command "${group}"; see agt --help\n`);
-      return EXIT.usage;
-    }
-    ctx = openContext({ ...(store ? { store } : {}), json, showSecrets });
-    return group === 'mcp' ? await mcpCommand(sub, args, ctx) : await agentCommand(sub, args, ctx);
+    const { openContext } = await import('./context.js');
+    const ctx = openContext({ ...(line.store ? { store: line.store } : {}), json: line.json, showSecrets: line.showSecrets });
+    close = () => ctx.store.close();
+    const invocation = { verb, args: line.args, ...(line.command ? { command: line.command } : {}) };
+    if (group === 'agent') return await (await import('./agent-commands.js')).agentCommand(invocation.verb, invocation.args, ctx);
+    return await (await import('./mcp-commands.js')).mcpCommand(invocation, ctx);
   } catch (error) {
-    if (debug) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-    if (isAgtError(error)) {
-      if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
-      process.stderr.write(`agt: ${error.code}: ${printable(error.message)}\n`);
-      return CODE_EXIT[error.code];
-    }
-    const code = (error as { code?: string })?.code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`agt: ${(error as Error).message}; see agt --help\n`);
-      return EXIT.usage;
-    }
-    process.stderr.write(`agt: unexpected error: ${(error as Error)?.message ?? String(error)}${debug ? '' : ' (run with --debug for details)'}\n`);
-    return EXIT.failed;
+    return reportError(error, line);
   } finally {
-    await ctx?.store.close();
+    await close?.();
   }
+}
+
+function reportError(error: unknown, line: CommandLine): number {
+  if (line.debug) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+  if (isAgtError(error)) {
+    if (line.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
+    process.stderr.write(`agt: ${error.code}: ${printable(error.message)}\n`);
+    // The server's own words are usually the real reason a start failed (--json carries them in details).
+    const tail = error.details?.stderrTail;
+    if (!line.json && typeof tail === 'string' && tail.trim() !== '') process.stderr.write(`${stderrBlock(tail)}\n`);
+    return CODE_EXIT[error.code];
+  }
+  const code = (error as { code?: string })?.code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`agt: ${(error as Error).message}; see agt ${[line.group, line.verb].filter(Boolean).join(' ')} --help\n`);
+    return EXIT.usage;
+  }
+  process.stderr.write(`agt: unexpected error: ${(error as Error)?.message ?? String(error)}${line.debug ? '' : ' (run with --debug for details)'}\n`);
+  return EXIT.failed;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -2,13 +2,17 @@
  * connectMcp: the only way anything opens an MCP connection. Probes and runs
  * both call it, so a probe starts a server exactly the way a run does (P2).
  */
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig } from '../resources/mcp-config.js';
 import { secretValues } from '../resources/secrets.js';
+import { resolveServerConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
 import { type ClientHandlers, clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
@@ -30,13 +34,18 @@ export interface ConnectOptions extends ClientHandlers {
   auth?: McpAuth;
   /** The validator the SDK client uses where it validates (default: a new ToolSchemaRegistry). */
   registry?: ToolSchemaRegistry;
+  /** Values for the config's placeholders: the environment (default process.env) and declared inputs. */
+  variables?: VariableSources;
+  /** Told as the connection moves through its phases (for progress displays). */
+  onPhase?(phase: 'starting' | 'handshake'): void;
 }
 
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
 export async function connectMcp(target: McpDocument | McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
-  const timeouts = resolveTimeouts(options.timeouts);
   const document = isPlainObject(target) && 'mcpServers' in target ? target : { mcpServers: { server: target } };
   const { config, transport } = normaliseMcpDocument(document);
+  // The config's own handshake timeout (cold npx/uvx starts), unless the caller set one.
+  const timeouts = resolveTimeouts({ ...(config.handshakeTimeoutMs ? { handshakeMs: config.handshakeTimeoutMs } : {}), ...options.timeouts });
   const declared = clientCapabilities(options);
   const validator = registryValidator(options.registry ?? new ToolSchemaRegistry());
   const hub = new ListChangedHub();
@@ -51,14 +60,16 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     const stdio = await connectStdio(newClient(), config as StdioServerConfig, timeouts, options);
     return openConnection({ ...base, ...stdio, kind: 'stdio' });
   }
-  const remote = await connectRemote(newClient, config as RemoteServerConfig, timeouts, options.auth);
+  options.onPhase?.('handshake');
+  const remote = await connectRemote(newClient, resolveRemote(config as RemoteServerConfig, options.variables ?? {}), timeouts, options.auth);
   return openConnection({ ...base, ...remote, timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs }, warnings: [] });
 }
 
 async function connectStdio(client: Client, config: StdioServerConfig, timeouts: Timeouts, options: ConnectOptions) {
-  const spec = toLaunchSpec(config); // R3–R6: invalid_config / spawn_failed before anything runs
-  // The values of the config's own env (as the server gets them) never show in the stderr tail.
-  const secrets = secretValues({ env: Object.fromEntries(Object.keys(config.env ?? {}).map((k) => [k, spec.env[k] ?? ''])) });
+  const spec = toLaunchSpec(config, options.variables); // R3–R6: invalid_config / spawn_failed before anything runs
+  // The values of the config's own env and envFile (as the server gets them) never show in the stderr tail.
+  const own = Object.keys(spec.env).filter((k) => !DEFAULT_ENV_KEYS.has(k) || (config.env ?? {})[k] !== undefined);
+  const secrets = secretValues({ env: Object.fromEntries(own.map((k) => [k, spec.env[k] ?? ''])) });
   const transport = new ProcessGroupStdioTransport(spec, {
     spawnMs: timeouts.spawnMs,
     closeGraceMs: timeouts.closeGraceMs,
@@ -66,6 +77,8 @@ async function connectStdio(client: Client, config: StdioServerConfig, timeouts:
     ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
   });
   const started = performance.now();
+  options.onPhase?.('starting');
+  transport.onSpawned = () => options.onPhase?.('handshake');
   try {
     await Promise.race([
       client.connect(transport, { timeout: timeouts.handshakeMs }),
@@ -73,7 +86,7 @@ async function connectStdio(client: Client, config: StdioServerConfig, timeouts:
     ]);
   } catch (error) {
     // Classify before closing: the kill that close() sends must not read as an early exit.
-    const mapped = isAgtError(error) ? withStderr(error, transport) : handshakeError(error, transport, timeouts);
+    const mapped = isAgtError(error) ? withStderr(error, transport) : handshakeError(error, transport, timeouts, spec.command);
     await transport.close();
     throw mapped;
   }
@@ -82,6 +95,20 @@ async function connectStdio(client: Client, config: StdioServerConfig, timeouts:
     ? [`skipped ${transport.garbageLines} non-JSON line(s) on stdout; servers should log to stderr`]
     : [];
   return { client, transport, stdio: transport, timings: { spawnMs: transport.spawnMs, initializeMs }, warnings };
+}
+
+// The host variables every server gets (launch.ts); not secrets of the config.
+const DEFAULT_ENV_KEYS = new Set(Object.keys(getDefaultEnvironment()));
+
+// A remote config's url and headers with their placeholders expanded (invalid_config when one has no value).
+function resolveRemote(config: RemoteServerConfig, sources: VariableSources): RemoteServerConfig {
+  const { config: resolved, unresolved } = resolveServerConfig(config as unknown as Record<string, unknown>, sources, os.homedir());
+  if (unresolved.length > 0) {
+    throw new AgtError('invalid_config', `the config cannot be connected yet: ${unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ')}`, {
+      details: { reason: 'unresolved_variables', problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })) },
+    });
+  }
+  return resolved as unknown as RemoteServerConfig;
 }
 
 function stdioFailure(transport: ProcessGroupStdioTransport, timeouts: Timeouts): AgtError {
@@ -95,7 +122,10 @@ function stdioFailure(transport: ProcessGroupStdioTransport, timeouts: Timeouts)
   return new AgtError('connection_closed', 'the connection closed during the handshake', { details: { timeoutMs: timeouts.handshakeMs } });
 }
 
-function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, timeouts: Timeouts): AgtError {
+// Package runners download before the server starts: the first start of a package takes long.
+const RUNNERS = new Set(['npx', 'uvx', 'bunx', 'pnpm', 'yarn', 'pipx', 'docker', 'uv']);
+
+function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, timeouts: Timeouts, command: string): AgtError {
   if (transport.fatal !== undefined || transport.exit !== undefined) return withStderr(stdioFailure(transport, timeouts), transport);
   const timedOut = error instanceof McpError && error.code === -32001;
   if (timedOut && transport.garbageLines > 0) {
@@ -107,7 +137,9 @@ function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, t
     );
   }
   if (timedOut) {
-    return withStderr(new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms`, { details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs } }), transport);
+    const runner = path.basename(command);
+    const hint = RUNNERS.has(runner) ? `; ${runner} may still be downloading the package on a cold start: give it more time (agt mcp probe --timeout 60000, or "handshakeTimeoutMs" in the config)` : '';
+    return withStderr(new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms${hint}`, { details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs } }), transport);
   }
   const text = error instanceof Error ? error.message : String(error);
   return withStderr(

@@ -6,7 +6,7 @@ export { clientCapabilities } from './client-handlers.js';
 export type { ClientHandlers, CreateMessageResult, ElicitationRequest, ElicitResult, SamplingRequest, ServerRequestContext } from './client-handlers.js';
 export type { BearerTokenProvider, McpAuth, McpOAuthProvider } from './auth.js';
 export { McpProber } from './prober.js';
-export type { McpProberOptions, ProbedList, ProbedSchemaError, ProbedTool, ProbeReport } from './prober.js';
+export type { McpProberOptions, ProbedList, ProbedSchemaError, ProbedTool, ProbePhase, ProbeReport } from './prober.js';
 export { DEFAULT_TIMEOUTS } from './timeouts.js';
 export type { Timeouts } from './timeouts.js';
 export type { McpPrompt, McpResource, McpResourceTemplate, RawTool, ToolAnnotations } from './lists.js';

@@ -20,6 +20,7 @@ import type { ClientHandlers } from './client-handlers.js';
 import { connectMcp } from './connect.js';
 import type { McpConnection } from './connection.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
+import type { VariableSources } from '../resources/variables.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
 
@@ -77,7 +78,12 @@ export interface McpProberOptions extends ClientHandlers {
   timeouts?: Partial<Timeouts>;
   /** Authorization per stored server (as NativeRun's `auth`). */
   auth?: (server: ResourceRef) => McpAuth | undefined;
+  /** Values for the configs' placeholders (environment, declared inputs). */
+  variables?: VariableSources;
 }
+
+/** The phases of a probe, for progress displays. */
+export type ProbePhase = 'starting' | 'handshake' | 'listing' | 'closing';
 
 // A tool name as MCP recommends it: 1–128 of A–Z a–z 0–9 _ - . /
 const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
@@ -96,25 +102,35 @@ export class McpProber {
    * Probes a stored reference (needs `service`) or a document; a launch
    * failure rejects with its AgtError code. `auth` applies to a document.
    */
-  async probe(target: string | McpDocument, options: { auth?: McpAuth } = {}): Promise<ProbeReport> {
+  async probe(
+    target: string | McpDocument,
+    options: { auth?: McpAuth; variables?: VariableSources; timeouts?: Partial<Timeouts>; onPhase?(phase: ProbePhase): void } = {},
+  ): Promise<ProbeReport> {
     const document = typeof target === 'string' ? await this.#read(target) : target;
     const auth = typeof target === 'string' ? this.#options.auth?.({ kind: 'mcp', reference: target }) : options.auth;
-    const { elicitation, sampling, timeouts } = this.#options;
+    const { elicitation, sampling } = this.#options;
+    const timeouts = { ...this.#options.timeouts, ...options.timeouts };
+    const variables = options.variables ?? this.#options.variables;
+    const onPhase = options.onPhase;
     const connection = await connectMcp(document, {
       registry: this.#registry,
-      ...(timeouts === undefined ? {} : { timeouts }),
+      timeouts,
       ...(elicitation ? { elicitation } : {}),
       ...(sampling ? { sampling } : {}),
       ...(auth ? { auth } : {}),
+      ...(variables ? { variables } : {}),
+      ...(onPhase ? { onPhase } : {}),
     });
     let listed: Awaited<ReturnType<typeof list>>;
     try {
+      onPhase?.('listing');
       listed = await list(connection);
     } catch (error) {
       await connection.close();
       throw error;
     }
     const tools = judge(listed.tools, this.#registry);
+    onPhase?.('closing');
     const closeMs = await timedClose(connection);
     return {
       ok: tools.every((t) => t.ok) && listed.resources?.error === undefined && listed.prompts?.error === undefined,

@@ -40,6 +40,13 @@ export interface ExitInfo {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+// Resolves when `promise` does or after `ms`, whichever is first; the timer is cleared either way,
+// so a server that exited at once does not keep the host alive for the whole grace period.
+function within(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+}
+
 /** A stdio MCP transport whose close ends the server's whole process group. */
 export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void;
@@ -58,6 +65,8 @@ export class ProcessGroupStdioTransport implements Transport {
   protocolVersion: string | undefined;
   /** Milliseconds from spawn() to the process running. */
   spawnMs = 0;
+  /** Called once the process runs (the handshake starts). */
+  onSpawned?: () => void;
 
   readonly #spec: LaunchSpec;
   // Inherited by everything the server starts, so close can find processes that left its group.
@@ -120,6 +129,7 @@ export class ProcessGroupStdioTransport implements Transport {
       child.once('spawn', () => {
         clearTimeout(timer);
         this.spawnMs = performance.now() - started;
+        this.onSpawned?.();
         resolve();
       });
       child.once('error', (error: NodeJS.ErrnoException) => {
@@ -212,7 +222,7 @@ export class ProcessGroupStdioTransport implements Transport {
     // Processes that left the group (setsid, detached, double forks), found before they could be orphaned further.
     const strays = new Set(serverProcesses(pid, this.#tag));
     child.stdin?.end();
-    await Promise.race([this.#exited, sleep(grace)]);
+    await within(this.#exited ?? Promise.resolve(), grace);
     for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
     if (!(await this.#groupGone(pid, 0))) {
       signalGroup(pid, 'SIGTERM');

@@ -1,10 +1,11 @@
 /**
  * Static checks of an mcp config (P1): what can be known without starting a
  * process or opening a connection. It reads file metadata only (stat and
- * access checks on cwd, command and PATH entries); it never spawns, connects
- * or reads file contents.
+ * access checks on cwd, command, envFile and PATH entries) and this process's
+ * environment (for placeholders); it never spawns, connects or reads file contents.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
@@ -16,6 +17,7 @@ import {
   normaliseMcpDocument,
   type StdioServerConfig,
 } from './mcp-config.js';
+import { resolveServerConfig, type VariableSources } from './variables.js';
 
 /** The outcome of a static config test. */
 export interface ConfigTestReport {
@@ -45,8 +47,12 @@ export function isExecutableFile(file: string): boolean {
   }
 }
 
-/** Tests an mcp document statically; never throws for a bad config, reports it. */
-export function testMcpConfig(data: unknown): ConfigTestReport {
+/**
+ * Tests an mcp document statically; never throws for a bad config, reports it.
+ * A placeholder that has no value now (in this process's environment, or
+ * among the given inputs) is a problem: the server would not start.
+ */
+export function testMcpConfig(data: unknown, sources: VariableSources = {}): ConfigTestReport {
   let normalised: ReturnType<typeof normaliseMcpDocument>;
   try {
     normalised = normaliseMcpDocument(data);
@@ -57,7 +63,9 @@ export function testMcpConfig(data: unknown): ConfigTestReport {
   }
   const at = `mcpServers.${normalised.name}`;
   const problems = [...launchProblems(normalised.config, at)];
-  if (normalised.transport === 'stdio') problems.push(...existenceProblems(normalised.config as StdioServerConfig, at, problems));
+  const { config, unresolved } = resolveServerConfig(normalised.config as unknown as Record<string, unknown>, sources, os.homedir(), at);
+  problems.push(...unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value now`, fix: u.fix })));
+  if (normalised.transport === 'stdio' && unresolved.length === 0) problems.push(...existenceProblems(config as unknown as StdioServerConfig, at, problems));
   return { ok: problems.length === 0, transport: normalised.transport, problems };
 }
 
@@ -75,6 +83,13 @@ function existenceProblems(config: StdioServerConfig, at: string, known: ConfigP
       problems.push({ field: `${at}.cwd`, message: 'the "cwd" directory does not exist', fix: 'create it, or set "cwd" to the directory the server runs in' });
     } else if (!stat.isDirectory()) {
       problems.push({ field: `${at}.cwd`, message: '"cwd" is not a directory', fix: 'set "cwd" to a directory' });
+    }
+  }
+  if (config.envFile !== undefined && cwdOk) {
+    try {
+      fs.accessSync(path.resolve(config.cwd, config.envFile), fs.constants.R_OK);
+    } catch {
+      problems.push({ field: `${at}.envFile`, message: 'the "envFile" cannot be read', fix: 'create the file, or correct the path (relative paths start at "cwd")' });
     }
   }
   if (known.some((p) => p.field === `${at}.command`)) return problems;

@@ -1,14 +1,16 @@
 /**
  * Importing MCP server configs written by other hosts: Claude Desktop / Claude
  * Code and Cursor (`{ mcpServers: { NAME: {...} } }`) and VS Code
- * (`{ servers: { NAME: { type, ... } } }`, `${workspaceFolder}`). Each entry
- * becomes one mcp document, or a list of what must be fixed first — broken
- * entries are reported, never imported silently.
+ * (`{ servers: { NAME: { type, ... } }, inputs: [...] }`). Each entry becomes
+ * one mcp document — its placeholders kept as written (resolved at launch), the
+ * VS Code inputs it refers to carried with it — or a list of what must be fixed
+ * first: broken entries are reported, never imported silently.
  */
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import { launchProblems, type McpDocument, normaliseMcpDocument } from './mcp-config.js';
+import { type DeclaredInput, launchProblems, type McpDocument, normaliseMcpDocument } from './mcp-config.js';
 import { isReference } from './reference.js';
+import { configStrings, inputIds } from './variables.js';
 
 /** One entry of an imported file. */
 export interface ImportEntry {
@@ -18,6 +20,8 @@ export interface ImportEntry {
   document?: McpDocument;
   /** What must be fixed first (the entry is not imported). */
   problems: string[];
+  /** What a write of the document would warn about (unknown keys, unsupported placeholders). */
+  warnings: string[];
 }
 
 /** Options of {@link planImport}. */
@@ -36,11 +40,15 @@ function referenceName(name: string): string {
   return cleaned === '' ? 'server' : cleaned;
 }
 
-function replaceVsCodeVariables(value: unknown): unknown {
-  if (typeof value === 'string') return value.split('${workspaceFolder}').join('${workspace}');
-  if (Array.isArray(value)) return value.map(replaceVsCodeVariables);
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceVsCodeVariables(v)]));
-  return value;
+// VS Code's top-level "inputs" (promptString): those an entry refers to go into its document.
+function declaredInputs(file: Record<string, unknown>): DeclaredInput[] {
+  if (!Array.isArray(file.inputs)) return [];
+  return file.inputs.filter((i): i is DeclaredInput => isPlainObject(i) && typeof i.id === 'string' && i.id !== '').map((i) => ({
+    id: i.id,
+    ...(i.type === 'promptString' ? { type: i.type } : {}),
+    ...(typeof i.description === 'string' ? { description: i.description } : {}),
+    ...(typeof i.password === 'boolean' ? { password: i.password } : {}),
+  }));
 }
 
 /** Plans the import of a parsed config file: one entry per server. */
@@ -52,20 +60,25 @@ export function planImport(file: unknown, options: ImportOptions = {}): { format
   }
   const servers = (format === 'mcpServers' ? file.mcpServers : file.servers) as Record<string, unknown>;
   const category = options.category ?? 'imported';
+  const declared = declaredInputs(file);
   const entries = Object.entries(servers).map(([name, raw]): ImportEntry => {
     const reference = `${category}/${referenceName(name)}`;
     const problems: string[] = [];
     if (!isReference(reference)) problems.push(`"${reference}" is not a valid reference; choose another --category`);
-    let config = format === 'vscode' ? replaceVsCodeVariables(raw) : raw;
+    let config = raw;
     if (isPlainObject(config) && config.command !== undefined && config.cwd === undefined && options.cwd !== undefined) config = { ...config, cwd: options.cwd };
+    const used = isPlainObject(config) ? inputIds(configStrings(config)) : [];
+    const inputs = used.map((id) => declared.find((i) => i.id === id) ?? { id, type: 'promptString' as const });
     let normalised;
     try {
-      normalised = normaliseMcpDocument({ mcpServers: { [name.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'server']: config } });
+      const serverName = name.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'server';
+      normalised = normaliseMcpDocument({ mcpServers: { [serverName]: config }, ...(inputs.length > 0 ? { inputs } : {}) });
     } catch (error) {
-      return { name, reference, problems: [...problems, (error as Error).message] };
+      return { name, reference, problems: [...problems, (error as Error).message], warnings: [] };
     }
     for (const p of launchProblems(normalised.config, name)) problems.push(`${p.message}; fix: ${p.fix}${p.field.endsWith('.cwd') ? ' (or pass --cwd DIR)' : ''}`);
-    return problems.length > 0 ? { name, reference, problems } : { name, reference, document: normalised.document, problems };
+    const { warnings } = normalised;
+    return problems.length > 0 ? { name, reference, problems, warnings } : { name, reference, document: normalised.document, problems, warnings };
   });
   return { format, entries };
 }

@@ -5,9 +5,10 @@ export { MemoryStore } from './memory-store.js';
 export { revisionConflict } from './conflict.js';
 export { isReference, parseReference } from './reference.js';
 export type { ParsedReference } from './reference.js';
-export { CWD_PLACEHOLDERS, launchProblems, normaliseMcpDocument, transportOf } from './mcp-config.js';
+export { launchProblems, normaliseMcpDocument, transportOf } from './mcp-config.js';
 export type {
   ConfigProblem,
+  DeclaredInput,
   McpDocument,
   McpServerConfig,
   McpTransport,
@@ -23,3 +24,6 @@ export type { AgentDescription, MountStatus } from './describe.js';
 export { planImport } from './import.js';
 export type { ImportEntry, ImportFormat, ImportOptions } from './import.js';
 export { maskSecrets, redactMcpDocument, redactRecord, SECRET_MASK, secretValues } from './secrets.js';
+export { parseJsonc } from './jsonc.js';
+export { documentInputs, inputIds, resolveServerConfig } from './variables.js';
+export type { UnresolvedVariable, VariableSources } from './variables.js';

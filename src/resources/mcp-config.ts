@@ -11,6 +11,7 @@
 import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
+import { isSupportedPlaceholder } from './variables.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -19,6 +20,10 @@ export interface StdioServerConfig {
   /** Absolute working directory (R3); relative args resolve against it (R4). */
   cwd: string;
   env?: Record<string, string>;
+  /** A dotenv file read at launch (VS Code): its variables, under `env`. Relative to `cwd`. */
+  envFile?: string;
+  /** How long the handshake may take (cold `npx`/`uvx` starts need more). */
+  handshakeTimeoutMs?: number;
 }
 
 /** A server reached by URL: Streamable HTTP (default) or the older HTTP+SSE (R7). */
@@ -26,14 +31,27 @@ export interface RemoteServerConfig {
   url: string;
   headers?: Record<string, string>;
   transport?: 'streamable-http' | 'sse';
+  /** How long the handshake may take. */
+  handshakeTimeoutMs?: number;
 }
 
 /** One server's launch or connection configuration. */
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
 
+/** An input a config refers to as `${input:id}` (VS Code): asked for at launch, never stored. */
+export interface DeclaredInput {
+  id: string;
+  type?: 'promptString';
+  description?: string;
+  /** Asked for without echo. */
+  password?: boolean;
+}
+
 /** An mcp resource's data: exactly one entry (R2). */
 export interface McpDocument {
   mcpServers: Record<string, McpServerConfig>;
+  /** The inputs its placeholders refer to. */
+  inputs?: DeclaredInput[];
 }
 
 /** How a server is reached. */
@@ -55,12 +73,9 @@ export interface NormalisedMcp {
   warnings: string[];
 }
 
-/** The placeholders that expand to `cwd` in args and env values (R4). */
-export const CWD_PLACEHOLDERS = ['${cwd}', '${workspace}'] as const;
-
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'type']);
-const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'type']);
+const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', 'handshakeTimeoutMs', 'type']);
+const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'handshakeTimeoutMs', 'type']);
 const TYPE_ALIASES: Record<string, McpTransport> = {
   stdio: 'stdio',
   http: 'streamable-http',
@@ -80,7 +95,8 @@ export function normaliseMcpDocument(data: unknown): NormalisedMcp {
   if (data.servers !== undefined && data.mcpServers === undefined) {
     throw invalid('servers', 'rename "servers" (VS Code) to "mcpServers"');
   }
-  for (const key of Object.keys(data)) if (key !== 'mcpServers') warnings.push(`unknown key "${key}" kept as is`);
+  for (const key of Object.keys(data)) if (key !== 'mcpServers' && key !== 'inputs') warnings.push(`unknown key "${key}" kept as is`);
+  if (data.inputs !== undefined) checkInputs(data.inputs);
   const servers = data.mcpServers;
   if (!isPlainObject(servers)) throw invalid('mcpServers', 'must be an object mapping one server name to its config');
   const names = Object.keys(servers);
@@ -94,6 +110,16 @@ export function normaliseMcpDocument(data: unknown): NormalisedMcp {
   const { config, transport } = normaliseServer(servers[name], `mcpServers.${name}`, warnings);
   const rest = Object.fromEntries(Object.entries(data).filter(([k]) => k !== 'mcpServers'));
   return { document: { ...rest, mcpServers: { [name]: config } }, name, config, transport, warnings };
+}
+
+function checkInputs(inputs: unknown): void {
+  const ok = Array.isArray(inputs) && inputs.every((i) => isPlainObject(i) && typeof i.id === 'string' && i.id !== '' && (i.password === undefined || typeof i.password === 'boolean') && (i.description === undefined || typeof i.description === 'string'));
+  if (!ok) throw invalid('inputs', 'must be a list of { "id": "…", "type": "promptString", "description"?, "password"? }');
+}
+
+function checkTimeout(raw: Record<string, unknown>, at: string): void {
+  const t = raw.handshakeTimeoutMs;
+  if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000)) throw invalid(`${at}.handshakeTimeoutMs`, 'must be a whole number of milliseconds between 1 and 600000');
 }
 
 function normaliseServer(raw: unknown, at: string, warnings: string[]): { config: McpServerConfig; transport: McpTransport } {
@@ -120,9 +146,13 @@ function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: stri
   const args = raw.args ?? [];
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw invalid(`${at}.args`, 'must be an array of strings');
   if (raw.cwd !== undefined && typeof raw.cwd !== 'string') throw invalid(`${at}.cwd`, 'must be a string (an absolute path)');
+  if (raw.envFile !== undefined && (typeof raw.envFile !== 'string' || raw.envFile === '')) throw invalid(`${at}.envFile`, 'must be the path of a dotenv file');
+  checkTimeout(raw, at);
   const env = stringMap(raw.env, `${at}.env`, 'env values');
+  warnUnknownPlaceholders(raw.command, `${at}.command`, warnings);
   for (const [i, arg] of args.entries()) warnUnknownPlaceholders(arg, `${at}.args[${i}]`, warnings);
   for (const key of Object.keys(env)) warnUnknownPlaceholders(env[key] as string, `${at}.env.${key}`, warnings);
+  if (typeof raw.envFile === 'string') warnUnknownPlaceholders(raw.envFile, `${at}.envFile`, warnings);
   const unknown = keepUnknown(raw, STDIO_KEYS, at, warnings);
   return {
     ...unknown,
@@ -130,6 +160,8 @@ function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: stri
     args: [...args] as string[],
     ...(raw.cwd === undefined ? {} : { cwd: raw.cwd }),
     env,
+    ...(raw.envFile === undefined ? {} : { envFile: raw.envFile }),
+    ...(raw.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: raw.handshakeTimeoutMs }),
   } as StdioServerConfig;
 }
 
@@ -150,8 +182,11 @@ function normaliseRemote(
     throw invalid(`${at}.type`, 'contradicts "transport"');
   }
   const headers = stringMap(raw.headers, `${at}.headers`, 'header values');
+  checkTimeout(raw, at);
+  warnUnknownPlaceholders(raw.url, `${at}.url`, warnings);
+  for (const key of Object.keys(headers)) warnUnknownPlaceholders(headers[key] as string, `${at}.headers.${key}`, warnings);
   const unknown = keepUnknown(raw, REMOTE_KEYS, at, warnings);
-  return { ...unknown, url: raw.url, headers, transport } as RemoteServerConfig;
+  return { ...unknown, url: raw.url, headers, transport, ...(raw.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: raw.handshakeTimeoutMs }) } as RemoteServerConfig;
 }
 
 /** Why a URL cannot be used, or undefined when it is a well-formed http(s) URL. */
@@ -185,9 +220,9 @@ function keepUnknown(raw: Record<string, unknown>, known: Set<string>, at: strin
 }
 
 function warnUnknownPlaceholders(value: string, at: string, warnings: string[]): void {
-  for (const match of value.matchAll(/\$\{[^}]*\}/g)) {
-    if (!(CWD_PLACEHOLDERS as readonly string[]).includes(match[0])) {
-      warnings.push(`${at}: placeholder ${match[0]} is not expanded (only \${cwd} and \${workspace} are); it is passed literally`);
+  for (const match of value.matchAll(/\$\{([^}]*)\}/g)) {
+    if (!isSupportedPlaceholder(match[1] as string)) {
+      warnings.push(`${at}: placeholder ${match[0]} is not supported (use \${NAME}, \${NAME:-default}, \${env:NAME}, \${input:id}, \${userHome}, \${cwd} or \${workspaceFolder}); it is passed literally`);
     }
   }
 }
@@ -222,7 +257,8 @@ export function launchProblems(config: McpServerConfig, at = 'config'): ConfigPr
     });
   }
   const command = config.command;
-  if (!isBareCommand(command) && !path.isAbsolute(command)) {
+  // A command that starts with a placeholder (`${HOME}/bin/x`) is checked once it is expanded, at launch.
+  if (!isBareCommand(command) && !path.isAbsolute(command) && !command.startsWith('${')) {
     const suggestion = cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
     problems.push({
       field: `${at}.command`,

@@ -206,11 +206,11 @@ export class ResourceService {
   }
 
   /** Checks an mcp config statically (P1): never starts a process or opens a connection. */
-  async test(input: { kind: 'mcp'; reference: string }): Promise<ConfigTestReport> {
-    const raw = checkKeys(input, ['kind', 'reference'], 'resource_test');
+  async test(input: { kind: 'mcp'; reference: string; inputs?: Record<string, string> }): Promise<ConfigTestReport> {
+    const raw = checkKeys(input, ['kind', 'reference', 'inputs'], 'resource_test');
     if (raw.kind !== 'mcp') throw new AgtError('invalid_input', 'resource_test checks mcp configs: kind must be "mcp"', { details: { field: 'kind' } });
     const record = await this.read({ kind: 'mcp', reference: raw.reference as string });
-    return testMcpConfig(record.data);
+    return testMcpConfig(record.data, { ...(input.inputs ? { inputs: input.inputs } : {}) });
   }
 
   /** An agent's mounts, each resolved: exists, transport, static problems (A5). */

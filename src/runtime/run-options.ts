@@ -10,6 +10,7 @@ import type { McpProberOptions } from '../mcp/prober.js';
 import type { Timeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ResourceRef } from '../resources/types.js';
+import type { VariableSources } from '../resources/variables.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
 import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
@@ -42,6 +43,8 @@ export interface NativeRunOptions {
   auth?: (server: ResourceRef) => McpAuth | undefined;
   /** Bounds on batches, arguments and results (defaults: DEFAULT_LIMITS). */
   limits?: Partial<RunLimits>;
+  /** Values for the mounts' placeholders: the environment (default process.env) and declared inputs. */
+  variables?: VariableSources;
 }
 
 /** What `suspend()` returns: JSON, to be passed to `NativeRun.resume` (format version 1). */
@@ -88,6 +91,7 @@ export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring
     ...handlersFor(options, wiring, reference),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(auth ? { auth } : {}),
+    ...(options.variables ? { variables: options.variables } : {}),
   };
 }
 
@@ -99,5 +103,6 @@ export function proberOptions(options: NativeRunOptions, wiring: RunWiring, regi
     ...handlersFor(options, wiring, ''),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.auth ? { auth: options.auth } : {}),
+    ...(options.variables ? { variables: options.variables } : {}),
   };
 }

@@ -97,7 +97,7 @@ describe('issue 15', () => {
 
   it('R3 (item 7): --url with --command is rejected; --arg takes dash-led values (npx -y pkg)', async () => {
     const both = await agt(['mcp', 'create', 'a/x', '--url', 'https://h/mcp', '--command', 'node', '--cwd', tmp.dir]);
-    expect(both).toMatchObject({ code: 2, stderr: expect.stringMatching(/give one of --command, --url or --from, not --command and --url/) });
+    expect(both).toMatchObject({ code: 2, stderr: expect.stringMatching(/give one of --command, --url, --from or -- COMMAND ARGS…, not --command and --url/) });
     const db = path.join(tmp.dir, 'dash.db');
     expect((await agt(['mcp', 'create', 'a/npx', '--command', 'npx', '--arg', '-y', '--arg', '@scope/pkg', '--arg', '--verbose', '--cwd', tmp.dir], { db })).code).toBe(0);
     expect(JSON.parse((await agt(['mcp', 'show', 'a/npx', '--json'], { db })).stdout).data.mcpServers.npx.args).toEqual(['-y', '@scope/pkg', '--verbose']);

@@ -64,9 +64,9 @@ describe('package exports', () => {
     'agt-mcp': [
       'AGT_ERROR_CODES', 'AgtError', 'DEFAULT_CALL_TIMEOUT_MS', 'DEFAULT_LIMITS', 'DEFAULT_TIMEOUTS', 'FRAMEWORK_TOOL_NAMES', 'HarnessToolSet', 'McpProber',
       'MemoryAuditStore', 'MemoryRunStore', 'MemoryStore', 'NativeRun', 'RESOURCE_KINDS', 'RESOURCE_MANAGEMENT', 'RUN_FORMAT_VERSION', 'ResourceService',
-      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'clientCapabilities', 'connectMcp', 'executeModelCalls', 'isAgtError', 'isReference', 'isToolErrorSignal',
-      'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'revisionConflict', 'runAgentLoop', 'toolAlias',
-      'toolErrorOf',
+      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'clientCapabilities', 'connectMcp', 'documentInputs', 'executeModelCalls', 'isAgtError', 'isReference',
+      'isToolErrorSignal', 'parseJsonc', 'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'resolveServerConfig',
+      'revisionConflict', 'runAgentLoop', 'toolAlias', 'toolErrorOf',
     ],
     'agt-mcp/testing': ['ScriptedModel', 'auditStoreConformanceSuite', 'contractSuite', 'runStoreConformanceSuite', 'storeConformanceSuite'],
     'agt-mcp/authoring': ['ToolErrorSignal', 'contractCases', 'createToolServer', 'defineTool', 'parseArguments', 'runContract', 'serveStdio', 'toolError'],

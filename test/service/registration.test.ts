@@ -72,11 +72,11 @@ describe('R3/R4: launch rules at write time', () => {
     expect((await store.list('mcp')).length).toBe(2);
   });
 
-  it('R4: ${cwd}/${workspace} placeholders are allowed in args and env; others are warned about', async () => {
+  it('R4: ${cwd}/${workspace} and the hosts\' placeholders are allowed in args and env; unsupported ones are warned about', async () => {
     const { warnings, record } = await create(
-      stdioDoc({ command: 'node', args: ['${cwd}/server.js', '--root=${workspace}', '${workspaceFolder}'], cwd: '/srv', env: { DATA: '${cwd}/data' } }),
+      stdioDoc({ command: 'node', args: ['${cwd}/server.js', '--root=${workspace}', '${workspaceFolder}', '${config:editor.tabSize}'], cwd: '/srv', env: { DATA: '${cwd}/data', KEY: '${API_KEY:-none}' } }),
     );
-    expect(warnings).toEqual([expect.stringMatching(/\$\{workspaceFolder\} is not expanded/)]);
+    expect(warnings).toEqual([expect.stringMatching(/args\[3\]: placeholder \$\{config:editor.tabSize\} is not supported/)]);
     expect((record.data as { mcpServers: { server: { args: string[] } } }).mcpServers.server.args[0]).toBe('${cwd}/server.js');
   });
 

@@ -1,0 +1,63 @@
+/** The usage of every `agt` command: `agt --help`, `agt <group> --help`, `agt <group> <verb> --help`. */
+
+const COMMANDS: Record<string, Record<string, string>> = {
+  mcp: {
+    create: `agt mcp create <ref> --command C [--arg A]… --cwd DIR [--env K=V]… [--env-file FILE] [--timeout MS]
+agt mcp create <ref> --cwd DIR [--env K=V]… -- COMMAND [ARGS…]     (everything after -- is the command and its args)
+agt mcp create <ref> --url U [--header "K: V"]… [--transport sse] [--timeout MS]
+agt mcp create <ref> --from FILE.json                              a { "mcpServers": { … } } document (JSONC allowed)
+  Registers one server (alias: add). Placeholders such as \${API_KEY}, \${API_KEY:-default}, \${env:NAME},
+  \${input:id} and \${userHome} are stored as written and resolved when the server starts.`,
+    update: `agt mcp update <ref> (the flags of create) [--expected-revision N]
+  Replaces the stored config of <ref>; with --expected-revision only if nobody changed it since.`,
+    import: `agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]
+  Imports every server of a Claude Desktop / Claude Code / Cursor file or a VS Code mcp.json (JSONC,
+  with its "inputs"). Entries already stored the same are "unchanged"; changed ones are replaced only with --update.`,
+    test: `agt mcp test <ref> [--input id=VALUE]…
+  Checks the config statically (cwd, command, PATH, envFile, placeholders); starts nothing.`,
+    probe: `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…
+  Starts or connects the server exactly as a run would (this runs its command on this host), lists and
+  checks its tools, resources and prompts, then closes it. --timeout sets the handshake and listing limit.
+  Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).`,
+    list: `agt mcp list [--category C]
+  The registered servers.`,
+    show: `agt mcp show <ref>
+  The stored config (alias: get); env and header values are shown as *** unless --show-secrets.`,
+    delete: `agt mcp delete <ref> [--expected-revision N]
+  Deletes a registered server (alias: remove).`,
+  },
+  agent: {
+    create: `agt agent create <ref> [--name N] [--role manager|worker] [--kind native|harness] [--capability C]… [--mcp REF]…
+                       [--model M] [--provider P] [--base-prompt T] [--disabled]`,
+    update: `agt agent update <ref> [--add-mcp X]… [--remove-mcp Y]… [--expected-revision N] [--name N] [--enable|--disable]`,
+    show: `agt agent show <ref>
+  Identity, enabled, kind, role, capabilities, model and the mounts resolved.`,
+    'mcp-list': `agt agent mcp-list <ref>
+  The agent's mounts, each resolved (exists, transport, problems).`,
+  },
+};
+
+/** `claude mcp` habits: the verbs they use for ours. */
+export const ALIASES: Record<string, Record<string, string>> = { mcp: { add: 'create', get: 'show', remove: 'delete' } };
+
+const FOOTER = `Every command: --json (machine output), --store PATH (default $AGT_HOME/agt.db, else ~/.agt/agt.db), --debug,
+--show-secrets (print env and header values; otherwise they are shown as ***), --help.
+Exit codes: 0 ok, 1 a check or probe failed, 2 usage or invalid input, 3 not found / exists / revision conflict,
+4 the server could not be started or reached, 5 the store is unavailable.`;
+
+/** The usage text of everything, a group, or one verb (aliases resolved); undefined for an unknown one. */
+export function usage(group?: string, verb?: string): string | undefined {
+  if (group === undefined) {
+    return `agt — register, test, probe and assemble MCP servers\n\n${Object.values(COMMANDS).flatMap((verbs) => Object.values(verbs).map((u) => u.split('\n')[0])).join('\n')}\n\n${FOOTER}`;
+  }
+  const verbs = COMMANDS[group];
+  if (verbs === undefined) return undefined;
+  if (verb === undefined) return `${Object.values(verbs).join('\n\n')}\n\n${FOOTER}`;
+  const text = verbs[ALIASES[group]?.[verb] ?? verb];
+  return text === undefined ? undefined : `${text}\n\n${FOOTER}`;
+}
+
+/** The verbs of a group, for error messages. */
+export function verbs(group: string): string[] {
+  return [...Object.keys(COMMANDS[group] ?? {}), ...Object.keys(ALIASES[group] ?? {})];
+}

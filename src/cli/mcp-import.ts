@@ -1,0 +1,77 @@
+/**
+ * `agt mcp import FILE`: every server of another host's config file. Re-running
+ * it is safe: entries stored the same are "unchanged", changed ones are
+ * replaced only with --update, and each entry's outcome is its own.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { AgtError, isAgtError } from '../errors.js';
+import { planImport } from '../resources/import.js';
+import { type CliContext, cliWrite, emit, EXIT } from './context.js';
+import { readConfigFile } from './files.js';
+
+/** What happened to one entry. */
+interface Outcome {
+  reference: string;
+  status: 'imported' | 'updated' | 'unchanged' | 'changed' | 'would_import' | 'would_update' | 'needs_fixing' | 'failed';
+  problems: string[];
+  warnings: string[];
+}
+
+const FINE = new Set<Outcome['status']>(['imported', 'updated', 'unchanged', 'would_import', 'would_update']);
+
+// Same JSON, whatever the key order.
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Runs `agt mcp import`; returns the exit code. */
+export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { category: { type: 'string' }, cwd: { type: 'string' }, 'dry-run': { type: 'boolean' }, update: { type: 'boolean' } } });
+  if (!positionals[0]) throw new AgtError('invalid_input', 'usage: agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]  (agt mcp import --help)');
+  const plan = planImport(readConfigFile(positionals[0]), { ...(values.category ? { category: values.category } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}) });
+  const outcomes: Outcome[] = [];
+  for (const entry of plan.entries) {
+    const base = { reference: entry.reference, problems: entry.problems, warnings: entry.warnings };
+    if (entry.document === undefined) {
+      outcomes.push({ ...base, status: 'needs_fixing' });
+      continue;
+    }
+    try {
+      outcomes.push({ ...base, ...(await importOne(ctx, entry.reference, entry.document, values)) });
+    } catch (error) {
+      outcomes.push({ ...base, status: 'failed', problems: [isAgtError(error) ? error.message : 'the write failed'] });
+    }
+  }
+  emit(ctx, { format: plan.format, entries: outcomes }, () => outcomes.map(outcomeLines).join('\n'));
+  return outcomes.every((o) => FINE.has(o.status)) ? EXIT.ok : EXIT.failed;
+}
+
+async function importOne(ctx: CliContext, reference: string, document: unknown, flags: { 'dry-run'?: boolean; update?: boolean }): Promise<Pick<Outcome, 'status'> & Partial<Outcome>> {
+  const current = await ctx.service.read({ kind: 'mcp', reference }).catch((error: unknown) => {
+    if (isAgtError(error) && error.code === 'not_found') return undefined;
+    throw error;
+  });
+  if (current === undefined) {
+    if (flags['dry-run']) return { status: 'would_import' };
+    await cliWrite(ctx, { kind: 'mcp', reference, create: true, data: document });
+    return { status: 'imported' };
+  }
+  if (canonical(current.data) === canonical(document)) return { status: 'unchanged' };
+  if (!flags.update) return { status: 'changed', problems: [`differs from the stored config (revision ${current.revision}); re-run with --update to replace it, or look first with \`agt mcp show ${reference}\``] };
+  if (flags['dry-run']) return { status: 'would_update' };
+  await cliWrite(ctx, { kind: 'mcp', reference, data: document, expectedRevision: current.revision });
+  return { status: 'updated' };
+}
+
+function outcomeLines(o: Outcome): string {
+  return [
+    `${o.status.padEnd(12)} ${o.reference}`,
+    ...o.problems.map((p) => `             - ${p}`),
+    ...o.warnings.map((w) => `             warning: ${w}`),
+  ].join('\n');
+}

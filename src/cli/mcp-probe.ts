@@ -1,0 +1,66 @@
+/** `agt mcp test` (static) and `agt mcp probe` (live), with inputs, a timeout and progress. */
+import { parseArgs } from 'node:util';
+import { AgtError } from '../errors.js';
+import { McpProber, type ProbedTool } from '../mcp/prober.js';
+import type { McpDocument } from '../resources/mcp-config.js';
+import { type CliContext, emit, EXIT } from './context.js';
+import { milliseconds } from './files.js';
+import { collectInputs } from './inputs.js';
+import { PhaseProgress } from './progress.js';
+import { stderrBlock } from './terminal.js';
+
+const INPUT = { input: { type: 'string', multiple: true } } as const;
+
+async function target(ctx: CliContext, positionals: string[], usage: string): Promise<{ reference: string; document: McpDocument }> {
+  const reference = positionals[0];
+  if (!reference || positionals.length > 1) throw new AgtError('invalid_input', `usage: ${usage}`);
+  return { reference, document: (await ctx.service.read({ kind: 'mcp', reference })).data as McpDocument };
+}
+
+/** `agt mcp test <ref> [--input id=VALUE]…`: the static check; starts nothing. */
+export async function testCommand(args: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: INPUT });
+  const { reference, document } = await target(ctx, positionals, 'agt mcp test <reference> [--input id=VALUE]…');
+  const inputs = await collectInputs(document, values.input);
+  const report = await ctx.service.test({ kind: 'mcp', reference, inputs });
+  emit(ctx, report, () => (report.ok ? `ok: ${reference} (${report.transport})` : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)].join('\n')));
+  return report.ok ? EXIT.ok : EXIT.failed;
+}
+
+/** `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…`: starts the server as a run would, lists, closes. */
+export async function probeCommand(args: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { ...INPUT, timeout: { type: 'string' } } });
+  const { reference, document } = await target(ctx, positionals, 'agt mcp probe <reference> [--timeout MS] [--input id=VALUE]…');
+  const timeout = milliseconds(values.timeout, '--timeout');
+  const inputs = await collectInputs(document, values.input);
+  const progress = new PhaseProgress(`probing ${reference}`, { tty: process.stderr.isTTY === true && !ctx.json });
+  let report;
+  try {
+    report = await new McpProber({ service: ctx.service }).probe(reference, {
+      variables: { inputs },
+      ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
+      onPhase: (phase) => progress.phase(phase),
+    });
+  } finally {
+    progress.stop();
+  }
+  const t = report.timings;
+  emit(ctx, report, () => [
+    `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, protocol ${report.protocolVersion}`,
+    `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms`,
+    `${report.tools.length} tools:`,
+    ...report.tools.map(probedToolLine),
+    ...(report.resources ? [`resources: ${report.resources.error ? `FAIL ${report.resources.error}` : `${report.resources.count} (${report.resources.templates} templates)`}`] : []),
+    ...(report.prompts ? [`prompts: ${report.prompts.error ? `FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
+    ...report.warnings.map((w) => `warning: ${w}`),
+  ].join('\n'));
+  if (!report.ok && !ctx.json && report.stderrTail.trim() !== '') ctx.err(stderrBlock(report.stderrTail));
+  return report.ok ? EXIT.ok : EXIT.failed;
+}
+
+function probedToolLine(tool: ProbedTool): string {
+  const output = tool.output?.dialect ? `, output ${tool.output.dialect}` : '';
+  if (tool.ok) return `  ok    ${tool.name} (${tool.dialect}${output})`;
+  const error = tool.error ?? tool.output?.error;
+  return `  FAIL  ${tool.name}: ${error?.code} ${error?.message ?? ''}`;
+}

@@ -1,0 +1,123 @@
+/**
+ * Variables in MCP configs, as the hosts that write them define them, resolved
+ * at launch — from the environment of the process that starts the server and
+ * the declared inputs — and never stored resolved:
+ *
+ * | syntax | from | value |
+ * | --- | --- | --- |
+ * | `${cwd}`, `${workspace}`, `${workspaceFolder}` | agt, VS Code, Cursor | the config's `cwd` |
+ * | `${workspaceFolderBasename}` | VS Code, Cursor | the last segment of `cwd` |
+ * | `${userHome}` | VS Code, Cursor | the home directory |
+ * | `${pathSeparator}`, `${/}` | VS Code, Cursor | `/` (POSIX) |
+ * | `${env:NAME}` | VS Code, Cursor | the environment variable (must be set) |
+ * | `${NAME}`, `${NAME:-default}` | Claude Code | the environment variable, or the default |
+ * | `${input:id}` | VS Code | a declared input's value (asked for, or `--input id=value`) |
+ *
+ * They apply to `command`, `args`, `env` values and `envFile` (stdio), and to
+ * `url` and header values (remote). `cwd` is taken as written.
+ */
+import path from 'node:path';
+import type { DeclaredInput, McpDocument } from './mcp-config.js';
+
+/** Where values come from at launch. */
+export interface VariableSources {
+  /** The launching process's environment (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Values of declared inputs (`${input:id}`), by id. */
+  inputs?: Readonly<Record<string, string>>;
+}
+
+/** A placeholder that has no value now, with where it is and how to give it one. */
+export interface UnresolvedVariable {
+  placeholder: string;
+  field: string;
+  fix: string;
+}
+
+const FIXED = ['cwd', 'workspace', 'workspaceFolder', 'workspaceFolderBasename', 'userHome', 'pathSeparator', '/'];
+const PLACEHOLDER = /\$\{([^}]*)\}/g;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function fixFor(expression: string): string {
+  if (expression.startsWith('input:')) return `give the input: agt mcp probe … --input ${expression.slice(6)}=VALUE (or answer the prompt), or inputs: { "${expression.slice(6)}": … } in the host's code`;
+  const name = expression.startsWith('env:') ? expression.slice(4) : expression;
+  if (ENV_NAME.test(name)) return `set ${name} in the environment of the process that starts the server (or write \${${name}:-default})`;
+  return 'this placeholder is not supported: use ${NAME}, ${NAME:-default}, ${env:NAME}, ${input:id}, ${userHome}, ${cwd} or ${workspaceFolder}';
+}
+
+/** Expands the placeholders of one value; what has no value is left as written and listed in `unresolved`. */
+export function expandValue(value: string, field: string, context: { cwd?: string; home: string; sources: VariableSources }, unresolved: UnresolvedVariable[]): string {
+  const env = context.sources.env ?? process.env;
+  const inputs = context.sources.inputs ?? {};
+  return value.replace(PLACEHOLDER, (whole, expression: string) => {
+    let resolved: string | undefined;
+    if (expression === 'cwd' || expression === 'workspace' || expression === 'workspaceFolder') resolved = context.cwd;
+    else if (expression === 'workspaceFolderBasename') resolved = context.cwd === undefined ? undefined : path.basename(context.cwd);
+    else if (expression === 'userHome') resolved = context.home;
+    else if (expression === 'pathSeparator' || expression === '/') resolved = path.sep;
+    else if (expression.startsWith('env:')) resolved = env[expression.slice(4)];
+    else if (expression.startsWith('input:')) resolved = inputs[expression.slice(6)];
+    else {
+      const at = expression.indexOf(':-');
+      const name = at === -1 ? expression : expression.slice(0, at);
+      if (ENV_NAME.test(name)) resolved = env[name] ?? (at === -1 ? undefined : expression.slice(at + 2));
+    }
+    if (resolved !== undefined) return resolved;
+    unresolved.push({ placeholder: whole, field, fix: fixFor(expression) });
+    return whole;
+  });
+}
+
+/** The `${input:id}` ids a value refers to. */
+export function inputIds(values: readonly string[]): string[] {
+  const ids = new Set<string>();
+  for (const value of values) for (const m of value.matchAll(PLACEHOLDER)) if (m[1]?.startsWith('input:')) ids.add(m[1].slice(6));
+  return [...ids];
+}
+
+/** The strings of a server config that placeholders may appear in (command, args, env, envFile, url, headers). */
+export function configStrings(config: Readonly<Record<string, unknown>>): string[] {
+  const out: string[] = [];
+  for (const field of ['command', 'url', 'envFile']) if (typeof config[field] === 'string') out.push(config[field] as string);
+  if (Array.isArray(config.args)) for (const a of config.args) if (typeof a === 'string') out.push(a);
+  for (const field of ['env', 'headers']) {
+    const map = config[field];
+    if (typeof map === 'object' && map !== null) for (const v of Object.values(map)) if (typeof v === 'string') out.push(v);
+  }
+  return out;
+}
+
+/** True when a placeholder is one of the supported forms (writes warn about the others). */
+export function isSupportedPlaceholder(expression: string): boolean {
+  if (FIXED.includes(expression)) return true;
+  if (expression.startsWith('env:')) return ENV_NAME.test(expression.slice(4));
+  if (expression.startsWith('input:')) return expression.length > 6;
+  const at = expression.indexOf(':-');
+  return ENV_NAME.test(at === -1 ? expression : expression.slice(0, at));
+}
+
+/** A server config with its placeholders expanded, and those that could not be. */
+export function resolveServerConfig<C extends Record<string, unknown>>(config: C, sources: VariableSources, home: string, at = 'config'): { config: C; unresolved: UnresolvedVariable[] } {
+  const unresolved: UnresolvedVariable[] = [];
+  const cwd = typeof config.cwd === 'string' ? config.cwd : undefined;
+  const context = { ...(cwd === undefined ? {} : { cwd }), home, sources };
+  const one = (value: unknown, field: string) => (typeof value === 'string' ? expandValue(value, `${at}.${field}`, context, unresolved) : value);
+  const map = (value: unknown, field: string) => {
+    if (typeof value !== 'object' || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: one(v, `${field}.${k}`), enumerable: true, writable: true, configurable: true });
+    return out;
+  };
+  const out: Record<string, unknown> = { ...config };
+  for (const field of ['command', 'url', 'envFile']) if (field in config) out[field] = one(config[field], field);
+  if (Array.isArray(config.args)) out.args = config.args.map((a, i) => one(a, `args[${i}]`));
+  for (const field of ['env', 'headers']) if (field in config) out[field] = map(config[field], field);
+  return { config: out as C, unresolved };
+}
+
+/** The inputs a document's server refers to (`${input:id}`), with what the document declares about each. */
+export function documentInputs(document: McpDocument): DeclaredInput[] {
+  const config = Object.values(document.mcpServers)[0] as unknown as Record<string, unknown> | undefined;
+  const ids = config === undefined ? [] : inputIds(configStrings(config));
+  return ids.map((id) => document.inputs?.find((i) => i.id === id) ?? { id });
+}
