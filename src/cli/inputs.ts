@@ -26,6 +26,9 @@ export async function collectInputs(document: McpDocument, flags: string[] | und
 // One line from the terminal in raw mode: echoed unless hidden; Ctrl-C or Ctrl-D on an empty line cancels.
 function ask(question: string, hidden: boolean, id: string): Promise<string> {
   const stdin = process.stdin;
+  // Raw mode before the question: an answer typed at once is never echoed by the terminal.
+  stdin.setEncoding('utf8');
+  stdin.setRawMode(true);
   process.stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = '';
@@ -51,8 +54,6 @@ function ask(question: string, hidden: boolean, id: string): Promise<string> {
       }
       return undefined;
     };
-    stdin.setEncoding('utf8');
-    stdin.setRawMode(true);
     stdin.resume();
     stdin.on('data', onData);
   });

@@ -10,7 +10,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig } from '../resources/mcp-config.js';
+import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig, urlProblem } from '../resources/mcp-config.js';
 import { secretValues } from '../resources/secrets.js';
 import { resolveServerConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -107,6 +107,10 @@ function resolveRemote(config: RemoteServerConfig, sources: VariableSources): Re
     throw new AgtError('invalid_config', `the config cannot be connected yet: ${unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ')}`, {
       details: { reason: 'unresolved_variables', problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })) },
     });
+  }
+  const problem = urlProblem(resolved.url as string);
+  if (problem !== undefined) {
+    throw new AgtError('invalid_config', `the expanded "url" ${problem}; correct the variables it is built from`, { details: { reason: 'invalid_url', field: 'config.url' } });
   }
   return resolved as unknown as RemoteServerConfig;
 }

@@ -172,7 +172,8 @@ function normaliseRemote(
   declared: McpTransport | undefined,
 ): RemoteServerConfig {
   if (typeof raw.url !== 'string') throw invalid(`${at}.url`, 'must be a string (an http or https URL)');
-  const problem = urlProblem(raw.url);
+  const checkable = withPlaceholderStandIns(raw.url);
+  const problem = checkable === undefined ? undefined : urlProblem(checkable);
   if (problem !== undefined) throw invalid(`${at}.url`, problem);
   if (raw.transport !== undefined && raw.transport !== 'streamable-http' && raw.transport !== 'sse') {
     throw invalid(`${at}.transport`, 'must be "streamable-http" (the default) or "sse"');
@@ -187,6 +188,17 @@ function normaliseRemote(
   for (const key of Object.keys(headers)) warnUnknownPlaceholders(headers[key] as string, `${at}.headers.${key}`, warnings);
   const unknown = keepUnknown(raw, REMOTE_KEYS, at, warnings);
   return { ...unknown, url: raw.url, headers, transport, ...(raw.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: raw.handshakeTimeoutMs }) } as RemoteServerConfig;
+}
+
+// A URL with placeholders is checked with stand-ins (a default where one is written);
+// one whose origin is a bare variable (`${BASE}/mcp`) is checked after expansion, at connect.
+function withPlaceholderStandIns(url: string): string | undefined {
+  if (!url.includes('${')) return url;
+  if (/^\$\{(?![^}]*:-)/.test(url)) return undefined;
+  return url.replace(/\$\{([^}]*)\}/g, (_whole, expression: string) => {
+    const at = expression.indexOf(':-');
+    return at === -1 ? 'x' : expression.slice(at + 2);
+  });
 }
 
 /** Why a URL cannot be used, or undefined when it is a well-formed http(s) URL. */

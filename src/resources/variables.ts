@@ -10,7 +10,7 @@
  * | `${userHome}` | VS Code, Cursor | the home directory |
  * | `${pathSeparator}`, `${/}` | VS Code, Cursor | `/` (POSIX) |
  * | `${env:NAME}` | VS Code, Cursor | the environment variable (must be set) |
- * | `${NAME}`, `${NAME:-default}` | Claude Code | the environment variable, or the default |
+ * | `${NAME}`, `${NAME:-default}` | Claude Code | the environment variable, or the default when unset or empty |
  * | `${input:id}` | VS Code | a declared input's value (asked for, or `--input id=value`) |
  *
  * They apply to `command`, `args`, `env` values and `envFile` (stdio), and to
@@ -60,7 +60,8 @@ export function expandValue(value: string, field: string, context: { cwd?: strin
     else {
       const at = expression.indexOf(':-');
       const name = at === -1 ? expression : expression.slice(0, at);
-      if (ENV_NAME.test(name)) resolved = env[name] ?? (at === -1 ? undefined : expression.slice(at + 2));
+      // As in the shell: `:-` also takes the default when the variable is set but empty.
+      if (ENV_NAME.test(name)) resolved = at !== -1 && (env[name] ?? '') === '' ? expression.slice(at + 2) : env[name];
     }
     if (resolved !== undefined) return resolved;
     unresolved.push({ placeholder: whole, field, fix: fixFor(expression) });
