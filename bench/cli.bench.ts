@@ -14,21 +14,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { McpProber, type StdioServerConfig } from '../src/index.js';
+import { McpProber } from '../src/index.js';
 import { type BenchReport, formatNs, median } from './harness.js';
+import { servers } from './probe.bench.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'dist', 'cli.js');
 const ROUNDS = 7;
 
-function servers(cwd: string): Record<string, StdioServerConfig> {
-  const ref = (name: string) => path.join(root, 'node_modules/@modelcontextprotocol', `server-${name}`, 'dist/index.js');
-  return {
-    everything: { command: process.execPath, args: [ref('everything'), 'stdio'], cwd },
-    memory: { command: process.execPath, args: [ref('memory')], cwd, env: { MEMORY_FILE_PATH: path.join(cwd, 'memory.jsonl') } },
-    python: { command: 'python3', args: [path.join(root, 'test/fixtures/mcp_server.py')], cwd },
-  };
-}
 
 function timedProcess(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();

@@ -16,7 +16,8 @@ import { type BenchReport, formatNs, median } from './harness.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = 7;
 
-function servers(cwd: string): Record<string, StdioServerConfig> {
+/** The servers both probe benches start: two reference servers and the Python fixture. */
+export function servers(cwd: string): Record<string, StdioServerConfig> {
   const ref = (name: string) => path.join(root, 'node_modules/@modelcontextprotocol', `server-${name}`, 'dist/index.js');
   return {
     everything: { command: process.execPath, args: [ref('everything'), 'stdio'], cwd },
