@@ -3,7 +3,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { contractCases, createToolServer, defineTool, runContract, toolError } from '../../src/authoring/index.js';
-import { ToolSchemaRegistry } from '../../src/index.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { McpProber, ToolSchemaRegistry } from '../../src/index.js';
+import { REPO_ROOT } from '../service/helpers.js';
 import { pythonConfig } from '../mcp/helpers.js';
 
 const transfer = defineTool({
@@ -78,6 +81,19 @@ describe('C4: the server checks business state and permission', () => {
 });
 
 describe('C1/C3: contract cases against the running server', () => {
+  it('C1: the example deliverable has its source, install and start steps, and contract tests; started as documented it serves its tools', async () => {
+    const dir = path.join(REPO_ROOT, 'examples', 'tickets-server');
+    const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+    expect(readme).toMatch(/^## Install$/m);
+    expect(readme).toMatch(/^## Start$/m);
+    const start = /```sh\ncd examples\/tickets-server\n(node [^\n]+)\n```/.exec(readme)?.[1]?.split(' ');
+    expect(start).toEqual(['node', '--import', 'tsx', 'server.ts']);
+    expect(fs.readFileSync(path.join(dir, 'contract.test.ts'), 'utf8')).toMatch(/contractSuite\(/);
+    const report = await new McpProber().probe({ mcpServers: { tickets: { command: process.execPath, args: start?.slice(1) ?? [], cwd: dir } } });
+    expect(report.ok).toBe(true);
+    expect(report.tools.map((t) => t.name).sort()).toEqual(['close_ticket', 'create_ticket', 'get_ticket']);
+  });
+
   it('C3: cases cover valid arguments, a missing required field, a wrong type, boundaries and business errors', () => {
     const cases = contractCases(transfer, { valid: [{ from: 'alice', amount: 50 }], meta: { caller: 'alice' }, businessErrors: [{ name: 'too much', args: { from: 'alice', amount: 200 }, meta: { caller: 'alice' }, code: 'insufficient_funds' }] });
     const names = cases.map((c) => c.name);
