@@ -74,24 +74,35 @@ export function revisionFlag(value: string | undefined): number | undefined {
   return n;
 }
 
-/**
- * Writes through the service and says what went wrong in CLI terms: which
- * command to use instead, not which library option to set.
- */
+// What went wrong in CLI terms: which command to use instead, not which library option to set.
+function inCliTerms(error: unknown, kind: string, reference: string, deleting = false): unknown {
+  if (!isAgtError(error)) return error;
+  const details = error.details ?? {};
+  if (error.code === 'already_exists') {
+    return new AgtError('already_exists', `${kind} ${reference} is already registered; change it with \`agt ${kind} update ${reference} …\`${kind === 'mcp' ? `, or \`agt mcp delete ${reference}\` first` : ''}`, { details });
+  }
+  if (error.code === 'not_found' && deleting) return new AgtError('not_found', `${kind} ${reference} is not registered; nothing was deleted (\`agt ${kind} list\` shows what is)`, { details });
+  if (error.code === 'not_found') return new AgtError('not_found', `${kind} ${reference} is not registered; register it with \`agt ${kind} create ${reference} …\``, { details });
+  if (error.code === 'revision_conflict' && typeof details.currentRevision === 'number') {
+    return new AgtError('revision_conflict', `${kind} ${reference} is at revision ${details.currentRevision}, not ${String(details.expectedRevision)}: someone changed it; look with \`agt ${kind} show ${reference}\`, then retry with --expected-revision ${details.currentRevision}`, { details });
+  }
+  return error;
+}
+
+/** Writes through the service; failures are said in CLI terms. */
 export async function cliWrite(ctx: CliContext, input: WriteInput): Promise<WriteResult> {
   try {
     return await ctx.service.write(input);
   } catch (error) {
-    if (!isAgtError(error)) throw error;
-    const { kind, reference } = input;
-    const details = error.details ?? {};
-    if (error.code === 'already_exists') {
-      throw new AgtError('already_exists', `${kind} ${reference} is already registered; change it with \`agt ${kind} update ${reference} …\`${kind === 'mcp' ? `, or \`agt mcp delete ${reference}\` first` : ''}`, { details });
-    }
-    if (error.code === 'not_found') throw new AgtError('not_found', `${kind} ${reference} is not registered; register it with \`agt ${kind} create ${reference} …\``, { details });
-    if (error.code === 'revision_conflict' && typeof details.currentRevision === 'number') {
-      throw new AgtError('revision_conflict', `${kind} ${reference} is at revision ${details.currentRevision}, not ${String(details.expectedRevision)}: someone changed it; look with \`agt ${kind} show ${reference}\`, then retry with --expected-revision ${details.currentRevision}`, { details });
-    }
-    throw error;
+    throw inCliTerms(error, input.kind, input.reference);
+  }
+}
+
+/** Deletes through the service; failures are said in CLI terms. */
+export async function cliDelete(ctx: CliContext, input: { kind: 'mcp'; reference: string; expectedRevision?: number }): Promise<void> {
+  try {
+    await ctx.service.delete(input);
+  } catch (error) {
+    throw inCliTerms(error, input.kind, input.reference, true);
   }
 }

@@ -1,7 +1,7 @@
 /** `agt mcp …`: create (add), update, import, test, probe, list, show (get), delete (remove). */
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
-import { type CliContext, emit, EXIT, positional, revisionFlag, shown } from './context.js';
+import { type CliContext, cliDelete, emit, EXIT, positional, revisionFlag, shown } from './context.js';
 import { importCommand } from './mcp-import.js';
 import { probeCommand, testCommand } from './mcp-probe.js';
 import { createCommand, type McpInvocation, updateCommand } from './mcp-write.js';
@@ -38,7 +38,7 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'expected-revision': { type: 'string' } } });
       const reference = positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]');
       const expected = revisionFlag(values['expected-revision']);
-      await ctx.service.delete({ kind: 'mcp', reference, ...(expected === undefined ? {} : { expectedRevision: expected }) });
+      await cliDelete(ctx, { kind: 'mcp', reference, ...(expected === undefined ? {} : { expectedRevision: expected }) });
       emit(ctx, { deleted: reference }, () => `deleted ${reference}`);
       return EXIT.ok;
     }

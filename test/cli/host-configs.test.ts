@@ -98,6 +98,9 @@ describe('claude mcp habits', () => {
     expect(stale.stderr).not.toMatch(/expectedRevision|create: false/);
     expect((await agt(['mcp', 'update', 'tools/none', '--env', 'A=1'])).stderr).toMatch(/mcp tools\/none is not registered; register it with `agt mcp create tools\/none …`/);
     expect((await agt(['mcp', 'update', 'tools/py'])).stderr).toMatch(/nothing to change/);
+    const staleDelete = await agt(['mcp', 'remove', 'tools/py', '--expected-revision', '2']);
+    expect(staleDelete).toMatchObject({ code: 3, stderr: expect.stringMatching(/is at revision 3, not 2: .*retry with --expected-revision 3/) });
+    expect((await agt(['mcp', 'delete', 'tools/none'])).stderr).toMatch(/mcp tools\/none is not registered; nothing was deleted/);
   });
 });
 
