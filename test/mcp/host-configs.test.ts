@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, documentInputs, type McpDocument, parseJsonc, planImport, resolveServerConfig, type VariableSources } from '../../src/index.js';
+import { connectMcp, documentInputs, type McpDocument, McpProber, parseJsonc, planImport, resolveServerConfig, type VariableSources } from '../../src/index.js';
 import { testMcpConfig } from '../../src/resources/config-test.js';
 import { failure, REPO_ROOT } from '../service/helpers.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
@@ -104,6 +104,17 @@ describe('host config files', () => {
     expect(key.var_sha256).toBe(sha256('input-secret')); // not "overridden-by-env" from the env file
     expect((await whereami(document, { inputs }, 'FIXTURE_FROM_ENV_FILE')).var_sha256).toBe(sha256('from-the-env-file'));
     expect((await whereami(document, { inputs }, 'FIXTURE_QUOTED')).var_sha256).toBe(sha256('quoted value'));
+  });
+
+  it('R4: values that placeholders and the envFile give the server are masked in its stderr tail', async () => {
+    const leaky = {
+      command: 'python3', args: ['test/fixtures/mcp_server.py', '--mode', 'leak-env', '--leak', 'FIXTURE_API_KEY', '--leak', 'FIXTURE_FROM_ENV_FILE'],
+      cwd: REPO_ROOT, env: { FIXTURE_API_KEY: '${AGT_LEAK_KEY}' }, envFile: 'test/fixtures/hosts/vscode/fixture.env',
+    };
+    const report = await new McpProber().probe({ mcpServers: { leaky } }, { variables: { env: { AGT_LEAK_KEY: 'resolved-secret-31337' } } });
+    expect(report.stderrTail).toContain('FIXTURE_API_KEY=***');
+    expect(report.stderrTail).toContain('FIXTURE_FROM_ENV_FILE=***');
+    expect(JSON.stringify(report)).not.toMatch(/resolved-secret-31337|from-the-env-file/);
   });
 
   it('R4: a missing envFile is spawn_failed env_file_unreadable at launch and a problem of the static test', async () => {
