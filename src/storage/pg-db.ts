@@ -1,14 +1,30 @@
 /**
  * The PostgreSQL connection shared by the PostgreSQL adapters: `pg` (8.x, an
  * optional peer) loaded on first use without its types, queries mapped to
- * store_unavailable, migrations under an advisory lock.
+ * store_unavailable, the adapter's schema created on first use (or by an
+ * explicit `migrate()`) under an advisory lock held on one checked-out client.
  */
 import { AgtError, isAgtError } from '../errors.js';
+
+/** One connection checked out of a pool (a `pg.PoolClient` fits). */
+export interface PgClientLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  /** Back to the pool; with an error the connection is discarded (and with it any lock it held). */
+  release(error?: Error | boolean): void;
+}
 
 /** The few pool methods the store uses (a `pg.Pool` fits). */
 export interface PgPoolLike {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  /** A connection of its own: migrations lock, migrate and unlock on one session. */
+  connect(): Promise<PgClientLike>;
   end?(): Promise<void>;
+}
+
+/** An adapter's schema: idempotent statements and the advisory-lock key they run under. */
+export interface PgSchema {
+  key: string;
+  statements: readonly string[];
 }
 
 /** How an adapter reaches the database: a connection string (the adapter owns a pool) or your pool. */
@@ -41,39 +57,80 @@ export class PgConnection {
   readonly #who: string;
   #pool: Promise<PgPoolLike> | undefined;
   readonly #ownsPool: boolean;
+  readonly #schema: PgSchema;
+  #migration: Promise<void> | undefined;
   #closed = false;
 
-  constructor(options: PgOptions, who: string) {
+  constructor(options: PgOptions, who: string, schema: PgSchema) {
     if (!('pool' in (options ?? {})) && typeof (options as { connectionString?: unknown })?.connectionString !== 'string') {
       throw new AgtError('invalid_input', `${who} needs { connectionString } or { pool }`);
     }
     this.#options = options;
     this.#who = who;
+    this.#schema = schema;
     this.#ownsPool = !('pool' in options);
     if ('pool' in options) this.#pool = Promise.resolve(options.pool);
   }
 
-  /** Runs one statement; driver failures are store_unavailable, and nothing was written. */
-  async query(text: string, values: unknown[] = []): Promise<unknown[]> {
-    if (this.#closed) throw new AgtError('store_unavailable', `this ${this.#who} was closed`);
+  #openPool(): Promise<PgPoolLike> {
+    if (this.#closed) return Promise.reject(new AgtError('store_unavailable', `this ${this.#who} was closed`));
     this.#pool ??= loadPool((this.#options as { connectionString: string }).connectionString, (this.#options as { max?: number }).max ?? 10, this.#who);
-    const pool = await this.#pool;
+    return this.#pool;
+  }
+
+  #unavailable(error: unknown): AgtError {
+    if (isAgtError(error)) return error;
+    const code = String((error as { code?: unknown })?.code ?? 'unknown');
+    return new AgtError('store_unavailable', `the PostgreSQL store failed (${code}); nothing was written`, { details: { driverCode: code }, cause: error });
+  }
+
+  /** Runs one statement (the schema created first, once); driver failures are store_unavailable, and nothing was written. */
+  async query(text: string, values: unknown[] = []): Promise<unknown[]> {
+    await this.migrate();
+    const pool = await this.#openPool();
     try {
       return (await pool.query(text, values)).rows;
     } catch (error) {
-      if (isAgtError(error)) throw error;
-      const code = String((error as { code?: unknown })?.code ?? 'unknown');
-      throw new AgtError('store_unavailable', `the PostgreSQL store failed (${code}); nothing was written`, { details: { driverCode: code }, cause: error });
+      throw this.#unavailable(error);
     }
   }
 
-  /** Applies `statements` under an advisory lock on `key` (idempotent SQL; safe from several hosts at once). */
-  async migrate(key: string, statements: readonly string[]): Promise<void> {
-    await this.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+  /**
+   * Creates the schema if missing, once per connection object (idempotent SQL;
+   * safe from several hosts at once): lock, statements and unlock run on one
+   * checked-out client, since a session-level advisory lock belongs to the
+   * connection that took it. A failed migration is retried by the next call.
+   */
+  migrate(): Promise<void> {
+    this.#migration ??= this.#migrateOnce().catch((error: unknown) => {
+      this.#migration = undefined;
+      throw error;
+    });
+    return this.#migration;
+  }
+
+  async #migrateOnce(): Promise<void> {
+    const pool = await this.#openPool();
+    let client: PgClientLike;
     try {
-      for (const sql of statements) await this.query(sql);
+      client = await pool.connect();
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+    const { key, statements } = this.#schema;
+    let failure: Error | undefined;
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+      try {
+        for (const sql of statements) await client.query(sql);
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+      }
+    } catch (error) {
+      failure = error as Error;
+      throw this.#unavailable(error);
     } finally {
-      await this.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+      client.release(failure); // a failed session is discarded, its lock with it
     }
   }
 

@@ -2,12 +2,31 @@
  * PostgresRunStore and PostgresAuditStore (`agt-mcp/postgres`): suspended runs
  * and audit events on PostgreSQL, so a run suspended on one host resumes on
  * another. Every write is one statement (compare-and-set in the WHERE clause);
- * tables are created by an explicit `migrate()`.
+ * tables are created on first use, or ahead of time by `migrate()`.
  */
 import type { AuditEvent } from '../runtime/types.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { checkRunWrite, readableRun, runConflict, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
+
+/** The schema of the runs table (docs/postgres.md). */
+function runsSql(t: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (
+      run_id text PRIMARY KEY, agent text NOT NULL, revision integer NOT NULL, format integer NOT NULL,
+      state json NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS ${t}_by_agent ON ${t} (agent, run_id COLLATE "C");`,
+  ];
+}
+
+/** The schema of the audit table (docs/postgres.md). */
+function auditSql(t: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (seq bigserial PRIMARY KEY, run_id text NOT NULL, type text NOT NULL, at text NOT NULL, event json NOT NULL);
+    CREATE INDEX IF NOT EXISTS ${t}_by_run ON ${t} (run_id, seq);`,
+  ];
+}
 
 interface RunRow {
   run_id: string;
@@ -30,20 +49,13 @@ export class PostgresRunStore implements RunStore {
   readonly #table: string;
 
   constructor(options: PostgresRunStoreOptions) {
-    this.#db = new PgConnection(options, 'PostgresRunStore');
     this.#table = tableName(options.table ?? 'agt_runs', 'PostgresRunStore');
+    this.#db = new PgConnection(options, 'PostgresRunStore', { key: this.#table, statements: runsSql(this.#table) });
   }
 
-  /** Creates the table if missing (idempotent). */
+  /** Creates the table if missing (idempotent; the first query does it too). */
   migrate(): Promise<void> {
-    const t = this.#table;
-    return this.#db.migrate(t, [
-      `CREATE TABLE IF NOT EXISTS ${t} (
-        run_id text PRIMARY KEY, agent text NOT NULL, revision integer NOT NULL, format integer NOT NULL,
-        state json NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS ${t}_by_agent ON ${t} (agent, run_id COLLATE "C");`,
-    ]);
+    return this.#db.migrate();
   }
 
   async #rows(text: string, values: unknown[]): Promise<RunRow[]> {
@@ -117,17 +129,13 @@ export class PostgresAuditStore implements AuditStore {
   readonly #table: string;
 
   constructor(options: PostgresAuditStoreOptions) {
-    this.#db = new PgConnection(options, 'PostgresAuditStore');
     this.#table = tableName(options.table ?? 'agt_audit', 'PostgresAuditStore');
+    this.#db = new PgConnection(options, 'PostgresAuditStore', { key: this.#table, statements: auditSql(this.#table) });
   }
 
-  /** Creates the table if missing (idempotent). */
+  /** Creates the table if missing (idempotent; the first query does it too). */
   migrate(): Promise<void> {
-    const t = this.#table;
-    return this.#db.migrate(t, [
-      `CREATE TABLE IF NOT EXISTS ${t} (seq bigserial PRIMARY KEY, run_id text NOT NULL, type text NOT NULL, at text NOT NULL, event json NOT NULL);
-      CREATE INDEX IF NOT EXISTS ${t}_by_run ON ${t} (run_id, seq);`,
-    ]);
+    return this.#db.migrate();
   }
 
   /** {@inheritDoc AuditStore.append} */

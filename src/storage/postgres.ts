@@ -6,7 +6,8 @@
  * Every write is one statement: create-if-absent is `INSERT … ON CONFLICT DO
  * NOTHING`, compare-and-set is `UPDATE … WHERE revision = $n`, so concurrent
  * writers on any number of hosts never lose an update and a failure writes
- * nothing. The schema is created by an explicit, versioned `migrate()`.
+ * nothing. The schema is created on first use, as SqliteStore does, or ahead
+ * of time by `migrate()` (versioned, idempotent).
  */
 import { revisionConflict } from '../resources/conflict.js';
 import type { ResourceStore, ResourceWrite } from '../resources/store.js';
@@ -54,17 +55,17 @@ export class PostgresStore implements ResourceStore {
   readonly #db: PgConnection;
 
   constructor(options: PostgresStoreOptions) {
-    this.#db = new PgConnection(options, 'PostgresStore');
     this.#table = tableName(options.table ?? 'agt_resources', 'PostgresStore');
+    this.#db = new PgConnection(options, 'PostgresStore', { key: this.#table, statements: migrationSql(this.#table) });
   }
 
   #query(text: string, values: unknown[] = []): Promise<Row[]> {
     return this.#db.query(text, values) as Promise<Row[]>;
   }
 
-  /** Creates the table and index if missing (idempotent; safe to run from several hosts at once). */
+  /** Creates the table and index if missing (idempotent; safe from several hosts at once). The first query does it too. */
   migrate(): Promise<void> {
-    return this.#db.migrate(this.#table, migrationSql(this.#table));
+    return this.#db.migrate();
   }
 
   /** {@inheritDoc ResourceStore.get} */
@@ -137,5 +138,5 @@ function toRecord(row: Row): ResourceRecord {
   return { kind: row.kind, reference: row.reference, revision: row.revision, data: row.data, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) };
 }
 
-export type { PgOptions, PgPoolLike } from './pg-db.js';
+export type { PgClientLike, PgOptions, PgPoolLike } from './pg-db.js';
 export { PostgresAuditStore, PostgresRunStore } from './postgres-runs.js';

@@ -27,6 +27,11 @@ export class SqliteRunStore implements RunStore {
     this.#handle = new SqliteHandle(options, 'SqliteRunStore');
   }
 
+  /** Opens the file and creates the schema if missing, as the first query would. */
+  async migrate(): Promise<void> {
+    await this.#handle.open();
+  }
+
   /** {@inheritDoc RunStore.get} */
   async get(runId: string): Promise<StoredRun | undefined> {
     const db = await this.#handle.open();
@@ -90,6 +95,11 @@ export class SqliteAuditStore implements AuditStore {
 
   constructor(options: SqliteOptions) {
     this.#handle = new SqliteHandle(options, 'SqliteAuditStore');
+  }
+
+  /** Opens the file and creates the schema if missing, as the first query would. */
+  async migrate(): Promise<void> {
+    await this.#handle.open();
   }
 
   /** {@inheritDoc AuditStore.append} */

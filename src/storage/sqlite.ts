@@ -35,6 +35,11 @@ export class SqliteStore implements ResourceStore {
     return this.#handle.open();
   }
 
+  /** Opens the file and creates the schema if missing, as the first query would (the same contract as PostgresStore.migrate). */
+  async migrate(): Promise<void> {
+    await this.#open();
+  }
+
   /** {@inheritDoc ResourceStore.get} */
   async get(kind: ResourceKind, reference: string): Promise<ResourceRecord | undefined> {
     const db = await this.#open();

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { isAgtError, ResourceService } from '../../src/index.js';
-import { PostgresStore } from '../../src/storage/postgres.js';
+import { type PgPoolLike, PostgresStore } from '../../src/storage/postgres.js';
 import { storeConformanceSuite } from '../../src/testing/index.js';
 import { runTs } from '../service/helpers.js';
 
@@ -20,6 +20,24 @@ const fresh = async (): Promise<PostgresStore> => {
   await store.migrate();
   return store;
 };
+
+// A pg.Pool of our own (untyped driver import, as in the store).
+async function sharedPool(max: number) {
+  const driver = 'pg';
+  const pg = ((await import(driver)) as { default: { Pool: new (o: object) => PgPoolLike & { end(): Promise<void> } } }).default;
+  return new pg.Pool({ connectionString: url, max });
+}
+
+// Advisory locks held now on the keys the stores lock (hashtext of the table name).
+async function advisoryLocksOn(keys: string[]): Promise<number> {
+  const pool = await sharedPool(1);
+  const { rows } = await pool.query(
+    "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid::bigint = ANY (SELECT hashtext(k)::bigint & 4294967295 FROM unnest($1::text[]) AS k)",
+    [keys],
+  );
+  await pool.end();
+  return (rows[0] as { n: number }).n;
+}
 
 afterAll(async () => {
   if (!url || tables.length === 0) return;
@@ -40,6 +58,55 @@ describe.skipIf(!url)(`PostgresStore${why}`, () => {
     await store.migrate();
     expect((await store.get('mcp', 'a/b'))?.data).toEqual({ x: 1 });
     await store.close();
+  });
+
+  it('A4: 4 processes migrating the same fresh tables at once all succeed; no advisory lock is left behind', async () => {
+    const prefix = `agt_mig_${process.pid}_${n++}`;
+    tables.push(`${prefix}_resources`, `${prefix}_runs`, `${prefix}_audit`);
+    const outputs = await Promise.all([0, 1, 2, 3].map(() => runTs('test/resources/fixtures/pg-migrate.ts', [url as string, prefix])));
+    expect(outputs.map((o) => JSON.parse(o))).toEqual([{ ok: true }, { ok: true }, { ok: true }, { ok: true }]);
+    const check = new PostgresStore({ connectionString: url as string, table: `${prefix}_resources` });
+    expect((await check.list('mcp')).length).toBe(4);
+    await check.close();
+    expect(await advisoryLocksOn([`${prefix}_resources`, `${prefix}_runs`, `${prefix}_audit`])).toBe(0);
+  }, 60_000);
+
+  it('A4: migrate() locks, migrates and unlocks on one client of a shared pool, so no lock outlives it', async () => {
+    const pool = await sharedPool(4);
+    const table = `agt_test_${process.pid}_${n++}`;
+    tables.push(table);
+    const stores = [0, 1, 2].map(() => new PostgresStore({ pool, table }));
+    await Promise.all(stores.map((s) => s.migrate()));
+    await Promise.all(stores.map((s) => s.migrate())); // memoised per store: no second lock
+    expect(await advisoryLocksOn([table])).toBe(0);
+    const other = new PostgresStore({ pool, table });
+    await other.migrate(); // would wait forever on a lock left held by another session of the pool
+    expect(await advisoryLocksOn([table])).toBe(0);
+    await pool.end();
+  });
+
+  it('A4: like SqliteStore, a PostgresStore creates its schema on first use; migrate() is optional', async () => {
+    const table = `agt_test_${process.pid}_${n++}`;
+    tables.push(table);
+    const store = new PostgresStore({ connectionString: url as string, table });
+    expect(await store.get('mcp', 'a/b')).toBeUndefined();
+    await store.put({ kind: 'mcp', reference: 'a/b', data: { x: 1 } }, { expectedRevision: null });
+    expect((await store.list('mcp')).map((r) => r.reference)).toEqual(['a/b']);
+    await store.close();
+  });
+
+  it('A4: a pool that cannot hand out a client fails the migration with store_unavailable, and the next call retries', async () => {
+    const real = await sharedPool(2);
+    let refuse = true;
+    const pool = { query: real.query.bind(real), connect: () => (refuse ? Promise.reject(Object.assign(new Error('no'), { code: 'ECONNREFUSED' })) : real.connect()) };
+    const table = `agt_test_${process.pid}_${n++}`;
+    tables.push(table);
+    const store = new PostgresStore({ pool, table });
+    const error = await store.get('mcp', 'a/b').catch((e: unknown) => e);
+    expect(isAgtError(error) && error.code).toBe('store_unavailable');
+    refuse = false;
+    expect(await store.get('mcp', 'a/b')).toBeUndefined();
+    await real.end();
   });
 
   it('A3: 4 processes × 25 concurrent adds through ResourceService land 100 mounts; stale expected_revision writes are all rejected', async () => {
