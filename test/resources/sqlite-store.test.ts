@@ -26,6 +26,21 @@ describe('SqliteStore specifics', () => {
     await store.close();
   });
 
+  it('A4: migrate() creates the schema ahead of the first query, as PostgresStore.migrate() does; twice is harmless', async () => {
+    tmp = tempDir();
+    const file = path.join(tmp.dir, 'migrated.db');
+    const store = new SqliteStore({ path: file });
+    await store.migrate();
+    await store.migrate();
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(file, { readonly: true });
+    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toContain('agt_resources');
+    expect(raw.pragma('user_version', { simple: true })).toBe(2);
+    raw.close();
+    await store.close();
+  });
+
   it('a missing better-sqlite3 gives store_unavailable with the install hint', async () => {
     vi.doMock('better-sqlite3', () => {
       throw new Error("Cannot find module 'better-sqlite3'");
