@@ -24,6 +24,7 @@ export default defineConfig([
     splitting: true,
     treeshake: true,
   },
-  // The agt bin: ESM only (top-level await), no types.
-  { entry: { cli: 'src/cli/main.ts' }, format: ['esm'], target: 'node20', platform: 'node', sourcemap: true, clean: false },
+  // The agt bin and the fixture server of agt-mcp/testing (fixtureServer() starts
+  // dist/fixture-server.js): programs, ESM only (top-level await), no types.
+  { entry: { cli: 'src/cli/main.ts', 'fixture-server': 'src/testing/fixture-server.ts' }, format: ['esm'], target: 'node20', platform: 'node', sourcemap: true, clean: false },
 ]);

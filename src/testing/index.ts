@@ -6,3 +6,5 @@ export type { ScriptedInput, ScriptedStep } from './scripted-model.js';
 export { contractSuite } from './contract-suite.js';
 export { auditStoreConformanceSuite, runStoreConformanceSuite } from './run-store-conformance.js';
 export type { RunStoreConformanceOptions } from './run-store-conformance.js';
+export { fixtureServer } from './fixture.js';
+export { fixtureTools } from './fixture-tools.js';

@@ -6,8 +6,7 @@ import { contractCases, createToolServer, defineTool, runContract, toolError } f
 import fs from 'node:fs';
 import path from 'node:path';
 import { McpProber, ToolSchemaRegistry } from '../../src/index.js';
-import { REPO_ROOT } from '../service/helpers.js';
-import { pythonConfig } from '../mcp/helpers.js';
+import { pythonConfig, REPO_ROOT } from '../support/index.js';
 
 const transfer = defineTool({
   name: 'transfer',

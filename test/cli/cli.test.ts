@@ -3,8 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PYTHON_SERVER } from '../mcp/helpers.js';
-import { REPO_ROOT, tempDir } from '../service/helpers.js';
+import { PYTHON_SERVER, REPO_ROOT, tempDir } from '../support/index.js';
 
 const BIN = path.join(REPO_ROOT, 'dist', 'cli.js');
 let tmp: ReturnType<typeof tempDir>;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { REPO_ROOT, tempDir } from '../service/helpers.js';
+import { REPO_ROOT, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-crash-');
 afterAll(() => tmp.cleanup());

@@ -11,8 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { McpProber } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, waitFor } from '../mcp/helpers.js';
-import { failure, REPO_ROOT, tempDir } from '../service/helpers.js';
+import { failure, FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 
 const tmp = tempDir('agt-findings-');
 afterAll(() => tmp.cleanup());

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isAgtError, MemoryStore, policies, ResourceService } from '../../src/index.js';
-import { py, runFixture } from '../runtime/helpers.js';
+import { py, runFixture } from '../support/index.js';
 
 const FUZZ_RUNS = { write: 10_000, batch: 2000 };
 const protoKeys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty');

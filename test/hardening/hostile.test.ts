@@ -9,9 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, executeModelCalls, MemoryStore, ResourceService } from '../../src/index.js';
-import { livingWithMarker, marker, pythonConfig } from '../mcp/helpers.js';
-import { failure, REPO_ROOT, tempDir } from '../service/helpers.js';
-import { batch, py, runFixture } from '../runtime/helpers.js';
+import { batch, failure, livingWithMarker, marker, py, pythonConfig, REPO_ROOT, runFixture, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-hostile-');
 afterAll(() => tmp.cleanup());

@@ -9,8 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AuditEvent, connectMcp, McpProber, MemoryStore, NativeRun, policies, ResourceService } from '../../src/index.js';
-import { FIXTURES, PYTHON_SERVER } from '../mcp/helpers.js';
-import { failure, REPO_ROOT, tempDir } from '../service/helpers.js';
+import { failure, FIXTURES, PYTHON_SERVER, REPO_ROOT, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-secrets-');
 afterAll(() => tmp.cleanup());

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuditEvent, connectMcp, McpProber, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
-import { failure, REPO_ROOT, tempDir } from '../service/helpers.js';
+import { failure, REPO_ROOT, tempDir } from '../support/index.js';
 import { HeadlessOAuthProvider } from './fixtures/headless-oauth.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
 

@@ -7,8 +7,7 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectMcp, type McpConnection, McpProber } from '../../src/index.js';
-import { failure, tempDir } from '../service/helpers.js';
-import { pythonConfig, readEvents, waitFor } from './helpers.js';
+import { failure, pythonConfig, readEvents, tempDir, waitFor } from '../support/index.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let events: string;

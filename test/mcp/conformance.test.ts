@@ -7,7 +7,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../service/helpers.js';
+import { REPO_ROOT } from '../support/index.js';
 
 const BIN = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const CLIENT = `${process.execPath} --import tsx ${path.join(REPO_ROOT, 'test/mcp/fixtures/conformance-client.ts')}`;

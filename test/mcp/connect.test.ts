@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber, MemoryStore, ResourceService } from '../../src/index.js';
-import { failure, tempDir } from '../service/helpers.js';
-import { FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig } from './helpers.js';
+import { failure, FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, tempDir } from '../support/index.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {

@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber } from '../../src/index.js';
-import { failure, tempDir } from '../service/helpers.js';
-import { FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, WRAPPER } from './helpers.js';
+import { failure, FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, tempDir, WRAPPER } from '../support/index.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, documentInputs, type McpDocument, McpProber, parseJsonc, planImport, resolveServerConfig, type VariableSources } from '../../src/index.js';
 import { testMcpConfig } from '../../src/resources/config-test.js';
-import { failure, REPO_ROOT } from '../service/helpers.js';
+import { failure, REPO_ROOT } from '../support/index.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
 
 const HOSTS = path.join(REPO_ROOT, 'test', 'fixtures', 'hosts');

@@ -8,8 +8,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber } from '../../src/index.js';
-import { tempDir } from '../service/helpers.js';
-import { referenceServer } from './helpers.js';
+import { referenceServer, tempDir } from '../support/index.js';
 
 const prober = new McpProber();
 const tmp = tempDir('agt-ref-');

@@ -1,7 +1,7 @@
 /** Remote specifics: configured headers reach the server on every request (R7). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../src/index.js';
-import { failure } from '../service/helpers.js';
+import { failure } from '../support/index.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
 
 const TOKEN = 'Bearer test-token-4711';

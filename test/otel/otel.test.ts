@@ -7,7 +7,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { describe, expect, it } from 'vitest';
 import { otelAuditSink } from 'agt-mcp/otel';
 import { policies } from '../../src/index.js';
-import { batch, py, runFixture } from '../runtime/helpers.js';
+import { batch, py, runFixture } from '../support/index.js';
 
 const fx = runFixture();
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../service/helpers.js';
+import { REPO_ROOT } from '../support/index.js';
 
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
 
@@ -47,6 +47,27 @@ describe('package exports', () => {
     expect(out).toBe('true object function function function function');
   });
 
+  it('P2: agt-mcp/testing fixtureServer() (ESM and CJS) starts the shipped fixture server; a probe and a call work', () => {
+    const out = run([
+      '--input-type=module', '-e',
+      `import { createRequire } from 'node:module';
+       import { connectMcp, McpProber } from 'agt-mcp';
+       import { fixtureServer } from 'agt-mcp/testing';
+       const config = fixtureServer();
+       const fromCjs = createRequire(import.meta.url)('agt-mcp/testing').fixtureServer();
+       const report = await new McpProber().probe({ mcpServers: { fixture: config } });
+       const connection = await connectMcp(config);
+       const sum = (await connection.callTool('add', { a: 2, b: 3 })).structuredContent.sum;
+       const failed = await connection.callTool('fail', { code: 'out_of_stock' });
+       await connection.close();
+       console.log(JSON.stringify({ args: config.args, cjsArgs: fromCjs.args, ok: report.ok, tools: report.tools.map((t) => t.name).sort(), sum, failed: failed.isError }));`,
+    ]);
+    const seen = JSON.parse(out);
+    expect(seen.args).toEqual([path.join(REPO_ROOT, 'dist', 'fixture-server.js')]);
+    expect(seen.cjsArgs).toEqual(seen.args);
+    expect(seen).toMatchObject({ ok: true, tools: ['add', 'echo', 'env', 'fail', 'sleep'], sum: 5, failed: true });
+  });
+
   it('CJS: require() gets the same API, and isAgtError recognises errors across the ESM and CJS copies', () => {
     const out = run([
       '--input-type=module', '-e',
@@ -68,7 +89,7 @@ describe('package exports', () => {
       'isToolErrorSignal', 'parseJsonc', 'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'resolveServerConfig',
       'revisionConflict', 'runAgentLoop', 'toolAlias', 'toolErrorOf',
     ],
-    'agt-mcp/testing': ['ScriptedModel', 'auditStoreConformanceSuite', 'contractSuite', 'runStoreConformanceSuite', 'storeConformanceSuite'],
+    'agt-mcp/testing': ['ScriptedModel', 'auditStoreConformanceSuite', 'contractSuite', 'fixtureServer', 'fixtureTools', 'runStoreConformanceSuite', 'storeConformanceSuite'],
     'agt-mcp/authoring': ['ToolErrorSignal', 'contractCases', 'createToolServer', 'defineTool', 'parseArguments', 'runContract', 'serveStdio', 'toolError'],
     'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore'],
     'agt-mcp/postgres': ['POSTGRES_SCHEMA_VERSION', 'PostgresAuditStore', 'PostgresRunStore', 'PostgresStore', 'migrationSql'],

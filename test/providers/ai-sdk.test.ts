@@ -9,7 +9,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { aiSdkModel, aiSdkTools } from 'agt-mcp/ai-sdk';
 import { type AuditEvent, policies, runAgentLoop } from '../../src/index.js';
-import { py, runFixture } from '../runtime/helpers.js';
+import { py, runFixture } from '../support/index.js';
 
 const fx = runFixture();
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };

@@ -7,7 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { anthropicModel, fromAnthropicToolUse, toAnthropicToolResult, toAnthropicToolResults, toAnthropicTools } from 'agt-mcp/anthropic';
 import { executeModelCalls, runAgentLoop } from '../../src/index.js';
-import { py, runFixture } from '../runtime/helpers.js';
+import { py, runFixture } from '../support/index.js';
 import { realToolSchemas, recorded, recordedFetch } from './helpers.js';
 
 const fx = runFixture();

@@ -1,7 +1,7 @@
 /** Helpers of the provider adapter tests: recorded payloads served to the real SDK clients, no network. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../service/helpers.js';
+import { REPO_ROOT } from '../support/index.js';
 
 /** A recorded provider payload from test/fixtures/providers. */
 export function recorded(name: string): Record<string, unknown> {

@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { fromOpenAIToolCalls, openAIModel, toOpenAITools, toOpenAIToolMessages } from 'agt-mcp/openai';
 import { executeModelCalls, runAgentLoop } from '../../src/index.js';
-import { py, runFixture } from '../runtime/helpers.js';
+import { py, runFixture } from '../support/index.js';
 import { openAIStrictIssues, realToolSchemas, recorded, recordedFetch } from './helpers.js';
 
 const fx = runFixture();

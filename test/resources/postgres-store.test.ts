@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { isAgtError, ResourceService } from '../../src/index.js';
 import { type PgPoolLike, PostgresStore } from '../../src/storage/postgres.js';
 import { storeConformanceSuite } from '../../src/testing/index.js';
-import { runTs } from '../service/helpers.js';
+import { runTs } from '../support/index.js';
 
 const url = process.env.AGT_TEST_PG_URL;
 const why = url ? '' : ' (skipped: AGT_TEST_PG_URL is not set; .ci/run starts a throwaway PostgreSQL)';

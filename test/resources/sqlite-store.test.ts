@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isAgtError } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { tempDir } from '../service/helpers.js';
+import { tempDir } from '../support/index.js';
 
 describe('SqliteStore specifics', () => {
   let tmp: ReturnType<typeof tempDir>;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NativeRun, policies, runAgentLoop } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
-import { py, setup } from './helpers.js';
+import { py, setup } from '../support/index.js';
 
 let env: Awaited<ReturnType<typeof setup>>;
 let run: NativeRun;

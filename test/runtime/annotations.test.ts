@@ -1,7 +1,7 @@
 /** Tool annotations reach permission policies; annotation-based helpers (G4). */
 import { describe, expect, it } from 'vitest';
 import { type PermissionPolicy, type PermissionRequest, policies } from '../../src/index.js';
-import { batch, py, runFixture } from './helpers.js';
+import { batch, py, runFixture } from '../support/index.js';
 
 const fx = runFixture();
 const start = (policy: PermissionPolicy, data: Record<string, unknown> = {}) => fx.start({ policy }, data);

@@ -7,8 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { type AuditEvent, type PermissionRequest, policies, type ProgressEvent, runAgentLoop } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
-import { waitFor } from '../mcp/helpers.js';
-import { batch, py, runFixture } from './helpers.js';
+import { batch, py, runFixture, waitFor } from '../support/index.js';
 
 const fx = runFixture(['slow', 'progress']);
 const start = (options: Parameters<typeof fx.start>[0] = {}) => fx.start(options);

@@ -6,8 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectMcp, NativeRun, policies, ResourceService } from '../../src/index.js';
 import { SqliteRunStore, SqliteStore } from '../../src/storage/sqlite.js';
-import { livingWithMarker, marker, pythonConfig } from '../mcp/helpers.js';
-import { tempDir } from '../service/helpers.js';
+import { livingWithMarker, marker, pythonConfig, tempDir } from '../support/index.js';
 
 describe('Symbol.asyncDispose', () => {
   it('P2: a connection in `await using` ends its server at the end of the scope', async () => {

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AuditEvent, toolAlias } from '../../src/index.js';
-import { pythonConfig } from '../mcp/helpers.js';
-import { batch, py, runFixture } from './helpers.js';
+import { batch, py, pythonConfig, runFixture } from '../support/index.js';
 
 const fx = runFixture(['list-changed', 'resources', 'prompts']);
 const start = (audit?: AuditEvent[], mcps = ['tools/py']) => fx.start(audit ? { audit: { record: (e) => void audit.push(e) } } : {}, { mcps });

@@ -1,7 +1,7 @@
 /** Tool output schemas in runs: compiled with the snapshot, results checked after execute (B3, B5, S7, S8). */
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/index.js';
-import { batch, py, runFixture } from './helpers.js';
+import { batch, py, runFixture } from '../support/index.js';
 
 const fx = runFixture(['output']);
 const start = (audit?: AuditEvent[]) => fx.start(audit ? { audit: { record: (e) => void audit.push(e) } } : {});

@@ -1,7 +1,7 @@
 /** The strict batch pipeline (B1–B7) and who may call what (G1–G5), against the real Python server. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuditEvent, isAgtError, NativeRun, type PermissionRequest, policies, toolAlias } from '../../src/index.js';
-import { batch, py, setup } from './helpers.js';
+import { batch, py, setup } from '../support/index.js';
 
 let env: Awaited<ReturnType<typeof setup>>;
 let run: NativeRun | undefined;

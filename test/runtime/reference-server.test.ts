@@ -6,8 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpProber, MemoryStore, NativeRun, type NativeRunOptions, policies, type ProgressEvent, ResourceService, toolAlias } from '../../src/index.js';
-import { referenceServer } from '../mcp/helpers.js';
-import { tempDir } from '../service/helpers.js';
+import { referenceServer, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-everything-');
 const config = { command: process.execPath, args: [referenceServer('everything'), 'stdio'], cwd: tmp.dir };

@@ -1,8 +1,7 @@
 /** Refresh at the batch boundary (F1–F4, F8) and fingerprinted resume (B2, F5–F7). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuditEvent, NativeRun, policies, toolAlias } from '../../src/index.js';
-import { livingWithMarker, marker, pythonConfig } from '../mcp/helpers.js';
-import { batch, py, setup } from './helpers.js';
+import { batch, livingWithMarker, marker, py, pythonConfig, setup } from '../support/index.js';
 
 let env: Awaited<ReturnType<typeof setup>>;
 const runs: NativeRun[] = [];

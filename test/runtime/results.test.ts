@@ -11,7 +11,7 @@ import { AgtError, HarnessToolSet, policies } from '../../src/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as v from 'valibot';
-import { batch, runFixture } from './helpers.js';
+import { batch, runFixture } from '../support/index.js';
 
 const fx = runFixture();
 const declared = () => new AgtError('not_found', 'no such ticket', { details: { id: 7 } });

@@ -5,9 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { NativeRun, policies, ResourceService } from '../../src/index.js';
 import { PostgresRunStore, PostgresStore } from '../../src/storage/postgres.js';
-import { pythonConfig } from '../mcp/helpers.js';
-import { runTs } from '../service/helpers.js';
-import { batch, py } from './helpers.js';
+import { batch, py, pythonConfig, runTs } from '../support/index.js';
 
 const url = process.env.AGT_TEST_PG_URL;
 const why = url ? '' : ' (skipped: AGT_TEST_PG_URL is not set; .ci/run starts a throwaway PostgreSQL)';

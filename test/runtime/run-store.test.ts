@@ -8,8 +8,7 @@ import { MemoryAuditStore, MemoryRunStore, NativeRun, policies, StoreAuditSink }
 import { PostgresAuditStore, PostgresRunStore } from '../../src/storage/postgres.js';
 import { SqliteAuditStore, SqliteRunStore } from '../../src/storage/sqlite.js';
 import { auditStoreConformanceSuite, runStoreConformanceSuite } from '../../src/testing/index.js';
-import { tempDir } from '../service/helpers.js';
-import { batch, py, runFixture } from './helpers.js';
+import { batch, py, runFixture, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-runstore-');
 afterAll(() => tmp.cleanup());

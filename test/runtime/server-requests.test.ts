@@ -8,8 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NativeRun, policies, type RunRequestContext } from '../../src/index.js';
-import { pythonConfig } from '../mcp/helpers.js';
-import { batch, py, runFixture, setup } from './helpers.js';
+import { batch, py, pythonConfig, runFixture, setup } from '../support/index.js';
 
 const fx = runFixture(['elicit', 'sample']);
 const start = (options: Parameters<typeof fx.start>[0] = {}) => fx.start(options);

@@ -7,8 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NativeRun, policies, runAgentLoop, type ToolCall, type ToolResult } from '../../src/index.js';
 import { ScriptedModel, type ScriptedInput } from '../../src/testing/index.js';
-import { pythonConfig } from '../mcp/helpers.js';
-import { batch, py, setup } from './helpers.js';
+import { batch, py, pythonConfig, setup } from '../support/index.js';
 
 let env: Awaited<ReturnType<typeof setup>>;
 const runs: NativeRun[] = [];

@@ -4,8 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore, NativeRun, parseJsonc, planImport, policies, ResourceService, toolAlias } from '../../src/index.js';
-import { FIXTURES } from '../mcp/helpers.js';
-import { failure, REPO_ROOT } from '../service/helpers.js';
+import { failure, FIXTURES, REPO_ROOT } from '../support/index.js';
 
 let run: NativeRun | undefined;
 afterEach(async () => {

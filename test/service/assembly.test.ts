@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore, ResourceService, type ResourceStore } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { failure, runTs, stdioDoc, tempDir } from './helpers.js';
+import { failure, runTs, stdioDoc, tempDir } from '../support/index.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let service: ResourceService;

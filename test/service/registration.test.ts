@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, ResourceService } from '../../src/index.js';
-import { failure, stdioDoc, tempDir } from './helpers.js';
+import { failure, stdioDoc, tempDir } from '../support/index.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: MemoryStore;

@@ -1,10 +1,10 @@
-/** Helpers of the runtime tests: a registry with the Python fixture server registered and agents. */
+/** Shared test helpers of runs: a registry with the Python fixture server registered, agents, batches. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { MemoryStore, NativeRun, type PermissionPolicy, policies, ResourceService, toolAlias, type ToolCall } from '../../src/index.js';
-import { pythonConfig, readEvents } from '../mcp/helpers.js';
-import { tempDir } from '../service/helpers.js';
+import { tempDir } from './paths.js';
+import { pythonConfig, readEvents } from './servers.js';
 
 /**
  * A fresh registry: the Python server as `tools/py` (logging every call to `log`,

@@ -1,10 +1,9 @@
-/** Helpers of the MCP tests: fixture configs and process counting. */
+/** Shared test helpers: the fixture servers (Python, shell wrapper, reference servers), process counting, waiting. */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../service/helpers.js';
+import { FIXTURES, REPO_ROOT } from './paths.js';
 
-export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 export const PYTHON_SERVER = path.join(FIXTURES, 'mcp_server.py');
 export const WRAPPER = path.join(FIXTURES, 'wrapper.sh');
 

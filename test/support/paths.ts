@@ -1,4 +1,4 @@
-/** Helpers of the service tests: temp dirs, configs and error probes. */
+/** Shared test helpers: the repository's paths, temp folders, error probes, child TypeScript processes. */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { isAgtError } from '../../src/index.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'agt-test-'): { dir: string; cleanup: () => void } {

@@ -1,0 +1,4 @@
+/** The shared test helpers, one place for every test folder. */
+export * from './paths.js';
+export * from './servers.js';
+export * from './runs.js';
