@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
-import { type CliContext, cliWrite, emit, EXIT, positional, revisionFlag } from './context.js';
+import { type CliContext, cliWrite, emit, EXIT, inCli, positional, revisionFlag } from './context.js';
 
 function mountLines(mounts: MountStatus[]): string[] {
   if (mounts.length === 0) return ['  (no MCP servers mounted)'];
@@ -52,7 +52,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
     }
     case 'show': {
       const reference = positional(args, 'agt agent show <reference>');
-      const d = await ctx.service.describeAgent(reference);
+      const d = await inCli(ctx.service.describeAgent(reference), 'agent', reference);
       emit(ctx, d, () => [
         `${d.reference}${d.name ? ` — ${d.name}` : ''} (revision ${d.revision})`,
         `  ${d.enabled ? 'enabled' : 'DISABLED'}, ${d.kind}, ${d.role}${d.resourceManagement ? ', resource management' : ''}${d.capabilities.length ? `; capabilities: ${d.capabilities.join(', ')}` : ''}`,
@@ -63,7 +63,8 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       return EXIT.ok;
     }
     case 'mcp-list': {
-      const mounts = await ctx.service.agentMcpList(positional(args, 'agt agent mcp-list <reference>'));
+      const reference = positional(args, 'agt agent mcp-list <reference>');
+      const mounts = await inCli(ctx.service.agentMcpList(reference), 'agent', reference);
       emit(ctx, mounts, () => mountLines(mounts).join('\n'));
       return mounts.every((m) => m.exists && m.problems.length === 0) ? EXIT.ok : EXIT.failed;
     }

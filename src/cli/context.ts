@@ -78,6 +78,7 @@ export function revisionFlag(value: string | undefined): number | undefined {
 function inCliTerms(error: unknown, kind: string, reference: string, deleting = false): unknown {
   if (!isAgtError(error)) return error;
   const details = error.details ?? {};
+  if (details.reference !== undefined && details.reference !== reference) return error; // about another resource
   if (error.code === 'already_exists') {
     return new AgtError('already_exists', `${kind} ${reference} is already registered; change it with \`agt ${kind} update ${reference} …\`${kind === 'mcp' ? `, or \`agt mcp delete ${reference}\` first` : ''}`, { details });
   }
@@ -89,20 +90,21 @@ function inCliTerms(error: unknown, kind: string, reference: string, deleting = 
   return error;
 }
 
-/** Writes through the service; failures are said in CLI terms. */
-export async function cliWrite(ctx: CliContext, input: WriteInput): Promise<WriteResult> {
+/** `work` on one resource, its failures said in CLI terms (what to run instead). */
+export async function inCli<T>(work: Promise<T>, kind: 'mcp' | 'agent', reference: string, deleting = false): Promise<T> {
   try {
-    return await ctx.service.write(input);
+    return await work;
   } catch (error) {
-    throw inCliTerms(error, input.kind, input.reference);
+    throw inCliTerms(error, kind, reference, deleting);
   }
 }
 
+/** Writes through the service; failures are said in CLI terms. */
+export function cliWrite(ctx: CliContext, input: WriteInput): Promise<WriteResult> {
+  return inCli(ctx.service.write(input), input.kind as 'mcp' | 'agent', input.reference);
+}
+
 /** Deletes through the service; failures are said in CLI terms. */
-export async function cliDelete(ctx: CliContext, input: { kind: 'mcp'; reference: string; expectedRevision?: number }): Promise<void> {
-  try {
-    await ctx.service.delete(input);
-  } catch (error) {
-    throw inCliTerms(error, input.kind, input.reference, true);
-  }
+export function cliDelete(ctx: CliContext, input: { kind: 'mcp'; reference: string; expectedRevision?: number }): Promise<void> {
+  return inCli(ctx.service.delete(input), input.kind, input.reference, true);
 }

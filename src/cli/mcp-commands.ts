@@ -1,7 +1,7 @@
 /** `agt mcp …`: create (add), update, import, test, probe, list, show (get), delete (remove). */
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
-import { type CliContext, cliDelete, emit, EXIT, positional, revisionFlag, shown } from './context.js';
+import { type CliContext, cliDelete, emit, EXIT, inCli, positional, revisionFlag, shown } from './context.js';
 import { importCommand } from './mcp-import.js';
 import { probeCommand, testCommand } from './mcp-probe.js';
 import { createCommand, type McpInvocation, updateCommand } from './mcp-write.js';
@@ -30,7 +30,8 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       return EXIT.ok;
     }
     case 'show': {
-      const record = shown(ctx, await ctx.service.read({ kind: 'mcp', reference: positional(args, 'agt mcp show <reference>') }));
+      const reference = positional(args, 'agt mcp show <reference>');
+      const record = shown(ctx, await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference));
       emit(ctx, record, () => JSON.stringify(record, null, 2));
       return EXIT.ok;
     }

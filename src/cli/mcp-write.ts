@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
 import type { McpDocument } from '../resources/mcp-config.js';
-import { type CliContext, cliWrite, emit, EXIT, revisionFlag, shown } from './context.js';
+import { type CliContext, cliWrite, emit, EXIT, inCli, revisionFlag, shown } from './context.js';
 import { keyValues, milliseconds, readConfigFile } from './files.js';
 
 /** An invocation of one `agt mcp` verb: its own arguments and what came after `--`. */
@@ -99,9 +99,7 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
   let data = documentFrom(reference, values, invocation.command);
   let revision = expected;
   if (data === undefined) {
-    const current = await ctx.service.read({ kind: 'mcp', reference }).catch((error: unknown) => {
-      throw error instanceof AgtError && error.code === 'not_found' ? new AgtError('not_found', `mcp ${reference} is not registered; register it with \`agt mcp create ${reference} …\``, { details: error.details }) : error;
-    });
+    const current = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);
     data = patched(current.data as McpDocument, values);
     revision = expected ?? current.revision; // a field change applies to what was read, or not at all
   }

@@ -100,6 +100,8 @@ describe('claude mcp habits', () => {
     const staleDelete = await agt(['mcp', 'remove', 'tools/py', '--expected-revision', '2']);
     expect(staleDelete).toMatchObject({ code: 3, stderr: expect.stringMatching(/is at revision 3, not 2: .*retry with --expected-revision 3/) });
     expect((await agt(['mcp', 'delete', 'tools/none'])).stderr).toMatch(/mcp tools\/none is not registered; nothing was deleted/);
+    for (const verb of ['get', 'probe', 'test']) expect((await agt(['mcp', verb, 'tools/none'])).stderr).toMatch(/^agt: not_found: mcp tools\/none is not registered; register it with `agt mcp create tools\/none …`$/m);
+    expect((await agt(['agent', 'show', 'team/none'])).stderr).toMatch(/agent team\/none is not registered; register it with `agt agent create team\/none …`/);
   });
 });
 
