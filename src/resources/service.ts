@@ -4,6 +4,7 @@
  * rule: validation, launch rules, add/remove merges, revisions.
  */
 import { AgtError, isAgtError } from '../errors.js';
+import { isPlainObject } from '../json.js';
 import { checkMountChanges } from './agent-data.js';
 import { type ConfigTestReport, testMcpConfig } from './config-test.js';
 import { type AgentDescription, describeAgent, type MountStatus, mountStatuses } from './describe.js';
@@ -209,8 +210,12 @@ export class ResourceService {
   async test(input: { kind: 'mcp'; reference: string; inputs?: Record<string, string> }): Promise<ConfigTestReport> {
     const raw = checkKeys(input, ['kind', 'reference', 'inputs'], 'resource_test');
     if (raw.kind !== 'mcp') throw new AgtError('invalid_input', 'resource_test checks mcp configs: kind must be "mcp"', { details: { field: 'kind' } });
+    const inputs = raw.inputs;
+    if (inputs !== undefined && !(isPlainObject(inputs) && Object.values(inputs).every((v) => typeof v === 'string'))) {
+      throw new AgtError('invalid_input', 'resource_test: inputs must map input ids to string values', { details: { field: 'inputs' } });
+    }
     const record = await this.read({ kind: 'mcp', reference: raw.reference as string });
-    return testMcpConfig(record.data, { ...(input.inputs ? { inputs: input.inputs } : {}) });
+    return testMcpConfig(record.data, inputs === undefined ? {} : { inputs: inputs as Record<string, string> });
   }
 
   /** An agent's mounts, each resolved: exists, transport, static problems (A5). */

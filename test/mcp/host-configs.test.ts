@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, documentInputs, type McpDocument, McpProber, parseJsonc, planImport, resolveServerConfig, type VariableSources } from '../../src/index.js';
+import { connectMcp, documentInputs, type McpDocument, McpProber, MemoryStore, parseJsonc, ResourceService, planImport, resolveServerConfig, type VariableSources } from '../../src/index.js';
 import { testMcpConfig } from '../../src/resources/config-test.js';
 import { failure, REPO_ROOT } from '../support/index.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
@@ -115,6 +115,16 @@ describe('host config files', () => {
     expect(report.stderrTail).toContain('FIXTURE_API_KEY=***');
     expect(report.stderrTail).toContain('FIXTURE_FROM_ENV_FILE=***');
     expect(JSON.stringify(report)).not.toMatch(/resolved-secret-31337|from-the-env-file/);
+  });
+
+  it('P1: resource_test takes the inputs of ${input:id}; without them each is a problem; other values are refused', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'imported/fixture', create: true, data: imported('vscode/.vscode/mcp.json', 'fixture') });
+    const without = await service.test({ kind: 'mcp', reference: 'imported/fixture' });
+    expect(without.problems.map((p) => p.message)).toEqual(['${input:fixture-name} has no value now', '${input:fixture-key} has no value now']);
+    expect(await service.test({ kind: 'mcp', reference: 'imported/fixture', inputs: { 'fixture-name': 'n', 'fixture-key': 'k' } })).toMatchObject({ ok: true });
+    const bad = await failure(service.test({ kind: 'mcp', reference: 'imported/fixture', inputs: { 'fixture-key': 5 } as unknown as Record<string, string> }));
+    expect(bad).toMatchObject({ code: 'invalid_input', details: { field: 'inputs' } });
   });
 
   it('R4: a missing envFile is spawn_failed env_file_unreadable at launch and a problem of the static test', async () => {
