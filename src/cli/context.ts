@@ -79,6 +79,10 @@ function inCliTerms(error: unknown, kind: string, reference: string, deleting = 
   if (!isAgtError(error)) return error;
   const details = error.details ?? {};
   if (details.reference !== undefined && details.reference !== reference) return error; // about another resource
+  const problems = Array.isArray(details.problems) ? (details.problems as { field?: unknown }[]) : [];
+  if (error.code === 'invalid_config' && problems.some((p) => typeof p.field === 'string' && p.field.endsWith('.cwd'))) {
+    return new AgtError('invalid_config', `${error.message}; with agt: pass --cwd DIR (for this folder: --cwd "$PWD")`, { details });
+  }
   if (error.code === 'already_exists') {
     return new AgtError('already_exists', `${kind} ${reference} is already registered; change it with \`agt ${kind} update ${reference} …\`${kind === 'mcp' ? `, or \`agt mcp delete ${reference}\` first` : ''}`, { details });
   }

@@ -80,6 +80,8 @@ describe('claude mcp habits', () => {
     const both = await agt(['mcp', 'add', 'tools/x', '--cwd', REPO_ROOT, '--command', 'python3', '--', 'python3']);
     expect(both).toMatchObject({ code: 2, stderr: expect.stringMatching(/give one of --command, --url, --from or -- COMMAND ARGS…, not --command and -- COMMAND/) });
     expect((await agt(['mcp', 'add', 'tools/x', '--cwd', REPO_ROOT, '--'])).stderr).toMatch(/nothing after --: give the command and its arguments/);
+    const noCwd = await agt(['mcp', 'add', 'tools/x', '--', 'npx', '-y', 'pkg']);
+    expect(noCwd).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs an absolute "cwd".*; with agt: pass --cwd DIR \(for this folder: --cwd "\$PWD"\)$/m) });
   });
 
   it('A4: agt mcp update changes fields or replaces the config; a stale --expected-revision is refused in CLI terms', async () => {
