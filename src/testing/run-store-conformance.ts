@@ -14,7 +14,7 @@ import type { AuditStore } from '../runtime/audit-store.js';
 import type { AuditEvent } from '../runtime/types.js';
 import type { SuspendedRun } from '../runtime/run-options.js';
 import type { RunStore } from '../runtime/run-store.js';
-import type { TestFunction } from './store-conformance.js';
+import { caseRegistrar, type TestFunction } from './store-conformance.js';
 
 /** Options of the run and audit store suites. */
 export interface RunStoreConformanceOptions {
@@ -42,17 +42,7 @@ async function expectCode(promise: Promise<unknown>, code: string, check: (detai
 }
 
 function register<S extends { close?(): Promise<void> }>(factory: () => S | Promise<S>, options: RunStoreConformanceOptions, label: string) {
-  return (name: string, body: (store: S) => Promise<void>): void => {
-    options.test(`${options.label ?? label}: ${name}`, async () => {
-      const store = await factory();
-      try {
-        await body(store);
-      } finally {
-        await store.close?.();
-        await options.cleanup?.(store);
-      }
-    });
-  };
+  return caseRegistrar(factory, options, options.label ?? label);
 }
 
 /** Registers the RunStore contract cases for stores made by `factory` (a fresh, empty store per case). */

@@ -29,6 +29,28 @@ export interface StoreConformanceOptions {
   contenders?: number;
 }
 
+/**
+ * The case registrar both store suites use: each case gets a fresh store from
+ * `factory`, closed and cleaned up after the body whatever its outcome.
+ */
+export function caseRegistrar<S extends { close?(): Promise<void> }>(
+  factory: () => S | Promise<S>,
+  options: { test: TestFunction; cleanup?: (store: S) => unknown },
+  label: string,
+): (name: string, body: (store: S) => Promise<void>) => void {
+  return (name, body) => {
+    options.test(`${label}: ${name}`, async () => {
+      const store = await factory();
+      try {
+        await body(store);
+      } finally {
+        await store.close?.();
+        await options.cleanup?.(store);
+      }
+    });
+  };
+}
+
 async function expectConflict(promise: Promise<unknown>, currentRevision: number | null): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(isAgtError(error), 'a failed compare-and-set throws an AgtError');
@@ -42,17 +64,7 @@ async function expectConflict(promise: Promise<unknown>, currentRevision: number
 export function storeConformanceSuite(factory: () => ResourceStore | Promise<ResourceStore>, options: StoreConformanceOptions): void {
   const label = options.label ?? 'ResourceStore';
   const contenders = options.contenders ?? 20;
-  const run = (name: string, body: (store: ResourceStore) => Promise<void>): void => {
-    options.test(`${label}: ${name}`, async () => {
-      const store = await factory();
-      try {
-        await body(store);
-      } finally {
-        await store.close?.();
-        await options.cleanup?.(store);
-      }
-    });
-  };
+  const run = caseRegistrar(factory, options, label);
 
   run('get of a missing record is undefined', async (store) => {
     assert.equal(await store.get('mcp', 'a/missing'), undefined);
