@@ -34,7 +34,23 @@ export interface UnresolvedVariable {
   fix: string;
 }
 
-const FIXED = ['cwd', 'workspace', 'workspaceFolder', 'workspaceFolderBasename', 'userHome', 'pathSeparator', '/'];
+// What placeholders expand from: the config's cwd, the home directory, the sources.
+interface ExpandContext {
+  cwd?: string;
+  home: string;
+  sources: VariableSources;
+}
+
+// The placeholders whose value is fixed by the launch, not by a variable: one table for expanding and checking.
+const FIXED: Readonly<Record<string, (context: ExpandContext) => string | undefined>> = {
+  cwd: (c) => c.cwd,
+  workspace: (c) => c.cwd,
+  workspaceFolder: (c) => c.cwd,
+  workspaceFolderBasename: (c) => (c.cwd === undefined ? undefined : path.basename(c.cwd)),
+  userHome: (c) => c.home,
+  pathSeparator: () => path.sep,
+  '/': () => path.sep,
+};
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -46,15 +62,12 @@ function fixFor(expression: string): string {
 }
 
 /** Expands the placeholders of one value; what has no value is left as written and listed in `unresolved`. */
-export function expandValue(value: string, field: string, context: { cwd?: string; home: string; sources: VariableSources }, unresolved: UnresolvedVariable[]): string {
+function expandValue(value: string, field: string, context: ExpandContext, unresolved: UnresolvedVariable[]): string {
   const env = context.sources.env ?? process.env;
   const inputs = context.sources.inputs ?? {};
   return value.replace(PLACEHOLDER, (whole, expression: string) => {
     let resolved: string | undefined;
-    if (expression === 'cwd' || expression === 'workspace' || expression === 'workspaceFolder') resolved = context.cwd;
-    else if (expression === 'workspaceFolderBasename') resolved = context.cwd === undefined ? undefined : path.basename(context.cwd);
-    else if (expression === 'userHome') resolved = context.home;
-    else if (expression === 'pathSeparator' || expression === '/') resolved = path.sep;
+    if (Object.hasOwn(FIXED, expression)) resolved = FIXED[expression]?.(context);
     else if (expression.startsWith('env:')) resolved = env[expression.slice(4)];
     else if (expression.startsWith('input:')) resolved = inputs[expression.slice(6)];
     else {
@@ -90,7 +103,7 @@ export function configStrings(config: Readonly<Record<string, unknown>>): string
 
 /** True when a placeholder is one of the supported forms (writes warn about the others). */
 export function isSupportedPlaceholder(expression: string): boolean {
-  if (FIXED.includes(expression)) return true;
+  if (Object.hasOwn(FIXED, expression)) return true;
   if (expression.startsWith('env:')) return ENV_NAME.test(expression.slice(4));
   if (expression.startsWith('input:')) return expression.length > 6;
   const at = expression.indexOf(':-');
