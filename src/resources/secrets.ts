@@ -6,7 +6,7 @@
  * value, so a redacted document read by a model or a UI can be edited and
  * written again without losing its secrets.
  */
-import { isPlainObject } from '../json.js';
+import { isPlainObject, setOwn } from '../json.js';
 
 /** What a secret value is shown as. */
 export const SECRET_MASK = '***';
@@ -39,7 +39,7 @@ export function redactMcpDocument<T>(data: T): T {
   const mcpServers: Record<string, unknown> = {};
   for (const [name, server] of Object.entries((data as { mcpServers: Record<string, unknown> }).mcpServers)) {
     if (!isPlainObject(server)) {
-      mcpServers[name] = server;
+      setOwn(mcpServers, name, server);
       continue;
     }
     const copy: Server = { ...server };
@@ -47,7 +47,7 @@ export function redactMcpDocument<T>(data: T): T {
       if (isPlainObject(server[key])) copy[key] = Object.fromEntries(Object.keys(server[key]).map((k) => [k, SECRET_MASK]));
     }
     if ('url' in server) copy.url = maskUrl(server.url);
-    Object.defineProperty(mcpServers, name, { value: copy, enumerable: true, writable: true, configurable: true });
+    setOwn(mcpServers, name, copy);
   }
   out.mcpServers = mcpServers;
   return out as T;

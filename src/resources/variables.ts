@@ -17,6 +17,7 @@
  * `url` and header values (remote). `cwd` is taken as written.
  */
 import path from 'node:path';
+import { setOwn } from '../json.js';
 import type { DeclaredInput, McpDocument } from './mcp-config.js';
 
 /** Where values come from at launch. */
@@ -119,7 +120,7 @@ export function resolveServerConfig<C extends Record<string, unknown>>(config: C
   const map = (value: unknown, field: string) => {
     if (typeof value !== 'object' || value === null) return value;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: one(v, `${field}.${k}`), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, one(v, `${field}.${k}`)); // "__proto__" stays an own key
     return out;
   };
   const out: Record<string, unknown> = { ...config };
