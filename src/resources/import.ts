@@ -10,7 +10,7 @@ import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type DeclaredInput, launchProblems, type McpDocument, normaliseMcpDocument } from './mcp-config.js';
 import { isReference } from './reference.js';
-import { configStrings, inputIds } from './variables.js';
+import { inputsUsedBy } from './variables.js';
 
 /** One entry of an imported file. */
 export interface ImportEntry {
@@ -67,8 +67,7 @@ export function planImport(file: unknown, options: ImportOptions = {}): { format
     if (!isReference(reference)) problems.push(`"${reference}" is not a valid reference; choose another --category`);
     let config = raw;
     if (isPlainObject(config) && config.command !== undefined && config.cwd === undefined && options.cwd !== undefined) config = { ...config, cwd: options.cwd };
-    const used = isPlainObject(config) ? inputIds(configStrings(config)) : [];
-    const inputs = used.map((id) => declared.find((i) => i.id === id) ?? { id, type: 'promptString' as const });
+    const inputs = isPlainObject(config) ? inputsUsedBy(config, declared) : [];
     let normalised;
     try {
       const serverName = name.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'server';

@@ -130,9 +130,13 @@ export function resolveServerConfig<C extends Record<string, unknown>>(config: C
   return { config: out as C, unresolved };
 }
 
+/** The inputs a server config refers to (`${input:id}`), each as `declared` describes it (or a plain promptString). */
+export function inputsUsedBy(config: Readonly<Record<string, unknown>>, declared: readonly DeclaredInput[] = []): DeclaredInput[] {
+  return inputIds(configStrings(config)).map((id) => declared.find((i) => i.id === id) ?? { id, type: 'promptString' });
+}
+
 /** The inputs a document's server refers to (`${input:id}`), with what the document declares about each. */
 export function documentInputs(document: McpDocument): DeclaredInput[] {
   const config = Object.values(document.mcpServers)[0] as unknown as Record<string, unknown> | undefined;
-  const ids = config === undefined ? [] : inputIds(configStrings(config));
-  return ids.map((id) => document.inputs?.find((i) => i.id === id) ?? { id });
+  return config === undefined ? [] : inputsUsedBy(config, document.inputs);
 }
