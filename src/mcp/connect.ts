@@ -2,7 +2,6 @@
  * connectMcp: the only way anything opens an MCP connection. Probes and runs
  * both call it, so a probe starts a server exactly the way a run does (P2).
  */
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -12,7 +11,7 @@ import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig, urlProblem } from '../resources/mcp-config.js';
 import { secretValues } from '../resources/secrets.js';
-import { resolveServerConfig, type VariableSources } from '../resources/variables.js';
+import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
 import { type ClientHandlers, clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
@@ -102,17 +101,12 @@ const DEFAULT_ENV_KEYS = new Set(Object.keys(getDefaultEnvironment()));
 
 // A remote config's url and headers with their placeholders expanded (invalid_config when one has no value).
 function resolveRemote(config: RemoteServerConfig, sources: VariableSources): RemoteServerConfig {
-  const { config: resolved, unresolved } = resolveServerConfig(config as unknown as Record<string, unknown>, sources, os.homedir());
-  if (unresolved.length > 0) {
-    throw new AgtError('invalid_config', `the config cannot be connected yet: ${unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ')}`, {
-      details: { reason: 'unresolved_variables', problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })) },
-    });
-  }
-  const problem = urlProblem(resolved.url as string);
+  const resolved = launchConfig(config, sources, 'connected');
+  const problem = urlProblem(resolved.url);
   if (problem !== undefined) {
     throw new AgtError('invalid_config', `the expanded "url" ${problem}; correct the variables it is built from`, { details: { reason: 'invalid_url', field: 'config.url' } });
   }
-  return resolved as unknown as RemoteServerConfig;
+  return resolved;
 }
 
 function stdioFailure(transport: ProcessGroupStdioTransport, timeouts: Timeouts): AgtError {

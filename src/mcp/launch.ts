@@ -12,14 +12,13 @@
  * reaches the server (unless a placeholder names it).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { AgtError } from '../errors.js';
 import { setOwn } from '../json.js';
 import { findInPath, isExecutableFile } from '../resources/config-test.js';
 import { isBareCommand, launchProblems, type StdioServerConfig } from '../resources/mcp-config.js';
-import { resolveServerConfig, type UnresolvedVariable, type VariableSources } from '../resources/variables.js';
+import { launchConfig, type VariableSources } from '../resources/variables.js';
 
 /** Exactly what is spawned. */
 export interface LaunchSpec {
@@ -62,13 +61,7 @@ export function toLaunchSpec(stored: StdioServerConfig, sources: VariableSources
     const text = problems.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ');
     throw new AgtError('invalid_config', `the stored config cannot be started: ${text}`, { details: { problems } });
   }
-  const { config, unresolved } = resolveServerConfig(stored as unknown as Record<string, unknown>, sources, os.homedir()) as unknown as { config: StdioServerConfig; unresolved: UnresolvedVariable[] };
-  if (unresolved.length > 0) {
-    const text = unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ');
-    throw new AgtError('invalid_config', `the config cannot be started yet: ${text}`, {
-      details: { reason: 'unresolved_variables', problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })) },
-    });
-  }
+  const config = launchConfig(stored, sources, 'started');
   const expanded = launchProblems(config, 'config');
   if (expanded.length > 0) {
     throw new AgtError('invalid_config', `the expanded config cannot be started: ${expanded.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ')}`, { details: { problems: expanded } });

@@ -16,7 +16,9 @@
  * They apply to `command`, `args`, `env` values and `envFile` (stdio), and to
  * `url` and header values (remote). `cwd` is taken as written.
  */
+import os from 'node:os';
 import path from 'node:path';
+import { AgtError } from '../errors.js';
 import { setOwn } from '../json.js';
 import type { DeclaredInput, McpDocument } from './mcp-config.js';
 
@@ -128,6 +130,17 @@ export function resolveServerConfig<C extends Record<string, unknown>>(config: C
   if (Array.isArray(config.args)) out.args = config.args.map((a, i) => one(a, `args[${i}]`));
   for (const field of ['env', 'headers']) if (field in config) out[field] = map(config[field], field);
   return { config: out as C, unresolved };
+}
+
+/** A config as it launches now: placeholders expanded, or invalid_config (`unresolved_variables`) naming each one without a value. */
+export function launchConfig<C extends object>(config: C, sources: VariableSources, action: 'started' | 'connected'): C {
+  const { config: resolved, unresolved } = resolveServerConfig(config as Record<string, unknown>, sources, os.homedir());
+  if (unresolved.length > 0) {
+    throw new AgtError('invalid_config', `the config cannot be ${action} yet: ${unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ')}`, {
+      details: { reason: 'unresolved_variables', problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })) },
+    });
+  }
+  return resolved as C;
 }
 
 /** The inputs a server config refers to (`${input:id}`), each as `declared` describes it (or a plain promptString). */
