@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
 import { planImport } from '../resources/import.js';
+import { canonicalJson } from '../schema/canonical.js';
 import { type CliContext, cliWrite, emit, EXIT } from './context.js';
 import { readConfigFile } from './files.js';
 
@@ -19,15 +20,6 @@ interface Outcome {
 }
 
 const FINE = new Set<Outcome['status']>(['imported', 'updated', 'unchanged', 'would_import', 'would_update']);
-
-// Same JSON, whatever the key order.
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Runs `agt mcp import`; returns the exit code. */
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
@@ -61,7 +53,7 @@ async function importOne(ctx: CliContext, reference: string, document: unknown, 
     await cliWrite(ctx, { kind: 'mcp', reference, create: true, data: document });
     return { status: 'imported' };
   }
-  if (canonical(current.data) === canonical(document)) return { status: 'unchanged' };
+  if (canonicalJson(current.data) === canonicalJson(document)) return { status: 'unchanged' }; // same JSON, whatever the key order
   if (!flags.update) return { status: 'changed', problems: [`differs from the stored config (revision ${current.revision}); re-run with --update to replace it, or look first with \`agt mcp show ${reference}\``] };
   if (flags['dry-run']) return { status: 'would_update' };
   await cliWrite(ctx, { kind: 'mcp', reference, data: document, expectedRevision: current.revision });
