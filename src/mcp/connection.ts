@@ -18,12 +18,25 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { isPlainObject, jsonProblem } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
 import { authRequired, finishAuthorization, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import { listAll, type McpPrompt, type McpResource, type McpResourceTemplate, PROMPTS_LIST, type RawTool, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
+
+/** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
+export const MAX_RESULT_DEPTH = 64;
+
+/** Throws protocol_error result_too_deep when a server's result nests deeper than {@link MAX_RESULT_DEPTH}; nothing recurses on it before. */
+function boundedDepth<T>(result: T, what: string): T {
+  if (jsonProblem(result, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep') {
+    throw new AgtError('protocol_error', `the server's answer to the ${what} nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read`, {
+      details: { reason: 'result_too_deep', limit: MAX_RESULT_DEPTH },
+    });
+  }
+  return result;
+}
 
 /** How long a call, a resource read or a prompt get may take by default. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -176,21 +189,24 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   const declares = (capability: 'resources' | 'prompts') => isPlainObject(client.getServerCapabilities()?.[capability]);
 
   // One request: counted while in flight; an interactive OAuth step-up is finished and retried once.
-  async function send<T>(what: string, run: () => Promise<T>, options: RequestOptions = {}): Promise<T> {
+  // The SDK is given a signal of this request alone (see requestSignal), released when it settles.
+  async function send<T>(what: string, run: (signal: AbortSignal) => Promise<T>, options: RequestOptions = {}): Promise<T> {
     if (closed) throw new AgtError('connection_closed', 'the connection to the server is closed');
     inFlight += 1;
+    const request = requestSignal(options.signal);
     let authorized = false;
     try {
       try {
-        return await run();
+        return await run(request.signal);
       } catch (error) {
         if (!(error instanceof UnauthorizedError) || options.signal?.aborted || !(await finishAuthorization(transport, auth))) throw error;
         authorized = true;
-        return await run();
+        return await run(request.signal);
       }
     } catch (error) {
       throw authorized && isAuthFailure(error) ? authRequired(error, auth, true) : requestError(what, error, options);
     } finally {
+      request.release();
       inFlight -= 1;
     }
   }
@@ -213,10 +229,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
 
   const list = <T>(spec: Parameters<typeof listAll<T>>[1]) =>
     send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings));
-  const sdkOptions = (options: RequestOptions) => ({
-    ...(options.signal ? { signal: options.signal } : {}),
-    timeout: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-  });
+  const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({ signal, timeout: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS });
   const version = client.getServerVersion();
 
   const connection: McpConnection = {
@@ -233,21 +246,21 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     listResourceTemplates: async () => (declares('resources') ? list(TEMPLATES_LIST) : []),
     listPrompts: async () => (declares('prompts') ? list(PROMPTS_LIST) : []),
     readResource: (uri, options = {}) =>
-      send('resources/read', async () => (await client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, sdkOptions(options))) as ResourceContents, options),
+      send('resources/read', async (signal) => boundedDepth((await client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, sdkOptions(options, signal))) as ResourceContents, 'resources/read'), options),
     getPrompt: (name, args, options = {}) =>
       send(
         'prompts/get',
-        async () => (await client.request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, sdkOptions(options))) as PromptResult,
+        async (signal) => boundedDepth((await client.request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, sdkOptions(options, signal))) as PromptResult, 'prompts/get'),
         options,
       ),
     callTool: (name, args, options = {}) =>
       send(
         'call',
-        async () => {
+        async (signal) => {
           const result = (await client.request(
             { method: 'tools/call', params: { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) } },
             LooseResult,
-            { ...sdkOptions(options), ...(options.onProgress ? { onprogress: progressOf(options.onProgress) } : {}) },
+            { ...sdkOptions(options, signal), ...(options.onProgress ? { onprogress: progressOf(options.onProgress) } : {}) },
           )) as Record<string, unknown>;
           return callResult(result);
         },
@@ -274,6 +287,26 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   return connection;
 }
 
+/**
+ * A signal for one request, aborted when the caller's `signal` aborts while the
+ * request is in flight. The SDK adds a listener to the signal it is given and
+ * never removes it; that listener holds the request and its result, so handing
+ * it a long-lived host signal would keep every result alive. `release()` (on
+ * every exit) unhooks from the caller's signal: an abort after the request
+ * settled cancels nothing (MCP cancels only requests in progress).
+ */
+export function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  if (signal === undefined) return { signal: controller.signal, release: () => undefined };
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return { signal: controller.signal, release: () => undefined };
+  }
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
+}
+
 function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
   return (p: { progress: number; total?: number; message?: string }) => {
     try {
@@ -286,6 +319,7 @@ function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
 
 // Loose on purpose: a malformed structuredContent is the caller's per-call error, not a transport failure.
 function callResult(result: Record<string, unknown>): McpCallResult {
+  boundedDepth(result, 'call');
   if (result.content !== undefined && !Array.isArray(result.content)) {
     throw new AgtError('protocol_error', 'the server answered the call with a "content" that is not an array', { details: { reason: 'invalid_call_result' } });
   }

@@ -69,7 +69,10 @@ async function executeMcp(call: ToolCall, route: McpRoute, args: Record<string, 
   } catch (error) {
     const code = isAgtError(error) ? error.code : 'tool_failed';
     if (code === 'connection_closed') ctx.brokenMounts.add(route.mount);
-    return failed(id, 'tool_failed', { code, message: callFailure(code, route, ctx.callTimeoutMs) }).result;
+    // A protocol_error's message and reason are our own words about the server's answer (never its values).
+    const reason = isAgtError(error) && code === 'protocol_error' ? error.details?.reason : undefined;
+    const message = typeof reason === 'string' ? `${(error as Error).message}; the call's result is lost` : callFailure(code, route, ctx.callTimeoutMs);
+    return failed(id, 'tool_failed', { code, message, ...(typeof reason === 'string' ? { details: { reason } } : {}) }).result;
   } finally {
     inFlight.delete(id);
   }

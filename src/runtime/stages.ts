@@ -6,7 +6,8 @@
  * Stages that wait on the host (a human, a hook) end as `cancelled` when the
  * run or batch is cancelled, without waiting any longer.
  */
-import { isPlainObject, type JsonProblem, jsonProblem } from '../json.js';
+import { isPlainObject, type JsonProblem, jsonProblem, jsonStringBytes, measureJson } from '../json.js';
+import { MAX_RESULT_DEPTH } from '../mcp/connection.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
@@ -78,8 +79,9 @@ export function parseAndValidate(
   limits: Pick<RunLimits, 'maxArgumentBytes' | 'maxArgumentDepth'> = DEFAULT_LIMITS,
 ): Stage<Record<string, unknown>> {
   let args: unknown = call.arguments;
-  if (typeof args === 'string' && args.length > limits.maxArgumentBytes) {
-    return tooBig(call.id, 'maxLength', `the arguments are ${args.length} characters; the limit is ${limits.maxArgumentBytes}`);
+  // The JSON text's UTF-8 bytes, exactly (every UTF-16 unit is at least one byte, so a long string exits early).
+  if (typeof args === 'string' && (args.length > limits.maxArgumentBytes || Buffer.byteLength(args) > limits.maxArgumentBytes)) {
+    return tooBig(call.id, 'maxLength', `the arguments are more than ${limits.maxArgumentBytes} bytes as UTF-8 JSON; send smaller arguments`);
   }
   if (typeof args === 'string') {
     try {
@@ -109,7 +111,7 @@ export function parseAndValidate(
 
 const ARGUMENT_PROBLEMS: Record<JsonProblem, (limits: Pick<RunLimits, 'maxArgumentBytes' | 'maxArgumentDepth'>) => string> = {
   too_deep: (l) => `the arguments nest deeper than ${l.maxArgumentDepth} levels; send flatter arguments`,
-  too_large: (l) => `the arguments are larger than ${l.maxArgumentBytes} bytes as JSON`,
+  too_large: (l) => `the arguments are more than ${l.maxArgumentBytes} bytes as UTF-8 JSON; send smaller arguments`,
   cyclic: () => 'the arguments refer to themselves (a cycle); send JSON',
   not_json: () => 'the arguments hold values JSON cannot (functions, BigInts); send JSON',
 };
@@ -174,44 +176,61 @@ function outputInvalid(result: ToolResult, message: string, issues: readonly Arg
   return failed(result.tool_call_id, 'tool_failed', { code: 'output_invalid', message, details: { issues } }).result;
 }
 
+// The whole part as JSON (annotations, _meta and every other field count); a part too deep to measure counts as unlimited.
 function partSize(part: unknown): number {
-  if (!isPlainObject(part)) return 16;
-  let size = 16;
-  for (const key of ['text', 'data', 'uri'] as const) if (typeof part[key] === 'string') size += (part[key] as string).length;
-  if (isPlainObject(part.resource)) size += partSize(part.resource);
-  if (typeof part.blob === 'string') size += part.blob.length;
-  return size;
+  const size = measureJson(part, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER });
+  return typeof size === 'number' ? size : Number.MAX_SAFE_INTEGER;
 }
 
 /**
- * After execute: a result over `maxResultBytes` keeps its structured content
- * when that fits, then its first parts up to the limit (a text cut at the
- * limit, larger binary parts dropped), and says so in a last text part. Memory stays bounded: a stdio message is bounded by the transport.
+ * After execute: a result over `maxResultBytes` (every field of every part
+ * counted as UTF-8 JSON) keeps its structured content when that fits, then its
+ * first parts up to the limit (a text cut at the limit, keeping only its type
+ * and text; larger parts dropped), and says so in a last text part. Memory stays
+ * bounded: stdio messages and remote bodies are bounded by the transports.
  */
 export function boundResult(result: ToolResult, maxBytes: number): ToolResult {
   const content = result.status === 'ok' ? result.content : (result.error.details?.content as unknown[] | undefined);
   if (!Array.isArray(content)) return result;
-  const structured = result.status === 'ok' && result.structuredContent !== undefined ? JSON.stringify(result.structuredContent).length : 0;
-  const total = content.reduce((n: number, p) => n + partSize(p), 0) + structured;
+  const structured = result.status === 'ok' && result.structuredContent !== undefined ? partSize(result.structuredContent) : 0;
+  const sizes = content.map(partSize);
+  const total = Math.min(Number.MAX_SAFE_INTEGER, sizes.reduce((n: number, size) => n + size, 0) + structured);
   if (total <= maxBytes) return result;
   // Structured content first (it is what programs read), then the parts in order.
   const keepStructured = structured > 0 && structured <= maxBytes;
   let budget = maxBytes - (keepStructured ? structured : 0);
   const kept: unknown[] = [];
-  for (const part of content) {
-    const size = partSize(part);
+  content.forEach((part, i) => {
+    const size = sizes[i] as number;
     if (size <= budget) {
       kept.push(part);
       budget -= size;
-    } else if (isPlainObject(part) && part.type === 'text' && typeof part.text === 'string' && budget > 16) {
-      kept.push({ ...part, text: part.text.slice(0, budget - 16) });
+    } else if (isPlainObject(part) && part.type === 'text' && typeof part.text === 'string' && budget > 32) {
+      const text = cutToBytes(part.text, budget - 32);
+      kept.push({ type: 'text', text });
       budget = 0;
     }
-  }
-  const notice = { type: 'text', text: `[agt-mcp: the result was about ${total} bytes; only the first ${maxBytes} are kept (maxResultBytes)]` };
+  });
+  const shown = total === Number.MAX_SAFE_INTEGER ? 'too deep to measure' : `about ${total} bytes`;
+  const notice = { type: 'text', text: `[agt-mcp: the result was ${shown}; only the first ${maxBytes} are kept (maxResultBytes)]` };
   if (result.status !== 'ok') return { ...result, error: { ...result.error, details: { ...result.error.details, content: [...kept, notice], truncated: true } } };
   const { structuredContent, ...rest } = result;
   return { ...rest, content: [...kept, notice], ...(keepStructured ? { structuredContent } : {}) };
+}
+
+// The longest prefix of `text` whose JSON literal fits in `bytes` (escapes and UTF-8 counted; a surrogate pair is never split).
+function cutToBytes(text: string, bytes: number): string {
+  let used = 2;
+  let end = 0;
+  while (end < text.length) {
+    const pair = (text.charCodeAt(end) & 0xfc00) === 0xd800 && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
+    const next = end + (pair ? 2 : 1);
+    const cost = jsonStringBytes(text.slice(end, next)) - 2;
+    if (used + cost > bytes) break;
+    used += cost;
+    end = next;
+  }
+  return text.slice(0, end);
 }
 
 /** Stage 6: after hooks; each may replace the result's content (redaction). */

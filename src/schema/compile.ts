@@ -8,6 +8,7 @@
  * Tool-argument rules (S3) are added by ToolSchemaRegistry; this layer is plain
  * JSON Schema, which is what the official test suite exercises.
  */
+import { isSimplePattern } from './patterns.js';
 import { dereference, type Schema, validate as cfValidate } from '@cfworker/json-schema';
 import { AgtError } from '../errors.js';
 import { cfDraftOf, DEFAULT_DIALECT, type Dialect, dialectLabel, dialectOfUri } from './dialects.js';
@@ -26,6 +27,7 @@ export type SchemaLoadReason =
   | 'embedded_dialect'
   | 'invalid_schema'
   | 'invalid_pattern'
+  | 'unsafe_pattern'
   | 'unsupported_keyword'
   | 'reserved_key'
   | 'external_ref'
@@ -106,6 +108,14 @@ export function compileJsonSchema(schema: unknown, options: CompileJsonSchemaOpt
       new RegExp(pattern.source, 'u'); // S7: cfworker would only throw at validate time
     } catch {
       throw schemaLoadFailed(tool, 'invalid_pattern', pattern.pointer, 'not a valid regular expression (Unicode mode)', dialect);
+    }
+    // ReDoS: a pattern runs in linear time (re2), or natively only when its shape cannot backtrack badly.
+    if (pattern.re2 === undefined && !isSimplePattern(pattern.source)) {
+      throw schemaLoadFailed(
+        tool, 'unsafe_pattern', pattern.pointer,
+        'this regular expression could take exponential time on some inputs (nested or repeated quantifiers with lookarounds or back references, or in patternProperties); simplify it',
+        dialect,
+      );
     }
   }
   const root = prepared.copy;

@@ -10,6 +10,7 @@
 import type { OutputUnit } from '@cfworker/json-schema';
 import { fragmentTokens, tokensToPointer } from './pointer.js';
 import { isPlainObject } from '../json.js';
+import { originalPattern, PATTERN_FORMAT } from './patterns.js';
 import type { SchemaLookup } from './refs.js';
 
 /** One reason why arguments are invalid; never contains an argument value. */
@@ -90,6 +91,11 @@ function toIssue(error: OutputUnit, ctx: IssueContext, queues: Map<string, strin
     return { instancePath, schemaPath: '', keyword: 'false', message: 'no value is allowed here' };
   }
   const node = isPlainObject(schema) ? schema : {};
+  if (error.keyword === 'format' && typeof node.format === 'string' && node.format.startsWith(PATTERN_FORMAT)) {
+    // A pattern run in linear time (patterns.ts): reported as the `pattern` it is in the server's schema.
+    const at = tokensToPointer([...parentTokens, 'pattern']);
+    return { instancePath, schemaPath: at, keyword: 'pattern', message: messageFor('pattern', { pattern: originalPattern(node) ?? '' }) };
+  }
   const keyword = error.keyword;
   if (keyword === 'required' || keyword === 'dependentRequired' || keyword === 'dependencies') {
     const queueKey = `${error.instanceLocation}\0${error.keywordLocation}`;

@@ -12,6 +12,7 @@
  * - reserved `__absolute_*` keys, unsupported keywords and a differing embedded
  *   `$schema` are reported as problems.
  */
+import { PATTERN_FORMAT, rememberPattern, toRe2 } from './patterns.js';
 import {
   type Dialect,
   isForeignKeyword,
@@ -34,6 +35,10 @@ export interface PrepareProblem {
 export interface FoundPattern {
   pointer: string;
   source: string;
+  /** `pattern` (a value's) or `patternProperties` (property names, matched by cfworker itself). */
+  keyword: 'pattern' | 'patternProperties';
+  /** For `pattern`: its RE2 translation, run in linear time (patterns.ts); undefined when RE2 cannot say it. */
+  re2?: string;
 }
 
 /** The private copy and what the walk found. */
@@ -96,7 +101,15 @@ function prepareNode(node: unknown, pointer: string, o: PrepareOptions, s: Prepa
       continue;
     }
     if (key === 'format' || isForeignKeyword(o.dialect, key)) continue; // S2, S6
-    if (key === 'pattern' && typeof value === 'string') s.patterns.push({ pointer: at, source: value });
+    if (key === 'pattern' && typeof value === 'string') {
+      const re2 = toRe2(value);
+      s.patterns.push({ pointer: at, source: value, keyword: 'pattern', ...(re2 === undefined ? {} : { re2 }) });
+      if (re2 !== undefined) {
+        setOwn(out, 'format', PATTERN_FORMAT + re2); // run in linear time; `format` itself is never kept (S6)
+        rememberPattern(out, value);
+        continue;
+      }
+    }
     setOwn(out, key, prepareValue(key, value, at, o, s));
   }
   return out;
@@ -113,7 +126,7 @@ function prepareValue(key: string, value: unknown, at: string, o: PrepareOptions
     for (const name of Object.keys(value)) {
       const entry = value[name];
       if (entry === undefined) continue;
-      if (key === 'patternProperties') s.patterns.push({ pointer: appendPointer(at, name), source: name });
+      if (key === 'patternProperties') s.patterns.push({ pointer: appendPointer(at, name), source: name, keyword: 'patternProperties' });
       // `dependencies` mixes schemas with property lists (arrays of names).
       setOwn(map, name, Array.isArray(entry) ? cloneData(entry) : prepareNode(entry, appendPointer(at, name), o, s));
     }

@@ -1,0 +1,187 @@
+/**
+ * Hostile-input trial, round two (issue 21): what a call leaves behind, server
+ * results as hostile as model arguments, and limits at their documented
+ * boundary. Real Python servers over stdio; each case failed before its fix.
+ */
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { connectMcp, ToolSchemaRegistry } from '../../src/index.js';
+import { jsonProblem } from '../../src/json.js';
+import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
+import { parseAndValidate } from '../../src/runtime/stages.js';
+import { batch, py, runFixture } from '../support/runs.js';
+import { pythonConfig, readEvents, runTs, tempDir } from '../support/index.js';
+
+const fx = runFixture(['big', 'hostile']);
+const statusOf = (r: { status: string; error?: { code: string } }) => (r.status === 'ok' ? 'ok' : `${r.status}:${r.error?.code}`);
+
+describe('nothing a call creates outlives it (issue 21 item 1)', () => {
+  it('B1: heap after 10 closed runs of 1 MB results stays within 1.2x the heap after one; the host signal keeps no listener', async () => {
+    const out = JSON.parse(await runTs('test/hardening/fixtures/heap-runs.ts', ['10', '20', '1000000'], ['--expose-gc']));
+    expect(out.listeners).toBe(0);
+    expect(out.afterAll / out.afterOne).toBeLessThanOrEqual(1.2);
+  });
+
+  it('B1: a host signal is back to its listener count after 1,000 calls, and aborting it later cancels no finished request', async () => {
+    const tmp = tempDir('agt-signal-');
+    const events = `${tmp.dir}/events.log`;
+    await using connection = await connectMcp(pythonConfig({ extra: ['--feature', 'slow', '--events', events] }));
+    const host = new AbortController();
+    for (let i = 0; i < 1000; i++) await connection.callTool('echo', { message: 'x' }, { signal: host.signal });
+    expect(getEventListeners(host.signal, 'abort')).toHaveLength(0);
+    host.abort();
+    // The server reads in order: once this later call is answered, a cancellation sent on abort would be in the log.
+    await connection.callTool('sleep', { ms: 0 });
+    expect(readEvents(events).filter((e) => e.event === 'cancelled')).toEqual([]);
+    tmp.cleanup();
+  });
+});
+
+describe('server results are bounded before anything recurses on them (issue 21 items 2 and 9)', () => {
+  it('B5: a result nested 10,000 levels deep ends that call as tool_failed result_too_deep; the sibling calls return', async () => {
+    const run = await fx.start();
+    const { results } = await run.executeBatch(batch(run, [
+      { id: 'deep', name: py('deep'), arguments: { depth: 10_000 } },
+      { id: 'ok', name: py('echo'), arguments: { message: 'still here' } },
+    ]));
+    expect(results.map(statusOf)).toEqual(['tool_failed:protocol_error', 'ok']);
+    expect(results[0]).toMatchObject({ error: { details: { reason: 'result_too_deep' }, message: /deeper than 64 levels/ } });
+  });
+
+  it('B5: a result within the depth limit passes unchanged', async () => {
+    const run = await fx.start();
+    const { results } = await run.executeBatch(batch(run, [{ id: 'd', name: py('deep'), arguments: { depth: 50 } }]));
+    expect(results.map(statusOf)).toEqual(['ok']);
+  });
+
+  it('B5: 3 MB in annotations and _meta count toward maxResultBytes: the result is cut with a notice', async () => {
+    const run = await fx.start();
+    const { results } = await run.executeBatch(batch(run, [{ id: 'f', name: py('fat'), arguments: { bytes: 1_500_000 } }]));
+    const result = results[0] as { status: string; content: { type: string; text: string }[] };
+    expect(result.status).toBe('ok');
+    expect(Buffer.byteLength(JSON.stringify(result.content))).toBeLessThanOrEqual(DEFAULT_LIMITS.maxResultBytes + 1024);
+    expect(result.content.at(-1)?.text).toMatch(/maxResultBytes/);
+  });
+
+  it('B5: a fuzz of result depths: every call returns a result, never a throw', async () => {
+    const run = await fx.start();
+    const depths = [1, 10, 62, 63, 64, 65, 100, 1000, 5000, 20_000];
+    const { results } = await run.executeBatch(batch(run, depths.map((depth, i) => ({ id: `d${i}`, name: py('deep'), arguments: { depth } }))));
+    // The result object is level 0 and structuredContent is `depth` nested objects (levels 1…depth): 64 levels are too deep.
+    expect(results.map(statusOf)).toEqual(depths.map((d) => (d >= 64 ? 'tool_failed:protocol_error' : 'ok')));
+  });
+});
+
+describe('argument limits at their documented boundary (issue 21 item 10)', () => {
+  const registry = new ToolSchemaRegistry();
+  const route = { validator: registry.compile({ type: 'object' }, { tool: 't' }) };
+  const limit = DEFAULT_LIMITS.maxArgumentBytes;
+  // {"s":"…"} is 8 bytes around the text
+  const ofBytes = (n: number, unit = 'a') => ({ s: unit.repeat((n - 8) / Buffer.byteLength(unit)) });
+
+  it('B4: arguments of exactly maxArgumentBytes UTF-8 bytes pass, one byte more is invalid_arguments (object and JSON text)', () => {
+    const exact = ofBytes(limit);
+    expect(Buffer.byteLength(JSON.stringify(exact))).toBe(limit);
+    expect(parseAndValidate({ id: 'a', name: 't', arguments: exact }, route).go).toBe(true);
+    expect(parseAndValidate({ id: 'a', name: 't', arguments: JSON.stringify(exact) }, route).go).toBe(true);
+    const over = { s: `${exact.s}a` };
+    expect(parseAndValidate({ id: 'a', name: 't', arguments: over }, route).go).toBe(false);
+    expect(parseAndValidate({ id: 'a', name: 't', arguments: JSON.stringify(over) }, route).go).toBe(false);
+  });
+
+  it('B4: 1.2 MB of multi-byte UTF-8 in fewer than 1 MiB UTF-16 units is over the limit', () => {
+    const wide = { s: 'é'.repeat(600_000) }; // 600,000 units, 1.2 MB as UTF-8
+    expect(parseAndValidate({ id: 'a', name: 't', arguments: wide }, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
+    expect(parseAndValidate({ id: 'a', name: 't', arguments: JSON.stringify(wide) }, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
+  });
+
+  it('B4: the exact size counts escapes, astral characters and lone surrogates as JSON.stringify writes them', () => {
+    const samples = [{ s: '"\\\n\t\u0001' }, { s: '😀x', n: 1.5, t: true, z: null }, { s: '\ud800' }, [1, 'é', { k: [] }], { u: undefined, a: [undefined] }];
+    for (const sample of samples) {
+      const bytes = Buffer.byteLength(JSON.stringify(sample));
+      expect(jsonProblem(sample, { depth: 64, bytes })).toBeUndefined();
+      expect(jsonProblem(sample, { depth: 64, bytes: bytes - 1 })).toBe('too_large');
+    }
+  });
+
+  it('B4: a host-built sparse array of 20 million slots is refused without walking it', () => {
+    let reads = 0;
+    const list = new Proxy(new Array(2e7), {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads += 1;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expect(parseAndValidate({ id: 'a', name: 't', arguments: { list } }, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
+    expect(reads).toBe(0);
+  });
+});
+
+describe('patterns never block the event loop (issue 21 item 3)', () => {
+  const registry = new ToolSchemaRegistry();
+  // Classic evil patterns, with an input of at most 10 KB that makes a backtracking engine explode on each.
+  const evil: [string, string][] = [
+    ['^(a+)+$', `${'a'.repeat(30)}!`],
+    ['(a|a)*$', `${'a'.repeat(40)}!`],
+    ['(a|aa)+$', `${'a'.repeat(60)}!`],
+    ['^(\\w+\\s?)*$', `${'a'.repeat(40)}!`],
+    ['(.*a){12}', 'a'.repeat(40)],
+    ['^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$', `${'a'.repeat(40)}!`],
+    ['x+x+y', 'x'.repeat(10_000)],
+    ['^[a-z]+[a-z0-9]*$', `${'a'.repeat(10_000)}!`],
+    ['\\s*$', `${' '.repeat(10_000)}x`],
+    ['^(?=a)(a+)+$', `${'a'.repeat(30)}!`],
+    ['(a+)+\\1', `${'a'.repeat(30)}!`],
+  ];
+
+  it('S7: every classic evil pattern either runs in linear time or fails to load as unsafe_pattern (that tool alone); none blocks', () => {
+    let worst = 0;
+    for (const [pattern, input] of evil) {
+      for (const schema of [{ type: 'object', properties: { s: { type: 'string', pattern } } }, { type: 'object', propertyNames: { pattern } }]) {
+        let compiled;
+        try {
+          compiled = registry.compile(schema, { tool: 'evil' });
+        } catch (error) {
+          expect(error).toMatchObject({ code: 'schema_load_failed', details: { reason: 'unsafe_pattern' } });
+          continue;
+        }
+        const started = performance.now();
+        compiled.validate({ s: input, [input]: 1 });
+        worst = Math.max(worst, performance.now() - started);
+      }
+      let keyed;
+      try {
+        keyed = registry.compile({ type: 'object', patternProperties: { [pattern]: { type: 'string' } } }, { tool: 'evil' });
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'schema_load_failed', details: { reason: 'unsafe_pattern', schemaPath: expect.stringMatching(/^\/patternProperties\//) } });
+        continue;
+      }
+      const started = performance.now();
+      keyed.validate({ [input]: 'x' });
+      worst = Math.max(worst, performance.now() - started);
+    }
+    // The bar is 50 ms (docs/benchmarks.md measures it unloaded); a loaded CI machine gets slack, a backtracking engine takes seconds to hours.
+    expect(worst).toBeLessThan(1000);
+  });
+
+  it('S2: a translated pattern keeps ECMA-262 semantics (dot, \\s, \\u escapes, classes, anchors) on 2,000 random strings', () => {
+    const patterns = ['^a.c$', '^\\s+$', '^[\\s\\d]+$', '\\S', '^\\u00e9+$', '^\\u{1F600}$', '^[^\\n]*$', 'b$', '^(?:ab|cd)+$', '^[a-z]{2,4}$', '^(?<x>a)b', '^\\w+@\\w+\\.\\w{2,}$'];
+    const alphabet = ['a', 'b', 'c', 'd', ' ', '\n', '\r', '\u2028', '\u00a0', '\ufeff', '\t', 'é', '😀', '@', '.', '1', '_', 'x'];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const pattern of patterns) {
+      const compiled = registry.compile({ type: 'object', properties: { s: { type: 'string', pattern } } }, { tool: 't' });
+      const native = new RegExp(pattern, 'u');
+      for (let i = 0; i < 2000 / patterns.length; i++) {
+        const text = Array.from({ length: Math.floor(random() * 8) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+        expect({ pattern, text, ok: compiled.validate({ s: text }).ok }).toEqual({ pattern, text, ok: native.test(text) });
+      }
+    }
+  });
+
+  it('S8: a translated pattern is reported as the server wrote it: keyword pattern, its schema path, never the value', () => {
+    const compiled = registry.compile({ type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}\\s\\d+$' } } }, { tool: 't' });
+    const result = compiled.validate({ code: 'secret-value-1' });
+    expect(result).toEqual({ ok: false, issues: [{ instancePath: '/code', schemaPath: '/properties/code/pattern', keyword: 'pattern', message: 'must match the pattern "^[A-Z]{3}\\\\s\\\\d+$"' }] });
+  });
+});
