@@ -1,23 +1,31 @@
 /** Reading what users hand the CLI: config files (JSON or JSONC) and KEY=VALUE lists. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { AgtError } from '../errors.js';
+import { FileReadError, readBoundedFile, readBoundedStream } from '../files.js';
 import { setOwn } from '../json.js';
 import { parseJsonc } from '../resources/jsonc.js';
 
 /** The largest config file the CLI reads. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
-/** Reads a config file: JSON, or JSONC as VS Code writes it (comments, trailing commas). */
-export function readConfigFile(file: string): unknown {
+const READ_PROBLEMS: Record<string, string> = {
+  too_large: `it is larger than ${MAX_FILE_BYTES} bytes; config files over that are refused`,
+  not_regular_file: 'it is not a regular file (a pipe, device or directory); give a file, or - for standard input',
+};
+
+/**
+ * Reads a config file: JSON, or JSONC as VS Code writes it (comments, trailing
+ * commas). Only a regular file of at most {@link MAX_FILE_BYTES}, or standard
+ * input when the name is `-` or `/dev/stdin`, read the same bounded way.
+ */
+export async function readConfigFile(file: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<unknown> {
   let text: string;
   try {
-    const size = fs.statSync(path.resolve(file)).size;
-    if (size > MAX_FILE_BYTES) throw new AgtError('invalid_input', `${file} is ${size} bytes; config files over ${MAX_FILE_BYTES} bytes are refused`, { details: { size, limit: MAX_FILE_BYTES } });
-    text = fs.readFileSync(path.resolve(file), 'utf8');
+    const bytes = file === '-' || file === '/dev/stdin' ? await readBoundedStream(stdin, MAX_FILE_BYTES) : await readBoundedFile(path.resolve(file), MAX_FILE_BYTES);
+    text = bytes.toString('utf8');
   } catch (error) {
-    if (error instanceof AgtError) throw error;
-    throw new AgtError('invalid_input', `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    const reason = error instanceof FileReadError ? error.reason : 'error';
+    throw new AgtError('invalid_input', `cannot read ${file}: ${READ_PROBLEMS[reason] ?? reason}`, { details: { reason, ...(reason === 'too_large' ? { limit: MAX_FILE_BYTES } : {}) } });
   }
   try {
     return parseJsonc(text.replace(/^\uFEFF/, ''));

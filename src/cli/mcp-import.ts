@@ -25,7 +25,7 @@ const FINE = new Set<Outcome['status']>(['imported', 'updated', 'unchanged', 'wo
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { category: { type: 'string' }, cwd: { type: 'string' }, 'dry-run': { type: 'boolean' }, update: { type: 'boolean' } } });
   if (!positionals[0]) throw new AgtError('invalid_input', 'usage: agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]  (agt mcp import --help)');
-  const plan = planImport(readConfigFile(positionals[0]), { ...(values.category ? { category: values.category } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}) });
+  const plan = planImport(await readConfigFile(positionals[0]), { ...(values.category ? { category: values.category } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}) });
   const outcomes: Outcome[] = [];
   for (const entry of plan.entries) {
     const base = { reference: entry.reference, problems: entry.problems, warnings: entry.warnings };

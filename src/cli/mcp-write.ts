@@ -46,7 +46,7 @@ function rejectMisplaced(values: ConfigValues, stdio: boolean): void {
 }
 
 /** The document the flags describe, or undefined when they name no command, URL or file. */
-function documentFrom(reference: string, values: ConfigValues, after: string[] | undefined): unknown {
+async function documentFrom(reference: string, values: ConfigValues, after: string[] | undefined): Promise<unknown> {
   const sources = [values.command !== undefined && '--command', values.url !== undefined && '--url', values.from !== undefined && '--from', after !== undefined && '-- COMMAND'].filter((s): s is string => typeof s === 'string');
   if (sources.length > 1) throw new AgtError('invalid_input', `give one of --command, --url, --from or -- COMMAND ARGS…, not ${sources.join(' and ')}`);
   const name = reference.split('/')[1] ?? 'server';
@@ -79,7 +79,7 @@ export async function createCommand(invocation: McpInvocation, ctx: CliContext):
     throw new AgtError('invalid_input', `usage: agt mcp ${invocation.verb} <category/name> (--command C [--arg A]… | -- COMMAND ARGS…) --cwd DIR, or --url U, or --from FILE  (agt mcp create --help)`);
   }
   if (values['expected-revision'] !== undefined) throw new AgtError('invalid_input', '--expected-revision applies to `agt mcp update`; a create expects that the server is not registered yet');
-  const data = documentFrom(reference, values, invocation.command);
+  const data = await documentFrom(reference, values, invocation.command);
   if (data === undefined) throw new AgtError('invalid_input', 'give the server: --command C (or -- COMMAND ARGS…) for stdio, --url U for remote, or --from FILE.json');
   const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, create: true, data });
   emit(ctx, { record: shown(ctx, record), warnings }, () => [`registered ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
@@ -96,7 +96,7 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
   const reference = positionals[0];
   if (!reference || positionals.length > 1) throw new AgtError('invalid_input', 'usage: agt mcp update <category/name> (the flags of create) [--expected-revision N]  (agt mcp update --help)');
   const expected = revisionFlag(values['expected-revision']);
-  let data = documentFrom(reference, values, invocation.command);
+  let data = await documentFrom(reference, values, invocation.command);
   let revision = expected;
   if (data === undefined) {
     const current = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);

@@ -65,7 +65,7 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
 }
 
 async function connectStdio(client: Client, config: StdioServerConfig, timeouts: Timeouts, options: ConnectOptions) {
-  const spec = toLaunchSpec(config, options.variables); // R3–R6: invalid_config / spawn_failed before anything runs
+  const spec = await toLaunchSpec(config, options.variables); // R3–R6: invalid_config / spawn_failed before anything runs
   // The values of the config's own env and envFile (as the server gets them) never show in the stderr tail.
   const own = Object.keys(spec.env).filter((k) => !DEFAULT_ENV_KEYS.has(k) || (config.env ?? {})[k] !== undefined);
   const secrets = secretValues({ env: Object.fromEntries(own.map((k) => [k, spec.env[k] ?? ''])) });

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { AgtError } from '../errors.js';
+import { FileReadError, readBoundedFile } from '../files.js';
 import { setOwn } from '../json.js';
 import { findInPath, isExecutableFile } from '../resources/config-test.js';
 import { isBareCommand, launchProblems, type StdioServerConfig } from '../resources/mcp-config.js';
@@ -29,10 +30,13 @@ export interface LaunchSpec {
   env: Record<string, string>;
 }
 
-/** Reads a dotenv file: KEY=VALUE lines, `#` comments, optional `export `, single or double quotes. */
-export function readEnvFile(file: string): Record<string, string> {
+/** The largest envFile read (more is spawn_failed env_file_unreadable, reason too_large). */
+export const MAX_ENV_FILE_BYTES = 1024 * 1024;
+
+/** Parses dotenv text: KEY=VALUE lines, `#` comments, optional `export `, single or double quotes. */
+export function parseEnvFile(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const raw of fs.readFileSync(file, 'utf8').split(/\r?\n/)) {
+  for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(line);
@@ -43,19 +47,40 @@ export function readEnvFile(file: string): Record<string, string> {
       value = value.slice(1, -1);
       if (quote === '"') value = value.replace(/\\n/g, '\n');
     } else {
-      value = value.replace(/\s+#.*$/, '');
+      value = value.slice(0, commentStart(value)).trimEnd();
     }
     setOwn(out, m[1] as string, value);
   }
   return out;
 }
 
+// Where an unquoted value's comment starts: the first "#" after white space (a loop, not a regex, on untrusted text).
+function commentStart(value: string): number {
+  for (let at = value.indexOf('#'); at !== -1; at = value.indexOf('#', at + 1)) {
+    if (at > 0 && /\s/.test(value[at - 1] as string)) return at - 1;
+  }
+  return value.length;
+}
+
+/** Reads a dotenv file: a regular text file of at most {@link MAX_ENV_FILE_BYTES}; rejects with FileReadError. */
+export async function readEnvFile(file: string): Promise<Record<string, string>> {
+  const bytes = await readBoundedFile(file, MAX_ENV_FILE_BYTES);
+  if (bytes.includes(0)) throw new FileReadError('not_text'); // e.g. /proc/self/environ: NUL-separated, not dotenv
+  return parseEnvFile(bytes.toString('utf8'));
+}
+
+const ENV_FILE_PROBLEMS: Record<string, string> = {
+  too_large: `it is larger than ${MAX_ENV_FILE_BYTES} bytes`,
+  not_regular_file: 'it is not a regular file (a pipe, device or directory)',
+  not_text: 'it holds NUL bytes, so it is not a dotenv text file',
+};
+
 function spawnFailed(reason: string, message: string, extra: Record<string, unknown> = {}): AgtError {
   return new AgtError('spawn_failed', message, { details: { reason, ...extra } });
 }
 
 /** Builds the launch spec, or throws invalid_config (R3, R6, a placeholder without a value) / spawn_failed (what is missing on this host). */
-export function toLaunchSpec(stored: StdioServerConfig, sources: VariableSources = {}): LaunchSpec {
+export async function toLaunchSpec(stored: StdioServerConfig, sources: VariableSources = {}): Promise<LaunchSpec> {
   const problems = launchProblems(stored, 'config');
   if (problems.length > 0) {
     const text = problems.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ');
@@ -82,9 +107,12 @@ export function toLaunchSpec(stored: StdioServerConfig, sources: VariableSources
     const file = path.resolve(cwd, config.envFile);
     let values: Record<string, string>;
     try {
-      values = readEnvFile(file);
+      values = await readEnvFile(file);
     } catch (error) {
-      throw spawnFailed('env_file_unreadable', `the "envFile" cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); create it or correct the path (relative paths start at "cwd")`);
+      const reason = error instanceof FileReadError ? error.reason : 'error';
+      const why = ENV_FILE_PROBLEMS[reason] ?? `it cannot be read (${reason})`;
+      // The path as written in the config (placeholders unexpanded: their values may be secrets).
+      throw spawnFailed('env_file_unreadable', `the "envFile" ${JSON.stringify(stored.envFile)} cannot be used: ${why}; point it at a dotenv file (relative paths start at "cwd")`, { problem: reason });
     }
     for (const [key, value] of Object.entries(values)) setOwn(env, key, value);
   }

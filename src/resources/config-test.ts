@@ -86,8 +86,11 @@ function existenceProblems(config: StdioServerConfig, at: string, known: ConfigP
     }
   }
   if (config.envFile !== undefined && cwdOk) {
+    const file = path.resolve(config.cwd, config.envFile);
     try {
-      fs.accessSync(path.resolve(config.cwd, config.envFile), fs.constants.R_OK);
+      fs.accessSync(file, fs.constants.R_OK);
+      // stat never blocks (opening a FIFO would); a pipe or device is no dotenv file
+      if (!fs.statSync(file).isFile()) problems.push({ field: `${at}.envFile`, message: 'the "envFile" is not a regular file (a pipe, device or directory)', fix: 'point it at a dotenv text file' });
     } catch {
       problems.push({ field: `${at}.envFile`, message: 'the "envFile" cannot be read', fix: 'create the file, or correct the path (relative paths start at "cwd")' });
     }

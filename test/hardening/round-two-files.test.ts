@@ -1,0 +1,75 @@
+/**
+ * Hostile-input trial, round two (issue 21): files named by configs and users
+ * are read only when they are regular files, within a limit, without blocking
+ * (item 4). The real bin and real server launches.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectMcp, MemoryStore, ResourceService } from '../../src/index.js';
+import { failure, pythonConfig, runAgt, tempDir } from '../support/index.js';
+
+const tmp = tempDir('agt-files-');
+afterAll(() => tmp.cleanup());
+let n = 0;
+const agt = (args: string[], input?: string | Buffer) => runAgt(args, { home: tmp.dir, db: path.join(tmp.dir, `s-${n++}.db`), ...(input === undefined ? {} : { input }) });
+const fifo = (name: string) => {
+  const file = path.join(tmp.dir, name);
+  execFileSync('mkfifo', [file]);
+  return file;
+};
+
+describe('envFile is read bounded, asynchronously, and only as a regular text file (item 4)', () => {
+  it('R3: a FIFO, /dev/zero and /proc/self/environ as envFile are spawn_failed env_file_unreadable naming why; nothing hangs or leaks', async () => {
+    const cases: [string, string][] = [[fifo('env.fifo'), 'not_regular_file'], ['/dev/zero', 'not_regular_file'], ['/proc/self/environ', 'not_text']];
+    for (const [envFile, problem] of cases) {
+      const error = await failure(connectMcp({ ...pythonConfig(), envFile }));
+      expect(error).toMatchObject({ code: 'spawn_failed', details: { reason: 'env_file_unreadable', problem } });
+      expect(JSON.stringify(error)).not.toContain(process.env.PATH as string);
+    }
+  });
+
+  it('R3: an envFile over 1 MiB is refused as too_large; one just under is read', async () => {
+    const big = path.join(tmp.dir, 'big.env');
+    const comments = (bytes: number) => `${'# padding\n'.repeat(Math.floor(bytes / 10))}A=1\n`; // one env value stays small (E2BIG)
+    fs.writeFileSync(big, comments(1024 * 1024 + 10));
+    expect(await failure(connectMcp({ ...pythonConfig(), envFile: big }))).toMatchObject({ code: 'spawn_failed', details: { problem: 'too_large' } });
+    const fits = path.join(tmp.dir, 'fits.env');
+    fs.writeFileSync(fits, comments(1024 * 1024 - 20));
+    await using connection = await connectMcp({ ...pythonConfig(), envFile: fits });
+    expect(connection.serverInfo.name).toBe('agt-python-fixture');
+  });
+
+  it('P1: the static test names an envFile that is a pipe or device without opening it', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    for (const envFile of ['/dev/zero', fifo('static.fifo')]) {
+      const reference = `tools/s${n++}`;
+      await service.write({ kind: 'mcp', reference, create: true, data: { mcpServers: { s: { ...pythonConfig(), envFile } } } });
+      const report = await service.test({ kind: 'mcp', reference });
+      expect(report.ok).toBe(false);
+      expect(JSON.stringify(report.problems)).toMatch(/not a regular file/);
+    }
+  });
+});
+
+describe('config files are read bounded (item 4)', () => {
+  it('R2: agt mcp import of /dev/zero, a FIFO and a directory is invalid_input, exit 2, at once', async () => {
+    for (const file of ['/dev/zero', fifo('import.fifo'), tmp.dir]) {
+      const { code, stderr } = await agt(['mcp', 'import', file]);
+      expect({ file, code }).toEqual({ file, code: 2 });
+      expect(stderr).toMatch(/not a regular file/);
+    }
+  });
+
+  it('R2: 300 MB piped to standard input ("-") stops at the 4 MiB limit: invalid_input, exit 2; a small document on stdin imports', async () => {
+    const huge = Buffer.alloc(300 * 1024 * 1024, 0x20);
+    const refused = await agt(['mcp', 'import', '-'], huge);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/larger than 4194304 bytes/);
+    const doc = JSON.stringify({ mcpServers: { s: { command: 'python3', args: ['x.py'], cwd: tmp.dir } } });
+    const ok = await agt(['mcp', 'import', '-', '--category', 'tools'], doc);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/tools\/s/);
+  });
+});
