@@ -56,17 +56,60 @@ export const AGT_ERROR_CODES: readonly AgtErrorCode[] = [
 // side by side), where `instanceof` does not.
 const AGT_ERROR_BRAND = Symbol.for('agt-mcp.AgtError');
 
+const MAX_CAUSE_DEPTH = 4;
+const MAX_CAUSE_TEXT = 2000;
+
+// Generic redaction of free text from elsewhere (an SDK, fetch, a server's HTTP body); bounded input, linear patterns.
+function redactText(text: string, mask: (text: string) => string): string {
+  return mask(text.length > MAX_CAUSE_TEXT ? `${text.slice(0, MAX_CAUSE_TEXT)}…` : text)
+    .replace(/([a-z][a-z0-9+.-]{0,20}:\/\/)[^\s/@]{0,200}@/gi, '$1***@') // user:password@ in URLs
+    .replace(/\b(Bearer|Basic|Token)\s+[^\s"',;]+/gi, '$1 ***')
+    .replace(/\b(access_token|refresh_token|id_token|token|api_?key|key|password|secret|code)=[^&\s"']+/gi, '$1=***');
+}
+
+/**
+ * A copy of an error's `cause` that is safe to keep and print: the same name,
+ * its message redacted (URL credentials, `Bearer …`/`Basic …` tokens,
+ * token-like query parameters, and what `mask` hides), a short string or
+ * numeric `code`/`status`, and its own cause the same way (4 levels).
+ */
+export function redactCause(cause: unknown, mask: (text: string) => string = (text) => text, depth = 0): unknown {
+  if (cause === undefined || cause === null) return cause;
+  const source = cause instanceof Error ? cause : undefined;
+  const copy = new Error(redactText(source ? source.message : String(cause), mask));
+  copy.name = source?.name ?? 'Error';
+  copy.stack = `${copy.name}: ${copy.message}`;
+  for (const key of ['code', 'status', 'errno'] as const) {
+    const value = (cause as Record<string, unknown>)[key];
+    if (typeof value === 'number' || (typeof value === 'string' && value.length <= 64)) Object.defineProperty(copy, key, { value: typeof value === 'string' ? mask(value) : value, enumerable: true });
+  }
+  const inner = (source as { cause?: unknown } | undefined)?.cause;
+  if (inner !== undefined && depth < MAX_CAUSE_DEPTH) Object.defineProperty(copy, 'cause', { value: redactCause(inner, mask, depth + 1), enumerable: false, configurable: true, writable: true });
+  return copy;
+}
+
+/** `error` again with `mask` applied to its message, string details and cause chain (for errors about one connection). */
+export function maskError(error: AgtError, mask: (text: string) => string): AgtError {
+  const details = error.details === undefined ? undefined : Object.fromEntries(Object.entries(error.details).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v]));
+  return new AgtError(error.code, mask(error.message), { ...(details === undefined ? {} : { details }), ...(error.cause === undefined ? {} : { cause: error.cause }), mask });
+}
+
 /** The library's error: a stable `code`, a fix-oriented message, optional `details`. */
 export class AgtError extends Error {
   readonly code: AgtErrorCode;
   readonly details?: Record<string, unknown>;
 
+  /**
+   * `cause` is kept as a redacted copy (see {@link redactCause}): URL
+   * credentials, auth tokens and the values `mask` hides never sit in it, so
+   * `util.inspect` and `JSON.stringify` of an AgtError show no secret.
+   */
   constructor(
     code: AgtErrorCode,
     message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+    options: { details?: Record<string, unknown>; cause?: unknown; mask?: (text: string) => string } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options.cause === undefined ? undefined : { cause: redactCause(options.cause, options.mask) });
     this.name = new.target.name;
     this.code = code;
     if (options.details !== undefined) this.details = options.details;

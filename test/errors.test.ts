@@ -8,7 +8,7 @@ describe('AgtError', () => {
     expect(error.code).toBe('not_found');
     expect(error.name).toBe('AgtError');
     expect(error.details).toEqual({ reference: 'a/b' });
-    expect(error.cause).toBe(cause);
+    expect(error.cause).toMatchObject({ name: 'Error', message: 'root' }); // a redacted copy (R7)
     expect(error.toToolError()).toEqual({ error: { code: 'not_found', message: 'no such resource', details: { reference: 'a/b' } } });
   });
 

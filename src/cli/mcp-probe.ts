@@ -23,7 +23,11 @@ export async function testCommand(args: string[], ctx: CliContext): Promise<numb
   const { reference, document } = await target(ctx, positionals, 'agt mcp test <reference> [--input id=VALUE]…');
   const inputs = await collectInputs(document, values.input);
   const report = await ctx.service.test({ kind: 'mcp', reference, inputs });
-  emit(ctx, report, () => (report.ok ? `ok: ${reference} (${report.transport})` : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)].join('\n')));
+  emit(ctx, report, () =>
+    [
+      ...(report.ok ? [`ok: ${reference} (${report.transport})`] : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)]),
+      ...report.warnings.map((w) => `warning: ${w}`),
+    ].join('\n'));
   return report.ok ? EXIT.ok : EXIT.failed;
 }
 
@@ -36,7 +40,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   const progress = new PhaseProgress(`probing ${reference}`, { tty: process.stderr.isTTY === true && !ctx.json });
   let report;
   try {
-    report = await new McpProber({ service: ctx.service }).probe(reference, {
+    report = await new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets }).probe(reference, {
       variables: { inputs },
       ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
       onPhase: (phase) => progress.phase(phase),

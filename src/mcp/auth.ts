@@ -38,13 +38,15 @@ export function isBearerProvider(auth: McpAuth): auth is BearerTokenProvider {
 }
 
 /** Transport options that carry `auth`, added to the request init. */
-export function authTransportOptions(auth: McpAuth | undefined): { authProvider?: OAuthClientProvider; fetch?: FetchLike } {
+export function authTransportOptions(auth: McpAuth | undefined, onToken?: (token: string) => void): { authProvider?: OAuthClientProvider; fetch?: FetchLike } {
   if (auth === undefined) return {};
   if (!isBearerProvider(auth)) return { authProvider: auth };
   return {
     fetch: async (url, init) => {
       const headers = new Headers(init?.headers);
-      headers.set('Authorization', `Bearer ${await auth.bearer()}`);
+      const token = await auth.bearer();
+      onToken?.(token); // a secret of this connection from now on: masked in whatever the server repeats
+      headers.set('Authorization', `Bearer ${token}`);
       return fetch(url, { ...init, headers });
     },
   };

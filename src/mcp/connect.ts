@@ -7,17 +7,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { AgtError, isAgtError } from '../errors.js';
+import { AgtError, isAgtError, maskError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig, urlProblem } from '../resources/mcp-config.js';
-import { secretValues } from '../resources/secrets.js';
+import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker, secretValues } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
 import { type ClientHandlers, clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
 import { ListChangedHub, type McpConnection, openConnection, withStderr } from './connection.js';
 import { toLaunchSpec } from './launch.js';
-import { connectRemote } from './remote.js';
+import { basicToken, connectRemote } from './remote.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 
@@ -27,7 +27,7 @@ const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;
 /** Options of {@link connectMcp}. */
 export interface ConnectOptions extends ClientHandlers {
   timeouts?: Partial<Timeouts>;
-  /** Longest accepted stdio message line. Default 4 MiB. */
+  /** Longest accepted message: a stdio line, a remote response body or one event of its stream. Default 4 MiB. */
   maxMessageBytes?: number;
   /** Authorization for remote servers: an OAuthClientProvider (SDK) or `{ bearer }`. */
   auth?: McpAuth;
@@ -37,6 +37,13 @@ export interface ConnectOptions extends ClientHandlers {
   variables?: VariableSources;
   /** Told as the connection moves through its phases (for progress displays). */
   onPhase?(phase: 'starting' | 'handshake'): void;
+  /**
+   * Show what the server repeats of the config's secrets (the CLI's
+   * --show-secrets). By default every env, envFile and header value, resolved
+   * placeholder and password of 6 characters or more is shown as `***` in
+   * everything the connection returns: server info, lists, results, errors.
+   */
+  revealSecrets?: boolean;
 }
 
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
@@ -55,20 +62,44 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     return client;
   };
   const base = { timeouts, hub, clientCapabilities: declared, ...(options.auth ? { auth: options.auth } : {}) };
+  // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders
+  // resolved to): errors never show them; what the server sends back shows them only with revealSecrets.
+  const collected = new Set<string>();
+  const secrets = secretMasker([]);
+  const shown = options.revealSecrets ? secretMasker([]) : secrets;
   if (transport === 'stdio') {
-    const stdio = await connectStdio(newClient(), config as StdioServerConfig, timeouts, options);
-    return openConnection({ ...base, ...stdio, kind: 'stdio' });
+    const stdio = await connectStdio(newClient(), config as StdioServerConfig, timeouts, options, collected, secrets);
+    return openConnection({ ...base, ...stdio, kind: 'stdio', masker: shown });
   }
   options.onPhase?.('handshake');
-  const remote = await connectRemote(newClient, resolveRemote(config as RemoteServerConfig, options.variables ?? {}), timeouts, options.auth);
-  return openConnection({ ...base, ...remote, timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs }, warnings: [] });
+  const resolved = resolveRemote(config as RemoteServerConfig, options.variables ?? {}, collected);
+  for (const value of [...remoteSecrets(resolved), ...collected]) secrets.add(value);
+  const remote = await connectRemote(newClient, resolved, timeouts, options.auth, secrets, options.maxMessageBytes);
+  return openConnection({ ...base, ...remote, timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs }, warnings: [], masker: shown });
 }
 
-async function connectStdio(client: Client, config: StdioServerConfig, timeouts: Timeouts, options: ConnectOptions) {
-  const spec = await toLaunchSpec(config, options.variables); // R3–R6: invalid_config / spawn_failed before anything runs
-  // The values of the config's own env and envFile (as the server gets them) never show in the stderr tail.
+// The secrets a remote config sends: header values and the URL's password (and the Basic token made of it).
+function remoteSecrets(config: RemoteServerConfig): string[] {
+  const out = Object.values(config.headers ?? {});
+  try {
+    const url = new URL(config.url);
+    if (url.password !== '') {
+      const password = decodeURIComponent(url.password);
+      out.push(password, url.password, basicToken(decodeURIComponent(url.username), password));
+    }
+  } catch {
+    // checked before: the URL parses
+  }
+  return out;
+}
+
+async function connectStdio(client: Client, config: StdioServerConfig, timeouts: Timeouts, options: ConnectOptions, collected: Set<string>, masker: SecretMasker) {
+  const spec = await toLaunchSpec(config, options.variables, collected); // R3–R6: invalid_config / spawn_failed before anything runs
+  // The values of the config's own env and envFile (as the server gets them) and resolved placeholders never show in the stderr tail.
   const own = Object.keys(spec.env).filter((k) => !DEFAULT_ENV_KEYS.has(k) || (config.env ?? {})[k] !== undefined);
-  const secrets = secretValues({ env: Object.fromEntries(own.map((k) => [k, spec.env[k] ?? ''])) });
+  const ownValues = [...own.map((k) => spec.env[k] ?? ''), ...collected, ...secretArgIndexes(spec.args).map((i) => secretArgValue(spec.args[i] as string))];
+  for (const value of ownValues) masker.add(value);
+  const secrets = secretValues({ env: Object.fromEntries(ownValues.map((v, i) => [String(i), v])) });
   const transport = new ProcessGroupStdioTransport(spec, {
     spawnMs: timeouts.spawnMs,
     closeGraceMs: timeouts.closeGraceMs,
@@ -85,9 +116,9 @@ async function connectStdio(client: Client, config: StdioServerConfig, timeouts:
     ]);
   } catch (error) {
     // Classify before closing: the kill that close() sends must not read as an early exit.
-    const mapped = isAgtError(error) ? withStderr(error, transport) : handshakeError(error, transport, timeouts, spec.command);
+    const mapped = isAgtError(error) ? withStderr(error, transport) : handshakeError(error, transport, timeouts, config.command);
     await transport.close();
-    throw mapped;
+    throw maskError(mapped, masker.text);
   }
   const initializeMs = performance.now() - started - transport.spawnMs;
   const warnings = transport.garbageLines > 0
@@ -100,8 +131,8 @@ async function connectStdio(client: Client, config: StdioServerConfig, timeouts:
 const DEFAULT_ENV_KEYS = new Set(Object.keys(getDefaultEnvironment()));
 
 // A remote config's url and headers with their placeholders expanded (invalid_config when one has no value).
-function resolveRemote(config: RemoteServerConfig, sources: VariableSources): RemoteServerConfig {
-  const resolved = launchConfig(config, sources, 'connected');
+function resolveRemote(config: RemoteServerConfig, sources: VariableSources, collect: Set<string>): RemoteServerConfig {
+  const resolved = launchConfig(config, sources, 'connected', collect);
   const problem = urlProblem(resolved.url);
   if (problem !== undefined) {
     throw new AgtError('invalid_config', `the expanded "url" ${problem}; correct the variables it is built from`, { details: { reason: 'invalid_url', field: 'config.url' } });

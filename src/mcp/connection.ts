@@ -17,9 +17,11 @@ import {
   ResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AgtError, isAgtError } from '../errors.js';
+import { AgtError, isAgtError, maskError } from '../errors.js';
+import { type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { isPlainObject, jsonProblem } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
+import { OVERSIZED_RPC_CODE } from './bounded-fetch.js';
 import { authRequired, finishAuthorization, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import { listAll, type McpPrompt, type McpResource, type McpResourceTemplate, PROMPTS_LIST, type RawTool, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
@@ -163,6 +165,8 @@ export interface ConnectedParts {
   clientCapabilities: Record<string, unknown>;
   auth?: McpAuth;
   stdio?: ProcessGroupStdioTransport;
+  /** Masks the config's secrets in everything the server sends back (none when absent). */
+  masker?: SecretMasker;
 }
 
 const LooseResult = ResultSchema.loose();
@@ -177,6 +181,8 @@ export function withStderr(error: AgtError, stdio: ProcessGroupStdioTransport | 
 /** Wraps a connected client as an McpConnection. */
 export function openConnection(parts: ConnectedParts): McpConnection {
   const { client, transport, kind, timeouts, warnings, stdio, auth } = parts;
+  const masker = parts.masker ?? secretMasker([]);
+  const masked = <T>(value: T): T => masker.value(value);
   let closed = false;
   let ended = false; // close() ran (closed is also set when the server goes away)
   let inFlight = 0;
@@ -204,7 +210,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         return await run(request.signal);
       }
     } catch (error) {
-      throw authorized && isAuthFailure(error) ? authRequired(error, auth, true) : requestError(what, error, options);
+      throw maskError(authorized && isAuthFailure(error) ? authRequired(error, auth, true) : requestError(what, error, options), masker.text);
     } finally {
       request.release();
       inFlight -= 1;
@@ -221,36 +227,38 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     if (gone()) return withStderr(new AgtError('connection_closed', `the server went away during the ${what}`, { cause: error }), stdio);
     if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth);
     if (error instanceof McpError && error.code === -32002) return new AgtError('not_found', `the server has no such resource (${what})`, { cause: error });
+    if (error instanceof McpError && error.code === OVERSIZED_RPC_CODE && isPlainObject(error.data) && error.data.agtReason === 'oversized_message') {
+      return new AgtError('protocol_error', `the server's answer to the ${what} is larger than ${String(error.data.limitBytes)} bytes; it was not read`, { details: { reason: 'oversized_message', limitBytes: error.data.limitBytes } });
+    }
     if (error instanceof McpError) {
       return new AgtError('protocol_error', `the server answered the ${what} with a JSON-RPC error`, { details: { reason: 'rpc_error', rpcCode: error.code }, cause: error });
     }
     return new AgtError('protocol_error', `the server's answer to the ${what} is not a valid MCP result`, { details: { reason: 'invalid_result' }, cause: error });
   }
 
-  const list = <T>(spec: Parameters<typeof listAll<T>>[1]) =>
-    send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings));
+  const list = async <T>(spec: Parameters<typeof listAll<T>>[1]) => masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings)));
   const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({ signal, timeout: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS });
   const version = client.getServerVersion();
 
   const connection: McpConnection = {
-    serverInfo: { name: String(version?.name ?? ''), version: String(version?.version ?? '') },
+    serverInfo: { name: masker.text(String(version?.name ?? '')), version: masker.text(String(version?.version ?? '')) },
     protocolVersion: (transport as { protocolVersion?: string }).protocolVersion ?? '',
-    capabilities: { ...(client.getServerCapabilities() ?? {}) },
+    capabilities: masked({ ...(client.getServerCapabilities() ?? {}) }),
     clientCapabilities: parts.clientCapabilities,
     transport: kind,
     timings: parts.timings,
     warnings,
-    stderrTail: () => stdio?.stderr.text() ?? '',
+    stderrTail: () => masker.text(stdio?.stderr.text() ?? ''),
     listTools: () => list(TOOLS_LIST),
     listResources: async () => (declares('resources') ? list(RESOURCES_LIST) : []),
     listResourceTemplates: async () => (declares('resources') ? list(TEMPLATES_LIST) : []),
     listPrompts: async () => (declares('prompts') ? list(PROMPTS_LIST) : []),
     readResource: (uri, options = {}) =>
-      send('resources/read', async (signal) => boundedDepth((await client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, sdkOptions(options, signal))) as ResourceContents, 'resources/read'), options),
+      send('resources/read', async (signal) => masked(boundedDepth((await client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, sdkOptions(options, signal))) as ResourceContents, 'resources/read')), options),
     getPrompt: (name, args, options = {}) =>
       send(
         'prompts/get',
-        async (signal) => boundedDepth((await client.request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, sdkOptions(options, signal))) as PromptResult, 'prompts/get'),
+        async (signal) => masked(boundedDepth((await client.request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, sdkOptions(options, signal))) as PromptResult, 'prompts/get')),
         options,
       ),
     callTool: (name, args, options = {}) =>
@@ -262,7 +270,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
             LooseResult,
             { ...sdkOptions(options, signal), ...(options.onProgress ? { onprogress: progressOf(options.onProgress) } : {}) },
           )) as Record<string, unknown>;
-          return callResult(result);
+          return masked(callResult(result));
         },
         options,
       ),

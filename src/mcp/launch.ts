@@ -80,16 +80,17 @@ function spawnFailed(reason: string, message: string, extra: Record<string, unkn
 }
 
 /** Builds the launch spec, or throws invalid_config (R3, R6, a placeholder without a value) / spawn_failed (what is missing on this host). */
-export async function toLaunchSpec(stored: StdioServerConfig, sources: VariableSources = {}): Promise<LaunchSpec> {
+export async function toLaunchSpec(stored: StdioServerConfig, sources: VariableSources = {}, collect?: Set<string>): Promise<LaunchSpec> {
   const problems = launchProblems(stored, 'config');
   if (problems.length > 0) {
     const text = problems.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ');
     throw new AgtError('invalid_config', `the stored config cannot be started: ${text}`, { details: { problems } });
   }
-  const config = launchConfig(stored, sources, 'started');
-  const expanded = launchProblems(config, 'config');
+  const config = launchConfig(stored, sources, 'started', collect);
+  // Problems of the expanded config name fields and placeholders as written, never what they resolved to (secrets).
+  const expanded = launchProblems(config, 'config', { quoteValues: false });
   if (expanded.length > 0) {
-    throw new AgtError('invalid_config', `the expanded config cannot be started: ${expanded.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ')}`, { details: { problems: expanded } });
+    throw new AgtError('invalid_config', `the config cannot be started once its placeholders are expanded: ${expanded.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ')}`, { details: { problems: expanded } });
   }
   const cwd = config.cwd;
   // Checked before spawning: a missing cwd makes spawn report ENOENT for the *command*, which misleads.
@@ -123,8 +124,9 @@ export async function toLaunchSpec(stored: StdioServerConfig, sources: VariableS
   if (isBareCommand(command)) {
     const found = findInPath(command, env.PATH);
     if (found === undefined) {
-      throw spawnFailed('command_not_found', `"${command}" was not found in the PATH the server gets; install it or give its absolute path`, {
-        command,
+      // Named as written: `${HOST_TOKEN}` rather than what it resolved to.
+      throw spawnFailed('command_not_found', `${JSON.stringify(stored.command)} was not found in the PATH the server gets; install it or give its absolute path`, {
+        command: stored.command,
       });
     }
     command = found;

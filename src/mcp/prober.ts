@@ -9,6 +9,7 @@
  * host, with no sandbox, or contacts the URL. Its result is no certificate
  * (P4): every run connects and lists tools again.
  */
+import { isPlainObject } from '../json.js';
 import { AgtError, isAgtError } from '../errors.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
@@ -20,7 +21,7 @@ import type { ClientHandlers } from './client-handlers.js';
 import { connectMcp } from './connect.js';
 import type { McpConnection } from './connection.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
-import type { VariableSources } from '../resources/variables.js';
+import { hostVariablesWarning, type VariableSources } from '../resources/variables.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
 
@@ -80,6 +81,8 @@ export interface McpProberOptions extends ClientHandlers {
   auth?: (server: ResourceRef) => McpAuth | undefined;
   /** Values for the configs' placeholders (environment, declared inputs). */
   variables?: VariableSources;
+  /** Show what servers repeat of their configs' secrets in reports (the CLI's --show-secrets); default masked. */
+  revealSecrets?: boolean;
 }
 
 /** The phases of a probe, for progress displays. */
@@ -87,6 +90,13 @@ export type ProbePhase = 'starting' | 'handshake' | 'listing' | 'closing';
 
 // A tool name as MCP recommends it: 1–128 of A–Z a–z 0–9 _ - . /
 const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+
+// A remote server that gets host variables: said in the report, as in writes and static tests.
+function sendsHostVariables(document: McpDocument): string[] {
+  const server: unknown = Object.values(document.mcpServers ?? {})[0];
+  const warning = isPlainObject(server) ? hostVariablesWarning(server) : undefined;
+  return warning === undefined ? [] : [warning];
+}
 
 /** Probes MCP servers live. */
 export class McpProber {
@@ -120,6 +130,7 @@ export class McpProber {
       ...(auth ? { auth } : {}),
       ...(variables ? { variables } : {}),
       ...(onPhase ? { onPhase } : {}),
+      ...(this.#options.revealSecrets ? { revealSecrets: true } : {}),
     });
     let listed: Awaited<ReturnType<typeof list>>;
     try {
@@ -143,7 +154,7 @@ export class McpProber {
       tools,
       ...(listed.resources ? { resources: listed.resources } : {}),
       ...(listed.prompts ? { prompts: listed.prompts } : {}),
-      warnings: [...connection.warnings],
+      warnings: [...sendsHostVariables(document), ...connection.warnings],
       stderrTail: connection.stderrTail(),
     };
   }

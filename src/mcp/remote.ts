@@ -15,7 +15,9 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { AgtError, isAgtError } from '../errors.js';
+import { AgtError, isAgtError, maskError } from '../errors.js';
+import { type SecretMasker, secretMasker } from '../resources/secrets.js';
+import { boundedFetch, DEFAULT_MAX_MESSAGE_BYTES } from './bounded-fetch.js';
 import type { RemoteServerConfig } from '../resources/mcp-config.js';
 import { authRequired, authTransportOptions, finishAuthorization, httpStatus, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import type { Timeouts } from './timeouts.js';
@@ -36,11 +38,19 @@ export interface RemoteConnected {
 type Kind = RemoteConnected['kind'];
 
 /** Connects a new client (from `newClient`) to a remote server; rejects with a stable AgtError code. */
-export async function connectRemote(newClient: () => Client, config: RemoteServerConfig, timeouts: Timeouts, auth?: McpAuth): Promise<RemoteConnected> {
-  const url = new URL(config.url);
+export async function connectRemote(
+  newClient: () => Client,
+  config: RemoteServerConfig,
+  timeouts: Timeouts,
+  auth?: McpAuth,
+  masker: SecretMasker = secretMasker([]),
+  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+): Promise<RemoteConnected> {
+  const { url, headers } = withoutUserinfo(config);
   const started = performance.now();
   const make = (kind: Kind): Transport => {
-    const options = { requestInit: { headers: { ...(config.headers ?? {}) } }, ...authTransportOptions(auth) };
+    const { fetch: authFetch, ...rest } = authTransportOptions(auth, (token) => masker.add(token));
+    const options = { requestInit: { headers }, ...rest, fetch: boundedFetch(maxMessageBytes, authFetch) };
     return kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
   };
   const attempt = async (kind: Kind, authorized = false): Promise<RemoteConnected> => {
@@ -66,15 +76,32 @@ export async function connectRemote(newClient: () => Client, config: RemoteServe
       return await attempt('streamable-http');
     } catch (error) {
       const status = httpStatus(error);
-      if (status === undefined || !FALLBACK_STATUSES.has(status)) throw remoteError(error, timeouts, auth);
+      if (status === undefined || !FALLBACK_STATUSES.has(status)) throw maskError(remoteError(error, timeouts, auth), masker.text);
       // An older server that only speaks HTTP+SSE rejects the POST; try SSE (R7).
     }
   }
   try {
     return await attempt('sse'); // the SDK applies headers and auth to the stream and to POSTs
   } catch (error) {
-    throw remoteError(error, timeouts, auth);
+    throw maskError(remoteError(error, timeouts, auth), masker.text);
   }
+}
+
+/** `user:password@` in a URL as curl reads it: taken out of the URL and sent as Basic authorization (unless the config sets Authorization). */
+function withoutUserinfo(config: RemoteServerConfig): { url: URL; headers: Record<string, string> } {
+  const url = new URL(config.url);
+  const headers = { ...(config.headers ?? {}) };
+  if (url.username === '' && url.password === '') return { url, headers };
+  const token = basicToken(decodeURIComponent(url.username), decodeURIComponent(url.password));
+  url.username = '';
+  url.password = '';
+  if (!Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) headers.Authorization = `Basic ${token}`;
+  return { url, headers };
+}
+
+/** The Basic authorization token of a user and password. */
+export function basicToken(user: string, password: string): string {
+  return Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
 }
 
 function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefined): AgtError {

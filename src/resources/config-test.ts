@@ -24,6 +24,8 @@ export interface ConfigTestReport {
   ok: boolean;
   transport: McpTransport;
   problems: ConfigProblem[];
+  /** What a reviewer should know but does not stop the config (e.g. host variables sent to a remote server). */
+  warnings: string[];
 }
 
 /** Finds an executable `command` in the directories of `pathValue`, or undefined. */
@@ -59,14 +61,14 @@ export function testMcpConfig(data: unknown, sources: VariableSources = {}): Con
   } catch (error) {
     if (!isAgtError(error)) throw error;
     const field = typeof error.details?.field === 'string' ? error.details.field : 'data';
-    return { ok: false, transport: guessTransport(data), problems: [{ field, message: error.message, fix: 'correct this field and write the resource again' }] };
+    return { ok: false, transport: guessTransport(data), problems: [{ field, message: error.message, fix: 'correct this field and write the resource again' }], warnings: [] };
   }
   const at = `mcpServers.${normalised.name}`;
   const problems = [...launchProblems(normalised.config, at)];
   const { config, unresolved } = resolveServerConfig(normalised.config as unknown as Record<string, unknown>, sources, os.homedir(), at);
   problems.push(...unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value now`, fix: u.fix })));
   if (normalised.transport === 'stdio' && unresolved.length === 0) problems.push(...existenceProblems(config as unknown as StdioServerConfig, at, problems));
-  return { ok: problems.length === 0, transport: normalised.transport, problems };
+  return { ok: problems.length === 0, transport: normalised.transport, problems, warnings: normalised.warnings };
 }
 
 function existenceProblems(config: StdioServerConfig, at: string, known: ConfigProblem[]): ConfigProblem[] {

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
-import { isSupportedPlaceholder } from './variables.js';
+import { hostVariablesWarning, isSupportedPlaceholder } from './variables.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -186,6 +186,8 @@ function normaliseRemote(
   checkTimeout(raw, at);
   warnUnknownPlaceholders(raw.url, `${at}.url`, warnings);
   for (const key of Object.keys(headers)) warnUnknownPlaceholders(headers[key] as string, `${at}.headers.${key}`, warnings);
+  const sends = hostVariablesWarning({ url: raw.url, headers });
+  if (sends !== undefined) warnings.push(`${at}: ${sends}`);
   const unknown = keepUnknown(raw, REMOTE_KEYS, at, warnings);
   return { ...unknown, url: raw.url, headers, transport, ...(raw.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: raw.handshakeTimeoutMs }) } as RemoteServerConfig;
 }
@@ -251,7 +253,7 @@ export function isBareCommand(command: string): boolean {
 }
 
 /** Launch rules R3: absolute cwd; command a bare name or an absolute path. */
-export function launchProblems(config: McpServerConfig, at = 'config'): ConfigProblem[] {
+export function launchProblems(config: McpServerConfig, at = 'config', options: { quoteValues?: boolean } = {}): ConfigProblem[] {
   if (!('command' in config)) return [];
   const problems: ConfigProblem[] = [];
   const cwd = (config as Partial<StdioServerConfig>).cwd;
@@ -271,7 +273,8 @@ export function launchProblems(config: McpServerConfig, at = 'config'): ConfigPr
   const command = config.command;
   // A command that starts with a placeholder (`${HOME}/bin/x`) is checked once it is expanded, at launch.
   if (!isBareCommand(command) && !path.isAbsolute(command) && !command.startsWith('${')) {
-    const suggestion = cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
+    // Never for an expanded config (quoteValues: false): a resolved placeholder may be a secret.
+    const suggestion = options.quoteValues !== false && cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
     problems.push({
       field: `${at}.command`,
       message: '"command" must be a bare command name found in PATH (like "node") or an absolute path; a relative path is ambiguous',

@@ -32,6 +32,46 @@ function maskUrl(url: unknown): unknown {
   }
 }
 
+// A value made only of placeholders (and an auth scheme) is shown as written: placeholders are not secrets, their values are.
+function shownValue(value: unknown): unknown {
+  if (typeof value !== 'string' || !value.includes('${')) return SECRET_MASK;
+  const literal = value.replace(/\$\{[^}]*\}/g, '');
+  return /^\s*(?:(?:Bearer|Basic|Token)\s+)?[\s:/.,;_-]*$/i.test(literal) ? value : SECRET_MASK;
+}
+
+// A flag whose value is a secret: --token, --api-key, --password, --client-secret, …
+const SECRET_FLAG = /^--?[a-z0-9-]*(?:token|api[-_]?key|password|passwd|secret|credentials?)$/i;
+
+/** The indexes of `args` that hold a secret: the value of `--token=V`, or the argument after `--token`. */
+export function secretArgIndexes(args: readonly unknown[]): number[] {
+  const out: number[] = [];
+  args.forEach((arg, i) => {
+    if (typeof arg !== 'string') return;
+    const eq = arg.indexOf('=');
+    if (eq > 0 && SECRET_FLAG.test(arg.slice(0, eq))) out.push(i);
+    else if (eq === -1 && SECRET_FLAG.test(arg) && typeof args[i + 1] === 'string' && !(args[i + 1] as string).startsWith('-')) out.push(i + 1);
+  });
+  return out;
+}
+
+/** The value a secret argument carries (`V` of `--token=V`, or the whole argument). */
+export function secretArgValue(arg: string): string {
+  const eq = arg.indexOf('=');
+  return eq > 0 && arg.startsWith('-') ? arg.slice(eq + 1) : arg;
+}
+
+// args with the values of secret-looking flags shown as *** (placeholders as written).
+function maskSecretArgs(args: unknown[]): unknown[] {
+  const out = [...args];
+  for (const i of secretArgIndexes(args)) {
+    const arg = args[i] as string;
+    const value = secretArgValue(arg);
+    if (shownValue(value) === value) continue;
+    out[i] = value === arg ? SECRET_MASK : `${arg.slice(0, arg.length - value.length)}${SECRET_MASK}`;
+  }
+  return out;
+}
+
 /** A copy of an mcp document with every env and header value, and URL password, shown as `***`. */
 export function redactMcpDocument<T>(data: T): T {
   if (servers(data).length === 0) return data;
@@ -44,9 +84,11 @@ export function redactMcpDocument<T>(data: T): T {
     }
     const copy: Server = { ...server };
     for (const key of SECRET_MAPS) {
-      if (isPlainObject(server[key])) copy[key] = Object.fromEntries(Object.keys(server[key]).map((k) => [k, SECRET_MASK]));
+      const map = server[key];
+      if (isPlainObject(map)) copy[key] = Object.fromEntries(Object.keys(map).map((k) => [k, shownValue(map[k])]));
     }
     if ('url' in server) copy.url = maskUrl(server.url);
+    if (Array.isArray(server.args)) copy.args = maskSecretArgs(server.args);
     setOwn(mcpServers, name, copy);
   }
   out.mcpServers = mcpServers;
@@ -96,6 +138,13 @@ export function keepMaskedSecrets(next: unknown, current: unknown): unknown {
       if (!isPlainObject(map) || !isPlainObject(old)) continue;
       for (const k of Object.keys(map)) if (map[k] === SECRET_MASK && typeof old[k] === 'string') map[k] = old[k];
     }
+    if (Array.isArray(server.args) && Array.isArray(before.args) && server.args.length === before.args.length) {
+      for (const i of secretArgIndexes(before.args)) {
+        const was = before.args[i] as string;
+        const now = server.args[i];
+        if (typeof now === 'string' && now === (maskSecretArgs(before.args)[i] as string) && now !== was) server.args[i] = was;
+      }
+    }
     if (typeof server.url === 'string' && typeof before.url === 'string') {
       try {
         const url = new URL(server.url);
@@ -110,4 +159,70 @@ export function keepMaskedSecrets(next: unknown, current: unknown): unknown {
     }
   }
   return next;
+}
+
+/** The shortest value masked in what a server sends back (shorter ones would mask ordinary words). */
+export const MIN_ECHOED_SECRET = 6;
+
+/** Masks a connection's known secret values in what its server sends back. */
+export interface SecretMasker {
+  /** The values masked, longest first. */
+  readonly secrets: readonly string[];
+  /** `text` with every secret shown as `***`. */
+  text(text: string): string;
+  /** A copy of a JSON value with every secret in its strings and keys shown as `***` (no recursion). */
+  value<T>(value: T): T;
+  /** Adds a value learned later (a token a provider returned). */
+  add(value: string): void;
+}
+
+/**
+ * A masker for `values` (env values, header values, resolved placeholders,
+ * passwords) of at least `minLength` characters; a value with an auth scheme
+ * (`Bearer x`, `Basic x`, `Token x`) is also masked without it. Like CI log
+ * masking: whatever a server repeats of them is never shown.
+ */
+export function secretMasker(values: Iterable<string>, minLength = MIN_ECHOED_SECRET): SecretMasker {
+  const set = new Set<string>();
+  let secrets: string[] = [];
+  const add = (value: string) => {
+    const before = set.size;
+    if (value.length >= minLength) set.add(value);
+    const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value);
+    if (scheme && (scheme[1] as string).length >= minLength) set.add(scheme[1] as string);
+    if (set.size !== before) secrets = [...set].sort((a, b) => b.length - a.length);
+  };
+  for (const value of values) add(value);
+  const text = (s: string) => maskSecrets(s, secrets);
+  return {
+    get secrets() {
+      return secrets;
+    },
+    text,
+    value: <T>(value: T): T => (secrets.length === 0 ? value : maskJson(value, text)),
+    add,
+  };
+}
+
+function maskJson<T>(root: T, mask: (s: string) => string): T {
+  if (typeof root === 'string') return mask(root) as T;
+  if (typeof root !== 'object' || root === null) return root;
+  const fresh = (v: object): Record<string, unknown> | unknown[] => (Array.isArray(v) ? new Array(v.length) : {});
+  const out = fresh(root);
+  const stack: [object, Record<string, unknown> | unknown[]][] = [[root, out]];
+  while (stack.length > 0) {
+    const [source, target] = stack.pop() as [object, Record<string, unknown> | unknown[]];
+    for (const key of Object.keys(source)) {
+      const v = (source as Record<string, unknown>)[key];
+      let next: unknown = v;
+      if (typeof v === 'string') next = mask(v);
+      else if (typeof v === 'object' && v !== null) {
+        next = fresh(v);
+        stack.push([v, next as Record<string, unknown> | unknown[]]);
+      }
+      if (Array.isArray(target)) target[Number(key)] = next;
+      else setOwn(target, mask(key), next);
+    }
+  }
+  return out as T;
 }

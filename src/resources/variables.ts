@@ -42,6 +42,8 @@ interface ExpandContext {
   cwd?: string;
   home: string;
   sources: VariableSources;
+  /** Receives every value taken from the environment or an input (not defaults or fixed ones): secrets to mask. */
+  collect?: Set<string>;
 }
 
 // The placeholders whose value is fixed by the launch, not by a variable: one table for expanding and checking.
@@ -70,15 +72,20 @@ function expandValue(value: string, field: string, context: ExpandContext, unres
   const inputs = context.sources.inputs ?? {};
   return value.replace(PLACEHOLDER, (whole, expression: string) => {
     let resolved: string | undefined;
-    if (Object.hasOwn(FIXED, expression)) resolved = FIXED[expression]?.(context);
-    else if (expression.startsWith('env:')) resolved = env[expression.slice(4)];
+    let variable = true; // from the environment or an input, not written in the config
+    if (Object.hasOwn(FIXED, expression)) {
+      resolved = FIXED[expression]?.(context);
+      variable = false;
+    } else if (expression.startsWith('env:')) resolved = env[expression.slice(4)];
     else if (expression.startsWith('input:')) resolved = inputs[expression.slice(6)];
     else {
       const at = expression.indexOf(':-');
       const name = at === -1 ? expression : expression.slice(0, at);
       // As in the shell: `:-` also takes the default when the variable is set but empty.
-      if (ENV_NAME.test(name)) resolved = at !== -1 && (env[name] ?? '') === '' ? expression.slice(at + 2) : env[name];
+      variable = !(at !== -1 && (env[name] ?? '') === '');
+      if (ENV_NAME.test(name)) resolved = variable ? env[name] : expression.slice(at + 2);
     }
+    if (resolved !== undefined && variable) context.collect?.add(resolved);
     if (resolved !== undefined) return resolved;
     unresolved.push({ placeholder: whole, field, fix: fixFor(expression) });
     return whole;
@@ -104,6 +111,30 @@ export function configStrings(config: Readonly<Record<string, unknown>>): string
   return out;
 }
 
+/**
+ * The warning for a remote config whose url or headers carry host
+ * environment variables (`${NAME}`, `${NAME:-x}`, `${env:NAME}`): their values
+ * leave this host for that server, which a reviewer should see without
+ * `--show-secrets`. Undefined when it sends none.
+ */
+export function hostVariablesWarning(config: { url?: unknown; headers?: unknown }): string | undefined {
+  if (typeof config.url !== 'string') return undefined;
+  const names = new Set<string>();
+  const values = [config.url, ...(typeof config.headers === 'object' && config.headers !== null ? Object.values(config.headers) : [])];
+  for (const value of values) {
+    if (typeof value !== 'string') continue;
+    for (const m of value.matchAll(PLACEHOLDER)) {
+      const expression = m[1] as string;
+      if (Object.hasOwn(FIXED, expression) || expression.startsWith('input:')) continue;
+      const name = expression.startsWith('env:') ? expression.slice(4) : expression.split(':-')[0] as string;
+      if (ENV_NAME.test(name)) names.add(name);
+    }
+  }
+  if (names.size === 0) return undefined;
+  const target = config.url.split('?')[0] as string; // placeholders as written; their values are not shown
+  return `this entry sends the host variables ${[...names].join(', ')} to ${target}; make sure that server should have them`;
+}
+
 /** True when a placeholder is one of the supported forms (writes warn about the others). */
 export function isSupportedPlaceholder(expression: string): boolean {
   if (Object.hasOwn(FIXED, expression)) return true;
@@ -114,10 +145,16 @@ export function isSupportedPlaceholder(expression: string): boolean {
 }
 
 /** A server config with its placeholders expanded, and those that could not be. */
-export function resolveServerConfig<C extends Record<string, unknown>>(config: C, sources: VariableSources, home: string, at = 'config'): { config: C; unresolved: UnresolvedVariable[] } {
+export function resolveServerConfig<C extends Record<string, unknown>>(
+  config: C,
+  sources: VariableSources,
+  home: string,
+  at = 'config',
+  collect?: Set<string>,
+): { config: C; unresolved: UnresolvedVariable[] } {
   const unresolved: UnresolvedVariable[] = [];
   const cwd = typeof config.cwd === 'string' ? config.cwd : undefined;
-  const context = { ...(cwd === undefined ? {} : { cwd }), home, sources };
+  const context = { ...(cwd === undefined ? {} : { cwd }), home, sources, ...(collect === undefined ? {} : { collect }) };
   const one = (value: unknown, field: string) => (typeof value === 'string' ? expandValue(value, `${at}.${field}`, context, unresolved) : value);
   const map = (value: unknown, field: string) => {
     if (typeof value !== 'object' || value === null) return value;
@@ -132,9 +169,13 @@ export function resolveServerConfig<C extends Record<string, unknown>>(config: C
   return { config: out as C, unresolved };
 }
 
-/** A config as it launches now: placeholders expanded, or invalid_config (`unresolved_variables`) naming each one without a value. */
-export function launchConfig<C extends object>(config: C, sources: VariableSources, action: 'started' | 'connected'): C {
-  const { config: resolved, unresolved } = resolveServerConfig(config as Record<string, unknown>, sources, os.homedir());
+/**
+ * A config as it launches now: placeholders expanded, or invalid_config
+ * (`unresolved_variables`) naming each one without a value. `collect`
+ * receives the values taken from the environment and inputs (to be masked).
+ */
+export function launchConfig<C extends object>(config: C, sources: VariableSources, action: 'started' | 'connected', collect?: Set<string>): C {
+  const { config: resolved, unresolved } = resolveServerConfig(config as Record<string, unknown>, sources, os.homedir(), 'config', collect);
   if (unresolved.length > 0) {
     throw new AgtError('invalid_config', `the config cannot be ${action} yet: ${unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ')}`, {
       details: { reason: 'unresolved_variables', problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })) },

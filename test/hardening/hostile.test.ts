@@ -64,7 +64,7 @@ describe('huge and deep documents', () => {
     const deep = path.join(tmp.dir, 'deep.json');
     fs.writeFileSync(deep, `{"mcpServers":{"s":{"command":"node","cwd":"/srv","extra":${deepJson(100_000)}}}}`);
     const huge = await agt('mcp', 'create', 'a/big', '--from', big);
-    expect(huge).toMatchObject({ code: 2, out: expect.stringMatching(/invalid_input: .*big\.json is \d+ bytes; config files over 4194304 bytes are refused/) });
+    expect(huge).toMatchObject({ code: 2, out: expect.stringMatching(/invalid_input: cannot read .*big\.json: it is larger than 4194304 bytes/) });
     const nested = await agt('mcp', 'create', 'a/deep', '--from', deep);
     expect(nested).toMatchObject({ code: 2, out: expect.stringMatching(/invalid_input: data nests deeper than 64 levels/) });
     expect((await agt('mcp', 'list', '--json')).out.trim().split('\n')[0]).toBe('[]'); // nothing was written
@@ -95,7 +95,7 @@ describe('arguments, batches and results beyond the limits', () => {
     ]));
     expect(results.map((r) => [r.tool_call_id, r.status])).toEqual([['deep-string', 'invalid_arguments'], ['deep-object', 'invalid_arguments'], ['cyclic', 'invalid_arguments'], ['large', 'invalid_arguments'], ['fine', 'ok']]);
     expect((results[0] as { error: { message: string } }).error.message).toMatch(/deeper than 64 levels/);
-    expect((results[3] as { error: { message: string } }).error.message).toMatch(/the limit is 1048576/);
+    expect((results[3] as { error: { message: string } }).error.message).toMatch(/more than 1048576 bytes as UTF-8 JSON/);
     expect(fx.env.calls().map((c) => c.tool)).toEqual(['echo']);
   });
 

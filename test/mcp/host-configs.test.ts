@@ -28,8 +28,9 @@ function imported(relative: string, name: string): McpDocument {
 }
 
 // Calls whereami on the server of `document` and returns what the server saw.
+// revealSecrets: the fixture repeats resolved values (its --name) that are masked by default (issue 21 item 6).
 async function whereami(document: McpDocument, variables: VariableSources, envVar: string) {
-  const connection = await connectMcp(document, { variables });
+  const connection = await connectMcp(document, { variables, revealSecrets: true });
   try {
     const result = await connection.callTool('whereami', { var: envVar });
     const text = (result.content[0] as { text: string }).text;

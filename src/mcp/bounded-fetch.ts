@@ -1,0 +1,96 @@
+/**
+ * A fetch whose response bodies are bounded before the SDK parses them, as
+ * stdio lines are. A JSON body, or one Server-Sent Event, longer than the
+ * limit is never held: its bytes are dropped as they arrive, its JSON-RPC id
+ * is read from its head or tail, and the SDK gets a JSON-RPC error for that
+ * id instead (data.agtReason `oversized_message`), so only that request
+ * fails and the connection lives on. Without a readable id the body errors.
+ */
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AgtError } from '../errors.js';
+
+/** The default limit of one message (a stdio line, an HTTP body, an SSE event): 4 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** The JSON-RPC error code of a message dropped for its size (the data says why). */
+export const OVERSIZED_RPC_CODE = -32600;
+
+const EDGE = 512; // how much of an oversized message's head and tail is kept to find its id
+const BOUNDARY = /\r?\n\r?\n/g;
+const HEAD_ID = /^\s*(?:data:\s*)?\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,16}|"[^"\\]{0,200}")/m;
+const TAIL_ID = /"id"\s*:\s*(-?\d{1,16}|"[^"\\]{0,200}")\s*\}\s*$/;
+
+function replacement(head: string, tail: string, maxBytes: number, sse: boolean): string | undefined {
+  const id = TAIL_ID.exec(tail.trimEnd())?.[1] ?? HEAD_ID.exec(head)?.[1];
+  if (id === undefined) return undefined;
+  const json = `{"jsonrpc":"2.0","id":${id},"error":{"code":${OVERSIZED_RPC_CODE},"message":"the message is larger than ${maxBytes} bytes; it was not read","data":{"agtReason":"oversized_message","limitBytes":${maxBytes}}}}`;
+  return sse ? `event: message\ndata: ${json}\n\n` : json;
+}
+
+/** `base` (default: the global fetch) with every response body bounded to `maxBytes` (per event for event streams). */
+export function boundedFetch(maxBytes: number, base: FetchLike = (url, init) => fetch(url, init)): FetchLike {
+  return async (url, init) => {
+    const response = await base(url, init);
+    if (response.body === null) return response;
+    const sse = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    let pending = ''; // the message (event) so far, while within the limit
+    let pendingBytes = 0;
+    let overflow: { head: string; tail: string } | undefined;
+    const tooLarge = () => new AgtError('protocol_error', `the server sent a message larger than ${maxBytes} bytes without a readable id`, { details: { reason: 'oversized_message', limitBytes: maxBytes } });
+
+    const take = (text: string, controller: TransformStreamDefaultController<Uint8Array>): void => {
+      let rest = text;
+      while (rest !== '') {
+        if (overflow !== undefined) {
+          const joined = overflow.tail + rest;
+          BOUNDARY.lastIndex = 0;
+          const end = sse ? BOUNDARY.exec(joined) : null;
+          if (end === null) {
+            overflow.tail = joined.slice(-EDGE);
+            return;
+          }
+          const swap = replacement(overflow.head, joined.slice(0, end.index).slice(-EDGE), maxBytes, sse);
+          if (swap === undefined) throw tooLarge();
+          controller.enqueue(encoder.encode(swap));
+          overflow = undefined;
+          rest = joined.slice(end.index + end[0].length);
+          continue;
+        }
+        const searched = Math.max(0, pending.length - 3); // a boundary may straddle chunks; never rescan the rest
+        pending += rest;
+        pendingBytes += Buffer.byteLength(rest);
+        rest = '';
+        BOUNDARY.lastIndex = searched;
+        for (let end = sse ? BOUNDARY.exec(pending) : null; end !== null; end = BOUNDARY.exec(pending)) {
+          const event = pending.slice(0, end.index + end[0].length);
+          controller.enqueue(encoder.encode(event));
+          pending = pending.slice(event.length);
+          pendingBytes = Buffer.byteLength(pending);
+          BOUNDARY.lastIndex = 0;
+        }
+        if (pendingBytes > maxBytes) {
+          overflow = { head: pending.slice(0, EDGE), tail: pending.slice(-EDGE) };
+          pending = '';
+          pendingBytes = 0;
+        }
+      }
+    };
+
+    const limit = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        take(decoder.decode(chunk, { stream: true }), controller);
+      },
+      flush(controller) {
+        take(decoder.decode(), controller);
+        if (overflow !== undefined) {
+          const swap = replacement(overflow.head, overflow.tail, maxBytes, sse);
+          if (swap === undefined) throw tooLarge();
+          controller.enqueue(encoder.encode(swap));
+        } else if (pending !== '') controller.enqueue(encoder.encode(pending));
+      },
+    });
+    return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
