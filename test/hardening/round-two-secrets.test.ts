@@ -10,6 +10,7 @@ import path from 'node:path';
 import util from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber, MemoryStore, NativeRun, policies, redactRecord, ResourceService, toolAlias } from '../../src/index.js';
+import { StderrTail } from '../../src/mcp/stderr-buffer.js';
 import { startAuthCheckingServer } from '../mcp/http-server.js';
 import { failure, pythonConfig, runAgt, tempDir } from '../support/index.js';
 
@@ -184,5 +185,27 @@ describe('what a reviewer sees of a config (items 8 and 15)', () => {
     const masked = redactRecord(await service.read({ kind: 'mcp', reference: 'tools/f' }));
     await service.write({ kind: 'mcp', reference: 'tools/f', create: false, data: masked.data });
     expect((await service.read({ kind: 'mcp', reference: 'tools/f' })).data).toMatchObject({ mcpServers: { f: { args: config.args } } });
+  });
+});
+
+describe('the stderr tail masks before it trims (item 12)', () => {
+  it('R7: a secret split across the dropped and the kept part of the ring never shows its second half', () => {
+    const secret = 'sk-split-secret-value-0042';
+    for (let cut = 1; cut < secret.length; cut++) {
+      const tail = new StderrTail(1024, [secret]);
+      tail.push(Buffer.from(`${'a'.repeat(1024 - cut)}${secret.slice(0, cut)}`));
+      tail.push(Buffer.from(`${secret.slice(cut)}${'b'.repeat(1024)}`)); // the first chunk is dropped
+      tail.push(Buffer.from('c'));
+      const text = tail.text(4096);
+      expect({ cut, leaked: text.includes(secret.slice(cut)) }).toEqual({ cut, leaked: false });
+    }
+  });
+
+  it('R7: a multi-byte character split across chunks stays whole, and a secret inside the kept part is ***', () => {
+    const tail = new StderrTail(1024, ['sk-whole-secret']);
+    const bytes = Buffer.from('é sk-whole-secret é');
+    tail.push(bytes.subarray(0, 1));
+    tail.push(bytes.subarray(1));
+    expect(tail.text()).toBe('é *** é');
   });
 });
