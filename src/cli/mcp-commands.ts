@@ -26,8 +26,9 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
     case 'list': {
       const { values } = parseArgs({ args, strict: true, options: { category: { type: 'string' } } });
       const records = await ctx.service.list({ kind: 'mcp', ...(values.category ? { category: values.category } : {}) });
-      emit(ctx, records.map((r) => shown(ctx, r)), () => (records.length === 0 ? 'no mcp servers registered' : records.map((r) => `${r.reference}  (revision ${r.revision})`).join('\n')));
-      return EXIT.ok;
+      emit(ctx, records.map((r) => shown(ctx, r)), () =>
+        records.length === 0 ? 'no mcp servers registered' : records.map((r) => `${r.reference}  ${r.problem ? `! ${r.problem.message}` : `(revision ${r.revision})`}`).join('\n'));
+      return records.some((r) => r.problem) ? EXIT.failed : EXIT.ok; // the readable rows are listed; an unreadable one is a problem
     }
     case 'show': {
       const reference = positional(args, 'agt mcp show <reference>');

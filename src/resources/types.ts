@@ -21,6 +21,11 @@ export interface ResourceRecord<D = unknown> {
   /** ISO 8601 timestamps. */
   createdAt: string;
   updatedAt: string;
+  /**
+   * Set by `list` for a stored row that cannot be read (corrupt or hand-edited):
+   * its `data` is null; the other rows are listed as usual. `get` of it rejects.
+   */
+  problem?: { code: 'corrupt_record'; message: string };
 }
 
 /** Run settings of an agent; they take part in a run's resume fingerprint (F7). */

@@ -4,6 +4,7 @@
  * StoreAuditSink, the AuditSink that writes into one. The events are the
  * pipeline's own: they hold no argument or env values.
  */
+import { jsonProblem } from '../json.js';
 import { AgtError } from '../errors.js';
 import type { AuditEvent, AuditSink } from './types.js';
 
@@ -32,9 +33,18 @@ export function checkAuditQuery(query: AuditQuery): number | undefined {
   return query.limit;
 }
 
-/** The run id of an event, or invalid_input. */
+/** The largest audit event stored, as JSON. */
+export const MAX_AUDIT_EVENT_BYTES = 1024 * 1024;
+
+/** The run id of an event that can be stored (a JSON value within limits), or invalid_input naming what is wrong. */
 export function eventRunId(event: AuditEvent): string {
   if (typeof event?.runId !== 'string' || event.runId === '') throw new AgtError('invalid_input', 'an audit event needs a runId to be stored');
+  const problem = jsonProblem(event, { depth: 64, bytes: MAX_AUDIT_EVENT_BYTES });
+  if (problem !== undefined) {
+    throw new AgtError('invalid_input', `an audit event must be JSON to be stored (${problem === 'cyclic' ? 'it refers to itself' : problem === 'too_deep' ? 'it nests deeper than 64 levels' : problem === 'too_large' ? `it is over ${MAX_AUDIT_EVENT_BYTES} bytes` : 'it holds a function, symbol or BigInt'}); nothing was stored`, {
+      details: { reason: problem },
+    });
+  }
   return event.runId;
 }
 

@@ -39,7 +39,8 @@ export class NativeRun {
   #refreshPending = false;
   #closed = false;
   readonly #limits: RunLimits;
-  /** The revision of this run in the RunStore it was suspended to or resumed from. */
+  /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
+  #store: RunStore | undefined;
   #storedRevision: number | null = null;
 
   private constructor(snapshot: SnapshotState, options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }) {
@@ -110,6 +111,7 @@ export class NativeRun {
       throw error;
     }
     this.#seen.add(batch.batchId);
+    await this.#claim(batch.batchId);
     const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
     const audit = this.#options.audit;
     const started = performance.now();
@@ -212,9 +214,22 @@ export class NativeRun {
     const state: SuspendedRun = { version: RUN_FORMAT_VERSION, runId: this.id, agent: this.agent, fingerprint: s.fingerprint, settingsHash: s.settingsHash, mountsHash: s.mountsHash, seenBatchIds: [...this.#seen] };
     if (options.store) {
       const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
+      this.#store = options.store;
       this.#storedRevision = stored.revision;
     }
     return state;
+  }
+
+  // A batch of a stored run is claimed there first (compare-and-set): of two hosts that resumed the
+  // same run, one runs the batch and the other gets revision_conflict with nothing executed.
+  async #claim(batchId: string): Promise<void> {
+    if (this.#store === undefined) return;
+    try {
+      await this.suspend({ store: this.#store });
+    } catch (error) {
+      this.#seen.delete(batchId);
+      throw error;
+    }
   }
 
   /**
@@ -226,6 +241,7 @@ export class NativeRun {
     const { state, revision } = await suspendedState(target, options.store);
     const run = await NativeRun.#open(state.runId, { ...options, agent: state.agent });
     run.#storedRevision = revision;
+    if (typeof target === 'string') run.#store = options.store;
     const now = run.#snapshot;
     const part = now.settingsHash !== state.settingsHash ? 'settings' : now.mountsHash !== state.mountsHash ? 'mounts' : undefined;
     if (part !== undefined) {

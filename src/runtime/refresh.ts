@@ -10,7 +10,7 @@ import { AgtError, isAgtError } from '../errors.js';
 import type { FrameworkTool } from '../framework/tools.js';
 import { readAgent, type StoredAgentData } from '../resources/agent-data.js';
 import { type MountContext, loadMount, relistMount } from './mount.js';
-import { assembleSnapshot, type LoadedMount, type SnapshotState } from './snapshot.js';
+import { accessOf, assembleSnapshot, type LoadedMount, type SnapshotState } from './snapshot.js';
 import type { DelegateTool } from './types.js';
 
 /** What building a snapshot needs. */
@@ -54,7 +54,7 @@ export async function buildSnapshot(agent: StoredAgentData, ctx: BuildContext & 
   }
   for (const failure of failures) notices.push(`${failure.message} (skipped)`);
   try {
-    return assembleSnapshot({ settings: agent.settings, skills: agent.skills, loaded, framework: ctx.framework, delegates: ctx.delegates, registry: ctx.registry, notices });
+    return assembleSnapshot({ settings: agent.settings, access: accessOf(agent), skills: agent.skills, loaded, framework: ctx.framework, delegates: ctx.delegates, registry: ctx.registry, notices });
   } catch (error) {
     await closeNew(loaded, reuse.live);
     throw error;
@@ -97,7 +97,7 @@ export async function relistSnapshot(current: SnapshotState, relist: ReadonlySet
       [...current.loaded].map(async ([reference, mount]) => [reference, relist.has(reference) ? await relistMount(mount, ctx.registry, notices) : mount] as const),
     );
     const snapshot = assembleSnapshot({
-      settings: current.settings, skills: current.skills, loaded: new Map(entries), framework: current.framework, delegates: ctx.delegates, registry: ctx.registry, notices,
+      settings: current.settings, access: current.access, skills: current.skills, loaded: new Map(entries), framework: current.framework, delegates: ctx.delegates, registry: ctx.registry, notices,
     });
     return { ok: true, snapshot };
   } catch (error) {

@@ -139,13 +139,30 @@ export async function suspendedState(target: SuspendedRun | string, store: RunSt
     const stored = await store.get(target);
     if (stored === undefined) throw new AgtError('not_found', `no suspended run "${target}" in the store`, { details: { runId: target } });
     ({ state, revision } = stored);
+    // A record must hold its own run: a row copied from another run (or edited) never resumes that run here.
+    if (stored.runId !== target || !isShaped(state) || state.runId !== target || state.agent !== stored.agent) {
+      throw new AgtError('store_unavailable', `the stored run "${target}" does not hold this run's suspended state (a tampered or corrupt record); delete it and start a new run`, {
+        details: { reason: 'tampered_record', runId: target },
+      });
+    }
   }
   const version = (state as { version?: unknown } | null)?.version;
   if (typeof version === 'number' && version > RUN_FORMAT_VERSION) {
     throw new AgtError('invalid_input', `the suspended run has format version ${version}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`, { details: { formatVersion: version } });
   }
-  if (version !== RUN_FORMAT_VERSION || typeof state.runId !== 'string' || typeof state.agent !== 'string') {
+  if (version !== RUN_FORMAT_VERSION || !isShaped(state)) {
     throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
   }
   return { state, revision };
+}
+
+// The fields resume reads, each of its type (seenBatchIds: strings only).
+function isShaped(state: unknown): state is SuspendedRun {
+  const s = state as Partial<Record<keyof SuspendedRun, unknown>> | null;
+  return (
+    typeof s === 'object' && s !== null &&
+    typeof s.runId === 'string' && typeof s.agent === 'string' &&
+    typeof s.fingerprint === 'string' && typeof s.settingsHash === 'string' && typeof s.mountsHash === 'string' &&
+    Array.isArray(s.seenBatchIds) && s.seenBatchIds.every((id) => typeof id === 'string')
+  );
 }

@@ -68,6 +68,8 @@ export interface SnapshotState extends RunSnapshot {
   readonly notices: readonly string[];
   /** The run settings the fingerprint was computed from (pinned for the run, F7). */
   readonly settings: unknown;
+  /** The agent's access the fingerprint was computed from. */
+  readonly access: AgentAccess;
   /** The agent's mounted skills (a change of one triggers a refresh, F1). */
   readonly skills: readonly string[];
   /** The framework tools the agent was given (kept for a relist-only refresh). */
@@ -86,9 +88,23 @@ export const DELEGATE_INPUT_SCHEMA = Object.freeze({
   additionalProperties: false,
 }) as Record<string, unknown>;
 
+/** What an agent may use, as its record says at start or refresh (framework tools follow from it). */
+export interface AgentAccess {
+  role: string | null;
+  kind: string | null;
+  capabilities: readonly string[];
+}
+
+/** The access part of an agent's data. */
+export function accessOf(agent: { role?: string; kind?: string; capabilities?: readonly string[] }): AgentAccess {
+  return Object.freeze({ role: agent.role ?? null, kind: agent.kind ?? null, capabilities: Object.freeze([...(agent.capabilities ?? [])].sort()) });
+}
+
 /** Inputs of {@link assembleSnapshot}. */
 export interface AssembleInput {
   settings: unknown;
+  /** The agent's role, kind and capabilities: what it may use (G1), part of the fingerprint (B2). */
+  access: AgentAccess;
   skills: readonly string[];
   loaded: Map<string, LoadedMount>;
   framework: readonly FrameworkTool[];
@@ -119,6 +135,8 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
   for (const mount of mounts) for (const route of mount.routes) add(route);
   const settingsHash = canonicalHash({
     settings: input.settings ?? {},
+    access: input.access, // a promoted or swapped agent does not resume as the run it was (B2)
+    framework: input.framework.map((t) => t.name).sort(),
     delegates: input.delegates.map((d) => ({ name: d.name, targets: [...d.targets].sort() })).sort((a, b) => (a.name < b.name ? -1 : 1)),
   });
   const mountsHash = canonicalHash(mounts.map((m) => ({ reference: m.reference, tools: [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1)) })));
@@ -132,6 +150,7 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     loaded: input.loaded,
     notices: Object.freeze([...input.notices]),
     settings: input.settings,
+    access: input.access,
     skills: Object.freeze([...input.skills]),
     framework: input.framework,
   });

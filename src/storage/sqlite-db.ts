@@ -122,6 +122,16 @@ export async function openSqlite(options: SqliteOptions, who: string): Promise<S
   });
 }
 
+/** A stored JSON text read back: a corrupt or hand-edited row is store_unavailable `corrupt_record` naming `what`, never a raw SyntaxError. */
+export function parseStored(text: unknown, what: string): unknown {
+  try {
+    if (typeof text !== 'string') throw new TypeError('not text');
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AgtError('store_unavailable', `${what} is not valid JSON (a corrupt or hand-edited row); restore it from a backup, or delete it`, { details: { reason: 'corrupt_record' } });
+  }
+}
+
 // Driver errors (locked beyond the timeout, unreadable file, disk full) become
 // store_unavailable; our own AgtErrors (revision_conflict) pass through.
 /** Runs a driver call, mapping its failures to store_unavailable. */

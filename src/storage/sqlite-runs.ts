@@ -6,7 +6,7 @@
 import type { AuditEvent } from '../runtime/types.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { checkExpected, checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
-import { guard, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
+import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface RunRow {
   run_id: string;
@@ -17,7 +17,9 @@ interface RunRow {
   updated_at: string;
 }
 
-const toRun = (row: RunRow): StoredRun => ({ runId: row.run_id, agent: row.agent, revision: row.revision, state: JSON.parse(row.state), createdAt: row.created_at, updatedAt: row.updated_at });
+const toRun = (row: RunRow): StoredRun => ({
+  runId: row.run_id, agent: row.agent, revision: row.revision, state: parseStored(row.state, `the stored run "${row.run_id}"`) as StoredRun['state'], createdAt: row.created_at, updatedAt: row.updated_at,
+});
 
 /** Suspended runs in a SQLite file (table agt_runs). */
 export class SqliteRunStore implements RunStore {
@@ -118,7 +120,7 @@ export class SqliteAuditStore implements AuditStore {
         ? db.prepare('SELECT event FROM agt_audit WHERE run_id = ? ORDER BY seq LIMIT ?').all(query.runId, limit)
         : db.prepare('SELECT event FROM agt_audit WHERE run_id = ? AND type = ? ORDER BY seq LIMIT ?').all(query.runId, query.type, limit),
     ) as { event: string }[];
-    return rows.map((r) => JSON.parse(r.event) as AuditEvent);
+    return rows.map((r, i) => parseStored(r.event, `audit event ${i + 1} of the query`) as AuditEvent);
   }
 
   /** Closes the file. */

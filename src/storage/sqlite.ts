@@ -9,7 +9,7 @@
 import { revisionConflict } from '../resources/conflict.js';
 import type { ResourceStore, ResourceWrite } from '../resources/store.js';
 import type { ResourceKind, ResourceRecord } from '../resources/types.js';
-import { guard, type SqliteDatabase, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
+import { guard, parseStored, type SqliteDatabase, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface Row {
   kind: ResourceKind;
@@ -56,7 +56,7 @@ export class SqliteStore implements ResourceStore {
         ? db.prepare('SELECT * FROM agt_resources WHERE kind = ? ORDER BY reference').all(kind)
         : db.prepare('SELECT * FROM agt_resources WHERE kind = ? AND category = ? ORDER BY reference').all(kind, options.category),
     ) as Row[];
-    return rows.map(toRecord);
+    return rows.map(toListedRecord);
   }
 
   /** {@inheritDoc ResourceStore.put} */
@@ -118,10 +118,20 @@ function toRecord(row: Row): ResourceRecord {
     kind: row.kind,
     reference: row.reference,
     revision: row.revision,
-    data: JSON.parse(row.data) as unknown,
+    data: parseStored(row.data, `the stored ${row.kind} "${row.reference}"`),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+// In a list, a row that cannot be read is listed with its problem instead of failing the whole list.
+function toListedRecord(row: Row): ResourceRecord {
+  try {
+    return toRecord(row);
+  } catch (error) {
+    const message = (error as Error).message;
+    return { kind: row.kind, reference: row.reference, revision: row.revision, data: null, createdAt: row.created_at, updatedAt: row.updated_at, problem: { code: 'corrupt_record', message } };
+  }
 }
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-db.js';

@@ -30,7 +30,7 @@ describe('variables in runs', () => {
     expect(results[0]?.status).toBe('ok');
     const seen = JSON.parse((results[0] as { content: { text: string }[] }).content[0]?.text ?? '{}') as { var_sha256: string; argv: string[] };
     expect(seen.var_sha256).toBe(createHash('sha256').update('run-secret').digest('hex'));
-    expect(seen.argv).toEqual(['--name', 'run-fixture']);
+    expect(seen.argv).toEqual(['--name', '***']); // a resolved input value the server repeats is masked (issue 21 item 6)
     const stored = await service.read({ kind: 'mcp', reference: 'imported/fixture' });
     expect(JSON.stringify(stored.data)).toContain('${input:fixture-key}');
   });
