@@ -21,6 +21,7 @@ import { AgtError } from '../errors.js';
 import type { LaunchSpec } from './launch.js';
 import { groupAlive, INSTANCE_ENV, processAlive, serverProcesses, signalEach, signalGroup } from './process-group.js';
 import { StderrTail } from './stderr-buffer.js';
+import { createServerCgroup, inCgroup, type ServerCgroup } from './cgroup.js';
 
 /** Options of {@link ProcessGroupStdioTransport}. */
 export interface StdioTransportOptions {
@@ -76,6 +77,7 @@ export class ProcessGroupStdioTransport implements Transport {
   readonly #options: StdioTransportOptions;
   readonly #buffer: ReadBuffer;
   #child: ChildProcess | undefined;
+  #cgroup: ServerCgroup | undefined;
   #exited: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   #closeNotified = false;
@@ -102,7 +104,10 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.#child !== undefined) throw new Error('ProcessGroupStdioTransport already started');
     const started = performance.now();
-    const child = spawn(this.#spec.command, this.#spec.args, {
+    // In a cgroup of its own where Linux allows: nothing the server starts can escape close.
+    this.#cgroup = createServerCgroup();
+    const launch = this.#cgroup === undefined ? { command: this.#spec.command, args: this.#spec.args } : inCgroup(this.#cgroup, this.#spec.command, this.#spec.args);
+    const child = spawn(launch.command, launch.args, {
       cwd: this.#spec.cwd,
       env: { ...this.#spec.env, [INSTANCE_ENV]: this.#tag },
       detached: true, // own process group, ended as a whole on close
@@ -215,6 +220,27 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   async #terminate(): Promise<void> {
+    try {
+      await this.#endProcesses();
+    } finally {
+      await this.#endCgroup();
+    }
+  }
+
+  // Whatever is still in the server's cgroup after the graceful steps is killed at once; what even that leaves is a survivor.
+  async #endCgroup(): Promise<void> {
+    const cgroup = this.#cgroup;
+    if (cgroup === undefined) return;
+    if (cgroup.procs().length > 0) {
+      cgroup.kill();
+      const deadline = performance.now() + Math.max(this.#options.closeGraceMs, 500);
+      while (cgroup.procs().length > 0 && performance.now() < deadline) await sleep(10);
+      this.survivors = Math.max(this.survivors, cgroup.procs().length);
+    }
+    cgroup.remove();
+  }
+
+  async #endProcesses(): Promise<void> {
     const child = this.#child;
     const pid = child?.pid;
     if (child === undefined || pid === undefined) return;
@@ -242,9 +268,14 @@ export class ProcessGroupStdioTransport implements Transport {
     signalEach(alive(), 'SIGTERM');
     const deadline = performance.now() + grace;
     while (alive().length > 0 && performance.now() < deadline) await sleep(20);
-    signalEach(alive(), 'SIGKILL');
-    const end = performance.now() + grace;
-    while (alive().length > 0 && performance.now() < end) await sleep(20);
+    for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
+    // SIGKILL, then look again: a stray that respawned on SIGTERM has a new pid (it keeps the tag).
+    for (let round = 0; round < 3 && alive().length > 0; round++) {
+      signalEach(alive(), 'SIGKILL');
+      const end = performance.now() + grace;
+      while (alive().length > 0 && performance.now() < end) await sleep(20);
+      for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
+    }
     this.survivors = alive().length;
   }
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, MemoryStore, ResourceService } from '../../src/index.js';
-import { failure, pythonConfig, runAgt, tempDir } from '../support/index.js';
+import { failure, livingWithMarker, marker, pythonConfig, runAgt, tempDir, waitFor } from '../support/index.js';
 
 const tmp = tempDir('agt-files-');
 afterAll(() => tmp.cleanup());
@@ -71,5 +71,30 @@ describe('config files are read bounded (item 4)', () => {
     const ok = await agt(['mcp', 'import', '-', '--category', 'tools'], doc);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/tools\/s/);
+  });
+});
+
+describe('processes that try to escape close (item 11)', () => {
+  const cgroups = () => {
+    try {
+      return fs.readdirSync('/sys/fs/cgroup/unified').filter((d) => d.startsWith(`agt-mcp-${process.pid}-`));
+    } catch {
+      return [];
+    }
+  };
+
+  it('P3: an env -i setsid double fork at start or on stdin EOF, and a stray that respawns on SIGTERM, are all ended; warnings say so when one is left', async () => {
+    for (const mode of ['escape-env', 'escape-on-eof', 'respawn']) {
+      const mark = marker();
+      const connection = await connectMcp(pythonConfig({ mode, mark }));
+      expect((await connection.listTools()).length).toBeGreaterThan(0);
+      if (mode !== 'escape-on-eof') await waitFor(() => livingWithMarker(mark).length === 2); // the server and its escapee
+      await connection.close();
+      const left = livingWithMarker(mark);
+      // Either nothing is left, or the connection says so: never a silent survivor.
+      expect({ mode, left: left.length === 0 || connection.warnings.some((w) => /outlived close/.test(w)) }).toEqual({ mode, left: true });
+      expect({ mode, left }).toEqual({ mode, left: [] }); // on Linux with a writable cgroup2 (CI): nothing at all
+    }
+    expect(cgroups()).toEqual([]); // every server's cgroup is removed
   });
 });
