@@ -6,13 +6,14 @@
 import type { BenchReport } from './harness.js';
 import { runCliBench } from './cli.bench.js';
 import { runContractBench } from './contract.bench.js';
+import { runHostileBench } from './hostile.bench.js';
 import { runHostsBench } from './hosts.bench.js';
 import { runProbeBench } from './probe.bench.js';
 import { runRuntimeBench } from './runtime.bench.js';
 import { runSchemaBench } from './schema.bench.js';
 import { runStoreBench } from './store.bench.js';
 
-const all: Record<string, () => BenchReport | Promise<BenchReport>> = { schema: runSchemaBench, store: runStoreBench, probe: runProbeBench, runtime: runRuntimeBench, contract: runContractBench, hosts: runHostsBench, cli: runCliBench };
+const all: Record<string, () => BenchReport | Promise<BenchReport>> = { schema: runSchemaBench, store: runStoreBench, probe: runProbeBench, runtime: runRuntimeBench, contract: runContractBench, hosts: runHostsBench, cli: runCliBench, hostile: runHostileBench };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);
 const benches = Object.entries(all).filter(([name]) => only.length === 0 || only.includes(name)).map(([, fn]) => fn);

@@ -124,20 +124,16 @@ const MAX_MATCHERS = 2048;
 
 function matcherFor(key: string): ((text: string) => boolean) | undefined {
   let matcher = MATCHERS.get(key);
-  if (matcher !== undefined) {
-    MATCHERS.delete(key); // most recently used last
-    MATCHERS.set(key, matcher);
-    return matcher;
-  }
+  if (matcher !== undefined) return matcher;
   let re: ReturnType<typeof RE2JS.compile>;
   try {
     re = RE2JS.compile(key.slice(PATTERN_FORMAT.length));
   } catch {
     return undefined;
   }
-  matcher = (text: string) => re.matcher(text).find();
+  matcher = (text: string) => re.test(text);
+  if (MATCHERS.size >= MAX_MATCHERS) MATCHERS.clear(); // bounded: a host that meets many schemas recompiles now and then
   MATCHERS.set(key, matcher);
-  if (MATCHERS.size > MAX_MATCHERS) MATCHERS.delete(MATCHERS.keys().next().value as string);
   return matcher;
 }
 

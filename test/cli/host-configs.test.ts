@@ -160,7 +160,9 @@ describe('agt mcp import with real host files', () => {
     const ok = await agt(['mcp', 'test', 'imported/fixture'], { AGT_FIXTURE_NAME: 'n', AGT_FIXTURE_KEY: 'k' });
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: imported\/fixture \(stdio\)/) });
     const probe = await agt(['mcp', 'probe', 'imported/fixture'], { AGT_FIXTURE_NAME: 'from-env', AGT_FIXTURE_KEY: 'k' });
-    expect(probe.stdout).toMatch(/^ok: from-env 1\.0\.0/);
+    expect(probe.stdout).toMatch(/^ok: \*\*\* 1\.0\.0/); // the server repeats a resolved value: masked (issue 21 item 6)
+    const shown = await agt(['mcp', 'probe', 'imported/fixture', '--show-secrets'], { AGT_FIXTURE_NAME: 'from-env', AGT_FIXTURE_KEY: 'k' });
+    expect(shown.stdout).toMatch(/^ok: from-env 1\.0\.0/);
     expect(JSON.stringify(JSON.parse((await agt(['--json', '--show-secrets', 'mcp', 'show', 'imported/fixture'])).stdout))).toContain('${AGT_FIXTURE_KEY}'); // stored as written
   });
 
@@ -174,7 +176,7 @@ describe('agt mcp import with real host files', () => {
     expect(p.stderr).toMatch(/invalid_config: the config cannot be started yet: .*\$\{input:fixture-name\} has no value/);
     const given = await agt(['mcp', 'probe', 'imported/fixture', '--input', 'fixture-name=given-name', '--input', 'fixture-key=input-secret-77']);
     expect(given.code).toBe(0);
-    expect(given.stdout).toMatch(/^ok: given-name 1\.0\.0/);
+    expect(given.stdout).toMatch(/^ok: \*\*\* 1\.0\.0/); // an input value the server repeats is masked
     expect(given.stdout + given.stderr).not.toContain('input-secret-77');
   });
 
@@ -187,7 +189,7 @@ describe('agt mcp import with real host files', () => {
     expect(run.code).toBe(0);
     expect(run.output).toMatch(/Name the fixture server reports: typed-name/); // echoed
     expect(run.output).not.toContain('typed-secret-5150'); // hidden
-    expect(run.output).toMatch(/ok: typed-name 1\.0\.0/);
+    expect(run.output).toMatch(/ok: \*\*\* 1\.0\.0/); // the typed name comes back from the server: masked
     expect(run.output).toMatch(/probing imported\/fixture: (starting|handshake|listing) \(\d+\.\d s, \d+\.\d s in all\)/); // TTY progress
     const cancelled = await agtOnTerminal(['mcp', 'probe', 'imported/fixture'], [['Name the fixture server reports: ', '\u0003']]);
     expect(cancelled.code).toBe(1);

@@ -144,8 +144,8 @@ describe('P1: resource_test is static', () => {
     ];
     await create(stdioDoc({ command: 'sh', args: ['-c', 'exit 0'], cwd: tmp.dir }), 'tools/sh');
     await create({ mcpServers: { r: { url: 'http://127.0.0.1:1/mcp' } } }, 'tools/remote');
-    expect(await service.test({ kind: 'mcp', reference: 'tools/sh' })).toEqual({ ok: true, transport: 'stdio', problems: [] });
-    expect(await service.test({ kind: 'mcp', reference: 'tools/remote' })).toEqual({ ok: true, transport: 'streamable-http', problems: [] });
+    expect(await service.test({ kind: 'mcp', reference: 'tools/sh' })).toEqual({ ok: true, transport: 'stdio', problems: [], warnings: [] });
+    expect(await service.test({ kind: 'mcp', reference: 'tools/remote' })).toEqual({ ok: true, transport: 'streamable-http', problems: [], warnings: [] });
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();
   });
 
