@@ -16,11 +16,11 @@ import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { checkBatch } from './batch-check.js';
 import { type CallContext, processCall, recordSafely } from './call.js';
-import { type BuildContext, buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
+import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
 import { resolveLimits, type RunLimits } from './limits.js';
 import { NEVER_ABORTED } from './stages.js';
 import { RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
-import { type ModelTool, mountConnectOptions, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
+import { buildContext, type ModelTool, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
 import type { RunSnapshot, SnapshotState } from './snapshot.js';
 import type { BatchResult, ToolBatch } from './types.js';
 
@@ -271,26 +271,6 @@ function view(state: SnapshotState): RunSnapshot {
   let v = views.get(state);
   if (v === undefined) views.set(state, (v = Object.freeze({ fingerprint: state.fingerprint, mounts: state.mounts, aliases: state.aliases })));
   return v;
-}
-
-function buildContext(options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }): BuildContext {
-  const watched = new WeakSet<McpConnection>();
-  return {
-    service: options.service,
-    registry: parts.registry,
-    delegates: options.delegates ?? [],
-    skipBrokenMounts: options.skipBrokenMounts ?? false,
-    connectOptions: (reference) => mountConnectOptions(options, parts.wiring, reference),
-    // Subscribed right after connecting, before the first tools/list, so no announcement is missed.
-    watch: (reference, connection) => {
-      if (watched.has(connection)) return;
-      watched.add(connection);
-      connection.onListChanged((kind) => {
-        const kinds = parts.stale.get(reference) ?? parts.stale.set(reference, new Set()).get(reference)!;
-        kinds.add(kind);
-      });
-    },
-  };
 }
 
 /** F1: a successful change of this agent, or of an mcp/skill it currently mounts. */

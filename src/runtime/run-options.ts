@@ -6,6 +6,7 @@
 import type { McpAuth } from '../mcp/auth.js';
 import type { ClientHandlers, CreateMessageResult, ElicitationRequest, ElicitResult, SamplingRequest } from '../mcp/client-handlers.js';
 import type { ConnectOptions } from '../mcp/connect.js';
+import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import type { McpProberOptions } from '../mcp/prober.js';
 import type { Timeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
@@ -13,6 +14,7 @@ import type { ResourceRef } from '../resources/types.js';
 import type { VariableSources } from '../resources/variables.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
+import type { BuildContext } from './refresh.js';
 import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
 
 /** Options of {@link NativeRun.start}. */
@@ -104,5 +106,26 @@ export function proberOptions(options: NativeRunOptions, wiring: RunWiring, regi
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.auth ? { auth: options.auth } : {}),
     ...(options.variables ? { variables: options.variables } : {}),
+  };
+}
+
+/** What building this run's snapshots needs: its connect options per mount, and list-change watching. */
+export function buildContext(options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }): BuildContext {
+  const watched = new WeakSet<McpConnection>();
+  return {
+    service: options.service,
+    registry: parts.registry,
+    delegates: options.delegates ?? [],
+    skipBrokenMounts: options.skipBrokenMounts ?? false,
+    connectOptions: (reference) => mountConnectOptions(options, parts.wiring, reference),
+    // Subscribed right after connecting, before the first tools/list, so no announcement is missed.
+    watch: (reference, connection) => {
+      if (watched.has(connection)) return;
+      watched.add(connection);
+      connection.onListChanged((kind) => {
+        const kinds = parts.stale.get(reference) ?? parts.stale.set(reference, new Set()).get(reference)!;
+        kinds.add(kind);
+      });
+    },
   };
 }
