@@ -38,7 +38,8 @@ describe.skipIf(!url)(`runs across hosts on PostgreSQL${why}`, () => {
     expect(other.statuses).toEqual(['ok']);
     expect(other.seen).toEqual(['on-host-a', 'on-host-b']);
     expect(other.fingerprint).toBe(run.snapshot.fingerprint);
-    expect(await store.get(run.id)).toMatchObject({ revision: 2, state: { seenBatchIds: ['on-host-a', 'on-host-b'] } });
+    // Revisions: A's suspend (1), B's claim of its batch (2), B's suspend (3).
+    expect(await store.get(run.id)).toMatchObject({ revision: 3, state: { seenBatchIds: ['on-host-a', 'on-host-b'] } });
     await expect(run.suspend({ store })).rejects.toMatchObject({ code: 'revision_conflict' });
     await run.close();
     await Promise.all([registry.close(), store.close()]);
