@@ -40,6 +40,15 @@ function boundedDepth<T>(result: T, what: string): T {
   return result;
 }
 
+const MAX_SERVER_TEXT = 500;
+
+// A JSON-RPC error's message as the server wrote it, without the SDK's prefix, control characters escaped, bounded.
+function serverText(error: McpError): string {
+  const text = error.message.replace(/^MCP error -?\d+: /, '');
+  const escaped = JSON.stringify(text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text).slice(1, -1);
+  return escaped === '' ? '(no message)' : escaped;
+}
+
 /** How long a call, a resource read or a prompt get may take by default. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
@@ -226,12 +235,15 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     }
     if (gone()) return withStderr(new AgtError('connection_closed', `the server went away during the ${what}`, { cause: error }), stdio);
     if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth);
-    if (error instanceof McpError && error.code === -32002) return new AgtError('not_found', `the server has no such resource (${what})`, { cause: error });
+    if (error instanceof McpError && (error.code === -32002 || (error.code === ErrorCode.InvalidParams && what !== 'call'))) {
+      return new AgtError('not_found', `the server has no such ${what === 'prompts/get' ? 'prompt' : 'resource'} (${what}): ${serverText(error)}`, { details: { rpcCode: error.code } });
+    }
     if (error instanceof McpError && error.code === OVERSIZED_RPC_CODE && isPlainObject(error.data) && error.data.agtReason === 'oversized_message') {
       return new AgtError('protocol_error', `the server's answer to the ${what} is larger than ${String(error.data.limitBytes)} bytes; it was not read`, { details: { reason: 'oversized_message', limitBytes: error.data.limitBytes } });
     }
     if (error instanceof McpError) {
-      return new AgtError('protocol_error', `the server answered the ${what} with a JSON-RPC error`, { details: { reason: 'rpc_error', rpcCode: error.code }, cause: error });
+      // The server's own words, escaped and bounded (and masked by send): what the model and the host need to act.
+      return new AgtError('protocol_error', `the server answered the ${what} with an error (JSON-RPC ${error.code}): ${serverText(error)}`, { details: { reason: 'server_error', rpcCode: error.code } });
     }
     return new AgtError('protocol_error', `the server's answer to the ${what} is not a valid MCP result`, { details: { reason: 'invalid_result' }, cause: error });
   }

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
-import { hostVariablesWarning, isSupportedPlaceholder } from './variables.js';
+import { hostVariablesWarning, isSupportedPlaceholder, UNSUPPORTED_PLACEHOLDER } from './variables.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -236,7 +236,7 @@ function keepUnknown(raw: Record<string, unknown>, known: Set<string>, at: strin
 function warnUnknownPlaceholders(value: string, at: string, warnings: string[]): void {
   for (const match of value.matchAll(/\$\{([^}]*)\}/g)) {
     if (!isSupportedPlaceholder(match[1] as string)) {
-      warnings.push(`${at}: placeholder ${match[0]} is not supported (use \${NAME}, \${NAME:-default}, \${env:NAME}, \${input:id}, \${userHome}, \${cwd} or \${workspaceFolder}); it is passed literally`);
+      warnings.push(`${at}: placeholder ${match[0]}: ${UNSUPPORTED_PLACEHOLDER}`);
     }
   }
 }
@@ -260,7 +260,7 @@ export function launchProblems(config: McpServerConfig, at = 'config', options: 
   if (cwd === undefined || cwd === '') {
     problems.push({
       field: `${at}.cwd`,
-      message: 'a stdio server needs an absolute "cwd": it never inherits the working directory of the host, agent or prober (R5)',
+      message: 'a stdio server needs an absolute "cwd": it never inherits the working directory of the host, agent or prober, so it starts the same way for everyone',
       fix: 'set "cwd" to the absolute directory the server runs in, e.g. the folder of its source',
     });
   } else if (!path.isAbsolute(cwd)) {

@@ -59,11 +59,18 @@ const FIXED: Readonly<Record<string, (context: ExpandContext) => string | undefi
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** What an unsupported placeholder (`${command:…}`) gets, at write (a warning) and at launch (invalid_config) alike. */
+export const UNSUPPORTED_PLACEHOLDER = 'this placeholder is not supported, so the server cannot start until it is replaced: use ${NAME}, ${NAME:-default}, ${env:NAME}, ${input:id}, ${userHome}, ${cwd} or ${workspaceFolder}';
+
 function fixFor(expression: string): string {
   if (expression.startsWith('input:')) return `give the input: agt mcp probe … --input ${expression.slice(6)}=VALUE (or answer the prompt), or inputs: { "${expression.slice(6)}": … } in the host's code`;
-  const name = expression.startsWith('env:') ? expression.slice(4) : expression;
+  if (expression.startsWith('env:') && ENV_NAME.test(expression.slice(4))) {
+    // VS Code's form has no default; the hint stays in the config's own syntax.
+    return `set ${expression.slice(4)} in the environment of the process that starts the server`;
+  }
+  const name = expression;
   if (ENV_NAME.test(name)) return `set ${name} in the environment of the process that starts the server (or write \${${name}:-default})`;
-  return 'this placeholder is not supported: use ${NAME}, ${NAME:-default}, ${env:NAME}, ${input:id}, ${userHome}, ${cwd} or ${workspaceFolder}';
+  return UNSUPPORTED_PLACEHOLDER;
 }
 
 /** Expands the placeholders of one value; what has no value is left as written and listed in `unresolved`. */

@@ -95,7 +95,7 @@ function nextAgent(plan: WritePlan, current: ResourceRecord | undefined, warning
   if (next.kind === 'harness' && next.mcps.length > 0) {
     throw new AgtError(
       'invalid_input',
-      'harness agents do not support library MCP mounts yet (A8): their harness runs its own tools. Keep "mcps" empty, or make the agent "native"',
+      'harness agents do not support library MCP mounts yet: their harness runs its own tools. Keep "mcps" empty, or make the agent "native"',
       { details: { field: 'mcps', reason: 'harness_mcp_unsupported' } },
     );
   }

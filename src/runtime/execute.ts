@@ -6,7 +6,7 @@
  * sent `notifications/cancelled` (by the SDK) for both. Delegates end at once
  * when the run or batch is cancelled.
  */
-import { contentText, isAgtError, readToolError } from '../errors.js';
+import { type AgtError, contentText, isAgtError, readToolError } from '../errors.js';
 import { failureOf, outputContent } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
@@ -71,6 +71,10 @@ async function executeMcp(call: ToolCall, route: McpRoute, args: Record<string, 
     if (code === 'connection_closed') ctx.brokenMounts.add(route.mount);
     // A protocol_error's message and reason are our own words about the server's answer (never its values).
     const reason = isAgtError(error) && code === 'protocol_error' ? error.details?.reason : undefined;
+    if (reason === 'server_error') {
+      // The server refused the call with a JSON-RPC error: its code and (escaped, bounded, masked) words go to the model.
+      return failed(id, 'tool_failed', { code: 'server_error', message: (error as Error).message, details: { reason, rpcCode: (error as AgtError).details?.rpcCode } }).result;
+    }
     const message = typeof reason === 'string' ? `${(error as Error).message}; the call's result is lost` : callFailure(code, route, ctx.callTimeoutMs);
     return failed(id, 'tool_failed', { code, message, ...(typeof reason === 'string' ? { details: { reason } } : {}) }).result;
   } finally {

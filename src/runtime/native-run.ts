@@ -63,7 +63,7 @@ export class NativeRun {
   static async #open(id: string, options: NativeRunOptions): Promise<NativeRun> {
     rejectRemovedOptions(options, 'NativeRun.start'); // A7: no allowMcp binding option
     if (options?.policy === undefined || typeof options.policy.review !== 'function') {
-      throw new AgtError('invalid_input', 'NativeRun.start needs a permission policy (G4), e.g. policies.autoAllow([...]) or policies.human(ask)');
+      throw new AgtError('invalid_input', 'NativeRun.start needs a permission policy: every call is allowed or denied by one, e.g. policies.autoAllow([...]) or policies.human(ask)');
     }
     resolveLimits(options.limits); // bad limits fail before anything connects
     const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;

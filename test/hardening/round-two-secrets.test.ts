@@ -209,3 +209,21 @@ describe('the stderr tail masks before it trims (item 12)', () => {
     expect(tail.text()).toBe('é *** é');
   });
 });
+
+describe("a server's JSON-RPC error reaches the model in its own words (issue 22 item 3)", () => {
+  it('B5: tools/call answered with -32603 is tool_failed server_error with the code and the escaped, masked message; the sibling runs', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'tools/leaky', create: true, data: { mcpServers: { leaky } } });
+    await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/leaky'] } });
+    await using run = await NativeRun.start({ agent: 'team/a', service, policy: policies.autoAllow('*'), variables });
+    const { results } = await run.executeBatch({
+      runId: run.id, agent: run.agent, batchId: 'b1',
+      calls: [{ id: 'c1', name: toolAlias('tools/leaky', 'rpc_fail'), arguments: {} }, { id: 'c2', name: toolAlias('tools/leaky', 'leak'), arguments: {} }],
+    });
+    expect(results.map((r) => r.status)).toEqual(['tool_failed', 'ok']);
+    const error = (results[0] as { error: { code: string; message: string; details: Record<string, unknown> } }).error;
+    expect(error).toMatchObject({ code: 'server_error', details: { reason: 'server_error', rpcCode: -32603 } });
+    expect(error.message).toMatch(/JSON-RPC -32603\): getaddrinfo ENOTFOUND api\.example\.test\\n\\u001b\[31m\*\*\*/);
+    expect(shows(everything(results))).toEqual([]);
+  });
+});

@@ -32,11 +32,11 @@ describe('resources and prompts (P2)', () => {
     expect(readEvents(events).filter((e) => e.method === 'resources/list')).toHaveLength(3); // 5 resources, pages of 2
     expect((await connection.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['fixture://r/{id}']);
     expect(await connection.readResource('fixture://r/3')).toEqual({ contents: [{ uri: 'fixture://r/3', mimeType: 'text/plain', text: 'content of fixture://r/3' }] });
-    await expect(connection.readResource('fixture://nope')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(connection.readResource('fixture://nope')).rejects.toMatchObject({ code: 'not_found', message: expect.stringMatching(/resource not found$/) }); // the server's words
     expect((await connection.listPrompts()).map((p) => p.name)).toEqual(['greet', 'plain']);
     const prompt = await connection.getPrompt('greet', { who: 'Ada' });
     expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Say hello to Ada.' });
-    await expect(connection.getPrompt('missing')).rejects.toMatchObject({ code: 'protocol_error', details: { reason: 'rpc_error', rpcCode: -32602 } });
+    await expect(connection.getPrompt('missing')).rejects.toMatchObject({ code: 'not_found', message: expect.stringMatching(/no such prompt .*unknown prompt$/), details: { rpcCode: -32602 } });
   });
 
   it('P2: a server that declares neither lists nothing and is not asked', async () => {

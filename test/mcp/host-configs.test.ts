@@ -68,6 +68,16 @@ describe('host config files', () => {
     expect(plan.entries[0]?.warnings.join('\n')).toMatch(/\$\{command:pickFile\}.*not supported/);
   });
 
+  it('R2/R4: an unsupported placeholder gets one rule in one message: the import warning says the launch refuses it, and the launch does (issue 22 item 6)', async () => {
+    const plan = planImport({ mcpServers: { odd: { command: 'python3', args: ['${command:pickFile}'], cwd: REPO_ROOT } } });
+    const warning = plan.entries[0]?.warnings.join('\n') ?? '';
+    const launch = await failure(connectMcp(plan.entries[0]?.document as McpDocument));
+    expect(launch.code).toBe('invalid_config');
+    const rule = 'this placeholder is not supported, so the server cannot start until it is replaced';
+    expect(warning).toContain(rule);
+    expect(launch.message).toContain(rule);
+  });
+
   it('R4: Claude Code ${VAR} and ${VAR:-default} resolve at launch from the given environment', async () => {
     const document = imported('claude-code/.mcp.json', 'fixture');
     const before = JSON.stringify(document);

@@ -76,7 +76,7 @@ describe('R3/R4: launch rules at write time', () => {
     const { warnings, record } = await create(
       stdioDoc({ command: 'node', args: ['${cwd}/server.js', '--root=${workspace}', '${workspaceFolder}', '${config:editor.tabSize}'], cwd: '/srv', env: { DATA: '${cwd}/data', KEY: '${API_KEY:-none}' } }),
     );
-    expect(warnings).toEqual([expect.stringMatching(/args\[3\]: placeholder \$\{config:editor.tabSize\} is not supported/)]);
+    expect(warnings).toEqual([expect.stringMatching(/args\[3\]: placeholder \$\{config:editor.tabSize\}: this placeholder is not supported, so the server cannot start until it is replaced/)]);
     expect((record.data as { mcpServers: { server: { args: string[] } } }).mcpServers.server.args[0]).toBe('${cwd}/server.js');
   });
 
