@@ -74,6 +74,8 @@ export interface McpCallResult {
   /** As sent: judged by the caller (an object, valid for the tool's outputSchema). */
   structuredContent?: unknown;
   isError: boolean;
+  /** The result's `_meta` as sent (MCP Apps and other extensions read it). */
+  _meta?: Record<string, unknown>;
 }
 
 /** The contents of one resource. */
@@ -347,5 +349,6 @@ function callResult(result: Record<string, unknown>): McpCallResult {
     content: (result.content as unknown[] | undefined) ?? [],
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
     isError: result.isError === true,
+    ...(isPlainObject(result._meta) ? { _meta: result._meta } : {}),
   };
 }

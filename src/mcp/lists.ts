@@ -23,6 +23,10 @@ export interface RawTool {
   outputSchema?: unknown;
   /** Behaviour hints as the server declared them (untrusted: servers may claim anything). */
   annotations?: ToolAnnotations;
+  /** The tool's `_meta` as declared (MCP Apps: `ui.resourceUri`, `ui.visibility`). */
+  _meta?: Record<string, unknown>;
+  /** The tool's `execution` as declared (e.g. task support). */
+  execution?: Record<string, unknown>;
 }
 
 /** MCP tool annotations: hints about a tool's behaviour, declared by its server. */
@@ -93,6 +97,8 @@ export const TOOLS_LIST: ListSpec<RawTool> = {
           inputSchema: e.inputSchema,
           ...(e.outputSchema === undefined ? {} : { outputSchema: e.outputSchema }),
           ...(isPlainObject(e.annotations) ? { annotations: e.annotations } : {}),
+          ...(isPlainObject(e._meta) ? { _meta: e._meta } : {}),
+          ...(isPlainObject(e.execution) ? { execution: e.execution } : {}),
         } as RawTool)
       : undefined,
 };

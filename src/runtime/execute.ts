@@ -65,7 +65,11 @@ async function executeMcp(call: ToolCall, route: McpRoute, args: Record<string, 
       ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, toolCallId: id, tool: route.name, ...p }) } : {}),
     });
     if (result.isError) return { tool_call_id: id, status: 'tool_error', error: serverError(result.content) };
-    return { tool_call_id: id, status: 'ok', content: result.content, ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }) };
+    return {
+      tool_call_id: id, status: 'ok', content: result.content,
+      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+      ...(result._meta === undefined ? {} : { _meta: result._meta }),
+    };
   } catch (error) {
     const code = isAgtError(error) ? error.code : 'tool_failed';
     if (code === 'connection_closed') ctx.brokenMounts.add(route.mount);

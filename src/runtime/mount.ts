@@ -77,6 +77,8 @@ function routesOf(reference: string, raw: RawTool[], connection: McpConnection, 
       validator: schemas.input, inputSchema: tool.inputSchema as Record<string, unknown>,
       ...(schemas.output ? { outputValidator: schemas.output } : {}),
       ...(tool.annotations ? { annotations: Object.freeze({ ...tool.annotations }) } : {}),
+      ...(tool._meta ? { meta: Object.freeze({ ...tool._meta }) } : {}),
+      ...(tool.execution ? { execution: Object.freeze({ ...tool.execution }) } : {}),
       ...(tool.description === undefined ? {} : { description: tool.description }),
     });
     // B2: what a call's validation and permission depend on takes part in the fingerprint.

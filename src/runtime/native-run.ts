@@ -20,7 +20,7 @@ import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './r
 import { resolveLimits, type RunLimits } from './limits.js';
 import { NEVER_ABORTED } from './stages.js';
 import { RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
-import { buildContext, type ModelTool, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
+import { buildContext, type ModelTool, modelTools, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
 import type { RunSnapshot, SnapshotState } from './snapshot.js';
 import type { BatchResult, ToolBatch } from './types.js';
 
@@ -91,9 +91,9 @@ export class NativeRun {
     return [...this.#stale.keys()];
   }
 
-  /** What the model sees: MCP tools by alias with their schema exactly as declared, framework and delegate tools by name. */
-  tools(): ModelTool[] {
-    return [...this.#snapshot.routes.values()].map((r) => ({ name: r.name, ...(r.description === undefined ? {} : { description: r.description }), inputSchema: r.inputSchema }));
+  /** What the model sees: tools by alias or name, schemas as declared; MCP Apps' app-only tools only with `includeAppOnly` (all are callable). */
+  tools(options: { includeAppOnly?: boolean } = {}): ModelTool[] {
+    return modelTools(this.#snapshot.routes.values(), options.includeAppOnly === true);
   }
 
   /**

@@ -15,6 +15,7 @@ import type { VariableSources } from '../resources/variables.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
 import type { BuildContext } from './refresh.js';
+import type { Route } from './snapshot.js';
 import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
 
 /** Options of {@link NativeRun.start}. */
@@ -65,6 +66,26 @@ export interface ModelTool {
   name: string;
   description?: string;
   inputSchema: object;
+  /** An MCP tool's `_meta` as its server declared it (MCP Apps: `ui.resourceUri`, `ui.visibility`). */
+  _meta?: Readonly<Record<string, unknown>>;
+  /** An MCP tool's `execution` as declared. */
+  execution?: Readonly<Record<string, unknown>>;
+}
+
+/** The routes as tools for a model: app-only MCP tools (see {@link visibleToModel}) left out unless `includeAppOnly`. */
+export function modelTools(routes: Iterable<Route>, includeAppOnly: boolean): ModelTool[] {
+  return [...routes]
+    .filter((r) => includeAppOnly || r.kind !== 'mcp' || visibleToModel(r.meta))
+    .map((r) => ({
+      name: r.name, ...(r.description === undefined ? {} : { description: r.description }), inputSchema: r.inputSchema,
+      ...(r.kind === 'mcp' && r.meta ? { _meta: r.meta } : {}), ...(r.kind === 'mcp' && r.execution ? { execution: r.execution } : {}),
+    }));
+}
+
+/** True unless the tool's `_meta.ui.visibility` (MCP Apps) is a list without "model": such a tool is for the host's app only. */
+export function visibleToModel(meta: Readonly<Record<string, unknown>> | undefined): boolean {
+  const ui = meta?.ui as { visibility?: unknown } | undefined;
+  return !Array.isArray(ui?.visibility) || ui.visibility.includes('model');
 }
 
 /** The run's identity and the calls it has in flight per mount. */

@@ -35,6 +35,9 @@ export interface McpRoute extends RouteBase {
   outputValidator?: CompiledToolSchema;
   /** The server's behaviour hints, frozen (policies may use them; they are untrusted). */
   annotations?: Readonly<ToolAnnotations>;
+  /** The tool's `_meta` and `execution` as declared (MCP Apps UIs read `_meta.ui`). */
+  meta?: Readonly<Record<string, unknown>>;
+  execution?: Readonly<Record<string, unknown>>;
 }
 /** A framework tool. */
 export interface FrameworkRoute extends RouteBase {

@@ -28,7 +28,7 @@ export interface ResultError {
 
 /** The result of one call, in call order; goes back to the model with its tool_call_id. */
 export type ToolResult =
-  | { tool_call_id: string; status: 'ok'; content: unknown[]; structuredContent?: unknown; isError?: false }
+  | { tool_call_id: string; status: 'ok'; content: unknown[]; structuredContent?: unknown; isError?: false; /** An MCP result's `_meta`, as the server sent it. */ _meta?: Record<string, unknown> }
   | { tool_call_id: string; status: 'invalid_arguments' | 'permission_denied' | 'tool_error' | 'tool_failed'; error: ResultError };
 
 /** The outcome of a batch, including the refresh that followed it (F1). */

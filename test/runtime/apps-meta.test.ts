@@ -1,0 +1,31 @@
+/**
+ * MCP Apps metadata (issue 22 item 9): a tool's `_meta` and `execution` and a
+ * result's `_meta` are kept; a tool whose `_meta.ui.visibility` leaves out the
+ * model is not shown to it but stays callable by the host (B1).
+ */
+import { describe, expect, it } from 'vitest';
+import { connectMcp } from '../../src/index.js';
+import { batch, py, pythonConfig, runFixture } from '../support/index.js';
+
+const fx = runFixture(['apps']);
+
+describe('MCP Apps metadata', () => {
+  it('B1: listed tools keep _meta and execution as the server declared them', async () => {
+    await using connection = await connectMcp(pythonConfig({ extra: ['--feature', 'apps'] }));
+    const tools = await connection.listTools();
+    expect(tools.find((t) => t.name === 'app_only')).toMatchObject({ _meta: { ui: { visibility: ['app'], resourceUri: 'ui://fixture/widget' } }, execution: { taskSupport: 'optional' } });
+    expect((await connection.callTool('widget', {}))._meta).toEqual({ ui: { state: 'widget' } });
+  });
+
+  it('B1: run.tools() leaves out app-only tools (with _meta for the rest); includeAppOnly lists them; the host can call one; results keep _meta', async () => {
+    const run = await fx.start();
+    const names = run.tools().map((t) => t.name);
+    expect(names).toContain(py('widget'));
+    expect(names).not.toContain(py('app_only'));
+    expect(run.tools().find((t) => t.name === py('widget'))?._meta).toEqual({ ui: { resourceUri: 'ui://fixture/widget' } });
+    expect(run.tools({ includeAppOnly: true }).map((t) => t.name)).toContain(py('app_only'));
+    const { results } = await run.executeBatch(batch(run, [{ id: 'a', name: py('app_only'), arguments: {} }, { id: 'w', name: py('widget'), arguments: {} }]));
+    expect(results.map((r) => r.status)).toEqual(['ok', 'ok']);
+    expect(results.map((r) => (r as { _meta?: unknown })._meta)).toEqual([{ ui: { state: 'app_only' } }, { ui: { state: 'widget' } }]);
+  });
+});
