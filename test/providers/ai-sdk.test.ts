@@ -63,4 +63,15 @@ describe('aiSdkModel', () => {
     expect(outcome).toMatchObject({ status: 'completed', steps: 3, text: 'three' });
     expect(fx.env.calls()).toEqual([{ tool: 'add', arguments: { a: 1, b: 2 } }]);
   });
+
+  it('B6: a rejected step\'s notice goes to the model in a user turn, never a system message (issue 22 item 8)', async () => {
+    const run = await fx.start();
+    const { model, prompts } = scripted([[toolCall('u1', 'no_such_tool', {})], [{ type: 'text', text: 'ok' }]]);
+    const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, prompt: 'go' }), maxSteps: 3 });
+    expect(outcome.status).toBe('completed');
+    const second = (prompts[1] as { prompt: { role: string; content: unknown }[] }).prompt;
+    expect(second.filter((m) => m.role === 'system')).toEqual([]);
+    const notice = second.find((m) => m.role === 'user' && JSON.stringify(m.content).includes('[agt-mcp notice]'));
+    expect(JSON.stringify(notice?.content)).toMatch(/no_such_tool/);
+  });
 });

@@ -2,7 +2,8 @@
  * aiSdkModel: a ModelLike (for runAgentLoop) over the AI SDK's
  * `generateText` and any of its language models. Tools are described without
  * `execute`, so the SDK returns the calls and the loop runs them through the
- * run's pipeline; one `generateText` per step.
+ * run's pipeline; one `generateText` per step. The loop's notices (a
+ * rejected step, a refresh) go in user messages, never system messages.
  */
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/run-options.js';
@@ -48,7 +49,9 @@ function messages(prompt: string, history: readonly LoopMessage[]): Record<strin
         })),
       });
     } else {
-      out.push({ role: 'system', content: m.text });
+      // The loop's notices (a rejected step, a refresh) go in the next user turn, as tool-side information:
+      // AI SDK 6 warns of prompt injection for every system message after the first turn.
+      out.push({ role: 'user', content: [{ type: 'text', text: `[agt-mcp notice] ${m.text}` }] });
     }
   }
   return out;
