@@ -46,6 +46,21 @@ describe('tool formats', () => {
   });
 });
 
+describe("OpenAI's documented tool limits (issue 22 item 4)", () => {
+  it('B1: 192 tools become the first 128, and the host is told what was left out and how to fix it; bad names are left out too', () => {
+    const many = Array.from({ length: 192 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: 'object' } }));
+    const notices: string[] = [];
+    const chat = toOpenAITools([...many, { name: 'bad name!', inputSchema: { type: 'object' } }], { api: 'chat', onNotice: (n) => notices.push(n) });
+    expect(chat).toHaveLength(128);
+    expect(chat.map((t) => (t as { function: { name: string } }).function.name)).toEqual(many.slice(0, 128).map((t) => t.name));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/1 tool name\(s\) OpenAI does not accept were left out \(bad name!\)/);
+    expect(notices[0]).toMatch(/at most 128 tools per request: 64 of 192 were left out \(tool_128, tool_129, tool_130 and 61 more\); .*tool search/);
+    expect(toOpenAITools(many.slice(0, 10), { api: 'responses', onNotice: (n) => notices.push(n) })).toHaveLength(10);
+    expect(notices).toHaveLength(1); // nothing to say when everything fits
+  });
+});
+
 describe('Chat Completions round trip through a run', () => {
   it('B4/B5: valid, invalid and strict-null calls each get a tool message; the model sees invalid_arguments with the paths', async () => {
     const run = await fx.start();

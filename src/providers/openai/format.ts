@@ -9,6 +9,7 @@
  * it (the nulls of left-out properties), so the run validates the arguments
  * against the server's own schema.
  */
+import { fitTools, OPENAI_TOOL_LIMITS } from '../limits.js';
 import { isPlainObject } from '../../json.js';
 import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
 import type { ModelTool } from '../../runtime/run-options.js';
@@ -75,6 +76,12 @@ export interface OpenAIFunctionCallOutput {
 export interface OpenAIOptions {
   /** Strict mode where a tool's schema allows it. Default true. */
   strict?: boolean;
+  /**
+   * Told what had to be left out to stay within OpenAI's documented limits
+   * (128 tools, names of 1–64 `[a-zA-Z0-9_-]`), with the fix. The tools that
+   * fit are sent either way; without this the host never hears of the rest.
+   */
+  onNotice?(notice: string): void;
 }
 
 interface Form {
@@ -102,7 +109,9 @@ export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOption
 export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOptions & { api: 'responses' }): OpenAIResponsesTool[];
 /** The run's tools in the format of `options.api`. */
 export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOptions & { api: OpenAIApi }): (OpenAIChatTool | OpenAIResponsesTool)[] {
-  return tools.map((tool) => {
+  const fitted = fitTools(tools, OPENAI_TOOL_LIMITS);
+  if (fitted.notice !== undefined) options.onNotice?.(fitted.notice);
+  return fitted.tools.map((tool) => {
     const { parameters, strict } = form(tool, options);
     const description = tool.description === undefined ? {} : { description: tool.description };
     return options.api === 'chat'

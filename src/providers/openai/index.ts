@@ -4,6 +4,8 @@
  * package is needed (docs/hosts.md).
  */
 export { fromOpenAIToolCalls, toOpenAITools, toOpenAIToolMessages } from './format.js';
+export { OPENAI_TOOL_LIMITS } from '../limits.js';
+export type { ProviderToolLimits } from '../limits.js';
 export type {
   OpenAIApi, OpenAIChatAssistantMessage, OpenAIChatTool, OpenAIChatToolCall, OpenAIChatToolMessage, OpenAIFunctionCallItem,
   OpenAIFunctionCallOutput, OpenAIOptions, OpenAIResponsesTool,

@@ -86,7 +86,7 @@ function outputText(output: unknown[] | undefined): string {
 export function openAIModel(options: OpenAIModelOptions): ModelLike {
   return {
     async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
-      const strict = options.strict === undefined ? {} : { strict: options.strict };
+      const strict = { ...(options.strict === undefined ? {} : { strict: options.strict }), ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
       if (options.api === 'chat') {
         const completions = options.client.chat?.completions;
         if (!completions) throw new AgtError('invalid_input', 'openAIModel: the client has no chat.completions (pass an OpenAI client)');
