@@ -66,6 +66,14 @@ export function positional(args: string[], usage: string): string {
   return positionals[0];
 }
 
+/** The category of a server registered by a bare name (`agt mcp add fs -- …` is `default/fs`). */
+export const DEFAULT_CATEGORY = 'default';
+
+/** A server reference as the user typed it: `category/name`, or a bare name in {@link DEFAULT_CATEGORY}. */
+export function mcpReference(raw: string): string {
+  return raw.includes('/') ? raw : `${DEFAULT_CATEGORY}/${raw}`;
+}
+
 /** A revision from `--expected-revision`, or a usage error. */
 export function revisionFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -2,14 +2,21 @@
 
 const COMMANDS: Record<string, Record<string, string>> = {
   mcp: {
-    create: `agt mcp create <ref> --command C [--arg A]… --cwd DIR [--env K=V]… [--env-file FILE] [--timeout MS]
-agt mcp create <ref> --cwd DIR [--env K=V]… -- COMMAND [ARGS…]     (everything after -- is the command and its args)
-agt mcp create <ref> --url U [--header "K: V"]… [--transport sse] [--timeout MS]
+    create: `agt mcp create <ref> --command C [--arg A]… [--cwd DIR] [-e|--env K=V]… [--env-file FILE] [--timeout MS]
+agt mcp create <ref> [--cwd DIR] [-e|--env K=V]… -- COMMAND [ARGS…]  (everything after -- is the command and its args)
+agt mcp create <ref> --url U [-H|--header "K: V"]… [--transport http|sse] [--timeout MS]
+agt mcp create <ref> URL --transport http                          (as claude mcp add --transport http NAME URL)
 agt mcp create <ref> --from FILE.json                              a { "mcpServers": { … } } document (JSONC allowed)
-  Registers one server (alias: add). Placeholders such as \${API_KEY}, \${API_KEY:-default}, \${env:NAME},
-  \${input:id} and \${userHome} are stored as written and resolved when the server starts.`,
-    update: `agt mcp update <ref> (the flags of create) [--expected-revision N]
-  Replaces the stored config of <ref>; with --expected-revision only if nobody changed it since.`,
+  Registers one server (alias: add). <ref> is category/name, or a bare name in the category "default".
+  A stdio server without --cwd runs in the current folder (printed). Placeholders such as \${API_KEY},
+  \${API_KEY:-default}, \${env:NAME}, \${input:id} and \${userHome} are stored as written and resolved when it starts.`,
+    'add-json': `agt mcp add-json <ref> JSON [--cwd DIR]
+  Registers one server from its JSON config ('{"command": "npx", "args": ["-y", "pkg"]}' or '{"type": "http", "url": …}'),
+  as claude mcp add-json does; a stdio server without "cwd" runs in the current folder (or --cwd DIR).`,
+    update: `agt mcp update <ref> (the flags of create) [--unset-env K]… [--expected-revision N]
+  Changes only what is given: --env/--header add or replace one entry, --unset-env removes one; a new command
+  (-- COMMAND … or --command) or URL keeps the stored cwd, env, envFile, headers and timeout unless given again.
+  With --expected-revision only if nobody changed it since.`,
     import: `agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]
   Imports every server of a Claude Desktop / Claude Code / Cursor file or a VS Code mcp.json (JSONC,
   with its "inputs"). Entries already stored the same are "unchanged"; changed ones are replaced only with --update.`,

@@ -1,10 +1,10 @@
 /** `agt mcp …`: create (add), update, import, test, probe, list, show (get), delete (remove). */
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
-import { type CliContext, cliDelete, emit, EXIT, inCli, positional, revisionFlag, shown } from './context.js';
+import { type CliContext, cliDelete, emit, EXIT, inCli, mcpReference, positional, revisionFlag, shown } from './context.js';
 import { importCommand } from './mcp-import.js';
 import { probeCommand, testCommand } from './mcp-probe.js';
-import { createCommand, type McpInvocation, updateCommand } from './mcp-write.js';
+import { addJsonCommand, createCommand, type McpInvocation, updateCommand } from './mcp-write.js';
 
 /** Runs an `agt mcp` verb (aliases already resolved); returns the exit code. */
 export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Promise<number> {
@@ -17,6 +17,8 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       return createCommand(invocation, ctx);
     case 'update':
       return updateCommand(invocation, ctx);
+    case 'add-json':
+      return addJsonCommand(args, ctx);
     case 'import':
       return importCommand(args, ctx);
     case 'test':
@@ -31,14 +33,14 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       return records.some((r) => r.problem) ? EXIT.failed : EXIT.ok; // the readable rows are listed; an unreadable one is a problem
     }
     case 'show': {
-      const reference = positional(args, 'agt mcp show <reference>');
+      const reference = mcpReference(positional(args, 'agt mcp show <reference>'));
       const record = shown(ctx, await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference));
       emit(ctx, record, () => JSON.stringify(record, null, 2));
       return EXIT.ok;
     }
     case 'delete': {
       const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'expected-revision': { type: 'string' } } });
-      const reference = positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]');
+      const reference = mcpReference(positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]'));
       const expected = revisionFlag(values['expected-revision']);
       await cliDelete(ctx, { kind: 'mcp', reference, ...(expected === undefined ? {} : { expectedRevision: expected }) });
       emit(ctx, { deleted: reference }, () => `deleted ${reference}`);

@@ -19,13 +19,29 @@ interface Outcome {
   warnings: string[];
 }
 
+/**
+ * The folder a project config file belongs to, as its host reads it: `.vscode/mcp.json` and
+ * `.cursor/mcp.json` belong to the folder above (their `${workspaceFolder}`), a project `.mcp.json`
+ * (Claude Code) to its own folder. Other files (Claude Desktop) name no folder: entries need --cwd.
+ */
+export function workspaceOf(file: string): string | undefined {
+  if (file === '-' || file === '/dev/stdin') return undefined;
+  const absolute = path.resolve(file);
+  const folder = path.dirname(absolute);
+  const base = path.basename(absolute);
+  if (base === 'mcp.json' && ['.vscode', '.cursor'].includes(path.basename(folder))) return path.dirname(folder);
+  if (base === '.mcp.json') return folder;
+  return undefined;
+}
+
 const FINE = new Set<Outcome['status']>(['imported', 'updated', 'unchanged', 'would_import', 'would_update']);
 
 /** Runs `agt mcp import`; returns the exit code. */
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { category: { type: 'string' }, cwd: { type: 'string' }, 'dry-run': { type: 'boolean' }, update: { type: 'boolean' } } });
   if (!positionals[0]) throw new AgtError('invalid_input', 'usage: agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]  (agt mcp import --help)');
-  const plan = planImport(await readConfigFile(positionals[0]), { ...(values.category ? { category: values.category } : {}), ...(values.cwd ? { cwd: path.resolve(values.cwd) } : {}) });
+  const cwd = values.cwd ? path.resolve(values.cwd) : workspaceOf(positionals[0]);
+  const plan = planImport(await readConfigFile(positionals[0]), { ...(values.category ? { category: values.category } : {}), ...(cwd ? { cwd } : {}) });
   const outcomes: Outcome[] = [];
   for (const entry of plan.entries) {
     const base = { reference: entry.reference, problems: entry.problems, warnings: entry.warnings };
@@ -39,7 +55,9 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
       outcomes.push({ ...base, status: 'failed', problems: [isAgtError(error) ? error.message : 'the write failed'] });
     }
   }
-  emit(ctx, { format: plan.format, entries: outcomes }, () => outcomes.map(outcomeLines).join('\n'));
+  const inferred = values.cwd === undefined && cwd !== undefined ? cwd : undefined;
+  emit(ctx, { format: plan.format, entries: outcomes, ...(inferred ? { cwd: inferred } : {}) }, () =>
+    [...(inferred ? [`cwd: ${inferred} (the project folder of this file; give --cwd DIR for another)`] : []), ...outcomes.map(outcomeLines)].join('\n'));
   return outcomes.every((o) => FINE.has(o.status)) ? EXIT.ok : EXIT.failed;
 }
 

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { McpProber, type ProbedTool } from '../mcp/prober.js';
 import type { McpDocument } from '../resources/mcp-config.js';
-import { type CliContext, emit, EXIT, inCli } from './context.js';
+import { type CliContext, emit, EXIT, inCli, mcpReference } from './context.js';
 import { milliseconds } from './files.js';
 import { collectInputs } from './inputs.js';
 import { PhaseProgress } from './progress.js';
@@ -12,8 +12,8 @@ import { stderrBlock } from './terminal.js';
 const INPUT = { input: { type: 'string', multiple: true } } as const;
 
 async function target(ctx: CliContext, positionals: string[], usage: string): Promise<{ reference: string; document: McpDocument }> {
-  const reference = positionals[0];
-  if (!reference || positionals.length > 1) throw new AgtError('invalid_input', `usage: ${usage}`);
+  if (!positionals[0] || positionals.length > 1) throw new AgtError('invalid_input', `usage: ${usage}`);
+  const reference = mcpReference(positionals[0]);
   return { reference, document: (await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference)).data as McpDocument };
 }
 

@@ -80,8 +80,9 @@ describe('claude mcp habits', () => {
     const both = await agt(['mcp', 'add', 'tools/x', '--cwd', REPO_ROOT, '--command', 'python3', '--', 'python3']);
     expect(both).toMatchObject({ code: 2, stderr: expect.stringMatching(/give one of --command, --url, --from or -- COMMAND ARGS…, not --command and -- COMMAND/) });
     expect((await agt(['mcp', 'add', 'tools/x', '--cwd', REPO_ROOT, '--'])).stderr).toMatch(/nothing after --: give the command and its arguments/);
-    const noCwd = await agt(['mcp', 'add', 'tools/x', '--', 'npx', '-y', 'pkg']);
-    expect(noCwd).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs an absolute "cwd".*; with agt: pass --cwd DIR \(for this folder: --cwd "\$PWD"\)$/m) });
+    const noCwd = await agt(['mcp', 'add', 'tools/x', '--', 'npx', '-y', 'pkg']); // R3: the current folder, said and stored absolute
+    expect(noCwd).toMatchObject({ code: 0, stdout: expect.stringMatching(/^cwd: .* \(the current folder; give --cwd DIR for another\)$/m) });
+    expect(JSON.parse((await agt(['--json', 'mcp', 'show', 'tools/x'])).stdout).data.mcpServers.x.cwd).toBe(fs.realpathSync(tmp.dir));
   });
 
   it('A4: agt mcp update changes fields or replaces the config; a stale --expected-revision is refused in CLI terms', async () => {
@@ -92,7 +93,8 @@ describe('claude mcp habits', () => {
     const shown = JSON.parse((await agt(['--json', '--show-secrets', 'mcp', 'show', 'tools/py'])).stdout);
     expect(shown.data.mcpServers.py).toMatchObject({ command: 'python3', env: { A: '1', B: '2' }, handshakeTimeoutMs: 45000 });
     expect((await agt(['mcp', 'update', 'tools/py', '--url', 'https://mcp.example.test/mcp', '--expected-revision', '2'])).stdout).toMatch(/revision 3/);
-    expect(JSON.parse((await agt(['--json', 'mcp', 'show', 'tools/py'])).stdout).data.mcpServers.py).toEqual({ url: 'https://mcp.example.test/mcp', headers: {}, transport: 'streamable-http' });
+    // A switch to a remote server keeps what still applies (the timeout); stdio fields go.
+    expect(JSON.parse((await agt(['--json', 'mcp', 'show', 'tools/py'])).stdout).data.mcpServers.py).toEqual({ url: 'https://mcp.example.test/mcp', headers: {}, transport: 'streamable-http', handshakeTimeoutMs: 45000 });
     const stale = await agt(['mcp', 'update', 'tools/py', '--header', 'X: y', '--expected-revision', '1']);
     expect(stale.code).toBe(3);
     expect(stale.stderr).toMatch(/mcp tools\/py is at revision 3, not 1: someone changed it; look with `agt mcp show tools\/py`, then retry with --expected-revision 3/);
