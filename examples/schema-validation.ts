@@ -8,10 +8,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isAgtError, ToolSchemaRegistry } from '../src/index.js';
+import { isAgtError, ToolSchemaRegistry } from 'agt-mcp';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dir = path.resolve(here, '../test/fixtures/real-tool-schemas');
+// The folder of real schemas: this repository's, or one given (CI runs this file from the installed package).
+const dir = process.argv[2] ?? path.resolve(here, '../test/fixtures/real-tool-schemas');
 const registry = new ToolSchemaRegistry();
 
 const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
