@@ -28,8 +28,8 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
     case 'list': {
       const { values } = parseArgs({ args, strict: true, options: { category: { type: 'string' } } });
       const records = await ctx.service.list({ kind: 'mcp', ...(values.category ? { category: values.category } : {}) });
-      emit(ctx, records.map((r) => shown(ctx, r)), () =>
-        records.length === 0 ? 'no mcp servers registered' : records.map((r) => `${r.reference}  ${r.problem ? `! ${r.problem.message}` : `(revision ${r.revision})`}`).join('\n'));
+      const rows = records.map((r) => shown(ctx, r));
+      emit(ctx, rows, () => (rows.length === 0 ? 'no mcp servers registered' : rows.map(listLine).join('\n')));
       return records.some((r) => r.problem) ? EXIT.failed : EXIT.ok; // the readable rows are listed; an unreadable one is a problem
     }
     case 'show': {
@@ -49,4 +49,15 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
     default:
       throw new AgtError('invalid_input', `unknown command "agt mcp ${verb}"; see agt mcp --help`);
   }
+}
+
+// One server per line: reference, transport, what it runs or where it is (as shown: secrets masked), revision.
+function listLine(record: { reference: string; revision: number; data: unknown; problem?: { message: string } }): string {
+  if (record.problem) return `${record.reference}  ! ${record.problem.message}`;
+  const servers = (record.data as { mcpServers?: Record<string, Record<string, unknown>> } | null)?.mcpServers ?? {};
+  const config = Object.values(servers)[0] ?? {};
+  const where = typeof config.url === 'string'
+    ? `${String(config.transport ?? 'streamable-http')}  ${config.url}`
+    : `stdio  ${[config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ')}`;
+  return `${record.reference}  ${where}  (revision ${record.revision})`;
 }

@@ -38,7 +38,7 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
     const cli = await runAgt(['mcp', 'list'], { home: tmp.dir, db });
     expect(cli.code).toBe(1);
     expect(cli.stdout).toMatch(/tools\/bad .*not valid JSON/);
-    expect(cli.stdout).toMatch(/tools\/good\s+\(revision 1\)/);
+    expect(cli.stdout).toMatch(/tools\/good  stdio  python3 .*  \(revision 1\)/);
   });
 
   it('B2: corrupt run and audit rows are store_unavailable corrupt_record from get, list, resume and query', async () => {
