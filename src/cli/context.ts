@@ -16,6 +16,8 @@ export { EXIT, printable } from './terminal.js';
 export interface CliContext {
   service: ResourceService;
   store: SqliteStore;
+  /** The store's file (probe notes live beside it). */
+  storeFile: string;
   json: boolean;
   /** --show-secrets: print env and header values instead of `***`. */
   showSecrets: boolean;
@@ -38,10 +40,12 @@ export function storePath(flag: string | undefined): string {
 
 /** Opens the store and the service for one command. */
 export function openContext(options: { store?: string; json: boolean; showSecrets?: boolean }): CliContext {
-  const store = new SqliteStore({ path: storePath(options.store) });
+  const storeFile = storePath(options.store);
+  const store = new SqliteStore({ path: storeFile });
   return {
     service: new ResourceService({ store }),
     store,
+    storeFile,
     json: options.json,
     showSecrets: options.showSecrets ?? false,
     out: (text) => process.stdout.write(`${text}\n`),

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { type CliContext, cliDelete, emit, EXIT, inCli, mcpReference, positional, revisionFlag, shown } from './context.js';
 import { importCommand } from './mcp-import.js';
+import { noteText, type ProbeNote, readProbeNotes } from './probe-notes.js';
 import { probeCommand, testCommand } from './mcp-probe.js';
 import { addJsonCommand, createCommand, type McpInvocation, updateCommand } from './mcp-write.js';
 
@@ -29,7 +30,8 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       const { values } = parseArgs({ args, strict: true, options: { category: { type: 'string' } } });
       const records = await ctx.service.list({ kind: 'mcp', ...(values.category ? { category: values.category } : {}) });
       const rows = records.map((r) => shown(ctx, r));
-      emit(ctx, rows, () => (rows.length === 0 ? 'no mcp servers registered' : rows.map(listLine).join('\n')));
+      const notes = readProbeNotes(ctx.storeFile);
+      emit(ctx, rows, () => (rows.length === 0 ? 'no mcp servers registered' : rows.map((r) => listLine(r, notes[r.reference])).join('\n')));
       return records.some((r) => r.problem) ? EXIT.failed : EXIT.ok; // the readable rows are listed; an unreadable one is a problem
     }
     case 'show': {
@@ -52,12 +54,17 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
 }
 
 // One server per line: reference, transport, what it runs or where it is (as shown: secrets masked), revision.
-function listLine(record: { reference: string; revision: number; data: unknown; problem?: { message: string } }): string {
+function listLine(record: { reference: string; revision: number; data: unknown; problem?: { message: string } }, note: ProbeNote | undefined): string {
   if (record.problem) return `${record.reference}  ! ${record.problem.message}`;
   const servers = (record.data as { mcpServers?: Record<string, Record<string, unknown>> } | null)?.mcpServers ?? {};
   const config = Object.values(servers)[0] ?? {};
   const where = typeof config.url === 'string'
     ? `${String(config.transport ?? 'streamable-http')}  ${config.url}`
     : `stdio  ${[config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ')}`;
-  return `${record.reference}  ${where}  (revision ${record.revision})`;
+  return `${record.reference}  ${where}  (revision ${record.revision})  ${noteText(Object.hasOwn(notesOwn(note), 'revision') ? note : undefined, record.revision)}`;
+}
+
+// A note read from a file is data: only a plain object counts.
+function notesOwn(note: unknown): object {
+  return typeof note === 'object' && note !== null ? note : {};
 }

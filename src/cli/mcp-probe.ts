@@ -1,6 +1,7 @@
 /** `agt mcp test` (static) and `agt mcp probe` (live), with inputs, a timeout and progress. */
+import { writeProbeNote } from './probe-notes.js';
 import { parseArgs } from 'node:util';
-import { AgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import { McpProber, type ProbedTool } from '../mcp/prober.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import { type CliContext, emit, EXIT, inCli, mcpReference } from './context.js';
@@ -11,10 +12,11 @@ import { stderrBlock } from './terminal.js';
 
 const INPUT = { input: { type: 'string', multiple: true } } as const;
 
-async function target(ctx: CliContext, positionals: string[], usage: string): Promise<{ reference: string; document: McpDocument }> {
+async function target(ctx: CliContext, positionals: string[], usage: string): Promise<{ reference: string; document: McpDocument; revision: number }> {
   if (!positionals[0] || positionals.length > 1) throw new AgtError('invalid_input', `usage: ${usage}`);
   const reference = mcpReference(positionals[0]);
-  return { reference, document: (await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference)).data as McpDocument };
+  const record = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);
+  return { reference, document: record.data as McpDocument, revision: record.revision };
 }
 
 /** `agt mcp test <ref> [--input id=VALUE]…`: the static check; starts nothing. */
@@ -34,7 +36,7 @@ export async function testCommand(args: string[], ctx: CliContext): Promise<numb
 /** `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…`: starts the server as a run would, lists, closes. */
 export async function probeCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { ...INPUT, timeout: { type: 'string' } } });
-  const { reference, document } = await target(ctx, positionals, 'agt mcp probe <reference> [--timeout MS] [--input id=VALUE]…');
+  const { reference, document, revision } = await target(ctx, positionals, 'agt mcp probe <reference> [--timeout MS] [--input id=VALUE]…');
   const timeout = milliseconds(values.timeout, '--timeout');
   const inputs = await collectInputs(document, values.input);
   const progress = new PhaseProgress(`probing ${reference}`, { tty: process.stderr.isTTY === true && !ctx.json });
@@ -45,6 +47,10 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
       ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
       onPhase: (phase) => progress.phase(phase),
     });
+    writeProbeNote(ctx.storeFile, reference, { revision, at: new Date().toISOString(), ok: report.ok, tools: report.tools.length });
+  } catch (error) {
+    writeProbeNote(ctx.storeFile, reference, { revision, at: new Date().toISOString(), ok: false, code: isAgtError(error) ? error.code : 'failed' });
+    throw error;
   } finally {
     progress.stop();
   }

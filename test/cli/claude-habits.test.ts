@@ -93,3 +93,20 @@ describe('import infers the project folder (issue 22 item 5)', () => {
     project.cleanup();
   });
 });
+
+describe('agt mcp list shows each server as claude mcp list does (issue 22 item 10)', () => {
+  it('P4: transport, command or URL, revision, and the last probe: tool count, failure code, or stale after a change', async () => {
+    const agt = fresh();
+    await agt('mcp', 'add', 'tools/py', '--cwd', home.dir, '--', 'python3', PYTHON_SERVER);
+    await agt('mcp', 'add', 'tools/broken', '--cwd', home.dir, '--', 'python3', PYTHON_SERVER, '--mode', 'exit-now');
+    await agt('mcp', 'add', 'tools/remote', '--url', 'https://mcp.example.test/mcp');
+    expect((await agt('mcp', 'probe', 'tools/py')).code).toBe(0);
+    expect((await agt('mcp', 'probe', 'tools/broken')).code).toBe(4);
+    const list = (await agt('mcp', 'list')).stdout.split('\n');
+    expect(list.find((l) => l.startsWith('tools/py '))).toMatch(/ {2}stdio {2}python3 .*mcp_server\.py {2}\(revision 1\) {2}✓ 4 tools$/);
+    expect(list.find((l) => l.startsWith('tools/broken '))).toMatch(/✗ exited_early$/);
+    expect(list.find((l) => l.startsWith('tools/remote '))).toMatch(/ {2}streamable-http {2}https:\/\/mcp\.example\.test\/mcp {2}\(revision 1\) {2}· not probed$/);
+    await agt('mcp', 'update', 'tools/py', '-e', 'A=1');
+    expect((await agt('mcp', 'list')).stdout).toMatch(/^tools\/py .*\(revision 2\) {2}\? changed since the last probe$/m);
+  });
+});

@@ -27,7 +27,7 @@ const py = ['--command', 'python3', '--arg', PYTHON_SERVER, '--cwd', REPO_ROOT];
 describe('agt mcp', () => {
   it('R2/P1/P2: create, list, show, test, probe, delete through the same resource service', async () => {
     expect((await agt('mcp', 'create', 'tools/py', ...py)).stdout).toMatch(/registered tools\/py \(revision 1\)/);
-    expect((await agt('mcp', 'list')).stdout).toMatch(/^tools\/py {2}stdio {2}python3 .*mcp_server\.py.* {2}\(revision 1\)$/m);
+    expect((await agt('mcp', 'list')).stdout).toMatch(/^tools\/py {2}stdio {2}python3 .*mcp_server\.py.* {2}\(revision 1\) {2}· not probed$/m);
     const shown = JSON.parse((await agt('mcp', 'show', 'tools/py', '--json')).stdout);
     expect(shown).toMatchObject({ kind: 'mcp', reference: 'tools/py', data: { mcpServers: { py: { command: 'python3', cwd: REPO_ROOT } } } });
     expect(await agt('mcp', 'test', 'tools/py')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: tools\/py \(stdio\)/) });
