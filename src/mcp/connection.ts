@@ -7,47 +7,18 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  GetPromptResultSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ReadResourceResultSchema,
-  ResourceListChangedNotificationSchema,
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, GetPromptResultSchema, McpError, ReadResourceResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
-import { isPlainObject, jsonProblem } from '../json.js';
+import { isPlainObject } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
 import { OVERSIZED_RPC_CODE } from './bounded-fetch.js';
 import { authRequired, finishAuthorization, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import { listAll, type McpPrompt, type McpResource, type McpResourceTemplate, PROMPTS_LIST, type RawTool, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
+import type { ListChangedHub } from './list-changed.js';
+import { boundedDepth, callResult, progressOf, requestSignal, serverText } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
-
-/** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
-export const MAX_RESULT_DEPTH = 64;
-
-/** Throws protocol_error result_too_deep when a server's result nests deeper than {@link MAX_RESULT_DEPTH}; nothing recurses on it before. */
-function boundedDepth<T>(result: T, what: string): T {
-  if (jsonProblem(result, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep') {
-    throw new AgtError('protocol_error', `the server's answer to the ${what} nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read`, {
-      details: { reason: 'result_too_deep', limit: MAX_RESULT_DEPTH },
-    });
-  }
-  return result;
-}
-
-const MAX_SERVER_TEXT = 500;
-
-// A JSON-RPC error's message as the server wrote it, without the SDK's prefix, control characters escaped, bounded.
-function serverText(error: McpError): string {
-  const text = error.message.replace(/^MCP error -?\d+: /, '');
-  const escaped = JSON.stringify(text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text).slice(1, -1);
-  return escaped === '' ? '(no message)' : escaped;
-}
 
 /** How long a call, a resource read or a prompt get may take by default. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -134,34 +105,6 @@ export interface McpConnection {
   close(): Promise<void>;
   /** `await using connection = await connectMcp(…)` closes it at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-/** Listeners of list changes, wired into a client before it connects. */
-export class ListChangedHub {
-  readonly #listeners = new Set<(kind: ListChangedKind) => void>();
-
-  /** Installs the notification handlers on `client`. */
-  attach(client: Client): void {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#emit('tools'));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.#emit('resources'));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.#emit('prompts'));
-  }
-
-  /** Adds a listener; returns its removal. */
-  add(listener: (kind: ListChangedKind) => void): () => void {
-    this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
-  }
-
-  #emit(kind: ListChangedKind): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(kind);
-      } catch {
-        // a listener's failure never reaches the protocol layer
-      }
-    }
-  }
 }
 
 /** The parts of a connected client. */
@@ -307,48 +250,4 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     [Symbol.asyncDispose]: () => connection.close(),
   };
   return connection;
-}
-
-/**
- * A signal for one request, aborted when the caller's `signal` aborts while the
- * request is in flight. The SDK adds a listener to the signal it is given and
- * never removes it; that listener holds the request and its result, so handing
- * it a long-lived host signal would keep every result alive. `release()` (on
- * every exit) unhooks from the caller's signal: an abort after the request
- * settled cancels nothing (MCP cancels only requests in progress).
- */
-export function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  if (signal === undefined) return { signal: controller.signal, release: () => undefined };
-  if (signal.aborted) {
-    controller.abort(signal.reason);
-    return { signal: controller.signal, release: () => undefined };
-  }
-  const onAbort = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
-}
-
-function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
-  return (p: { progress: number; total?: number; message?: string }) => {
-    try {
-      onProgress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) });
-    } catch {
-      // a progress hook's failure never breaks the call
-    }
-  };
-}
-
-// Loose on purpose: a malformed structuredContent is the caller's per-call error, not a transport failure.
-function callResult(result: Record<string, unknown>): McpCallResult {
-  boundedDepth(result, 'call');
-  if (result.content !== undefined && !Array.isArray(result.content)) {
-    throw new AgtError('protocol_error', 'the server answered the call with a "content" that is not an array', { details: { reason: 'invalid_call_result' } });
-  }
-  return {
-    content: (result.content as unknown[] | undefined) ?? [],
-    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-    isError: result.isError === true,
-    ...(isPlainObject(result._meta) ? { _meta: result._meta } : {}),
-  };
 }

@@ -7,7 +7,7 @@
  * run or batch is cancelled, without waiting any longer.
  */
 import { isPlainObject, type JsonProblem, jsonProblem, jsonStringBytes, measureJson } from '../json.js';
-import { MAX_RESULT_DEPTH } from '../mcp/connection.js';
+import { MAX_RESULT_DEPTH } from '../mcp/server-answers.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';

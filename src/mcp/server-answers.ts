@@ -1,0 +1,76 @@
+/**
+ * What a connection makes of a server's answers, and of one request's
+ * lifetime: results are depth-bounded before anything recurses on them, a
+ * server's JSON-RPC error text is escaped and bounded, a call's result is read
+ * loosely, and each request gets its own AbortSignal.
+ */
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { AgtError } from '../errors.js';
+import { isPlainObject, jsonProblem } from '../json.js';
+import type { CallOptions, McpCallResult } from './connection.js';
+
+/** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
+export const MAX_RESULT_DEPTH = 64;
+
+/** Throws protocol_error result_too_deep when a server's result nests deeper than {@link MAX_RESULT_DEPTH}; nothing recurses on it before. */
+export function boundedDepth<T>(result: T, what: string): T {
+  if (jsonProblem(result, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep') {
+    throw new AgtError('protocol_error', `the server's answer to the ${what} nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read`, {
+      details: { reason: 'result_too_deep', limit: MAX_RESULT_DEPTH },
+    });
+  }
+  return result;
+}
+
+const MAX_SERVER_TEXT = 500;
+
+// A JSON-RPC error's message as the server wrote it, without the SDK's prefix, control characters escaped, bounded.
+export function serverText(error: McpError): string {
+  const text = error.message.replace(/^MCP error -?\d+: /, '');
+  const escaped = JSON.stringify(text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text).slice(1, -1);
+  return escaped === '' ? '(no message)' : escaped;
+}
+
+/**
+ * A signal for one request, aborted when the caller's `signal` aborts while the
+ * request is in flight. The SDK adds a listener to the signal it is given and
+ * never removes it; that listener holds the request and its result, so handing
+ * it a long-lived host signal would keep every result alive. `release()` (on
+ * every exit) unhooks from the caller's signal: an abort after the request
+ * settled cancels nothing (MCP cancels only requests in progress).
+ */
+export function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  if (signal === undefined) return { signal: controller.signal, release: () => undefined };
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return { signal: controller.signal, release: () => undefined };
+  }
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
+}
+
+export function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
+  return (p: { progress: number; total?: number; message?: string }) => {
+    try {
+      onProgress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) });
+    } catch {
+      // a progress hook's failure never breaks the call
+    }
+  };
+}
+
+/** A call's result, loosely: a malformed structuredContent is the caller's per-call error, not a transport failure. */
+export function callResult(result: Record<string, unknown>): McpCallResult {
+  boundedDepth(result, 'call');
+  if (result.content !== undefined && !Array.isArray(result.content)) {
+    throw new AgtError('protocol_error', 'the server answered the call with a "content" that is not an array', { details: { reason: 'invalid_call_result' } });
+  }
+  return {
+    content: (result.content as unknown[] | undefined) ?? [],
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    isError: result.isError === true,
+    ...(isPlainObject(result._meta) ? { _meta: result._meta } : {}),
+  };
+}
