@@ -21,7 +21,8 @@ import type { ClientHandlers } from './client-handlers.js';
 import { connectMcp } from './connect.js';
 import type { McpConnection } from './connection.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
-import { hostVariablesWarning, type VariableSources } from '../resources/variables.js';
+import { hostVariablesWarning } from '../resources/placeholders.js';
+import type { VariableSources } from '../resources/variables.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
 

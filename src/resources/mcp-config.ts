@@ -1,7 +1,7 @@
 /**
  * MCP server configs: the `{ mcpServers: { NAME: config } }` document (R2),
  * its normal form, and the launch rules (R3, R4) shared by writes, static
- * tests and (later) the connect path.
+ * tests and the connect path (the placeholder grammar: placeholders.ts).
  *
  * Configs can be pasted from real hosts: Claude Desktop/Code and Cursor write
  * `command`/`args`/`env` or `url`; VS Code adds `type: "stdio" | "http" | "sse"`.
@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
-import { hostVariablesWarning, isSupportedPlaceholder, UNSUPPORTED_PLACEHOLDER } from './variables.js';
+import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -197,7 +197,7 @@ function normaliseRemote(
 function withPlaceholderStandIns(url: string): string | undefined {
   if (!url.includes('${')) return url;
   if (/^\$\{(?![^}]*:-)/.test(url)) return undefined;
-  return url.replace(/\$\{([^}]*)\}/g, (_whole, expression: string) => {
+  return url.replace(PLACEHOLDER, (_whole, expression: string) => {
     const at = expression.indexOf(':-');
     return at === -1 ? 'x' : expression.slice(at + 2);
   });
@@ -234,7 +234,7 @@ function keepUnknown(raw: Record<string, unknown>, known: Set<string>, at: strin
 }
 
 function warnUnknownPlaceholders(value: string, at: string, warnings: string[]): void {
-  for (const match of value.matchAll(/\$\{([^}]*)\}/g)) {
+  for (const match of value.matchAll(PLACEHOLDER)) {
     if (!isSupportedPlaceholder(match[1] as string)) {
       warnings.push(`${at}: placeholder ${match[0]}: ${UNSUPPORTED_PLACEHOLDER}`);
     }

@@ -7,6 +7,7 @@
  * written again without losing its secrets.
  */
 import { isPlainObject, setOwn } from '../json.js';
+import { PLACEHOLDER } from './placeholders.js';
 
 /** What a secret value is shown as. */
 export const SECRET_MASK = '***';
@@ -35,7 +36,7 @@ function maskUrl(url: unknown): unknown {
 // A value made only of placeholders (and an auth scheme) is shown as written: placeholders are not secrets, their values are.
 function shownValue(value: unknown): unknown {
   if (typeof value !== 'string' || !value.includes('${')) return SECRET_MASK;
-  const literal = value.replace(/\$\{[^}]*\}/g, '');
+  const literal = value.replace(PLACEHOLDER, '');
   return /^\s*(?:(?:Bearer|Basic|Token)\s+)?[\s:/.,;_-]*$/i.test(literal) ? value : SECRET_MASK;
 }
 

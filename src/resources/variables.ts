@@ -16,6 +16,7 @@
  * They apply to `command`, `args`, `env` values and `envFile` (stdio), and to
  * `url` and header values (remote). `cwd` is taken as written.
  */
+import { ENV_NAME, type FixedPlaceholder, isFixedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
 import os from 'node:os';
 import path from 'node:path';
 import { AgtError } from '../errors.js';
@@ -46,8 +47,8 @@ interface ExpandContext {
   collect?: Set<string>;
 }
 
-// The placeholders whose value is fixed by the launch, not by a variable: one table for expanding and checking.
-const FIXED: Readonly<Record<string, (context: ExpandContext) => string | undefined>> = {
+// The value of each fixed placeholder (placeholders.ts names them: one list for expanding and checking).
+const FIXED: Readonly<Record<FixedPlaceholder, (context: ExpandContext) => string | undefined>> = {
   cwd: (c) => c.cwd,
   workspace: (c) => c.cwd,
   workspaceFolder: (c) => c.cwd,
@@ -56,11 +57,6 @@ const FIXED: Readonly<Record<string, (context: ExpandContext) => string | undefi
   pathSeparator: () => path.sep,
   '/': () => path.sep,
 };
-const PLACEHOLDER = /\$\{([^}]*)\}/g;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** What an unsupported placeholder (`${command:…}`) gets, at write (a warning) and at launch (invalid_config) alike. */
-export const UNSUPPORTED_PLACEHOLDER = 'this placeholder is not supported, so the server cannot start until it is replaced: use ${NAME}, ${NAME:-default}, ${env:NAME}, ${input:id}, ${userHome}, ${cwd} or ${workspaceFolder}';
 
 function fixFor(expression: string): string {
   if (expression.startsWith('input:')) return `give the input: agt mcp probe … --input ${expression.slice(6)}=VALUE (or answer the prompt), or inputs: { "${expression.slice(6)}": … } in the host's code`;
@@ -80,8 +76,8 @@ function expandValue(value: string, field: string, context: ExpandContext, unres
   return value.replace(PLACEHOLDER, (whole, expression: string) => {
     let resolved: string | undefined;
     let variable = true; // from the environment or an input, not written in the config
-    if (Object.hasOwn(FIXED, expression)) {
-      resolved = FIXED[expression]?.(context);
+    if (isFixedPlaceholder(expression)) {
+      resolved = FIXED[expression](context);
       variable = false;
     } else if (expression.startsWith('env:')) resolved = env[expression.slice(4)];
     else if (expression.startsWith('input:')) resolved = inputs[expression.slice(6)];
@@ -116,39 +112,6 @@ export function configStrings(config: Readonly<Record<string, unknown>>): string
     if (typeof map === 'object' && map !== null) for (const v of Object.values(map)) if (typeof v === 'string') out.push(v);
   }
   return out;
-}
-
-/**
- * The warning for a remote config whose url or headers carry host
- * environment variables (`${NAME}`, `${NAME:-x}`, `${env:NAME}`): their values
- * leave this host for that server, which a reviewer should see without
- * `--show-secrets`. Undefined when it sends none.
- */
-export function hostVariablesWarning(config: { url?: unknown; headers?: unknown }): string | undefined {
-  if (typeof config.url !== 'string') return undefined;
-  const names = new Set<string>();
-  const values = [config.url, ...(typeof config.headers === 'object' && config.headers !== null ? Object.values(config.headers) : [])];
-  for (const value of values) {
-    if (typeof value !== 'string') continue;
-    for (const m of value.matchAll(PLACEHOLDER)) {
-      const expression = m[1] as string;
-      if (Object.hasOwn(FIXED, expression) || expression.startsWith('input:')) continue;
-      const name = expression.startsWith('env:') ? expression.slice(4) : expression.split(':-')[0] as string;
-      if (ENV_NAME.test(name)) names.add(name);
-    }
-  }
-  if (names.size === 0) return undefined;
-  const target = config.url.split('?')[0] as string; // placeholders as written; their values are not shown
-  return `this entry sends the host variables ${[...names].join(', ')} to ${target}; make sure that server should have them`;
-}
-
-/** True when a placeholder is one of the supported forms (writes warn about the others). */
-export function isSupportedPlaceholder(expression: string): boolean {
-  if (Object.hasOwn(FIXED, expression)) return true;
-  if (expression.startsWith('env:')) return ENV_NAME.test(expression.slice(4));
-  if (expression.startsWith('input:')) return expression.length > 6;
-  const at = expression.indexOf(':-');
-  return ENV_NAME.test(at === -1 ? expression : expression.slice(0, at));
 }
 
 /** A server config with its placeholders expanded, and those that could not be. */
