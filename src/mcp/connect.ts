@@ -10,7 +10,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig, urlProblem } from '../resources/mcp-config.js';
-import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker, secretValues } from '../resources/secrets.js';
+import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
@@ -100,7 +100,7 @@ async function connectStdio(client: Client, config: StdioServerConfig, timeouts:
   const own = Object.keys(spec.env).filter((k) => !DEFAULT_ENV_KEYS.has(k) || (config.env ?? {})[k] !== undefined);
   const ownValues = [...own.map((k) => spec.env[k] ?? ''), ...collected, ...secretArgIndexes(spec.args).map((i) => secretArgValue(spec.args[i] as string))];
   for (const value of ownValues) masker.add(value);
-  const secrets = secretValues({ env: Object.fromEntries(ownValues.map((v, i) => [String(i), v])) });
+  const secrets = secretMasker(ownValues, 4).secrets; // the stderr tail masks values from 4 characters
   const transport = new ProcessGroupStdioTransport(spec, {
     spawnMs: timeouts.spawnMs,
     closeGraceMs: timeouts.closeGraceMs,

@@ -110,14 +110,9 @@ export function secretValues(config: unknown): string[] {
   const values: string[] = [];
   for (const key of SECRET_MAPS) {
     const map = config[key];
-    if (isPlainObject(map)) for (const v of Object.values(map)) if (typeof v === 'string' && v.length >= 4) values.push(v);
+    if (isPlainObject(map)) for (const v of Object.values(map)) if (typeof v === 'string') values.push(v);
   }
-  // A bearer token appears without its scheme as often as with it.
-  for (const v of [...values]) {
-    const m = /^(?:Bearer|Basic|Token)\s+(.{4,})$/i.exec(v);
-    if (m) values.push(m[1] as string);
-  }
-  return values.sort((a, b) => b.length - a.length);
+  return [...secretMasker(values, 4).secrets]; // one rule: 4 characters or more, a bearer token also without its scheme
 }
 
 /** `text` with every secret value replaced by `***`. */
@@ -140,10 +135,9 @@ export function keepMaskedSecrets(next: unknown, current: unknown): unknown {
       for (const k of Object.keys(map)) if (map[k] === SECRET_MASK && typeof old[k] === 'string') map[k] = old[k];
     }
     if (Array.isArray(server.args) && Array.isArray(before.args) && server.args.length === before.args.length) {
+      const shown = maskSecretArgs(before.args);
       for (const i of secretArgIndexes(before.args)) {
-        const was = before.args[i] as string;
-        const now = server.args[i];
-        if (typeof now === 'string' && now === (maskSecretArgs(before.args)[i] as string) && now !== was) server.args[i] = was;
+        if (server.args[i] === shown[i] && shown[i] !== before.args[i]) server.args[i] = before.args[i]; // sent back as shown: keep the stored value
       }
     }
     if (typeof server.url === 'string' && typeof before.url === 'string') {
