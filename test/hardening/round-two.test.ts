@@ -9,6 +9,7 @@ import { connectMcp, ToolSchemaRegistry } from '../../src/index.js';
 import { jsonProblem } from '../../src/json.js';
 import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
 import { parseAndValidate } from '../../src/runtime/stages.js';
+import { EVIL_PATTERNS } from '../support/evil-patterns.js';
 import { batch, py, runFixture } from '../support/runs.js';
 import { pythonConfig, readEvents, runTs, tempDir } from '../support/index.js';
 
@@ -119,24 +120,10 @@ describe('argument limits at their documented boundary (issue 21 item 10)', () =
 
 describe('patterns never block the event loop (issue 21 item 3)', () => {
   const registry = new ToolSchemaRegistry();
-  // Classic evil patterns, with an input of at most 10 KB that makes a backtracking engine explode on each.
-  const evil: [string, string][] = [
-    ['^(a+)+$', `${'a'.repeat(30)}!`],
-    ['(a|a)*$', `${'a'.repeat(40)}!`],
-    ['(a|aa)+$', `${'a'.repeat(60)}!`],
-    ['^(\\w+\\s?)*$', `${'a'.repeat(40)}!`],
-    ['(.*a){12}', 'a'.repeat(40)],
-    ['^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$', `${'a'.repeat(40)}!`],
-    ['x+x+y', 'x'.repeat(10_000)],
-    ['^[a-z]+[a-z0-9]*$', `${'a'.repeat(10_000)}!`],
-    ['\\s*$', `${' '.repeat(10_000)}x`],
-    ['^(?=a)(a+)+$', `${'a'.repeat(30)}!`],
-    ['(a+)+\\1', `${'a'.repeat(30)}!`],
-  ];
 
   it('S7: every classic evil pattern either runs in linear time or fails to load as unsafe_pattern (that tool alone); none blocks', () => {
     let worst = 0;
-    for (const [pattern, input] of evil) {
+    for (const [pattern, input] of EVIL_PATTERNS) {
       for (const schema of [{ type: 'object', properties: { s: { type: 'string', pattern } } }, { type: 'object', propertyNames: { pattern } }]) {
         let compiled;
         try {
