@@ -54,7 +54,7 @@ async function adapterRows(targets: Targets): Promise<string[]> {
   const text = JSON.stringify(ARGS);
   const openai = { role: 'assistant', content: null, tool_calls: Array.from({ length: 100 }, (_, i) => ({ id: `call_${i}`, type: 'function', function: { name: 'noop', arguments: text } })) };
   const anthropic = { content: Array.from({ length: 100 }, (_, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: 'noop', input: ARGS })) };
-  const result = { results: Array.from({ length: 100 }, (_, i): ToolResult => ({ tool_call_id: `c${i}`, status: 'ok', content: [{ type: 'text', text: 'ok' }] })) };
+  const result = { results: Array.from({ length: 100 }, (_, i): ToolResult => ({ callId: `c${i}`, tool_call_id: `c${i}`, status: 'ok', content: [{ type: 'text', text: 'ok' }] })) };
   const cases = [
     ['OpenAI Chat (tool_calls → calls → tool messages)', () => toOpenAIToolMessages(result, { api: 'chat' }) && fromOpenAIToolCalls(openai, { tools })],
     ['Anthropic (tool_use → calls → tool_result blocks)', () => toAnthropicToolResults(result) && fromAnthropicToolUse(anthropic)],

@@ -32,8 +32,8 @@ export function outputCheckRows(targets: Targets): string[] {
   const value = { temperature: 22.5, conditions: 'Partly cloudy', humidity: 65 };
   const route = { validator: compiled, outputValidator: compiled };
   const call = { id: 'c1', name: 'weather', arguments: value };
-  const result = { tool_call_id: 'c1', status: 'ok' as const, content: [], structuredContent: value };
-  const input = measure('input', () => parseAndValidate(call, route), { opsPerRound: 20_000 });
+  const result = { callId: 'c1', tool_call_id: 'c1', status: 'ok' as const, content: [], structuredContent: value };
+  const input = measure('input', () => parseAndValidate(call.id, call.arguments, route), { opsPerRound: 20_000 });
   const output = measure('output', () => checkOutput(result, route), { opsPerRound: 20_000 });
   const ratio = output.nsPerOp / input.nsPerOp;
   targets.push({ name: 'output-schema check ≤ 1.1× the input check per call', ok: ratio <= 1.1, detail: `${ratio.toFixed(2)}×` });

@@ -5,8 +5,8 @@
  * OpenAI adapter. The model's answer is canned here; in a host it comes from
  * `openai.chat.completions.create({ model, messages, tools })`.
  */
-import { MemoryStore, NativeRun, policies, ResourceService } from 'agt-mcp';
-import { executeModelCalls, fromOpenAIToolCalls, toOpenAITools, toOpenAIToolMessages } from 'agt-mcp/openai';
+import { executeModelCalls, MemoryStore, NativeRun, policies, ResourceService } from 'agt-mcp';
+import { fromOpenAIToolCalls, toOpenAITools, toOpenAIToolMessages } from 'agt-mcp/openai';
 import { fixtureServer } from 'agt-mcp/testing';
 
 const service = new ResourceService({ store: new MemoryStore() });

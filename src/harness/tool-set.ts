@@ -8,7 +8,9 @@
 import { AgtError } from '../errors.js';
 import { failureOf, outputContent } from '../results.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
-import { parseAndValidate } from '../runtime/stages.js';
+import { isPlainObject } from '../json.js';
+import { modelCallId } from '../runtime/model-calls.js';
+import { failedResult, parseAndValidate, resultIds } from '../runtime/stages.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 
@@ -18,7 +20,7 @@ export interface HarnessToolDef {
   description?: string;
   inputSchema: Record<string, unknown>;
   /** Called only with valid arguments; may return text or MCP-style content. */
-  handler(args: Record<string, unknown>, call: { id: string }): Promise<string | Record<string, unknown> | { content: unknown[] }>;
+  handler(args: Record<string, unknown>, call: { callId: string; /** @deprecated Use `callId` (kept until 0.3). */ id: string }): Promise<string | Record<string, unknown> | { content: unknown[] }>;
 }
 
 /** A compiled set of dynamic tools for a harness agent. */
@@ -44,19 +46,19 @@ export class HarnessToolSet {
 
   /** Validates an incoming call, then runs its handler; never throws. */
   async handle(call: ToolCall): Promise<ToolResult> {
-    const id = typeof call?.id === 'string' ? call.id : '';
+    const id = modelCallId(isPlainObject(call) ? call : {});
     const entry = typeof call?.name === 'string' ? this.#tools.get(call.name) : undefined;
     if (entry === undefined) {
       // As for model calls in runs (executeModelCalls): the call's own invalid_arguments, saying why.
       const name = typeof call?.name === 'string' ? `"${call.name}"` : 'the call';
-      return { tool_call_id: id, status: 'invalid_arguments', error: { code: 'invalid_arguments', message: `${name} is not a tool of this turn`, details: { reason: 'unknown_tool' } } };
+      return failedResult(id, 'invalid_arguments', { code: 'invalid_arguments', message: `${name} is not a tool of this turn; call one of the tools you were given`, details: { reason: 'unknown_tool' } });
     }
-    const parsed = parseAndValidate(call, entry);
+    const parsed = parseAndValidate(id, call.arguments, entry);
     if (!parsed.go) return parsed.result;
     try {
-      return { tool_call_id: id, status: 'ok', ...outputContent(await entry.def.handler(parsed.value, { id })) };
+      return { ...resultIds(id), status: 'ok', ...outputContent(await entry.def.handler(parsed.value, { callId: id, id })) };
     } catch (error) {
-      return { tool_call_id: id, ...failureOf(error, 'the tool failed unexpectedly') };
+      return { ...resultIds(id), ...failureOf(error, 'the tool failed unexpectedly') };
     }
   }
 }

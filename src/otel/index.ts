@@ -15,7 +15,7 @@
  * values or results, as the audit events they come from.
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import type { AuditEvent, AuditSink } from '../runtime/types.js';
+import type { AuditEvent, AuditSink, BatchFinishedEvent, BatchStartedEvent, ToolCallEvent } from '../runtime/types.js';
 
 /** Options of {@link otelAuditSink}. */
 export interface OtelAuditSinkOptions {
@@ -36,7 +36,7 @@ function base(e: AuditEvent): Attributes {
   const a: Attributes = {};
   put(a, 'agt.run.id', e.runId);
   put(a, 'gen_ai.agent.name', e.agent);
-  put(a, 'agt.batch.id', e.batchId);
+  if ('batchId' in e) put(a, 'agt.batch.id', e.batchId);
   return a;
 }
 
@@ -50,9 +50,9 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
   const { tracer } = options;
   // The open batch spans, with the context their calls are started in.
   const batches = new Map<string, { span: Span; context: Context }>();
-  const key = (e: AuditEvent) => `${String(e.runId)}\u0000${String(e.batchId)}`;
+  const key = (e: ToolCallEvent | BatchStartedEvent | BatchFinishedEvent) => `${e.runId}\u0000${e.batchId}`;
 
-  const onCall = (e: AuditEvent) => {
+  const onCall = (e: ToolCallEvent) => {
     const end = ms(e.at);
     const mcp = e.kind === 'mcp';
     const alias = String(e.tool);
@@ -88,7 +88,7 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
         case 'tool_call':
           onCall(e);
           return;
-        case 'batch': {
+        case 'batch_finished': {
           const span = batches.get(key(e))?.span;
           batches.delete(key(e));
           if (!span) return;
@@ -100,8 +100,9 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
         case 'refresh': {
           const end = ms(e.at);
           const a = base(e);
-          put(a, 'agt.refresh.trigger', e.trigger);
-          const span = tracer.startSpan(`${e.type === 'refresh' ? 'refresh' : 'batch'} ${String(e.agent)}`, { kind: SpanKind.INTERNAL, startTime: end - (typeof e.durationMs === 'number' ? e.durationMs : 0), attributes: a });
+          if (e.type === 'refresh') put(a, 'agt.refresh.trigger', e.trigger);
+          const took = e.type === 'refresh' ? e.durationMs : 0;
+          const span = tracer.startSpan(`${e.type === 'refresh' ? 'refresh' : 'batch'} ${String(e.agent)}`, { kind: SpanKind.INTERNAL, startTime: end - took, attributes: a });
           if (e.type === 'batch_rejected') fail(span, String(e.reason ?? 'batch_rejected'));
           else if (e.status === 'failed') fail(span, String(e.code ?? 'refresh_failed'));
           span.end(end);

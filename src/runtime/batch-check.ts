@@ -1,12 +1,16 @@
 /**
  * Stage 1, the whole batch (B6): identity, batch id, call ids, tool names and
- * delegation targets. Any failure rejects the whole batch before anything
- * runs, with `batch_rejected` and `details.reason` naming the cause.
+ * delegation targets. Every problem is returned as data: `executeBatch`
+ * rejects the whole batch on them before anything runs (`batch_rejected`,
+ * `details.reason` naming the first cause, `details.problems` all of them);
+ * `executeModelCalls` turns them into per-call results. Each call's arguments
+ * are read here, once (stage 2 validates what was read).
  */
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
+import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
 import type { Route } from './snapshot.js';
-import type { ToolBatch, ToolCall } from './types.js';
+import type { ToolBatch } from './types.js';
 
 /** Why a batch was rejected. */
 export type BatchRejectReason =
@@ -19,63 +23,114 @@ export type BatchRejectReason =
   | 'delegation_forbidden'
   | 'too_many_calls';
 
-function reject(reason: BatchRejectReason, message: string, details: Record<string, unknown> = {}): AgtError {
-  return new AgtError('batch_rejected', `the whole batch was rejected, nothing ran: ${message}`, { details: { reason, ...details } });
+/** One reason a batch cannot run. `index` names the call (by position) when the problem is one call's own. */
+export interface BatchProblem {
+  reason: BatchRejectReason;
+  /** Says what is wrong and what to send instead (no argument values). */
+  message: string;
+  index?: number;
+  callId?: string;
+  /** The tool name as sent (unknown_tool, delegation_forbidden). */
+  tool?: string | null;
+  /** too_many_calls: the calls sent and the run's limit. */
+  calls?: number;
+  limit?: number;
+  /** identity_mismatch, duplicate_batch_id: the batch id as sent. */
+  batchId?: unknown;
+}
+
+/** A call as stage 1 read it: its id, name and arguments (read once). */
+export interface CheckedCall {
+  callId: string;
+  name: string;
+  arguments: ArgumentsRead;
 }
 
 /** A call whose route is known. */
 export interface RoutedCall {
-  call: ToolCall;
+  call: CheckedCall;
   route: Route;
 }
 
-/** Checks a batch against the run; returns each call with its route, or throws batch_rejected. */
-export function checkBatch(
-  batch: ToolBatch,
-  run: { runId: string; agent: string; seenBatchIds: ReadonlySet<string>; routes: ReadonlyMap<string, Route>; maxBatchCalls: number },
-): RoutedCall[] {
-  if (!isPlainObject(batch) || !Array.isArray(batch.calls)) throw reject('malformed_batch', 'a batch is { runId, agent, batchId, calls: [...] }');
-  if (batch.calls.length > run.maxBatchCalls) {
-    throw reject('too_many_calls', `${batch.calls.length} calls; a batch holds at most ${run.maxBatchCalls}`, { calls: batch.calls.length, limit: run.maxBatchCalls });
-  }
-  if (batch.runId !== run.runId || batch.agent !== run.agent) {
-    throw reject('identity_mismatch', 'the batch names another run or agent than this run', { batchId: batch.batchId });
-  }
-  if (typeof batch.batchId !== 'string' || batch.batchId === '') throw reject('malformed_batch', 'batchId must be a non-empty string');
-  if (run.seenBatchIds.has(batch.batchId)) throw reject('duplicate_batch_id', `batch "${batch.batchId}" already ran`, { batchId: batch.batchId });
-  const ids = new Set<string>();
-  const routed: RoutedCall[] = [];
-  for (const [index, call] of batch.calls.entries()) {
-    if (!isPlainObject(call) || typeof call.id !== 'string' || call.id === '') {
-      throw reject('missing_call_id', `call ${index} has no id`, { index });
-    }
-    if (ids.has(call.id)) throw reject('duplicate_call_id', `call id "${call.id}" appears twice`, { callId: call.id });
-    ids.add(call.id);
-    const route = typeof call.name === 'string' ? run.routes.get(call.name) : undefined;
-    if (route === undefined) {
-      throw reject('unknown_tool', typeof call.name === 'string' ? `"${call.name}" is not a tool of this run` : `call ${index} has no tool name`, { callId: call.id, tool: typeof call.name === 'string' ? call.name : null });
-    }
-    if (route.kind === 'delegate') {
-      const target = delegationTarget(call.arguments);
-      if (target !== undefined && !route.tool.targets.includes(target)) {
-        throw reject('delegation_forbidden', `"${route.name}" may not hand work to that agent; allowed: ${route.tool.targets.join(', ')}`, { callId: call.id, tool: route.name });
-      }
-    }
-    routed.push({ call, route });
-  }
-  return routed;
+/** Stage 1's outcome: the routed calls, or every problem found. */
+export type BatchCheck = { ok: true; routed: RoutedCall[] } | { ok: false; problems: BatchProblem[] };
+
+/** What stage 1 checks a batch against. */
+export interface BatchCheckContext {
+  runId: string;
+  agent: string;
+  seenBatchIds: ReadonlySet<string>;
+  routes: ReadonlyMap<string, Route>;
+  maxBatchCalls: number;
+  limits: ArgumentLimits;
 }
 
-// The target of a delegate call, when its arguments can be read at all; unreadable
-// arguments are left to stage 2 (invalid_arguments).
-function delegationTarget(args: unknown): string | undefined {
-  let value = args;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
+const REJECTED = 'the whole batch was rejected, nothing ran: ';
+
+/** The error `executeBatch` throws for a batch with problems: the first one's reason and message, and all of them. */
+export function batchRejection(problems: readonly BatchProblem[]): AgtError {
+  const first = problems[0] ?? { reason: 'malformed_batch', message: 'the batch is invalid' };
+  const { message, index: _index, ...fields } = first;
+  return new AgtError('batch_rejected', `${REJECTED}${message}`, { details: { ...fields, problems: problems.map((p) => ({ ...p })) } });
+}
+
+// The whole batch's own problems: any of them leaves nothing to check per call.
+function batchProblem(batch: ToolBatch, run: BatchCheckContext): BatchProblem | undefined {
+  if (!isPlainObject(batch) || !Array.isArray(batch.calls)) return { reason: 'malformed_batch', message: 'a batch is { runId, agent, batchId, calls: [...] }' };
+  if (batch.calls.length > run.maxBatchCalls) {
+    return { reason: 'too_many_calls', message: `${batch.calls.length} calls; a batch holds at most ${run.maxBatchCalls}, send fewer calls per step`, calls: batch.calls.length, limit: run.maxBatchCalls };
   }
-  return isPlainObject(value) && typeof value.agent === 'string' ? value.agent : undefined;
+  if (batch.runId !== run.runId || batch.agent !== run.agent) return { reason: 'identity_mismatch', message: 'the batch names another run or agent than this run', batchId: batch.batchId };
+  if (typeof batch.batchId !== 'string' || batch.batchId === '') return { reason: 'malformed_batch', message: 'batchId must be a non-empty string' };
+  if (run.seenBatchIds.has(batch.batchId)) return { reason: 'duplicate_batch_id', message: `batch "${batch.batchId}" already ran; give every batch its own id`, batchId: batch.batchId };
+  return undefined;
+}
+
+const callIdOf = (call: Record<string, unknown>): string => {
+  const id = call.callId ?? call.id; // `id`: the 0.1 name, accepted until 0.3
+  return typeof id === 'string' ? id : '';
+};
+
+/** Checks a batch against the run: every problem of the batch and of each call, or each call with its route. */
+export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck {
+  const whole = batchProblem(batch, run);
+  if (whole !== undefined) return { ok: false, problems: [whole] };
+  const problems: BatchProblem[] = [];
+  const firstIndex = new Map<string, number>();
+  const routed: RoutedCall[] = [];
+  for (const [index, raw] of (batch.calls as unknown[]).entries()) {
+    const call = isPlainObject(raw) ? raw : {};
+    const callId = callIdOf(call);
+    if (callId === '') {
+      problems.push({ reason: 'missing_call_id', message: `call ${index} has no id; every tool call needs one`, index });
+      continue;
+    }
+    const first = firstIndex.get(callId);
+    if (first !== undefined) {
+      const message = `the call id "${callId}" appears twice; give every call its own id`;
+      if (!problems.some((p) => p.index === first && p.reason === 'duplicate_call_id')) problems.push({ reason: 'duplicate_call_id', message, index: first, callId });
+      problems.push({ reason: 'duplicate_call_id', message, index, callId });
+      continue;
+    }
+    firstIndex.set(callId, index);
+    const name = typeof call.name === 'string' ? call.name : null;
+    const route = name === null ? undefined : run.routes.get(name);
+    if (route === undefined) {
+      const message = name === null ? `call ${index} has no tool name; call one of the tools you were given` : `"${name}" is not a tool of this run; call one of the tools you were given`;
+      problems.push({ reason: 'unknown_tool', message, index, callId, tool: name });
+      continue;
+    }
+    const args = readArguments(call.arguments, run.limits);
+    if (route.kind === 'delegate') {
+      const target = args.ok && isPlainObject(args.value) && typeof args.value.agent === 'string' ? args.value.agent : undefined;
+      if (target !== undefined && !route.tool.targets.includes(target)) {
+        const message = `"${route.name}" may not hand work to that agent; allowed: ${route.tool.targets.join(', ')}`;
+        problems.push({ reason: 'delegation_forbidden', message, index, callId, tool: route.name });
+        continue;
+      }
+    }
+    routed.push({ call: { callId, name: route.name, arguments: args }, route });
+  }
+  if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) };
+  return { ok: true, routed };
 }

@@ -5,11 +5,12 @@
  * carry no argument values.
  */
 import { setOwn } from '../json.js';
-import type { AuditEvent, AuditSink, BeforeHook, AfterHook, PermissionPolicy, PermissionRequest, ToolCall, ToolResult } from './types.js';
+import type { AuditEvent, AuditSink, BeforeHook, AfterHook, PermissionPolicy, PermissionRequest, ToolResult } from './types.js';
+import type { CheckedCall } from './batch-check.js';
 import { execute, type ExecuteContext } from './execute.js';
 import type { Route } from './snapshot.js';
 import type { RunLimits } from './limits.js';
-import { boundResult, cancelledResult, checkOutput, parseAndValidate, reviewPermission, runAfterHooks, runBeforeHooks } from './stages.js';
+import { boundResult, cancelledResult, checkOutput, reviewPermission, validateArguments, runAfterHooks, runBeforeHooks } from './stages.js';
 
 /** What every call of a batch shares. */
 export interface CallContext extends ExecuteContext {
@@ -33,25 +34,25 @@ function frozenCopy(value: unknown): unknown {
 }
 
 /** Runs stages 2–6 for one call and records its audit event. */
-export async function processCall(call: ToolCall, route: Route, ctx: CallContext): Promise<ToolResult> {
+export async function processCall(call: CheckedCall, route: Route, ctx: CallContext): Promise<ToolResult> {
   const started = performance.now();
   const audit = async (result: ToolResult, decidedBy?: string): Promise<ToolResult> => {
     if (ctx.audit === undefined) return result; // no sink: build no event
     const issues = result.status !== 'ok' && result.error.code === 'output_invalid' ? (result.error.details?.issues as { instancePath: string; keyword: string }[]) : undefined;
     await recordSafely(ctx.audit, {
       type: 'tool_call', at: new Date().toISOString(), runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId,
-      callId: call.id, tool: route.name, kind: route.kind, ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
+      callId: call.callId, tool: route.name, kind: route.kind, ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
       status: result.status, ...(result.status === 'ok' ? {} : { code: result.error.code }), ...(decidedBy ? { decidedBy } : {}),
       ...(issues ? { outputIssues: issues.map((i) => ({ instancePath: i.instancePath, keyword: i.keyword })) } : {}),
       durationMs: Math.round(performance.now() - started),
     });
     return result;
   };
-  if (ctx.signal.aborted) return audit(cancelledResult(call.id));
-  const parsed = parseAndValidate(call, route, ctx.limits);
+  if (ctx.signal.aborted) return audit(cancelledResult(call.callId));
+  const parsed = validateArguments(call.callId, call.arguments, route);
   if (!parsed.go) return audit(parsed.result);
   const request: PermissionRequest = Object.freeze({
-    runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId, callId: call.id, tool: route.name, kind: route.kind,
+    runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId, callId: call.callId, tool: route.name, kind: route.kind,
     ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool, ...(route.annotations ? { annotations: route.annotations } : {}) } : {}),
     arguments: frozenCopy(parsed.value) as Readonly<Record<string, unknown>>,
   });

@@ -10,8 +10,9 @@ import { type AgtError, contentText, isAgtError, readToolError } from '../errors
 import { failureOf, outputContent } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
-import { abortable, cancelledResult, failed, wasAborted } from './stages.js';
-import type { ProgressEvent, ResultError, ToolCall, ToolResult } from './types.js';
+import { abortable, cancelledResult, failed, resultIds, wasAborted } from './stages.js';
+import type { CheckedCall } from './batch-check.js';
+import type { ProgressEvent, ResultError, ToolResult } from './types.js';
 
 /** What executing a call needs from its run and batch. */
 export interface ExecuteContext {
@@ -31,26 +32,26 @@ export interface ExecuteContext {
 }
 
 /** Stage 5: execute on the route. */
-export async function execute(call: ToolCall, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
-  if (ctx.signal.aborted) return cancelledResult(call.id);
+export async function execute(call: CheckedCall, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+  if (ctx.signal.aborted) return cancelledResult(call.callId);
   if (route.kind === 'mcp') return executeMcp(call, route, args, ctx);
   if (route.kind === 'delegate') return executeDelegate(call, route, args, ctx);
   // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
   const parsed = route.tool.parse(args);
   if (!parsed.ok) {
-    return failed(call.id, 'invalid_arguments', { code: 'invalid_arguments', message: 'the arguments are not valid for this tool', details: { issues: parsed.issues } }).result;
+    return failed(call.callId, 'invalid_arguments', { code: 'invalid_arguments', message: 'the arguments are not valid for this tool', details: { issues: parsed.issues } }).result;
   }
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
     if (outcome.changed) ctx.onFrameworkChange(outcome);
-    return { tool_call_id: call.id, status: 'ok', ...outputContent(outcome.result as Record<string, unknown>) };
+    return { ...resultIds(call.callId), status: 'ok', ...outputContent(outcome.result as Record<string, unknown>) };
   } catch (error) {
-    return { tool_call_id: call.id, ...failureOf(error, 'the framework tool failed unexpectedly') }; // H1: domain errors keep the ToolError shape
+    return { ...resultIds(call.callId), ...failureOf(error, 'the framework tool failed unexpectedly') }; // H1: domain errors keep the ToolError shape
   }
 }
 
-async function executeMcp(call: ToolCall, route: McpRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
-  const id = call.id;
+async function executeMcp(call: CheckedCall, route: McpRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+  const id = call.callId;
   if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
     ctx.brokenMounts.add(route.mount);
     return failed(id, 'tool_failed', { code: 'connection_closed', message: `the server of mount "${route.mount}" is not running; it is loaded again by the next run` }).result;
@@ -62,11 +63,11 @@ async function executeMcp(call: ToolCall, route: McpRoute, args: Record<string, 
     const result = await route.connection.callTool(route.remoteTool, args, {
       signal: ctx.signal,
       timeoutMs: ctx.callTimeoutMs,
-      ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, toolCallId: id, tool: route.name, ...p }) } : {}),
+      ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, toolCallId: id, tool: route.name, ...p }) } : {}),
     });
-    if (result.isError) return { tool_call_id: id, status: 'tool_error', error: serverError(result.content) };
+    if (result.isError) return { ...resultIds(id), status: 'tool_error', error: serverError(result.content) };
     return {
-      tool_call_id: id, status: 'ok', content: result.content,
+      ...resultIds(id), status: 'ok', content: result.content,
       ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
       ...(result._meta === undefined ? {} : { _meta: result._meta }),
     };
@@ -103,15 +104,15 @@ function callFailure(code: string, route: McpRoute, timeoutMs: number): string {
 
 // Delegates hand work to another agent, which may take long: they are not bounded by
 // callTimeoutMs, only cancelled with the run or batch (their handler gets the signal).
-async function executeDelegate(call: ToolCall, route: DelegateRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
-  const id = call.id;
+async function executeDelegate(call: CheckedCall, route: DelegateRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+  const id = call.callId;
   try {
     const input = { agent: String(args.agent), task: String(args.task), ...(typeof args.context === 'string' ? { context: args.context } : {}) };
     const out = await abortable(route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }), ctx.signal);
     if (wasAborted(out)) return cancelledResult(id);
-    return { tool_call_id: id, status: 'ok', ...outputContent(out) };
+    return { ...resultIds(id), status: 'ok', ...outputContent(out) };
   } catch (error) {
-    return { tool_call_id: id, ...failureOf(error, 'the delegate tool failed') };
+    return { ...resultIds(id), ...failureOf(error, 'the delegate tool failed') };
   }
 }
 

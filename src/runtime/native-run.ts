@@ -14,7 +14,7 @@ import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { checkBatch } from './batch-check.js';
+import { batchRejection, checkBatch } from './batch-check.js';
 import { type CallContext, processCall, recordSafely } from './call.js';
 import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
 import { resolveLimits, type RunLimits } from './limits.js';
@@ -103,13 +103,13 @@ export class NativeRun {
   async executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
     const snapshot = this.#snapshot; // F2: the whole batch uses the snapshot it started with
-    let routed;
-    try {
-      routed = checkBatch(batch, { runId: this.id, agent: this.agent, seenBatchIds: this.#seen, routes: snapshot.routes, maxBatchCalls: this.#limits.maxBatchCalls });
-    } catch (error) {
-      await recordSafely(this.#options.audit, { type: 'batch_rejected', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: (batch as { batchId?: unknown })?.batchId ?? null, reason: (error as AgtError).details?.reason });
+    const check = checkBatch(batch, { runId: this.id, agent: this.agent, seenBatchIds: this.#seen, routes: snapshot.routes, maxBatchCalls: this.#limits.maxBatchCalls, limits: this.#limits });
+    if (!check.ok) {
+      const error = batchRejection(check.problems);
+      await recordSafely(this.#options.audit, { type: 'batch_rejected', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: (batch as { batchId?: unknown })?.batchId ?? null, reason: error.details?.reason });
       throw error;
     }
+    const routed = check.routed;
     this.#seen.add(batch.batchId);
     await this.#claim(batch.batchId);
     const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
@@ -119,7 +119,7 @@ export class NativeRun {
     const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
     if (audit) {
       await recordSafely(audit, {
-        type: 'batch', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: batch.batchId,
+        type: 'batch_finished', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: batch.batchId,
         calls: results.length, failed: results.filter((r) => r.status !== 'ok').length, durationMs: performance.now() - started,
       });
     }

@@ -95,10 +95,16 @@ export interface RunWiring {
   inFlight: Map<string, Set<string>>;
 }
 
+// The calls in flight on a mount, under their name and the 0.1 name.
+const callIdsOf = (ids: ReadonlySet<string> | undefined) => {
+  const callIds = [...(ids ?? [])];
+  return { callIds, toolCallIds: [...callIds] };
+};
+
 // Handlers for one mount (or for probes, mount ''), with the run's context.
 function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string): ClientHandlers {
   const context = (signal: AbortSignal): RunRequestContext => ({
-    runId: wiring.runId, agent: wiring.agent, mount, toolCallIds: [...(wiring.inFlight.get(mount) ?? [])], signal,
+    runId: wiring.runId, agent: wiring.agent, mount, ...callIdsOf(wiring.inFlight.get(mount)), signal,
   });
   const { elicitation, sampling } = options;
   return {

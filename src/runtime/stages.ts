@@ -6,12 +6,13 @@
  * Stages that wait on the host (a human, a hook) end as `cancelled` when the
  * run or batch is cancelled, without waiting any longer.
  */
-import { isPlainObject, type JsonProblem, jsonProblem, jsonStringBytes, measureJson } from '../json.js';
+import { isPlainObject, jsonStringBytes, measureJson } from '../json.js';
+import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
 import { MAX_RESULT_DEPTH } from '../mcp/server-answers.js';
-import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
+import { DEFAULT_LIMITS } from './limits.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
-import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolCall, ToolResult } from './types.js';
+import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolResult } from './types.js';
 
 /** A result that is not ok. */
 export type FailedResult = Exclude<ToolResult, { status: 'ok' }>;
@@ -26,16 +27,22 @@ export interface Stopped {
 /** A stage's outcome: go on with a value, or stop with a failed result. */
 export type Stage<T> = { go: true; value: T } | Stopped;
 
+/** The result fields that name the call (`callId`, and `tool_call_id` until 0.3). */
+export const resultIds = (callId: string): { callId: string; tool_call_id: string } => ({ callId, tool_call_id: callId });
+
+/** A failed result of a call. */
+export const failedResult = (callId: string, status: FailedResult['status'], error: ResultError): FailedResult => ({ ...resultIds(callId), status, error });
+
 /** A stopped stage with a failed result. */
-export const failed = (id: string, status: FailedResult['status'], error: ResultError, decidedBy?: string): Stopped => ({
+export const failed = (callId: string, status: FailedResult['status'], error: ResultError, decidedBy?: string): Stopped => ({
   go: false,
-  result: { tool_call_id: id, status, error },
+  result: failedResult(callId, status, error),
   ...(decidedBy === undefined ? {} : { decidedBy }),
 });
 
 /** The result of a call the host cancelled. */
-export const cancelledResult = (id: string): FailedResult =>
-  failed(id, 'tool_failed', { code: 'cancelled', message: 'the call was cancelled by the host before it finished' }).result;
+export const cancelledResult = (callId: string): FailedResult =>
+  failedResult(callId, 'tool_failed', { code: 'cancelled', message: 'the call was cancelled by the host before it finished' });
 
 const ABORTED = Symbol('aborted');
 
@@ -65,56 +72,37 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
 /** True for the value `abortable` gives when the signal aborted. */
 export const wasAborted = (value: unknown): value is typeof ABORTED => value === ABORTED;
 
-const tooBig = (id: string, keyword: string, message: string) =>
-  failed(id, 'invalid_arguments', { code: 'invalid_arguments', message, details: { issues: [{ instancePath: '', schemaPath: '', keyword, message }] satisfies ArgumentIssue[] } });
-
 /**
- * Stage 2: arguments as an object (a JSON string or an object), within the
- * size and depth limits, valid for the route's schema. Nothing here recurses
- * on the arguments before the depth is known to be bounded.
+ * Stage 2: the arguments as read in stage 1 (readArguments), valid for the
+ * route's schema; unreadable ones are the call's `invalid_arguments`.
  */
-export function parseAndValidate(
-  call: ToolCall,
-  route: { validator: CompiledToolSchema },
-  limits: Pick<RunLimits, 'maxArgumentBytes' | 'maxArgumentDepth'> = DEFAULT_LIMITS,
-): Stage<Record<string, unknown>> {
-  let args: unknown = call.arguments;
-  // The JSON text's UTF-8 bytes, exactly (every UTF-16 unit is at least one byte, so a long string exits early).
-  if (typeof args === 'string' && (args.length > limits.maxArgumentBytes || Buffer.byteLength(args) > limits.maxArgumentBytes)) {
-    return tooBig(call.id, 'maxLength', `the arguments are more than ${limits.maxArgumentBytes} bytes as UTF-8 JSON; send smaller arguments`);
+export function validateArguments(callId: string, read: ArgumentsRead, route: { validator: CompiledToolSchema }): Stage<Record<string, unknown>> {
+  if (!read.ok) {
+    const issues: ArgumentIssue[] = [{ instancePath: '', schemaPath: '', keyword: read.keyword, message: read.message }];
+    return failed(callId, 'invalid_arguments', { code: 'invalid_arguments', message: read.message, details: { issues } });
   }
-  if (typeof args === 'string') {
-    try {
-      args = args.trim() === '' ? {} : JSON.parse(args);
-    } catch {
-      return failed(call.id, 'invalid_arguments', {
-        code: 'invalid_arguments',
-        message: 'the arguments are not valid JSON; send a JSON object',
-        details: { issues: [{ instancePath: '', schemaPath: '', keyword: 'json', message: 'not valid JSON' }] satisfies ArgumentIssue[] },
-      });
-    }
-  }
-  const problem = jsonProblem(args, { depth: limits.maxArgumentDepth, bytes: limits.maxArgumentBytes });
-  if (problem !== undefined) return tooBig(call.id, problem === 'too_deep' ? 'maxDepth' : problem === 'too_large' ? 'maxLength' : 'json', ARGUMENT_PROBLEMS[problem](limits));
-  const validation = route.validator.validate(args);
+  const validation = route.validator.validate(read.value);
   if (!validation.ok) {
     const first = validation.issues[0];
     const where = first?.instancePath ? ` at "${first.instancePath}"` : '';
-    return failed(call.id, 'invalid_arguments', {
+    return failed(callId, 'invalid_arguments', {
       code: 'invalid_arguments',
       message: `the arguments do not match the tool's schema${where}: ${first?.message ?? 'invalid'}; correct them and call again`,
       details: { issues: validation.issues },
     });
   }
-  return { go: true, value: args as Record<string, unknown> };
+  return { go: true, value: read.value as Record<string, unknown> };
 }
 
-const ARGUMENT_PROBLEMS: Record<JsonProblem, (limits: Pick<RunLimits, 'maxArgumentBytes' | 'maxArgumentDepth'>) => string> = {
-  too_deep: (l) => `the arguments nest deeper than ${l.maxArgumentDepth} levels; send flatter arguments`,
-  too_large: (l) => `the arguments are more than ${l.maxArgumentBytes} bytes as UTF-8 JSON; send smaller arguments`,
-  cyclic: () => 'the arguments refer to themselves (a cycle); send JSON',
-  not_json: () => 'the arguments hold values JSON cannot (functions, BigInts); send JSON',
-};
+/** Stages 1–2 for one call outside a batch (harness tools): read the arguments, then validate them. */
+export function parseAndValidate(
+  callId: string,
+  raw: unknown,
+  route: { validator: CompiledToolSchema },
+  limits: ArgumentLimits = DEFAULT_LIMITS,
+): Stage<Record<string, unknown>> {
+  return validateArguments(callId, readArguments(raw, limits), route);
+}
 
 /** Stage 3: the permission policy (G4). A throw or an abstention denies; a cancelled run ends the wait. */
 export async function reviewPermission(request: PermissionRequest, policy: PermissionPolicy, signal: AbortSignal): Promise<Stage<string>> {
@@ -173,7 +161,7 @@ export function checkOutput(result: ToolResult, route: { outputValidator?: Compi
 }
 
 function outputInvalid(result: ToolResult, message: string, issues: readonly ArgumentIssue[]): ToolResult {
-  return failed(result.tool_call_id, 'tool_failed', { code: 'output_invalid', message, details: { issues } }).result;
+  return failedResult(result.callId, 'tool_failed', { code: 'output_invalid', message, details: { issues } });
 }
 
 // The whole part as JSON (annotations, _meta and every other field count); a part too deep to measure counts as unlimited.

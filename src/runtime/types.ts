@@ -1,15 +1,25 @@
 /** The shapes that flow through a native run's batch pipeline (SPEC §7). */
 import type { ToolAnnotations } from '../mcp/lists.js';
 
-/** One tool call as the model produced it. */
-export interface ToolCall {
-  /** The model's tool_call_id; unique within the batch. */
-  id: string;
+/** What every tool call has besides its id. */
+interface ToolCallBody {
   /** An alias, a framework tool name or a delegate tool name. */
   name: string;
   /** A JSON string (as models send it) or an object. */
   arguments: string | Record<string, unknown>;
 }
+
+/**
+ * One tool call as the model produced it. Its id is `callId` (the model's
+ * tool_call_id), unique within the batch; `id` is the 0.1 name, still accepted.
+ */
+export type ToolCall =
+  | (ToolCallBody & { callId: string; id?: never })
+  | (ToolCallBody & {
+      /** @deprecated Use `callId`; `id` is accepted until 0.3. */
+      id: string;
+      callId?: never;
+    });
 
 /** The calls of one model step. */
 export interface ToolBatch {
@@ -26,10 +36,24 @@ export interface ResultError {
   details?: Record<string, unknown>;
 }
 
-/** The result of one call, in call order; goes back to the model with its tool_call_id. */
+/** What every result has: the id of the call it answers. */
+interface ResultIds {
+  /** The id of the call this result answers. */
+  callId: string;
+  /** @deprecated The same id under its wire name; use `callId` (kept until 0.3). */
+  tool_call_id: string;
+}
+
+/** The result of one call, in call order; goes back to the model with its call id. */
 export type ToolResult =
-  | { tool_call_id: string; status: 'ok'; content: unknown[]; structuredContent?: unknown; isError?: false; /** An MCP result's `_meta`, as the server sent it. */ _meta?: Record<string, unknown> }
-  | { tool_call_id: string; status: 'invalid_arguments' | 'permission_denied' | 'tool_error' | 'tool_failed'; error: ResultError };
+  | (ResultIds & {
+      status: 'ok';
+      content: unknown[];
+      structuredContent?: unknown;
+      /** An MCP result's `_meta`, as the server sent it. */
+      _meta?: Record<string, unknown>;
+    })
+  | (ResultIds & { status: 'invalid_arguments' | 'permission_denied' | 'tool_error' | 'tool_failed'; error: ResultError });
 
 /** The outcome of a batch, including the refresh that followed it (F1). */
 export interface BatchResult {
@@ -94,13 +118,12 @@ export type AfterHook = (
   result: ToolResult,
 ) => void | { content: unknown[] } | Promise<void | { content: unknown[] }>;
 
-/** What every audit event has. Events may grow new fields (hence the index signature). */
+/** What every audit event has. Events may grow new fields in later versions; each is listed in its type. */
 interface AuditBase {
   /** ISO 8601. */
   at: string;
   runId: string;
   agent: string;
-  [key: string]: unknown;
 }
 
 /** One call through the pipeline, whatever its outcome. */
@@ -132,7 +155,7 @@ export interface BatchStartedEvent extends AuditBase {
 
 /** A batch's calls all ended (before the refresh, if any). */
 export interface BatchFinishedEvent extends AuditBase {
-  type: 'batch';
+  type: 'batch_finished';
   batchId: string;
   calls: number;
   failed: number;
@@ -183,6 +206,9 @@ export interface DelegateTool {
 /** Progress a server reported for one call of a run. */
 export interface ProgressEvent {
   runId: string;
+  /** The call the progress is for. */
+  callId: string;
+  /** @deprecated Use `callId` (kept until 0.3). */
   toolCallId: string;
   /** The name the model used. */
   tool: string;
@@ -198,6 +224,8 @@ export interface RunRequestContext {
   /** The mounted server that asked. */
   mount: string;
   /** The run's calls in flight on that server when it asked (the one that asked is among them). */
+  callIds: string[];
+  /** @deprecated Use `callIds` (kept until 0.3). */
   toolCallIds: string[];
   /** Aborted when the server cancels its request or the connection closes. */
   signal: AbortSignal;

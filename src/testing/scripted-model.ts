@@ -6,10 +6,10 @@
 import { AgtError } from '../errors.js';
 import type { LoopMessage, ModelLike } from '../runtime/agent-loop.js';
 import type { ModelTool } from '../runtime/run-options.js';
-import type { ToolCall } from '../runtime/types.js';
+import type { ModelCall } from '../runtime/model-calls.js';
 
-/** One scripted answer. */
-export type ScriptedStep = { text?: string; toolCalls?: ToolCall[] };
+/** One scripted answer; its calls are model output, malformed ones included (a missing id, a number for a name). */
+export type ScriptedStep = { text?: string; toolCalls?: ModelCall[] };
 
 /** What a scripted step function receives. */
 export interface ScriptedInput {

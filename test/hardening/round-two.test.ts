@@ -83,17 +83,17 @@ describe('argument limits at their documented boundary (issue 21 item 10)', () =
   it('B4: arguments of exactly maxArgumentBytes UTF-8 bytes pass, one byte more is invalid_arguments (object and JSON text)', () => {
     const exact = ofBytes(limit);
     expect(Buffer.byteLength(JSON.stringify(exact))).toBe(limit);
-    expect(parseAndValidate({ id: 'a', name: 't', arguments: exact }, route).go).toBe(true);
-    expect(parseAndValidate({ id: 'a', name: 't', arguments: JSON.stringify(exact) }, route).go).toBe(true);
+    expect(parseAndValidate('a', exact, route).go).toBe(true);
+    expect(parseAndValidate('a', JSON.stringify(exact), route).go).toBe(true);
     const over = { s: `${exact.s}a` };
-    expect(parseAndValidate({ id: 'a', name: 't', arguments: over }, route).go).toBe(false);
-    expect(parseAndValidate({ id: 'a', name: 't', arguments: JSON.stringify(over) }, route).go).toBe(false);
+    expect(parseAndValidate('a', over, route).go).toBe(false);
+    expect(parseAndValidate('a', JSON.stringify(over), route).go).toBe(false);
   });
 
   it('B4: 1.2 MB of multi-byte UTF-8 in fewer than 1 MiB UTF-16 units is over the limit', () => {
     const wide = { s: 'é'.repeat(600_000) }; // 600,000 units, 1.2 MB as UTF-8
-    expect(parseAndValidate({ id: 'a', name: 't', arguments: wide }, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
-    expect(parseAndValidate({ id: 'a', name: 't', arguments: JSON.stringify(wide) }, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
+    expect(parseAndValidate('a', wide, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
+    expect(parseAndValidate('a', JSON.stringify(wide), route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
   });
 
   it('B4: the exact size counts escapes, astral characters and lone surrogates as JSON.stringify writes them', () => {
@@ -113,7 +113,7 @@ describe('argument limits at their documented boundary (issue 21 item 10)', () =
         return Reflect.get(target, key, receiver);
       },
     });
-    expect(parseAndValidate({ id: 'a', name: 't', arguments: { list } }, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
+    expect(parseAndValidate('a', { list }, route)).toMatchObject({ go: false, result: { status: 'invalid_arguments' } });
     expect(reads).toBe(0);
   });
 });

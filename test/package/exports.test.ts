@@ -93,8 +93,8 @@ describe('package exports', () => {
     'agt-mcp/authoring': ['ToolErrorSignal', 'contractCases', 'createToolServer', 'defineTool', 'parseArguments', 'runContract', 'serveStdio', 'toolError'],
     'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore'],
     'agt-mcp/postgres': ['POSTGRES_SCHEMA_VERSION', 'PostgresAuditStore', 'PostgresRunStore', 'PostgresStore', 'migrationSql'],
-    'agt-mcp/openai': ['executeModelCalls', 'fromOpenAIToolCalls', 'OPENAI_TOOL_LIMITS', 'openAIModel', 'toOpenAIToolMessages', 'toOpenAITools'],
-    'agt-mcp/anthropic': ['anthropicModel', 'executeModelCalls', 'fromAnthropicToolUse', 'toAnthropicToolResult', 'toAnthropicToolResults', 'toAnthropicTools'],
+    'agt-mcp/openai': ['fromOpenAIToolCalls', 'OPENAI_TOOL_LIMITS', 'openAIModel', 'toOpenAIToolCallItems', 'toOpenAIToolMessages', 'toOpenAITools'],
+    'agt-mcp/anthropic': ['anthropicModel', 'fromAnthropicToolUse', 'toAnthropicToolResult', 'toAnthropicToolResults', 'toAnthropicTools', 'toAnthropicToolUse'],
     'agt-mcp/ai-sdk': ['aiSdkModel', 'aiSdkTools', 'standardJsonSchema'],
     'agt-mcp/otel': ['otelAuditSink'],
   };

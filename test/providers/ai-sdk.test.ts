@@ -59,7 +59,7 @@ describe('aiSdkModel', () => {
   it('B4: runAgentLoop drives an AI SDK model; a correction after invalid_arguments costs a step', async () => {
     const run = await fx.start();
     const { model } = scripted([[toolCall('w1', py('add'), { a: 1 })], [toolCall('w2', py('add'), { a: 1, b: 2 })], [{ type: 'text', text: 'three' }]]);
-    const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, prompt: 'add 1 and 2' }), maxSteps: 4 });
+    const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, input: 'add 1 and 2' }), maxSteps: 4 });
     expect(outcome).toMatchObject({ status: 'completed', steps: 3, text: 'three' });
     expect(fx.env.calls()).toEqual([{ tool: 'add', arguments: { a: 1, b: 2 } }]);
   });
@@ -67,7 +67,7 @@ describe('aiSdkModel', () => {
   it('B6: a rejected step\'s notice goes to the model in a user turn, never a system message (issue 22 item 8)', async () => {
     const run = await fx.start();
     const { model, prompts } = scripted([[toolCall('u1', 'no_such_tool', {})], [{ type: 'text', text: 'ok' }]]);
-    const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, prompt: 'go' }), maxSteps: 3 });
+    const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, prompt: 'go' }), maxSteps: 3 }); // `prompt`: the 0.1 name of `input`, still accepted
     expect(outcome.status).toBe('completed');
     const second = (prompts[1] as { prompt: { role: string; content: unknown }[] }).prompt;
     expect(second.filter((m) => m.role === 'system')).toEqual([]);

@@ -24,9 +24,9 @@ describe('tool format', () => {
   });
 
   it('an image result becomes an image block; a failed result is_error with the ToolError text', () => {
-    const image = toAnthropicToolResult({ tool_call_id: 't1', status: 'ok', content: [{ type: 'text', text: 'a chart' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
+    const image = toAnthropicToolResult({ callId: 't1', tool_call_id: 't1', status: 'ok', content: [{ type: 'text', text: 'a chart' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
     expect(image).toEqual({ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'a chart' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] });
-    const failed: Anthropic.Messages.ToolResultBlockParam = toAnthropicToolResult({ tool_call_id: 't2', status: 'permission_denied', error: { code: 'permission_denied', message: 'no' } });
+    const failed: Anthropic.Messages.ToolResultBlockParam = toAnthropicToolResult({ callId: 't2', tool_call_id: 't2', status: 'permission_denied', error: { code: 'permission_denied', message: 'no' } });
     expect(failed).toMatchObject({ is_error: true, content: [{ type: 'text', text: '{"error":{"code":"permission_denied","message":"no"}}' }] });
   });
 });
@@ -36,13 +36,14 @@ describe('Messages round trip through a run', () => {
     const run = await fx.start();
     const { fetch, requests } = recordedFetch([recorded('anthropic-step1'), recorded('anthropic-step2')]);
     const client = new Anthropic({ apiKey: 'sk-ant-test-not-used', fetch, maxRetries: 0 });
-    const model = anthropicModel({ client, model: 'claude-sonnet-4-5', maxTokens: 1024, system: 'be terse', input: 'echo and withdraw' });
+    const model = anthropicModel({ client, model: 'claude-sonnet-4-5', maxTokens: 1024, instructions: 'be terse', input: 'echo and withdraw' });
     const outcome = await runAgentLoop({ run, model, maxSteps: 3 });
     expect(outcome).toMatchObject({ status: 'completed', text: 'Echo worked; the withdrawal exceeds the balance; add needs b.' });
     expect(fx.env.calls().map((c) => c.tool)).toEqual(['echo', 'withdraw']); // add was invalid: never reached the server
     const second = requests[1]?.body as { messages: { role: string; content: { type: string; tool_use_id?: string; is_error?: boolean; content?: { text: string }[] }[] }[]; tools: { name: string }[] };
     const results = second.messages.at(-1)?.content ?? [];
     expect(second.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect((requests[0]?.body as { system?: string }).system).toBe('be terse'); // `instructions` is Anthropic's `system`
     expect(results.map((b) => [b.tool_use_id, b.is_error ?? false])).toEqual([
       ['toolu_01Ab2Cd3Ef4Gh5Ij6Kl7Mn8', false], ['toolu_01Op9Qr8St7Uv6Wx5Yz4Ab3', true], ['toolu_01Cd2Ef3Gh4Ij5Kl6Mn7Op8', true],
     ]);

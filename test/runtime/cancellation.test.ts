@@ -26,7 +26,7 @@ describe('call timeout', () => {
     expect(results.map(statusOf)).toEqual(['tool_failed:call_timeout', 'ok']);
     expect((results[0] as { error: { message: string } }).error.message).toMatch(/did not answer within 400 ms/);
     await waitFor(() => cancelledOnServer() === 1);
-    expect(audit.find((e) => e.callId === 'n')).toMatchObject({ status: 'tool_failed', code: 'call_timeout' });
+    expect(audit.find((e) => e.type === 'tool_call' && e.callId === 'n')).toMatchObject({ status: 'tool_failed', code: 'call_timeout' });
   });
 
   it('8 slow calls with a timeout: every one is cancelled on the server, none is left in flight', async () => {
@@ -94,7 +94,7 @@ describe('progress', () => {
     const r = await start({ onProgress: (e) => void seen.push(e) });
     const { results } = await r.executeBatch(batch(r, [{ id: 'p', name: py('count'), arguments: { n: 3 } }]));
     expect(results.map(statusOf)).toEqual(['ok']);
-    expect(seen).toEqual([1, 2, 3].map((i) => ({ runId: r.id, toolCallId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })));
+    expect(seen).toEqual([1, 2, 3].map((i) => ({ runId: r.id, callId: 'p', toolCallId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })));
   });
 });
 

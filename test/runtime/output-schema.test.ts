@@ -17,7 +17,7 @@ describe('output schemas', () => {
   it('B3: a valid structured result passes the output check unchanged', async () => {
     const r = await start();
     const { results } = await r.executeBatch(batch(r, [{ id: 'd', name: py('divide'), arguments: { a: 7, b: 2 } }]));
-    expect(results[0]).toEqual({ tool_call_id: 'd', status: 'ok', content: [{ type: 'text', text: '3 r 1' }], structuredContent: { quotient: 3, remainder: 1 } });
+    expect(results[0]).toEqual({ callId: 'd', tool_call_id: 'd', status: 'ok', content: [{ type: 'text', text: '3 r 1' }], structuredContent: { quotient: 3, remainder: 1 } });
   });
 
   it('S8/B5: a result that breaks the outputSchema is tool_failed output_invalid with paths only, audited; the other calls go on', async () => {
@@ -27,7 +27,7 @@ describe('output schemas', () => {
       { id: 'bad', name: py('bad_output'), arguments: {} },
       { id: 'good', name: py('divide'), arguments: { a: 9, b: 3 } },
     ]));
-    expect(results.map((x) => [x.tool_call_id, x.status])).toEqual([['bad', 'tool_failed'], ['good', 'ok']]);
+    expect(results.map((x) => [x.callId, x.status])).toEqual([['bad', 'tool_failed'], ['good', 'ok']]);
     const bad = results[0] as unknown as { error: { code: string; message: string; details: { issues: { instancePath: string }[] } } };
     expect(bad.error.code).toBe('output_invalid');
     expect(bad.error.message).toMatch(/does not match its outputSchema at "\/quotient"/);

@@ -167,9 +167,9 @@ describe('B3–B6: one batch', () => {
       { id: 'c2', name: py('withdraw'), arguments: { amount: 31.4159265 } },
     ]));
     await r.executeBatch(batch(r, [{ id: 'c3', name: 'nope', arguments: { message: 'SECRET-ARG-2' } }])).catch(() => undefined);
-    const seen = events.map((e) => [e.type, e.status ?? e.reason ?? e.calls]);
+    const seen = events.map((e) => [e.type, e.type === 'tool_call' ? e.status : e.type === 'batch_rejected' ? e.reason : e.type === 'refresh' ? e.status : e.calls]);
     expect(seen).toHaveLength(5);
-    expect(seen).toEqual(expect.arrayContaining([['batch_started', 2], ['tool_call', 'ok'], ['tool_call', 'permission_denied'], ['batch', 2], ['batch_rejected', 'unknown_tool']]));
+    expect(seen).toEqual(expect.arrayContaining([['batch_started', 2], ['tool_call', 'ok'], ['tool_call', 'permission_denied'], ['batch_finished', 2], ['batch_rejected', 'unknown_tool']]));
     expect(JSON.stringify(events)).not.toMatch(/SECRET-ARG|31\.4159265/);
   });
 });

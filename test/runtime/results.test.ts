@@ -22,9 +22,9 @@ describe('handler outcomes', () => {
     const outcomes = [async () => ({ ticket: 7 }), async () => { throw declared(); }, async () => { throw secret(); }];
     const run = await fx.start({ policy: policies.autoAllow('*'), delegates: outcomes.map((handler, i) => ({ name: `d${i}`, targets: ['team/b'], handler: handler as never })) });
     const { results } = await run.executeBatch(batch(run, outcomes.map((_h, i) => ({ id: `c${i}`, name: `d${i}`, arguments: { agent: 'team/b', task: 't' } }))));
-    expect(results[0]).toEqual({ tool_call_id: 'c0', status: 'ok', content: [{ type: 'text', text: '{"ticket":7}' }], structuredContent: { ticket: 7 } });
-    expect(results[1]).toEqual({ tool_call_id: 'c1', status: 'tool_error', error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } } });
-    expect(results[2]).toEqual({ tool_call_id: 'c2', status: 'tool_failed', error: { code: 'tool_failed', message: 'the delegate tool failed' } });
+    expect(results[0]).toEqual({ callId: 'c0', tool_call_id: 'c0', status: 'ok', content: [{ type: 'text', text: '{"ticket":7}' }], structuredContent: { ticket: 7 } });
+    expect(results[1]).toEqual({ callId: 'c1', tool_call_id: 'c1', status: 'tool_error', error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } } });
+    expect(results[2]).toEqual({ callId: 'c2', tool_call_id: 'c2', status: 'tool_failed', error: { code: 'tool_failed', message: 'the delegate tool failed' } });
   });
 
   it('H1: harness tools give the same outcomes for the same handlers', async () => {
@@ -35,10 +35,10 @@ describe('handler outcomes', () => {
       { name: 'hidden', inputSchema: { type: 'object' }, handler: async () => { throw secret(); } },
     ]);
     const [ok, agt, signal, hidden] = await Promise.all(['ok', 'declared', 'signal', 'hidden'].map((name) => set.handle({ id: name, name, arguments: {} })));
-    expect(ok).toEqual({ tool_call_id: 'ok', status: 'ok', content: [{ type: 'text', text: '{"ticket":7}' }], structuredContent: { ticket: 7 } });
-    expect(agt).toEqual({ tool_call_id: 'declared', status: 'tool_error', error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } } });
-    expect(signal).toEqual({ tool_call_id: 'signal', status: 'tool_error', error: { code: 'conflict', message: 'already closed' } });
-    expect(hidden).toEqual({ tool_call_id: 'hidden', status: 'tool_failed', error: { code: 'tool_failed', message: 'the tool failed unexpectedly' } });
+    expect(ok).toEqual({ callId: 'ok', tool_call_id: 'ok', status: 'ok', content: [{ type: 'text', text: '{"ticket":7}' }], structuredContent: { ticket: 7 } });
+    expect(agt).toEqual({ callId: 'declared', tool_call_id: 'declared', status: 'tool_error', error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } } });
+    expect(signal).toEqual({ callId: 'signal', tool_call_id: 'signal', status: 'tool_error', error: { code: 'conflict', message: 'already closed' } });
+    expect(hidden).toEqual({ callId: 'hidden', tool_call_id: 'hidden', status: 'tool_failed', error: { code: 'tool_failed', message: 'the tool failed unexpectedly' } });
   });
 
   it('C4: an authored server sends the same codes as isError results, and hides unexpected causes', async () => {

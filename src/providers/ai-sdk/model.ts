@@ -8,6 +8,7 @@
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/run-options.js';
 import { resultText } from '../content.js';
+import { type ConversationOptions, type DeprecatedSystemOption, historyCall, instructionsOf } from '../conversation.js';
 import { providerSchema } from '../schema.js';
 import { standardJsonSchema } from './tools.js';
 
@@ -18,17 +19,21 @@ export interface GenerateTextResultLike {
 }
 
 /** Options of {@link aiSdkModel}. */
-export interface AiSdkModelOptions {
+export type AiSdkModelOptions = AiSdkModelParts & DeprecatedSystemOption & (ConversationOptions | DeprecatedPromptOption);
+
+/** What the AI SDK adapter needs besides the conversation. */
+export interface AiSdkModelParts {
   /** The AI SDK's `generateText` (import it from "ai"). */
   generateText(request: Record<string, unknown>): PromiseLike<GenerateTextResultLike>;
   /** A language model of any AI SDK provider. */
   model: unknown;
-  system?: string;
-  /** The user's request that starts the conversation. */
-  prompt: string;
-  /** More request fields, sent as they are. */
-  request?: Record<string, unknown>;
 }
+
+/** The 0.1 name of `input` in the AI SDK adapter. */
+export type DeprecatedPromptOption = Omit<ConversationOptions, 'input'> & {
+  /** @deprecated Use `input` (accepted until 0.3). */
+  prompt: string;
+};
 
 function messages(prompt: string, history: readonly LoopMessage[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [{ role: 'user', content: prompt }];
@@ -36,15 +41,16 @@ function messages(prompt: string, history: readonly LoopMessage[]): Record<strin
   for (const m of history) {
     if (m.role === 'assistant') {
       const calls = (m.toolCalls ?? []).map((c) => {
-        names.set(String(c.id ?? ''), String(c.name ?? ''));
-        return { type: 'tool-call', toolCallId: String(c.id ?? ''), toolName: String(c.name ?? ''), input: c.arguments ?? {} };
+        const { callId, name, arguments: input } = historyCall(c);
+        names.set(callId, name);
+        return { type: 'tool-call', toolCallId: callId, toolName: name, input };
       });
       out.push({ role: 'assistant', content: [...(m.text ? [{ type: 'text', text: m.text }] : []), ...calls] });
     } else if (m.role === 'tool') {
       out.push({
         role: 'tool',
         content: m.results.map((r) => ({
-          type: 'tool-result', toolCallId: r.tool_call_id, toolName: names.get(r.tool_call_id) ?? '',
+          type: 'tool-result', toolCallId: r.callId, toolName: names.get(r.callId) ?? '',
           output: { type: r.status === 'ok' ? 'text' : 'error-text', value: resultText(r) },
         })),
       });
@@ -62,11 +68,13 @@ export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
   return {
     async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
       const described = Object.fromEntries(tools.map((t) => [t.name, { ...(t.description === undefined ? {} : { description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) }]));
+      const system = instructionsOf(options);
+      const input = 'input' in options ? options.input : options.prompt;
       const result = await options.generateText({
-        ...options.request, model: options.model, ...(options.system ? { system: options.system } : {}),
-        messages: messages(options.prompt, history), tools: described,
+        ...options.request, model: options.model, ...(system ? { system } : {}),
+        messages: messages(input, history), tools: described,
       });
-      const toolCalls = (result.toolCalls ?? []).map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input }));
+      const toolCalls = (result.toolCalls ?? []).map((c) => ({ callId: c.toolCallId, name: c.toolName, arguments: c.input }));
       return { ...(result.text ? { text: result.text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
     },
   };

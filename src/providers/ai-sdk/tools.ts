@@ -80,7 +80,7 @@ export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Rec
       execute: (input, { toolCallId, abortSignal }) =>
         new Promise<ToolResult>((resolve, reject) => {
           if (pending.length === 0) setImmediate(() => void flush());
-          pending.push({ call: { id: toolCallId, name: tool.name, arguments: input }, signal: abortSignal, resolve, reject });
+          pending.push({ call: { callId: toolCallId, name: tool.name, arguments: input }, signal: abortSignal, resolve, reject });
         }).then(resultText),
     };
   }

@@ -10,6 +10,7 @@ import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
 import type { ModelTool } from '../../runtime/run-options.js';
 import type { BatchResult, ToolResult } from '../../runtime/types.js';
 import { imagePart, resultText } from '../content.js';
+import { historyCall } from '../conversation.js';
 import { providerSchema } from '../schema.js';
 
 /** An Anthropic tool definition. */
@@ -54,15 +55,21 @@ export function toAnthropicTools(tools: readonly ModelTool[]): AnthropicTool[] {
 /** The tool calls of an assistant message (or of its `content` blocks). Never throws. */
 export function fromAnthropicToolUse(source: unknown): ModelCall[] {
   const blocks = Array.isArray(source) ? source : isPlainObject(source) && Array.isArray(source.content) ? source.content : [];
-  return blocks.filter((b) => isPlainObject(b) && b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name, arguments: b.input }));
+  return blocks.filter((b) => isPlainObject(b) && b.type === 'tool_use').map((b) => ({ callId: b.id, name: b.name, arguments: b.input }));
+}
+
+/** A model call as the assistant's tool_use block (the history a model is shown again). */
+export function toAnthropicToolUse(call: ModelCall): AnthropicToolUseBlock {
+  const { callId, name, arguments: input } = historyCall(call);
+  return { type: 'tool_use', id: callId, name, input };
 }
 
 /** One result as a tool_result block. */
 export function toAnthropicToolResult(result: ToolResult): AnthropicToolResultBlock {
-  if (result.status !== 'ok') return { type: 'tool_result', tool_use_id: result.tool_call_id, content: [{ type: 'text', text: resultText(result) }], is_error: true };
+  if (result.status !== 'ok') return { type: 'tool_result', tool_use_id: result.callId, content: [{ type: 'text', text: resultText(result) }], is_error: true };
   if (!result.content.some((part) => imagePart(part) !== undefined)) {
     const text = resultText(result);
-    return { type: 'tool_result', tool_use_id: result.tool_call_id, content: [{ type: 'text', text: text === '' ? '(no output)' : text }] };
+    return { type: 'tool_result', tool_use_id: result.callId, content: [{ type: 'text', text: text === '' ? '(no output)' : text }] };
   }
   const block = (part: unknown) => {
     const image = imagePart(part);
@@ -75,7 +82,7 @@ export function toAnthropicToolResult(result: ToolResult): AnthropicToolResultBl
   }
   const text = resultText(result, { apart: (part) => block(part) !== undefined });
   const content: AnthropicResultContent[] = [...(text === '' && images.length > 0 ? [] : [{ type: 'text' as const, text: text === '' ? '(no output)' : text }]), ...images];
-  return { type: 'tool_result', tool_use_id: result.tool_call_id, content, ...(result.status === 'ok' ? {} : { is_error: true }) };
+  return { type: 'tool_result', tool_use_id: result.callId, content, ...(result.status === 'ok' ? {} : { is_error: true }) };
 }
 
 /** The results of a step as tool_result blocks, in call order (put them in one user message). */

@@ -3,9 +3,8 @@
  * and results, and a ModelLike for runAgentLoop. No Anthropic package is
  * needed (docs/hosts.md).
  */
-export { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicToolResults, toAnthropicTools } from './format.js';
+export { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicToolResults, toAnthropicTools, toAnthropicToolUse } from './format.js';
 export type { AnthropicResultContent, AnthropicTool, AnthropicToolResultBlock, AnthropicToolUseBlock } from './format.js';
 export { anthropicModel } from './model.js';
 export type { AnthropicClientLike, AnthropicModelOptions } from './model.js';
-export { executeModelCalls } from '../../runtime/model-calls.js';
-export type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
+export type { ConversationOptions } from '../conversation.js';

@@ -6,7 +6,8 @@
  */
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/run-options.js';
-import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools } from './format.js';
+import { type ConversationOptions, type DeprecatedSystemOption, instructionsOf } from '../conversation.js';
+import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools, toAnthropicToolUse } from './format.js';
 
 /** The part of an Anthropic client the model adapter uses (the official SDK's `Anthropic` fits). */
 export interface AnthropicClientLike {
@@ -14,22 +15,17 @@ export interface AnthropicClientLike {
 }
 
 /** Options of {@link anthropicModel}. */
-export interface AnthropicModelOptions {
+export interface AnthropicModelOptions extends ConversationOptions, DeprecatedSystemOption {
   client: AnthropicClientLike;
   model: string;
   maxTokens: number;
-  system?: string;
-  /** The user's request that starts the conversation. */
-  input: string;
-  /** More request fields, sent as they are. */
-  request?: Record<string, unknown>;
 }
 
-type Message = { role: 'user' | 'assistant'; content: Record<string, unknown>[] };
+type Message = { role: 'user' | 'assistant'; content: object[] };
 
 function messages(options: AnthropicModelOptions, history: readonly LoopMessage[]): Message[] {
   const out: Message[] = [{ role: 'user', content: [{ type: 'text', text: options.input }] }];
-  const user = (block: Record<string, unknown>) => {
+  const user = (block: object) => {
     const last = out[out.length - 1];
     if (last?.role === 'user') last.content.push(block);
     else out.push({ role: 'user', content: [block] });
@@ -40,7 +36,7 @@ function messages(options: AnthropicModelOptions, history: readonly LoopMessage[
         role: 'assistant',
         content: [
           ...(m.text ? [{ type: 'text', text: m.text }] : []),
-          ...(m.toolCalls ?? []).map((c) => ({ type: 'tool_use', id: String(c.id ?? ''), name: String(c.name ?? ''), input: c.arguments ?? {} })),
+          ...(m.toolCalls ?? []).map(toAnthropicToolUse),
         ],
       });
     } else if (m.role === 'tool') {
@@ -57,9 +53,10 @@ export function anthropicModel(options: AnthropicModelOptions): ModelLike {
   return {
     async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
       const messagesApi = options.client.messages;
+      const system = instructionsOf(options);
       const response = (await (messagesApi.create as (body: Record<string, unknown>) => PromiseLike<unknown>).call(messagesApi, {
         ...options.request, model: options.model, max_tokens: options.maxTokens,
-        ...(options.system ? { system: options.system } : {}),
+        ...(system ? { system } : {}),
         messages: messages(options, history), tools: toAnthropicTools(tools),
       })) as { content?: unknown[] };
       const text = (response.content ?? []).filter((b): b is { type: 'text'; text: string } => (b as { type?: unknown }).type === 'text').map((b) => b.text).join('\n');

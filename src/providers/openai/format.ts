@@ -11,10 +11,11 @@
  */
 import { fitTools, OPENAI_TOOL_LIMITS } from '../limits.js';
 import { isPlainObject } from '../../json.js';
-import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
+import type { ModelCall } from '../../runtime/model-calls.js';
 import type { ModelTool } from '../../runtime/run-options.js';
 import type { BatchResult } from '../../runtime/types.js';
 import { resultText } from '../content.js';
+import { historyCall } from '../conversation.js';
 import { decodeStrict, providerSchema, type StrictDecoder, toStrictSchema } from '../schema.js';
 
 /** Which OpenAI API. */
@@ -131,7 +132,7 @@ export function fromOpenAIToolCalls(source: unknown, options: OpenAIOptions & { 
   const call = (id: unknown, name: unknown, args: unknown): ModelCall => {
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
     const decoder = tool ? form(tool, options).decoder : undefined;
-    return { id, name, arguments: parseArguments(args, decoder) };
+    return { callId: id, name, arguments: parseArguments(args, decoder) };
   };
   if (isPlainObject(source) && Array.isArray(source.tool_calls)) {
     return source.tool_calls.map((c) => (isPlainObject(c) && isPlainObject(c.function) ? call(c.id, c.function.name, c.function.arguments) : call(isPlainObject(c) ? c.id : undefined, undefined, undefined)));
@@ -152,14 +153,32 @@ function parseArguments(args: unknown, decoder: StrictDecoder | undefined): unkn
 }
 
 /** The results of a step as Chat Completions tool messages, in call order. */
-export function toOpenAIToolMessages(result: BatchResult | ModelCallsResult, options: { api: 'chat' }): OpenAIChatToolMessage[];
+export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, options: { api: 'chat' }): OpenAIChatToolMessage[];
 /** The results of a step as Responses API function call outputs, in call order. */
-export function toOpenAIToolMessages(result: BatchResult | ModelCallsResult, options: { api: 'responses' }): OpenAIFunctionCallOutput[];
+export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, options: { api: 'responses' }): OpenAIFunctionCallOutput[];
 /** The results of a step in the format of `options.api`. */
-export function toOpenAIToolMessages(result: BatchResult | ModelCallsResult, options: { api: OpenAIApi }): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[] {
+export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, options: { api: OpenAIApi }): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[];
+export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, options: { api: OpenAIApi }): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[] {
   return result.results.map((r) =>
     options.api === 'chat'
-      ? { role: 'tool', tool_call_id: r.tool_call_id, content: resultText(r) }
-      : { type: 'function_call_output', call_id: r.tool_call_id, output: resultText(r) },
+      ? { role: 'tool', tool_call_id: r.callId, content: resultText(r) }
+      : { type: 'function_call_output', call_id: r.callId, output: resultText(r) },
   );
+}
+
+const argumentsText = (args: unknown): string => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
+
+/** A step's calls as the assistant's Chat Completions tool calls (the history a model is shown again). */
+export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { api: 'chat' }): OpenAIChatToolCall[];
+/** A step's calls as Responses API function call items. */
+export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { api: 'responses' }): OpenAIFunctionCallItem[];
+/** A step's calls in the format of `options.api`. */
+export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { api: OpenAIApi }): (OpenAIChatToolCall | OpenAIFunctionCallItem)[];
+export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { api: OpenAIApi }): (OpenAIChatToolCall | OpenAIFunctionCallItem)[] {
+  return calls.map((call) => {
+    const { callId, name, arguments: args } = historyCall(call);
+    return options.api === 'chat'
+      ? { id: callId, type: 'function', function: { name, arguments: argumentsText(args) } }
+      : { type: 'function_call', call_id: callId, name, arguments: argumentsText(args) };
+  });
 }

@@ -3,7 +3,7 @@
  * run's tools, calls and results, and a ModelLike for runAgentLoop. No OpenAI
  * package is needed (docs/hosts.md).
  */
-export { fromOpenAIToolCalls, toOpenAITools, toOpenAIToolMessages } from './format.js';
+export { fromOpenAIToolCalls, toOpenAIToolCallItems, toOpenAITools, toOpenAIToolMessages } from './format.js';
 export { OPENAI_TOOL_LIMITS } from '../limits.js';
 export type { ProviderToolLimits } from '../limits.js';
 export type {
@@ -12,5 +12,4 @@ export type {
 } from './format.js';
 export { openAIModel } from './model.js';
 export type { OpenAIClientLike, OpenAIModelOptions } from './model.js';
-export { executeModelCalls } from '../../runtime/model-calls.js';
-export type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
+export type { ConversationOptions } from '../conversation.js';

@@ -6,10 +6,9 @@
  */
 import { AgtError } from '../../errors.js';
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
-import type { ModelCall } from '../../runtime/model-calls.js';
 import type { ModelTool } from '../../runtime/run-options.js';
-import { resultText } from '../content.js';
-import { fromOpenAIToolCalls, type OpenAIApi, type OpenAIOptions, toOpenAITools } from './format.js';
+import type { ConversationOptions } from '../conversation.js';
+import { fromOpenAIToolCalls, type OpenAIApi, type OpenAIOptions, toOpenAIToolCallItems, toOpenAIToolMessages, toOpenAITools } from './format.js';
 
 /**
  * The part of an OpenAI client the model adapter uses (the official SDK's
@@ -23,33 +22,23 @@ export interface OpenAIClientLike {
 type Create = (body: Record<string, unknown>) => PromiseLike<unknown>;
 
 /** Options of {@link openAIModel}. */
-export interface OpenAIModelOptions extends OpenAIOptions {
+export interface OpenAIModelOptions extends OpenAIOptions, ConversationOptions {
   client: OpenAIClientLike;
   api: OpenAIApi;
   model: string;
-  /** The system (chat) or instructions (responses) text. */
-  instructions?: string;
-  /** The user's request that starts the conversation. */
-  input: string;
-  /** More request fields (temperature, …), sent as they are. */
-  request?: Record<string, unknown>;
 }
 
-const args = (call: ModelCall) => (typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}));
-
-function chatMessages(options: OpenAIModelOptions, history: readonly LoopMessage[]): Record<string, unknown>[] {
-  const messages: Record<string, unknown>[] = [
+function chatMessages(options: OpenAIModelOptions, history: readonly LoopMessage[]): object[] {
+  const messages: object[] = [
     ...(options.instructions ? [{ role: 'system', content: options.instructions }] : []),
     { role: 'user', content: options.input },
   ];
   for (const m of history) {
     if (m.role === 'assistant') {
-      messages.push({
-        role: 'assistant', content: m.text ?? null,
-        ...(m.toolCalls?.length ? { tool_calls: m.toolCalls.map((c) => ({ id: String(c.id ?? ''), type: 'function', function: { name: String(c.name ?? ''), arguments: args(c) } })) } : {}),
-      });
+      const toolCalls = toOpenAIToolCallItems(m.toolCalls ?? [], { api: 'chat' });
+      messages.push({ role: 'assistant', content: m.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) });
     } else if (m.role === 'tool') {
-      for (const r of m.results) messages.push({ role: 'tool', tool_call_id: r.tool_call_id, content: resultText(r) });
+      messages.push(...toOpenAIToolMessages(m, { api: 'chat' }));
     } else {
       messages.push({ role: 'system', content: m.text });
     }
@@ -57,14 +46,14 @@ function chatMessages(options: OpenAIModelOptions, history: readonly LoopMessage
   return messages;
 }
 
-function responsesInput(options: OpenAIModelOptions, history: readonly LoopMessage[]): Record<string, unknown>[] {
-  const items: Record<string, unknown>[] = [{ role: 'user', content: options.input }];
+function responsesInput(options: OpenAIModelOptions, history: readonly LoopMessage[]): object[] {
+  const items: object[] = [{ role: 'user', content: options.input }];
   for (const m of history) {
     if (m.role === 'assistant') {
       if (m.text) items.push({ role: 'assistant', content: m.text });
-      for (const c of m.toolCalls ?? []) items.push({ type: 'function_call', call_id: String(c.id ?? ''), name: String(c.name ?? ''), arguments: args(c) });
+      items.push(...toOpenAIToolCallItems(m.toolCalls ?? [], { api: 'responses' }));
     } else if (m.role === 'tool') {
-      for (const r of m.results) items.push({ type: 'function_call_output', call_id: r.tool_call_id, output: resultText(r) });
+      items.push(...toOpenAIToolMessages(m, { api: 'responses' }));
     } else {
       items.push({ role: 'system', content: m.text });
     }

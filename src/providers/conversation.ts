@@ -1,0 +1,31 @@
+/**
+ * What the three model adapters (openAIModel, anthropicModel, aiSdkModel)
+ * are told of a conversation, under the same option names in all three; the
+ * provider's own words (`system`, `messages`, `tool_call_id`) appear only
+ * inside the provider-shaped payloads they build.
+ */
+import { type ModelCall, modelCallId } from '../runtime/model-calls.js';
+
+/** The options every model adapter takes for the conversation. */
+export interface ConversationOptions {
+  /** The instructions (the system prompt) the model works under. */
+  instructions?: string;
+  /** The user's request that starts the conversation. */
+  input: string;
+  /** More request fields (temperature, …), sent as they are. */
+  request?: Record<string, unknown>;
+}
+
+/** The 0.1 name of `instructions` in the Anthropic and AI SDK adapters. */
+export interface DeprecatedSystemOption {
+  /** @deprecated Use `instructions` (accepted until 0.3). */
+  system?: string;
+}
+
+/** The instructions under their name or the 0.1 name `system`. */
+export const instructionsOf = (options: { instructions?: string } & DeprecatedSystemOption): string | undefined => options.instructions ?? options.system;
+
+/** A model call's id, name and arguments as text for a history entry (`arguments` as a JSON string or the object). */
+export function historyCall(call: ModelCall): { callId: string; name: string; arguments: unknown } {
+  return { callId: modelCallId(call), name: typeof call.name === 'string' ? call.name : '', arguments: call.arguments ?? {} };
+}
