@@ -12,10 +12,10 @@ export type { ArgumentIssue, CompiledToolSchema, Dialect, SchemaLoadReason, Sche
 // resources
 export {
   documentInputs, isReference, MemoryStore, parseJsonc, parseReference, planImport, redactMcpDocument, redactRecord, resolveServerConfig,
-  RESOURCE_KINDS, RESOURCE_MANAGEMENT, ResourceService, revisionConflict, SECRET_MASK,
+  checkExpectedRevision, expectedRevisionOf, RESOURCE_KINDS, RESOURCE_MANAGEMENT, ResourceService, revisionConflict, SECRET_MASK,
 } from './resources/index.js';
 export type {
-  AgentData, AgentDescription, AgentSettings, ConfigProblem, ConfigTestReport, DeclaredInput, ImportEntry, ImportFormat, ImportOptions, McpDocument,
+  AgentData, AgentDescription, AgentSettings, ConfigProblem, ConfigTestReport, ConflictTarget, DeclaredInput, ImportEntry, ImportFormat, ImportOptions, McpDocument,
   McpServerConfig, McpTransport, MountStatus, ParsedReference, RemoteServerConfig, ResourceKind, ResourceRecord, ResourceRef,
   ResourceServiceOptions, ResourceStore, ResourceTarget, ResourceWrite, SkillData, StdioServerConfig, UnresolvedVariable, VariableSources, WriteInput,
   WriteResult,

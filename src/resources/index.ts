@@ -2,7 +2,8 @@ export type { AgentData, AgentSettings, ResourceKind, ResourceRecord, ResourceRe
 export { RESOURCE_KINDS, RESOURCE_MANAGEMENT } from './types.js';
 export type { ResourceStore, ResourceWrite } from './store.js';
 export { MemoryStore } from './memory-store.js';
-export { revisionConflict } from './conflict.js';
+export { checkExpectedRevision, expectedRevisionOf, revisionConflict } from './conflict.js';
+export type { ConflictTarget } from './conflict.js';
 export { isReference, parseReference } from './reference.js';
 export type { ParsedReference } from './reference.js';
 export { launchProblems, normaliseMcpDocument, transportOf } from './mcp-config.js';

@@ -1,5 +1,5 @@
 /** An in-process ResourceStore: the default for tests and embedded hosts. */
-import { revisionConflict } from './conflict.js';
+import { checkExpectedRevision, expectedRevisionOf } from './conflict.js';
 import type { ResourceStore, ResourceWrite } from './store.js';
 import type { ResourceKind, ResourceRecord } from './types.js';
 
@@ -24,12 +24,11 @@ export class MemoryStore implements ResourceStore {
 
   /** {@inheritDoc ResourceStore.put} */
   async put(record: ResourceWrite, options: { expectedRevision: number | null }): Promise<ResourceRecord> {
+    const expected = expectedRevisionOf(options, 'ResourceStore.put');
     const k = key(record.kind, record.reference);
     const current = this.#records.get(k);
     const currentRevision = current?.revision ?? null;
-    if (currentRevision !== options.expectedRevision) {
-      throw revisionConflict(record.kind, record.reference, options.expectedRevision, currentRevision);
-    }
+    checkExpectedRevision(record, expected, currentRevision);
     const now = new Date().toISOString();
     const next: ResourceRecord = {
       kind: record.kind,
@@ -47,13 +46,8 @@ export class MemoryStore implements ResourceStore {
   async delete(kind: ResourceKind, reference: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
     const k = key(kind, reference);
     const current = this.#records.get(k);
-    if (current === undefined) {
-      if (options.expectedRevision !== undefined) throw revisionConflict(kind, reference, options.expectedRevision, null);
-      return false;
-    }
-    if (options.expectedRevision !== undefined && options.expectedRevision !== current.revision) {
-      throw revisionConflict(kind, reference, options.expectedRevision, current.revision);
-    }
+    checkExpectedRevision({ kind, reference }, options.expectedRevision, current?.revision ?? null);
+    if (current === undefined) return false;
     this.#records.delete(k);
     return true;
   }

@@ -7,6 +7,7 @@ import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { checkMountChanges } from './agent-data.js';
 import { type ConfigTestReport, testMcpConfig } from './config-test.js';
+import { revisionConflict } from './conflict.js';
 import { type AgentDescription, describeAgent, type MountStatus, mountStatuses } from './describe.js';
 import { checkKeys, checkKind, checkRevision, checkSize, checkTarget, DEFAULT_MAX_DOCUMENT_BYTES } from './input.js';
 import { checkCategory, parseReference } from './reference.js';
@@ -26,7 +27,7 @@ export interface WriteInput {
   remove?: { mcps?: string[]; skills?: string[] };
   /** Reject the write unless the stored revision is exactly this (A4). */
   expectedRevision?: number;
-  /** The same, as models and JSON callers spell it (`expected_revision`); give one of the two. */
+  /** @deprecated The 0.1 spelling of `expectedRevision` (accepted until 0.3); only the model-facing framework tools speak snake case. */
   expected_revision?: number;
 }
 
@@ -141,7 +142,7 @@ export class ResourceService {
       const current = await this.store.get(plan.kind, plan.reference);
       if (current === undefined) throw notFound(plan.kind, plan.reference, 'write with create: true to register it');
       if (expected !== undefined && current.revision !== expected) {
-        throw staleWrite(plan.kind, plan.reference, expected, current.revision);
+        throw revisionConflict({ kind: plan.kind, reference: plan.reference }, expected, current.revision);
       }
       const { data, warnings } = nextData(plan, current);
       try {
@@ -151,7 +152,7 @@ export class ResourceService {
       } catch (error) {
         const conflict = isAgtError(error) && error.code === 'revision_conflict';
         if (!conflict) throw error;
-        if (expected !== undefined) throw staleWrite(plan.kind, plan.reference, expected, (error.details?.currentRevision as number | null) ?? null);
+        if (expected !== undefined) throw revisionConflict({ kind: plan.kind, reference: plan.reference }, expected, (error.details?.currentRevision as number | null) ?? null);
         if (attempt >= this.#maxAttempts) throw error;
         await backoff(attempt); // someone else wrote in between: read again and re-apply
       }
@@ -189,7 +190,7 @@ export class ResourceService {
   }
 
   /** Deletes a resource; agents that mount it then show the mount as missing. */
-  async delete(input: ResourceTarget & { expectedRevision?: number; expected_revision?: number }): Promise<void> {
+  async delete(input: ResourceTarget & { expectedRevision?: number; /** @deprecated Use `expectedRevision` (accepted until 0.3). */ expected_revision?: number }): Promise<void> {
     const raw = checkKeys(input, ['kind', 'reference', 'expectedRevision', 'expected_revision'], 'resource_delete');
     const { kind, reference } = checkTarget(raw);
     const expected = expectedOf(raw);
@@ -200,7 +201,7 @@ export class ResourceService {
       if (isAgtError(error) && error.code === 'revision_conflict' && expected !== undefined) {
         const current = (error.details?.currentRevision as number | null) ?? null;
         if (current === null) throw notFound(kind, reference, 'nothing was deleted');
-        throw staleWrite(kind, reference, expected, current);
+        throw revisionConflict({ kind, reference }, expected, current);
       }
       throw error;
     }
@@ -246,14 +247,6 @@ function listOf(data: unknown, list: 'mcps' | 'skills'): string[] {
 
 function notFound(kind: ResourceKind, reference: string, hint: string): AgtError {
   return new AgtError('not_found', `${kind} "${reference}" does not exist; ${hint}`, { details: { kind, reference } });
-}
-
-function staleWrite(kind: ResourceKind, reference: string, expected: number, current: number | null): AgtError {
-  return new AgtError(
-    'revision_conflict',
-    `${kind} "${reference}" is at revision ${current ?? 'none'}, not ${expected}: someone changed it since you read it; read it again and reapply your change`,
-    { details: { kind, reference, expectedRevision: expected, currentRevision: current } },
-  );
 }
 
 function backoff(attempt: number): Promise<void> {

@@ -6,8 +6,8 @@
  * passes `runStoreConformanceSuite` (`agt-mcp/testing`).
  */
 import { AgtError } from '../errors.js';
+import { checkExpectedRevision, expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
-
 
 /** The format of SuspendedRun this version reads and writes. */
 export const RUN_FORMAT_VERSION = 1;
@@ -40,48 +40,38 @@ export interface RunStore {
   /** Every stored run (of `agent`), ordered by run id (code points). */
   list(filter?: { agent?: string }): Promise<StoredRun[]>;
   /**
-   * Writes a run. `expectedRevision`: a number is compare-and-set, `null` means
-   * it must not exist yet, omitted overwrites. A failed check throws
-   * revision_conflict and writes nothing.
+   * Writes a run, compare-and-set as ResourceStore.put: `expectedRevision` is
+   * required, `null` means it must not exist yet, a number is the revision it
+   * was read at. A failed check throws revision_conflict and writes nothing.
    */
-  put(run: RunWrite, options?: { expectedRevision?: number | null }): Promise<StoredRun>;
-  /** Deletes a run (nothing when missing); with `expectedRevision`, only that revision (else revision_conflict). */
-  delete(runId: string, options?: { expectedRevision?: number }): Promise<void>;
+  put(run: RunWrite, options: { expectedRevision: number | null }): Promise<StoredRun>;
+  /** Deletes a run; false when there was none. With `expectedRevision`, only that revision (else revision_conflict, nothing deleted). */
+  delete(runId: string, options?: { expectedRevision?: number }): Promise<boolean>;
   /** Releases connections or files, when the adapter holds any. */
   close?(): Promise<void>;
 }
 
-/** The revision_conflict of a failed run compare-and-set. */
-export function runConflict(runId: string, expectedRevision: number | null, currentRevision: number | null): AgtError {
-  const expected = expectedRevision === null ? 'that it does not exist' : `revision ${expectedRevision}`;
-  const current = currentRevision === null ? 'it does not exist' : `its revision is ${currentRevision}`;
-  return new AgtError('revision_conflict', `run "${runId}" changed: the write expected ${expected}, but ${current}; resume it again from the store`, {
-    details: { runId, expectedRevision, currentRevision },
+/** A state of a newer format than this version reads: store_unavailable, reason newer_format, naming the version. */
+export function newerFormat(runId: string, version: unknown): AgtError {
+  return new AgtError('store_unavailable', `the run "${runId}" has format version ${String(version)}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`, {
+    details: { reason: 'newer_format', runId, formatVersion: version, supported: RUN_FORMAT_VERSION },
   });
 }
 
-/** Checks a record read from a store: a newer format than this version reads is store_unavailable naming the version. */
+/** Checks a record read from a store: a newer format than this version reads is store_unavailable (newer_format). */
 export function readableRun(run: StoredRun): StoredRun {
   const version = (run.state as { version?: unknown } | null)?.version;
-  if (version !== RUN_FORMAT_VERSION) {
-    throw new AgtError('store_unavailable', `the stored run "${run.runId}" has format version ${String(version)}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`, {
-      details: { runId: run.runId, formatVersion: version, supported: RUN_FORMAT_VERSION },
-    });
-  }
+  if (version !== RUN_FORMAT_VERSION) throw newerFormat(run.runId, version);
   return run;
 }
 
-/** Checks what is about to be written; invalid_input names what is wrong. */
-export function checkRunWrite(run: RunWrite): void {
+/** Checks what is about to be written and returns the expected revision; invalid_input names what is wrong. */
+export function checkRunWrite(run: RunWrite, options: unknown): number | null {
   if (typeof run?.runId !== 'string' || run.runId === '' || typeof run.agent !== 'string' || run.agent === '') {
     throw new AgtError('invalid_input', 'a stored run needs a non-empty runId and agent');
   }
   if (run.state?.runId !== run.runId) throw new AgtError('invalid_input', 'the state is not the suspended state of this run id');
-}
-
-/** The expected revision check shared by the adapters that read before they write. */
-export function checkExpected(runId: string, expected: number | null | undefined, current: number | null): void {
-  if (expected !== undefined && expected !== current) throw runConflict(runId, expected, current);
+  return expectedRevisionOf(options, 'RunStore.put');
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -105,10 +95,10 @@ export class MemoryRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.put} */
-  async put(run: RunWrite, options: { expectedRevision?: number | null } = {}): Promise<StoredRun> {
-    checkRunWrite(run);
+  async put(run: RunWrite, options: { expectedRevision: number | null }): Promise<StoredRun> {
+    const expected = checkRunWrite(run, options);
     const current = this.#runs.get(run.runId);
-    checkExpected(run.runId, options.expectedRevision, current?.revision ?? null);
+    checkExpectedRevision({ runId: run.runId }, expected, current?.revision ?? null);
     const now = new Date().toISOString();
     const stored: StoredRun = { runId: run.runId, agent: run.agent, revision: (current?.revision ?? 0) + 1, state: copy(run.state), createdAt: current?.createdAt ?? now, updatedAt: now };
     this.#runs.set(run.runId, stored);
@@ -116,9 +106,9 @@ export class MemoryRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.delete} */
-  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<void> {
-    checkExpected(runId, options.expectedRevision, this.#runs.get(runId)?.revision ?? null);
-    this.#runs.delete(runId);
+  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
+    checkExpectedRevision({ runId }, options.expectedRevision, this.#runs.get(runId)?.revision ?? null);
+    return this.#runs.delete(runId);
   }
 
   /** Nothing to release; here so that `await using` works for every store. */
@@ -147,9 +137,7 @@ export async function suspendedState(target: SuspendedRun | string, store: RunSt
     }
   }
   const version = (state as { version?: unknown } | null)?.version;
-  if (typeof version === 'number' && version > RUN_FORMAT_VERSION) {
-    throw new AgtError('invalid_input', `the suspended run has format version ${version}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`, { details: { formatVersion: version } });
-  }
+  if (typeof version === 'number' && version > RUN_FORMAT_VERSION) throw newerFormat(String((state as { runId?: unknown }).runId ?? ''), version);
   if (version !== RUN_FORMAT_VERSION || !isShaped(state)) {
     throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
   }

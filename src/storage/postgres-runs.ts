@@ -6,7 +6,8 @@
  */
 import type { AuditEvent } from '../runtime/types.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
-import { checkRunWrite, readableRun, runConflict, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
+import { revisionConflict } from '../resources/conflict.js';
+import { checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
 
 /** The schema of the runs table (docs/postgres.md). */
@@ -77,20 +78,15 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.put} */
-  async put(run: RunWrite, options: { expectedRevision?: number | null } = {}): Promise<StoredRun> {
-    checkRunWrite(run);
+  async put(run: RunWrite, options: { expectedRevision: number | null }): Promise<StoredRun> {
+    const expected = checkRunWrite(run, options);
     const t = this.#table;
     const values = [run.runId, run.agent, run.state.version, JSON.stringify(run.state), new Date().toISOString()];
-    const expected = options.expectedRevision;
-    const rows = expected === undefined
-      ? await this.#rows(
-          `INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5)
-           ON CONFLICT (run_id) DO UPDATE SET agent = $2, revision = ${t}.revision + 1, format = $3, state = $4::json, updated_at = $5 RETURNING *`, values)
-      : expected === null
-        ? await this.#rows(`INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5) ON CONFLICT (run_id) DO NOTHING RETURNING *`, values)
-        : await this.#rows(`UPDATE ${t} SET agent = $2, revision = revision + 1, format = $3, state = $4::json, updated_at = $5 WHERE run_id = $1 AND revision = $6 RETURNING *`, [...values, expected]);
+    const rows = expected === null
+      ? await this.#rows(`INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5) ON CONFLICT (run_id) DO NOTHING RETURNING *`, values)
+      : await this.#rows(`UPDATE ${t} SET agent = $2, revision = revision + 1, format = $3, state = $4::json, updated_at = $5 WHERE run_id = $1 AND revision = $6 RETURNING *`, [...values, expected]);
     const [row] = rows;
-    if (row === undefined) throw runConflict(run.runId, expected ?? null, await this.#revision(run.runId));
+    if (row === undefined) throw revisionConflict({ runId: run.runId }, expected, await this.#revision(run.runId));
     return toRun(row);
   }
 
@@ -100,13 +96,11 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.delete} */
-  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<void> {
-    if (options.expectedRevision === undefined) {
-      await this.#db.query(`DELETE FROM ${this.#table} WHERE run_id = $1`, [runId]);
-      return;
-    }
+  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
+    if (options.expectedRevision === undefined) return (await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 RETURNING revision`, [runId])).length > 0;
     const rows = await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 AND revision = $2 RETURNING revision`, [runId, options.expectedRevision]);
-    if (rows.length === 0) throw runConflict(runId, options.expectedRevision, await this.#revision(runId));
+    if (rows.length === 0) throw revisionConflict({ runId }, options.expectedRevision, await this.#revision(runId));
+    return true;
   }
 
   /** Ends the pool the store created. */

@@ -9,7 +9,7 @@
  * nothing. The schema is created on first use, as SqliteStore does, or ahead
  * of time by `migrate()` (versioned, idempotent).
  */
-import { revisionConflict } from '../resources/conflict.js';
+import { expectedRevisionOf, revisionConflict } from '../resources/conflict.js';
 import type { ResourceStore, ResourceWrite } from '../resources/store.js';
 import type { ResourceKind, ResourceRecord } from '../resources/types.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
@@ -85,10 +85,11 @@ export class PostgresStore implements ResourceStore {
 
   /** {@inheritDoc ResourceStore.put} */
   async put(record: ResourceWrite, options: { expectedRevision: number | null }): Promise<ResourceRecord> {
+    const expected = expectedRevisionOf(options, 'ResourceStore.put');
     const { kind, reference } = record;
     const data = JSON.stringify(record.data);
     const now = new Date().toISOString();
-    const rows = options.expectedRevision === null
+    const rows = expected === null
       ? await this.#query(
           `INSERT INTO ${this.#table} (kind, reference, category, revision, data, created_at, updated_at)
            VALUES ($1, $2, $3, 1, $4::json, $5, $5) ON CONFLICT (kind, reference) DO NOTHING RETURNING *`,
@@ -97,10 +98,10 @@ export class PostgresStore implements ResourceStore {
       : await this.#query(
           `UPDATE ${this.#table} SET revision = revision + 1, data = $4::json, updated_at = $5
            WHERE kind = $1 AND reference = $2 AND revision = $3 RETURNING *`,
-          [kind, reference, options.expectedRevision, data, now],
+          [kind, reference, expected, data, now],
         );
     const [row] = rows;
-    if (row === undefined) throw revisionConflict(kind, reference, options.expectedRevision, await this.#revision(kind, reference));
+    if (row === undefined) throw revisionConflict({ kind, reference }, expected, await this.#revision(kind, reference));
     return toRecord(row);
   }
 
@@ -116,7 +117,7 @@ export class PostgresStore implements ResourceStore {
       : await this.#query(`DELETE FROM ${this.#table} WHERE kind = $1 AND reference = $2 AND revision = $3 RETURNING revision`, [kind, reference, options.expectedRevision]);
     if (rows.length > 0) return true;
     if (options.expectedRevision === undefined) return false;
-    throw revisionConflict(kind, reference, options.expectedRevision, await this.#revision(kind, reference));
+    throw revisionConflict({ kind, reference }, options.expectedRevision, await this.#revision(kind, reference));
   }
 
   /** Ends the pool the store created (a pool passed in stays the caller's). */

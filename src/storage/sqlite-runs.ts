@@ -5,7 +5,8 @@
  */
 import type { AuditEvent } from '../runtime/types.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
-import { checkExpected, checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
+import { checkExpectedRevision } from '../resources/conflict.js';
+import { checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
 import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface RunRow {
@@ -51,14 +52,14 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.put} */
-  async put(run: RunWrite, options: { expectedRevision?: number | null } = {}): Promise<StoredRun> {
-    checkRunWrite(run);
+  async put(run: RunWrite, options: { expectedRevision: number | null }): Promise<StoredRun> {
+    const expected = checkRunWrite(run, options);
     const db = await this.#handle.open();
     const state = JSON.stringify(run.state);
     const now = new Date().toISOString();
     const write = db.transaction((): RunRow => {
       const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(run.runId) as { revision: number } | undefined;
-      checkExpected(run.runId, options.expectedRevision, current?.revision ?? null);
+      checkExpectedRevision({ runId: run.runId }, expected, current?.revision ?? null);
       if (current === undefined) {
         db.prepare('INSERT INTO agt_runs (run_id, agent, revision, format, state, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?)').run(run.runId, run.agent, run.state.version, state, now, now);
       } else {
@@ -70,14 +71,14 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.delete} */
-  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<void> {
+  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
     const db = await this.#handle.open();
-    const remove = db.transaction(() => {
+    const remove = db.transaction((): boolean => {
       const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(runId) as { revision: number } | undefined;
-      checkExpected(runId, options.expectedRevision, current?.revision ?? null);
-      db.prepare('DELETE FROM agt_runs WHERE run_id = ?').run(runId);
+      checkExpectedRevision({ runId }, options.expectedRevision, current?.revision ?? null);
+      return db.prepare('DELETE FROM agt_runs WHERE run_id = ?').run(runId).changes > 0;
     });
-    guard(() => remove.immediate());
+    return guard(() => remove.immediate());
   }
 
   /** {@inheritDoc RunStore.close} */

@@ -6,7 +6,7 @@
  * processes can share one file safely (they wait on each other up to
  * `busyTimeoutMs`, then get `store_unavailable`).
  */
-import { revisionConflict } from '../resources/conflict.js';
+import { checkExpectedRevision, expectedRevisionOf } from '../resources/conflict.js';
 import type { ResourceStore, ResourceWrite } from '../resources/store.js';
 import type { ResourceKind, ResourceRecord } from '../resources/types.js';
 import { guard, parseStored, type SqliteDatabase, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
@@ -61,6 +61,7 @@ export class SqliteStore implements ResourceStore {
 
   /** {@inheritDoc ResourceStore.put} */
   async put(record: ResourceWrite, options: { expectedRevision: number | null }): Promise<ResourceRecord> {
+    const expected = expectedRevisionOf(options, 'ResourceStore.put');
     const db = await this.#open();
     const data = JSON.stringify(record.data);
     const now = new Date().toISOString();
@@ -70,7 +71,7 @@ export class SqliteStore implements ResourceStore {
         | { revision: number }
         | undefined;
       const currentRevision = current?.revision ?? null;
-      if (currentRevision !== options.expectedRevision) throw revisionConflict(kind, reference, options.expectedRevision, currentRevision);
+      checkExpectedRevision({ kind, reference }, expected, currentRevision);
       if (currentRevision === null) {
         db.prepare(
           'INSERT INTO agt_resources (kind, reference, category, revision, data, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)',
@@ -92,9 +93,7 @@ export class SqliteStore implements ResourceStore {
       const current = db.prepare('SELECT revision FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as
         | { revision: number }
         | undefined;
-      if (options.expectedRevision !== undefined && current?.revision !== options.expectedRevision) {
-        throw revisionConflict(kind, reference, options.expectedRevision, current?.revision ?? null);
-      }
+      checkExpectedRevision({ kind, reference }, options.expectedRevision, current?.revision ?? null);
       if (current === undefined) return false;
       db.prepare('DELETE FROM agt_resources WHERE kind = ? AND reference = ?').run(kind, reference);
       return true;

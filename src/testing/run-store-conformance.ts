@@ -82,27 +82,31 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
     assert.equal(await store.get('run-none'), undefined);
   });
 
-  run('without expectedRevision a put creates or overwrites', async (store) => {
-    assert.equal((await store.put(write('run-1'))).revision, 1);
-    assert.equal((await store.put(write('run-1', 'team/b'))).revision, 2);
-    assert.equal((await store.get('run-1'))?.agent, 'team/b');
+  run('a put without expectedRevision (or with a bad one) is invalid_input and writes nothing, as in ResourceStore', async (store) => {
+    for (const options of [undefined, {}, { expectedRevision: 0 }, { expectedRevision: 1.5 }, { expectedRevision: '1' }]) {
+      await expectCode((store.put as (w: unknown, o?: unknown) => Promise<unknown>)(write('run-1'), options), 'invalid_input', (d) => assert.equal(d?.field, 'expectedRevision'));
+    }
+    assert.equal(await store.get('run-1'), undefined);
   });
 
   run('list is ordered by run id and filters by agent', async (store) => {
-    for (const [id, agent] of [['run-b', 'team/x'], ['run-a', 'team/y'], ['Run-c', 'team/x'], ['run-a2', 'team/x']] as const) await store.put(write(id, agent));
+    for (const [id, agent] of [['run-b', 'team/x'], ['run-a', 'team/y'], ['Run-c', 'team/x'], ['run-a2', 'team/x']] as const) await store.put(write(id, agent), { expectedRevision: null });
     assert.deepEqual((await store.list()).map((r) => r.runId), ['Run-c', 'run-a', 'run-a2', 'run-b']);
     assert.deepEqual((await store.list({ agent: 'team/x' })).map((r) => r.runId), ['Run-c', 'run-a2', 'run-b']);
     assert.deepEqual(await store.list({ agent: 'team/none' }), []);
   });
 
-  run('delete: missing is nothing, a stale expectedRevision fails and keeps the run', async (store) => {
-    await store.delete('run-none');
-    await store.put(write('run-1'));
-    await store.put(write('run-1'));
+  run('delete: false when missing, true when deleted; a stale expectedRevision fails and keeps the run', async (store) => {
+    assert.equal(await store.delete('run-none'), false);
+    await expectCode(store.delete('run-none', { expectedRevision: 1 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, null));
+    await store.put(write('run-1'), { expectedRevision: null });
+    await store.put(write('run-1'), { expectedRevision: 1 });
     await expectCode(store.delete('run-1', { expectedRevision: 1 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, 2));
     assert.equal((await store.get('run-1'))?.revision, 2);
-    await store.delete('run-1', { expectedRevision: 2 });
+    assert.equal(await store.delete('run-1', { expectedRevision: 2 }), true);
     assert.equal(await store.get('run-1'), undefined);
+    await store.put(write('run-2'), { expectedRevision: null });
+    assert.equal(await store.delete('run-2'), true);
   });
 
   run(`${contenders} concurrent compare-and-sets on one revision: exactly one wins`, async (store) => {
@@ -113,14 +117,14 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
     assert.equal((await store.get('run-1'))?.revision, 2);
   });
 
-  run('a run of a newer format is store_unavailable naming the version', async (store) => {
-    await store.put({ runId: 'run-new', agent: 'team/a', state: { ...state('run-new'), version: 2 } as unknown as SuspendedRun });
-    await expectCode(store.get('run-new'), 'store_unavailable', (d) => assert.equal(d?.formatVersion, 2));
+  run('a run of a newer format is store_unavailable (reason newer_format) naming the version', async (store) => {
+    await store.put({ runId: 'run-new', agent: 'team/a', state: { ...state('run-new'), version: 2 } as unknown as SuspendedRun }, { expectedRevision: null });
+    await expectCode(store.get('run-new'), 'store_unavailable', (d) => assert.deepEqual([d?.reason, d?.formatVersion], ['newer_format', 2]));
   });
 
   run('a write without a run id, or with another run\'s state, is invalid_input', async (store) => {
-    await expectCode(store.put({ runId: '', agent: 'team/a', state: state('') }), 'invalid_input');
-    await expectCode(store.put({ runId: 'run-1', agent: 'team/a', state: state('run-2') }), 'invalid_input');
+    await expectCode(store.put({ runId: '', agent: 'team/a', state: state('') }, { expectedRevision: null }), 'invalid_input');
+    await expectCode(store.put({ runId: 'run-1', agent: 'team/a', state: state('run-2') }, { expectedRevision: null }), 'invalid_input');
     assert.deepEqual(await store.list(), []);
   });
 }

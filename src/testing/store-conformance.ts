@@ -108,6 +108,18 @@ export function storeConformanceSuite(factory: () => ResourceStore | Promise<Res
     assert.equal(await store.get('skill', 'a/none'), undefined);
   });
 
+  run('a put without expectedRevision (or with a bad one) is invalid_input and writes nothing, as in RunStore', async (store) => {
+    for (const options of [undefined, {}, { expectedRevision: 0 }, { expectedRevision: 1.5 }, { expectedRevision: '1' }]) {
+      await assert.rejects((store.put as (r: unknown, o?: unknown) => Promise<unknown>)({ kind: 'mcp', reference: 'a/cas', data: {} }, options), (error: unknown) => {
+        assert.ok(isAgtError(error), 'fails with an AgtError');
+        assert.equal(error.code, 'invalid_input');
+        assert.equal(error.details?.field, 'expectedRevision');
+        return true;
+      });
+    }
+    assert.equal(await store.get('mcp', 'a/cas'), undefined);
+  });
+
   run('kinds are separate namespaces', async (store) => {
     await store.put({ kind: 'mcp', reference: 'same/ref', data: { k: 'mcp' } }, { expectedRevision: null });
     await store.put({ kind: 'agent', reference: 'same/ref', data: { k: 'agent' } }, { expectedRevision: null });

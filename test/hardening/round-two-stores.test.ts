@@ -46,7 +46,7 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
     const runs = new SqliteRunStore({ path: db });
     const audit = new SqliteAuditStore({ path: db });
     const state = { version: 1 as const, runId: 'r1', agent: 'team/a', fingerprint: 'f', settingsHash: 's', mountsHash: 'm', seenBatchIds: [] };
-    await runs.put({ runId: 'r1', agent: 'team/a', state });
+    await runs.put({ runId: 'r1', agent: 'team/a', state }, { expectedRevision: null });
     await audit.append({ type: 'batch_started', at: new Date().toISOString(), runId: 'r1', agent: 'team/a', batchId: 'b', calls: 1 } as AuditEvent);
     sql(db, "UPDATE agt_runs SET state = 'not json'");
     sql(db, "UPDATE agt_audit SET event = '{'");

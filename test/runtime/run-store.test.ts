@@ -56,14 +56,14 @@ describe('suspend and resume through a RunStore', () => {
     await store.close();
   });
 
-  it('resume by run id: a missing run is not_found, no store is invalid_input, a newer format names its version', async () => {
+  it('resume by run id: a missing run is not_found, no store is invalid_input, a newer format is store_unavailable newer_format naming its version', async () => {
     const store = new MemoryRunStore();
     const run = await fx.start();
     const options = { service: fx.env.service, policy: policies.autoAllow('*') };
     await expect(NativeRun.resume('run-none', { ...options, store })).rejects.toMatchObject({ code: 'not_found' });
     await expect(NativeRun.resume(run.id, options)).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/needs \{ store \}/) });
     const state = { ...(await run.suspend()), version: 3 };
-    await expect(NativeRun.resume(state as never, options)).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/format version 3/) });
+    await expect(NativeRun.resume(state as never, options)).rejects.toMatchObject({ code: 'store_unavailable', details: { reason: 'newer_format', formatVersion: 3 }, message: expect.stringMatching(/format version 3/) }); // the same rule as a stored record of a newer format
   });
 
   it('StoreAuditSink keeps a run\'s audit queryable by run id, with no argument values', async () => {
