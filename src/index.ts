@@ -24,7 +24,7 @@ export type {
 // mcp
 export { clientCapabilities, connectMcp, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_TIMEOUTS, McpProber } from './mcp/index.js';
 export type {
-  BearerTokenProvider, CallOptions, ClientHandlers, ConnectOptions, CreateMessageResult, ElicitationRequest, ElicitResult, ListChangedKind,
+  AuthSetting, BearerTokenProvider, CallOptions, ClientHandlers, ConnectOptions, ConnectSettings, CreateMessageResult, ElicitationRequest, ElicitResult, ListChangedKind,
   McpAuth, McpCallResult, McpConnection, McpOAuthProvider, McpPrompt, McpProberOptions, McpResource, McpResourceTemplate, ProbedList,
   ProbedSchemaError, ProbedTool, ProbePhase, ProbeReport, PromptResult, RawTool, RequestOptions, ResourceContents, SamplingRequest, ServerRequestContext,
   Timeouts, ToolAnnotations,

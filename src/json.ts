@@ -5,6 +5,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `fields` without the ones whose value is undefined: optional properties without conditional spreads. */
+export function defined<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) if (fields[key] !== undefined) setOwn(out, key, fields[key]);
+  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
 /** Sets an own enumerable property, also for the key "__proto__" (an assignment would set the prototype instead). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });

@@ -8,34 +8,32 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig, urlProblem } from '../resources/mcp-config.js';
 import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
-import { type ClientHandlers, clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
+import { clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
 import { type McpConnection, openConnection, withStderr } from './connection.js';
 import { ListChangedHub } from './list-changed.js';
 import { toLaunchSpec } from './launch.js';
 import { basicToken, connectRemote } from './remote.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
+import { authFor, type ConnectSettings } from './settings.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 
 /** What the library says it is during initialize: its name and its package version. */
 const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;
 
-/** Options of {@link connectMcp}. */
-export interface ConnectOptions extends ClientHandlers {
-  timeouts?: Partial<Timeouts>;
+/** Options of {@link connectMcp}: the ConnectSettings, and what concerns one connection. */
+export interface ConnectOptions extends ConnectSettings {
+  /** The stored reference of the server, if it is one: what a function `auth` is given (else `''`). */
+  reference?: string;
   /** Longest accepted message: a stdio line, a remote response body or one event of its stream. Default 4 MiB. */
   maxMessageBytes?: number;
-  /** Authorization for remote servers: an OAuthClientProvider (SDK) or `{ bearer }`. */
-  auth?: McpAuth;
   /** The validator the SDK client uses where it validates (default: a new ToolSchemaRegistry). */
   registry?: ToolSchemaRegistry;
-  /** Values for the config's placeholders: the environment (default process.env) and declared inputs. */
-  variables?: VariableSources;
   /** Told as the connection moves through its phases (for progress displays). */
   onPhase?(phase: 'starting' | 'handshake'): void;
   /**
@@ -62,7 +60,8 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     hub.attach(client);
     return client;
   };
-  const base = { timeouts, hub, clientCapabilities: declared, ...(options.auth ? { auth: options.auth } : {}) };
+  const auth = authFor(options.auth, { kind: 'mcp', reference: options.reference ?? '' });
+  const base = { timeouts, hub, clientCapabilities: declared, ...defined({ auth }) };
   // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders
   // resolved to): errors never show them; what the server sends back shows them only with revealSecrets.
   const collected = new Set<string>();
@@ -75,7 +74,7 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
   options.onPhase?.('handshake');
   const resolved = resolveRemote(config as RemoteServerConfig, options.variables ?? {}, collected);
   for (const value of [...remoteSecrets(resolved), ...collected]) secrets.add(value);
-  const remote = await connectRemote(newClient, resolved, timeouts, options.auth, secrets, options.maxMessageBytes);
+  const remote = await connectRemote(newClient, resolved, timeouts, auth, secrets, options.maxMessageBytes);
   return openConnection({ ...base, ...remote, timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs }, warnings: [], masker: shown });
 }
 

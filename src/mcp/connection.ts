@@ -18,16 +18,16 @@ import { listAll, type McpPrompt, type McpResource, type McpResourceTemplate, PR
 import type { ListChangedHub } from './list-changed.js';
 import { boundedDepth, callResult, progressOf, requestSignal, serverText } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
-import type { Timeouts } from './timeouts.js';
+import { DEFAULT_TIMEOUTS, type Timeouts } from './timeouts.js';
 
-/** How long a call, a resource read or a prompt get may take by default. */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** How long a call, a resource read or a prompt get may take by default (`DEFAULT_TIMEOUTS.callMs`). */
+export const DEFAULT_CALL_TIMEOUT_MS = DEFAULT_TIMEOUTS.callMs;
 
 /** Options of one request that the server answers (a tool call, a read, a prompt). */
 export interface RequestOptions {
   /** Aborting cancels the request: the server is sent `notifications/cancelled`. */
   signal?: AbortSignal;
-  /** Longest wait for the answer; then the request is cancelled. Default {@link DEFAULT_CALL_TIMEOUT_MS}. */
+  /** Longest wait for the answer; then the request is cancelled. Default: the connection's `timeouts.callMs`. */
   timeoutMs?: number;
 }
 
@@ -174,7 +174,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   function requestError(what: string, error: unknown, options: RequestOptions): AgtError {
     if (isAgtError(error)) return withStderr(error, stdio);
     if (options.signal?.aborted) return new AgtError('cancelled', `the ${what} was cancelled; the server was sent notifications/cancelled`);
-    const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? timeouts.callMs;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return new AgtError('call_timeout', `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`, { details: { timeoutMs } });
     }
@@ -194,7 +194,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   }
 
   const list = async <T>(spec: Parameters<typeof listAll<T>>[1]) => masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings)));
-  const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({ signal, timeout: options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS });
+  const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({ signal, timeout: options.timeoutMs ?? timeouts.callMs });
   const version = client.getServerVersion();
 
   const connection: McpConnection = {

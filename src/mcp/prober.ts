@@ -23,6 +23,7 @@ import type { McpConnection } from './connection.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
 import { hostVariablesWarning } from '../resources/placeholders.js';
 import type { VariableSources } from '../resources/variables.js';
+import { authFor, type ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
 
@@ -73,15 +74,10 @@ export interface ProbeReport {
 }
 
 /** Options of {@link McpProber}; the handlers decide the client capabilities, as in a run. */
-export interface McpProberOptions extends ClientHandlers {
+export interface McpProberOptions extends ConnectSettings {
   /** Needed to probe stored references. */
   service?: ResourceService;
   registry?: ToolSchemaRegistry;
-  timeouts?: Partial<Timeouts>;
-  /** Authorization per stored server (as NativeRun's `auth`). */
-  auth?: (server: ResourceRef) => McpAuth | undefined;
-  /** Values for the configs' placeholders (environment, declared inputs). */
-  variables?: VariableSources;
   /** Show what servers repeat of their configs' secrets in reports (the CLI's --show-secrets); default masked. */
   revealSecrets?: boolean;
 }
@@ -118,7 +114,8 @@ export class McpProber {
     options: { auth?: McpAuth; variables?: VariableSources; timeouts?: Partial<Timeouts>; onPhase?(phase: ProbePhase): void } = {},
   ): Promise<ProbeReport> {
     const document = typeof target === 'string' ? await this.#read(target) : target;
-    const auth = typeof target === 'string' ? this.#options.auth?.({ kind: 'mcp', reference: target }) : options.auth;
+    // A stored server: the prober's auth for it; a document: the probe's own, else the prober's single provider.
+    const auth = options.auth ?? authFor(this.#options.auth, { kind: 'mcp', reference: typeof target === 'string' ? target : '' });
     const { elicitation, sampling } = this.#options;
     const timeouts = { ...this.#options.timeouts, ...options.timeouts };
     const variables = options.variables ?? this.#options.variables;

@@ -11,6 +11,8 @@ export interface Timeouts {
   listMs: number;
   /** Each grace period of close: after stdin ends, and after SIGTERM. */
   closeGraceMs: number;
+  /** The answer to one request of a live connection (a tool call, a read); then it is cancelled (`call_timeout`). */
+  callMs: number;
 }
 
 /** Defaults: a hanging server is given up on in seconds, never the SDK's 60 s. */
@@ -19,6 +21,7 @@ export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   handshakeMs: 10_000,
   listMs: 10_000,
   closeGraceMs: 1_000,
+  callMs: 60_000,
 });
 
 /** Fills in defaults and checks the values. */

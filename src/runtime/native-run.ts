@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgtError } from '../errors.js';
 import { type FrameworkOutcome, frameworkToolsFor } from '../framework/tools.js';
-import { DEFAULT_CALL_TIMEOUT_MS, type ListChangedKind, type McpConnection, type PromptResult, type RequestOptions, type ResourceContents } from '../mcp/connection.js';
+import { type ListChangedKind, type McpConnection, type PromptResult, type RequestOptions, type ResourceContents } from '../mcp/connection.js';
 import type { McpPrompt, McpResource } from '../mcp/lists.js';
 import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
@@ -20,7 +20,7 @@ import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './r
 import { resolveLimits, type RunLimits } from './limits.js';
 import { NEVER_ABORTED } from './stages.js';
 import { RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
-import { buildContext, type ModelTool, modelTools, type NativeRunOptions, proberOptions, type RunWiring, type SuspendedRun } from './run-options.js';
+import { buildContext, type ModelTool, modelTools, type NativeRunOptions, proberOptions, runTimeouts, type RunWiring, type SuspendedRun } from './run-options.js';
 import type { RunSnapshot, SnapshotState } from './snapshot.js';
 import type { BatchResult, ToolBatch } from './types.js';
 
@@ -39,6 +39,7 @@ export class NativeRun {
   #refreshPending = false;
   #closed = false;
   readonly #limits: RunLimits;
+  readonly #callMs: number;
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
   #storedRevision: number | null = null;
@@ -52,6 +53,7 @@ export class NativeRun {
     this.#wiring = parts.wiring;
     this.#stale = parts.stale;
     this.#limits = resolveLimits(options.limits);
+    this.#callMs = runTimeouts(options).callMs;
     this.#prober = new McpProber(proberOptions(options, parts.wiring, parts.registry));
   }
 
@@ -66,8 +68,7 @@ export class NativeRun {
       throw new AgtError('invalid_input', 'NativeRun.start needs a permission policy: every call is allowed or denied by one, e.g. policies.autoAllow([...]) or policies.human(ask)');
     }
     resolveLimits(options.limits); // bad limits fail before anything connects
-    const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    if (!Number.isFinite(callTimeoutMs) || callTimeoutMs <= 0) throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds');
+    runTimeouts(options); // bad timeouts fail before anything connects
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);
     if (agent.kind === 'harness') throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
     if (!agent.enabled) throw new AgtError('forbidden', `agent "${options.agent}" is disabled; enable its binding before dispatching work`);
@@ -142,7 +143,7 @@ export class NativeRun {
       brokenMounts: this.#broken,
       inFlight: this.#wiring.inFlight,
       signal: signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals),
-      callTimeoutMs: o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      callTimeoutMs: this.#callMs,
       onProgress: o.onProgress,
       onFrameworkChange: (outcome) => {
         if (affects(outcome, this.agent, snapshot)) this.#refreshPending = true; // F1; other writes: F8

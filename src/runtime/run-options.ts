@@ -3,23 +3,23 @@
  * options of each mount's connection and of its own prober: one place, so
  * runs and probes declare the same client capabilities (P2).
  */
-import type { McpAuth } from '../mcp/auth.js';
-import type { ClientHandlers, CreateMessageResult, ElicitationRequest, ElicitResult, SamplingRequest } from '../mcp/client-handlers.js';
+import { AgtError } from '../errors.js';
+import { defined } from '../json.js';
+import type { ClientHandlers } from '../mcp/client-handlers.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import type { McpProberOptions } from '../mcp/prober.js';
-import type { Timeouts } from '../mcp/timeouts.js';
+import { authFor, type ConnectSettings } from '../mcp/settings.js';
+import { resolveTimeouts, type Timeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
-import type { ResourceRef } from '../resources/types.js';
-import type { VariableSources } from '../resources/variables.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
 import type { BuildContext } from './refresh.js';
 import type { Route } from './snapshot.js';
 import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
 
-/** Options of {@link NativeRun.start}. */
-export interface NativeRunOptions {
+/** Options of {@link NativeRun.start}: the ConnectSettings of its mounts (handlers told the run's context), and the run's own. */
+export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   agent: string;
   service: ResourceService;
   policy: PermissionPolicy;
@@ -27,27 +27,18 @@ export interface NativeRunOptions {
   audit?: AuditSink;
   delegates?: DelegateTool[];
   registry?: ToolSchemaRegistry;
-  timeouts?: Partial<Timeouts>;
   /** How many calls of a batch run at once. Default 4. */
   concurrency?: number;
   /** Start even if some mounts fail to load (each becomes a notice). Default false: strict. */
   skipBrokenMounts?: boolean;
   /** Cancels the run: calls in flight end as `cancelled` (the servers are told), later calls do not start. */
   signal?: AbortSignal;
-  /** Longest wait for one MCP tool call; then it is cancelled (`call_timeout`). Default 60,000. Delegates are not bounded by it. */
+  /** @deprecated Use `timeouts.callMs` (accepted until 0.3; `timeouts.callMs` wins when both are given). */
   callTimeoutMs?: number;
   /** Progress servers report for the run's calls. */
   onProgress?(event: ProgressEvent): void;
-  /** Answers mounted servers' elicitation requests; without it, elicitation is not declared. */
-  elicitation?(request: ElicitationRequest, context: RunRequestContext): Promise<ElicitResult>;
-  /** Answers mounted servers' sampling requests; without it, sampling is not declared. */
-  sampling?(request: SamplingRequest, context: RunRequestContext): Promise<CreateMessageResult>;
-  /** Authorization for each remote mount: an OAuthClientProvider (SDK) or `{ bearer }`. */
-  auth?: (server: ResourceRef) => McpAuth | undefined;
   /** Bounds on batches, arguments and results (defaults: DEFAULT_LIMITS). */
   limits?: Partial<RunLimits>;
-  /** Values for the mounts' placeholders: the environment (default process.env) and declared inputs. */
-  variables?: VariableSources;
 }
 
 /** What `suspend()` returns: JSON, to be passed to `NativeRun.resume` (format version 1). */
@@ -113,27 +104,25 @@ function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string
   };
 }
 
-/** The connect options of one mount of the run. */
+/** The run's time limits as given (the 0.1 `callTimeoutMs` folded into `callMs`), checked: invalid_input names a bad one. */
+export function runTimeouts(options: NativeRunOptions): { given: Partial<Timeouts>; callMs: number } {
+  const legacy = options.callTimeoutMs;
+  if (legacy !== undefined && !(Number.isFinite(legacy) && legacy > 0)) throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds', { details: { field: 'callTimeoutMs' } });
+  const given = { ...defined({ callMs: legacy }), ...options.timeouts };
+  return { given, callMs: resolveTimeouts(given).callMs };
+}
+
+/** The connect options of one mount of the run: its settings, auth for that mount, handlers told the run's context. */
 export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring, reference: string): ConnectOptions {
-  const auth = options.auth?.({ kind: 'mcp', reference });
   return {
     ...handlersFor(options, wiring, reference),
-    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-    ...(auth ? { auth } : {}),
-    ...(options.variables ? { variables: options.variables } : {}),
+    ...defined({ reference, timeouts: runTimeouts(options).given, auth: authFor(options.auth, { kind: 'mcp', reference }), variables: options.variables }),
   };
 }
 
-/** The options of the run's own prober (mcp_probe): the same capabilities, timeouts and auth as its mounts. */
+/** The options of the run's own prober (mcp_probe): the same settings as its mounts. */
 export function proberOptions(options: NativeRunOptions, wiring: RunWiring, registry: ToolSchemaRegistry): McpProberOptions {
-  return {
-    service: options.service,
-    registry,
-    ...handlersFor(options, wiring, ''),
-    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-    ...(options.auth ? { auth: options.auth } : {}),
-    ...(options.variables ? { variables: options.variables } : {}),
-  };
+  return { service: options.service, registry, ...handlersFor(options, wiring, ''), ...defined({ timeouts: runTimeouts(options).given, auth: options.auth, variables: options.variables }) };
 }
 
 /** What building this run's snapshots needs: its connect options per mount, and list-change watching. */

@@ -66,6 +66,32 @@ describe('bearer-token provider', () => {
   }, 150_000);
 });
 
+describe('one ConnectSettings for connectMcp, McpProber and NativeRun', () => {
+  it('R7: auth as one provider object and as a function of the stored server both work for all three', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'remote/who', create: true, data: { mcpServers: { who: { url: server.url } } } });
+    await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['remote/who'] } });
+    const asked: string[] = [];
+    const provider = { bearer: () => SECRET };
+    const perServer = (ref: { reference: string }) => {
+      asked.push(ref.reference);
+      return provider;
+    };
+    for (const auth of [provider, perServer]) {
+      const settings = { auth, timeouts: { callMs: 5_000 } };
+      const connection = await connectMcp({ url: server.url }, { ...settings, reference: 'remote/who' });
+      expect(JSON.stringify((await connection.callTool('who', {})).content)).toContain('authorised');
+      await connection.close();
+      expect((await new McpProber({ service, ...settings }).probe('remote/who')).ok).toBe(true);
+      const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), ...settings });
+      const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b1', calls: [{ callId: 'w', name: toolAlias('remote/who', 'who'), arguments: {} }] });
+      expect(results[0]?.status).toBe('ok');
+      await run.close();
+    }
+    expect(asked).toEqual(['remote/who', 'remote/who', 'remote/who']); // the function is asked with the stored reference each time
+  });
+});
+
 describe('tokens stay secret', () => {
   it('R7: a probe with a bearer provider reports the server, never the token', async () => {
     const report = await new McpProber().probe({ mcpServers: { remote: { url: server.url } } }, { auth: { bearer: () => SECRET } });

@@ -85,7 +85,7 @@ describe('package exports', () => {
     'agt-mcp': [
       'AGT_ERROR_CODES', 'AgtError', 'DEFAULT_CALL_TIMEOUT_MS', 'DEFAULT_LIMITS', 'DEFAULT_TIMEOUTS', 'FRAMEWORK_TOOL_NAMES', 'HarnessToolSet', 'McpProber',
       'MemoryAuditStore', 'MemoryRunStore', 'MemoryStore', 'NativeRun', 'RESOURCE_KINDS', 'RESOURCE_MANAGEMENT', 'RUN_FORMAT_VERSION', 'ResourceService',
-      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'clientCapabilities', 'connectMcp', 'documentInputs', 'executeModelCalls', 'isAgtError', 'isReference',
+      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'checkExpectedRevision', 'clientCapabilities', 'connectMcp', 'documentInputs', 'executeModelCalls', 'expectedRevisionOf', 'isAgtError', 'isReference',
       'isToolErrorSignal', 'parseJsonc', 'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'resolveServerConfig',
       'revisionConflict', 'runAgentLoop', 'toolAlias', 'toolErrorOf',
     ],

@@ -16,9 +16,9 @@ const cancelledOnServer = () => fx.env.serverEvents().filter((e) => e.event === 
 const statusOf = (r: { status: string; error?: { code: string } }) => (r.status === 'ok' ? 'ok' : `${r.status}:${r.error?.code}`);
 
 describe('call timeout', () => {
-  it('B5: a server that never answers is ended by callTimeoutMs; the other calls of the batch still succeed', async () => {
+  it('B5: a server that never answers is ended by timeouts.callMs; the other calls of the batch still succeed', async () => {
     const audit: AuditEvent[] = [];
-    const r = await start({ callTimeoutMs: 400, audit: { record: (e) => void audit.push(e) } });
+    const r = await start({ timeouts: { callMs: 400 }, audit: { record: (e) => void audit.push(e) } });
     const { results } = await r.executeBatch(batch(r, [
       { id: 'n', name: py('never'), arguments: {} },
       { id: 'e', name: py('echo'), arguments: { message: 'hi' } },
@@ -29,13 +29,22 @@ describe('call timeout', () => {
     expect(audit.find((e) => e.type === 'tool_call' && e.callId === 'n')).toMatchObject({ status: 'tool_failed', code: 'call_timeout' });
   });
 
-  it('8 slow calls with a timeout: every one is cancelled on the server, none is left in flight', async () => {
+  it('B5: 8 slow calls with a timeout (the 0.1 option callTimeoutMs, still accepted): every one is cancelled on the server, none is left in flight', async () => {
     const r = await start({ callTimeoutMs: 300, concurrency: 8 });
     const calls = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}`, name: py('never'), arguments: {} }));
     const { results } = await r.executeBatch(batch(r, calls));
     expect(results.map(statusOf)).toEqual(Array(8).fill('tool_failed:call_timeout'));
     await waitFor(() => cancelledOnServer() === 8);
     expect(r.notices).toEqual([]);
+  });
+
+  it('B5: timeouts.callMs wins over the deprecated callTimeoutMs; a bad value of either is invalid_input before anything starts', async () => {
+    const r = await start({ timeouts: { callMs: 300 }, callTimeoutMs: 60_000 });
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'n', name: py('never'), arguments: {} }]));
+    expect((results[0] as { error: { message: string } }).error.message).toMatch(/did not answer within 300 ms/);
+    await r.close();
+    await expect(start({ timeouts: { callMs: 0 } })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'timeouts.callMs' } });
+    await expect(start({ callTimeoutMs: -1 })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'callTimeoutMs' } });
   });
 });
 
