@@ -5,52 +5,32 @@
  * Messages say what to fix; they never contain argument values or env values.
  */
 
-/** Every stable error code the library throws. */
-export type AgtErrorCode =
-  | 'invalid_input' // a caller passed something malformed (wrong type, bad reference …)
-  | 'invalid_config' // a stored MCP config cannot be launched as it is (R3, R6)
-  | 'schema_load_failed' // a tool schema failed to load (S1, S3, S5, S7)
-  | 'not_found'
-  | 'already_exists'
-  | 'revision_conflict'
-  | 'option_removed' // allowMcp / --allow-mcp (A7)
-  | 'forbidden' // not allowed to use this entry point (G1)
-  | 'spawn_failed'
-  | 'exited_early'
-  | 'handshake_timeout'
-  | 'protocol_error'
-  | 'connection_closed'
-  | 'batch_rejected' // details.reason: identity_mismatch | duplicate_call_id | unknown_tool | …
-  | 'fingerprint_mismatch' // details.part: 'settings' | 'mounts'
-  | 'store_unavailable'
-  | 'call_timeout' // a tool call (or read) got no answer in time; it was cancelled
-  | 'cancelled' // the host cancelled a call (AbortSignal); the server was told
-  | 'auth_required' // a remote server wants (other) credentials: 401/403 or an unfinished OAuth flow
-  | 'output_invalid'; // a tool result's structuredContent does not match the tool's outputSchema
-
-/** The list of codes, for documentation and exhaustive checks. */
-export const AGT_ERROR_CODES: readonly AgtErrorCode[] = [
-  'invalid_input',
-  'invalid_config',
-  'schema_load_failed',
+/** Every stable error code the library throws, in one list: the type, the CLI's exit table and docs/errors.md are checked against it. */
+export const AGT_ERROR_CODES = [
+  'invalid_input', // a caller passed something malformed (wrong type, bad reference …)
+  'invalid_config', // a stored MCP config cannot be launched as it is (R3, R6)
+  'schema_load_failed', // a tool schema failed to load (S1, S3, S5, S7)
   'not_found',
   'already_exists',
   'revision_conflict',
-  'option_removed',
-  'forbidden',
+  'option_removed', // allowMcp / --allow-mcp (A7)
+  'forbidden', // not allowed to use this entry point (G1)
   'spawn_failed',
   'exited_early',
   'handshake_timeout',
   'protocol_error',
   'connection_closed',
-  'batch_rejected',
-  'fingerprint_mismatch',
+  'batch_rejected', // details.reason: identity_mismatch | duplicate_call_id | unknown_tool | …
+  'fingerprint_mismatch', // details.part: 'settings' | 'mounts'
   'store_unavailable',
-  'call_timeout',
-  'cancelled',
-  'auth_required',
-  'output_invalid',
-];
+  'call_timeout', // a tool call (or read) got no answer in time; it was cancelled
+  'cancelled', // the host cancelled a call (AbortSignal); the server was told
+  'auth_required', // a remote server wants (other) credentials: 401/403 or an unfinished OAuth flow
+  'output_invalid', // a tool result's structuredContent does not match the tool's outputSchema
+] as const;
+
+/** A stable error code (one of {@link AGT_ERROR_CODES}). */
+export type AgtErrorCode = (typeof AGT_ERROR_CODES)[number];
 
 // A registered symbol survives duplicate copies of the package (ESM + CJS loaded
 // side by side), where `instanceof` does not.

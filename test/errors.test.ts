@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CODE_EXIT } from '../src/cli/terminal.js';
 import { AGT_ERROR_CODES, AgtError, isAgtError, toolErrorOf } from '../src/index.js';
+import { REPO_ROOT } from './support/index.js';
 
 describe('AgtError', () => {
   it('carries a stable code, details and cause', () => {
@@ -24,6 +28,18 @@ describe('AgtError', () => {
   it('lists every code once and builds ToolErrors without empty details', () => {
     expect(new Set(AGT_ERROR_CODES).size).toBe(AGT_ERROR_CODES.length);
     expect(toolErrorOf('x', 'y')).toEqual({ error: { code: 'x', message: 'y' } });
+  });
+
+  it('one list of codes: docs/errors.md has a row for exactly these codes, and docs/cli.md names each with the exit CODE_EXIT gives it', () => {
+    const rows = (file: string) => fs.readFileSync(path.join(REPO_ROOT, 'docs', file), 'utf8').split('\n').filter((l) => l.startsWith('| '));
+    const documented = rows('errors.md').map((l) => /^\| `([a-z_]+)` \|/.exec(l)?.[1]).filter((c): c is string => c !== undefined);
+    expect([...documented].sort()).toEqual([...AGT_ERROR_CODES].sort());
+    const named = new Map<string, number>();
+    for (const row of rows('cli.md')) {
+      const exit = /^\| ([0-5]) \|/.exec(row)?.[1];
+      if (exit !== undefined) for (const m of row.matchAll(/`([a-z_]+)`/g)) if ((AGT_ERROR_CODES as readonly string[]).includes(m[1] as string)) named.set(m[1] as string, Number(exit));
+    }
+    expect(Object.fromEntries([...named].sort())).toEqual(Object.fromEntries(Object.entries(CODE_EXIT).sort()));
   });
 });
 

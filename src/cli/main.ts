@@ -5,18 +5,10 @@
  * command modules (and the SDK, the store) load only when a command runs, so
  * `agt --help` and usage errors answer at once.
  */
-import { type AgtErrorCode, isAgtError } from '../errors.js';
+import { isAgtError } from '../errors.js';
 import { ALIASES, usage, verbs } from './help.js';
-import { EXIT, printable, stderrBlock } from './terminal.js';
+import { CODE_EXIT, EXIT, printable, stderrBlock } from './terminal.js';
 
-// Every code has its exit (the type makes a new code a compile error here until it is mapped).
-const CODE_EXIT: Record<AgtErrorCode, number> = {
-  invalid_input: EXIT.usage, option_removed: EXIT.usage, invalid_config: EXIT.usage, schema_load_failed: EXIT.failed, forbidden: EXIT.failed,
-  not_found: EXIT.conflict, already_exists: EXIT.conflict, revision_conflict: EXIT.conflict, fingerprint_mismatch: EXIT.conflict,
-  spawn_failed: EXIT.launch, exited_early: EXIT.launch, handshake_timeout: EXIT.launch, protocol_error: EXIT.launch, connection_closed: EXIT.launch,
-  auth_required: EXIT.launch, call_timeout: EXIT.launch, cancelled: EXIT.failed, batch_rejected: EXIT.failed, output_invalid: EXIT.failed,
-  store_unavailable: EXIT.store,
-};
 
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
 

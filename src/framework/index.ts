@@ -1,2 +1,2 @@
-export { FRAMEWORK_TOOL_NAMES, FRAMEWORK_TOOLS, frameworkToolsFor } from './tools.js';
-export type { FrameworkContext, FrameworkOutcome, FrameworkTool } from './tools.js';
+/** The public names of src/framework (what src/index.ts re-exports). */
+export { FRAMEWORK_TOOL_NAMES } from './tools.js';

@@ -40,7 +40,7 @@ export interface FrameworkTool {
 }
 
 // The resource grammar comes from resources, not retyped here.
-const kind = v.picklist(RESOURCE_KINDS as [ResourceKind, ...ResourceKind[]]);
+const kind = v.picklist(RESOURCE_KINDS);
 const reference = v.pipe(v.string(), v.regex(REFERENCE_PATTERN));
 const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
 const refList = v.array(reference);

@@ -9,7 +9,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
-import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig, type StdioServerConfig, urlProblem } from '../resources/mcp-config.js';
+import { type McpDocument, type McpServerConfig, type NormalisedStdioConfig, normaliseMcpDocument, type RemoteServerConfig, urlProblem } from '../resources/mcp-config.js';
 import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -67,12 +67,12 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
   const collected = new Set<string>();
   const secrets = secretMasker([]);
   const shown = options.revealSecrets ? secretMasker([]) : secrets;
-  if (transport === 'stdio') {
-    const stdio = await connectStdio(newClient(), config as StdioServerConfig, timeouts, options, collected, secrets);
+  if ('command' in config) {
+    const stdio = await connectStdio(newClient(), config, timeouts, options, collected, secrets);
     return openConnection({ ...base, ...stdio, kind: 'stdio', masker: shown });
   }
   options.onPhase?.('handshake');
-  const resolved = resolveRemote(config as RemoteServerConfig, options.variables ?? {}, collected);
+  const resolved = resolveRemote(config, options.variables ?? {}, collected);
   for (const value of [...remoteSecrets(resolved), ...collected]) secrets.add(value);
   const remote = await connectRemote(newClient, resolved, timeouts, auth, secrets, options.maxMessageBytes);
   return openConnection({ ...base, ...remote, timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs }, warnings: [], masker: shown });
@@ -93,7 +93,7 @@ function remoteSecrets(config: RemoteServerConfig): string[] {
   return out;
 }
 
-async function connectStdio(client: Client, config: StdioServerConfig, timeouts: Timeouts, options: ConnectOptions, collected: Set<string>, masker: SecretMasker) {
+async function connectStdio(client: Client, config: NormalisedStdioConfig, timeouts: Timeouts, options: ConnectOptions, collected: Set<string>, masker: SecretMasker) {
   const spec = await toLaunchSpec(config, options.variables, collected); // R3–R6: invalid_config / spawn_failed before anything runs
   // The values of the config's own env and envFile (as the server gets them) and resolved placeholders never show in the stderr tail.
   const own = Object.keys(spec.env).filter((k) => !DEFAULT_ENV_KEYS.has(k) || (config.env ?? {})[k] !== undefined);

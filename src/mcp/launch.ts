@@ -18,7 +18,7 @@ import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile } from '../files.js';
 import { setOwn } from '../json.js';
 import { findInPath, isExecutableFile } from '../resources/config-test.js';
-import { isBareCommand, launchProblems, type StdioServerConfig } from '../resources/mcp-config.js';
+import { hasCwd, isBareCommand, launchProblems, type NormalisedStdioConfig, type StdioServerConfig } from '../resources/mcp-config.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 
 /** Exactly what is spawned. */
@@ -80,9 +80,9 @@ function spawnFailed(reason: string, message: string, extra: Record<string, unkn
 }
 
 /** Builds the launch spec, or throws invalid_config (R3, R6, a placeholder without a value) / spawn_failed (what is missing on this host). */
-export async function toLaunchSpec(stored: StdioServerConfig, sources: VariableSources = {}, collect?: Set<string>): Promise<LaunchSpec> {
+export async function toLaunchSpec(stored: NormalisedStdioConfig | StdioServerConfig, sources: VariableSources = {}, collect?: Set<string>): Promise<LaunchSpec> {
   const problems = launchProblems(stored, 'config');
-  if (problems.length > 0) {
+  if (problems.length > 0 || !hasCwd(stored)) {
     const text = problems.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ');
     throw new AgtError('invalid_config', `the stored config cannot be started: ${text}`, { details: { problems } });
   }

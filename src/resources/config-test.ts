@@ -12,10 +12,11 @@ import { isPlainObject } from '../json.js';
 import {
   type ConfigProblem,
   isBareCommand,
+  hasCwd,
   launchProblems,
   type McpTransport,
   normaliseMcpDocument,
-  type StdioServerConfig,
+  type NormalisedStdioConfig,
 } from './mcp-config.js';
 import { resolveServerConfig, type VariableSources } from './variables.js';
 
@@ -67,14 +68,14 @@ export function testMcpConfig(data: unknown, sources: VariableSources = {}): Con
   const problems = [...launchProblems(normalised.config, at)];
   const { config, unresolved } = resolveServerConfig(normalised.config as unknown as Record<string, unknown>, sources, os.homedir(), at);
   problems.push(...unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value now`, fix: u.fix })));
-  if (normalised.transport === 'stdio' && unresolved.length === 0) problems.push(...existenceProblems(config as unknown as StdioServerConfig, at, problems));
+  if (normalised.transport === 'stdio' && unresolved.length === 0) problems.push(...existenceProblems(config as unknown as NormalisedStdioConfig, at, problems));
   return { ok: problems.length === 0, transport: normalised.transport, problems, warnings: normalised.warnings };
 }
 
-function existenceProblems(config: StdioServerConfig, at: string, known: ConfigProblem[]): ConfigProblem[] {
+function existenceProblems(config: NormalisedStdioConfig, at: string, known: ConfigProblem[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const cwdOk = !known.some((p) => p.field === `${at}.cwd`);
-  if (cwdOk) {
+  if (cwdOk && hasCwd(config)) {
     let stat: fs.Stats | undefined;
     try {
       stat = fs.statSync(config.cwd);
@@ -87,7 +88,7 @@ function existenceProblems(config: StdioServerConfig, at: string, known: ConfigP
       problems.push({ field: `${at}.cwd`, message: '"cwd" is not a directory', fix: 'set "cwd" to a directory' });
     }
   }
-  if (config.envFile !== undefined && cwdOk) {
+  if (config.envFile !== undefined && cwdOk && hasCwd(config)) {
     const file = path.resolve(config.cwd, config.envFile);
     try {
       fs.accessSync(file, fs.constants.R_OK);

@@ -8,7 +8,7 @@
  */
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import { type DeclaredInput, launchProblems, type McpDocument, normaliseMcpDocument } from './mcp-config.js';
+import { type DeclaredInput, launchProblems, type McpDocument, normaliseMcpDocument, writtenDocument } from './mcp-config.js';
 import { isReference } from './reference.js';
 import { inputsUsedBy } from './variables.js';
 
@@ -77,7 +77,8 @@ export function planImport(file: unknown, options: ImportOptions = {}): { format
     }
     for (const p of launchProblems(normalised.config, name)) problems.push(`${p.message}; fix: ${p.fix}${p.field.endsWith('.cwd') ? ' (or pass --cwd DIR)' : ''}`);
     const { warnings } = normalised;
-    return problems.length > 0 ? { name, reference, problems, warnings } : { name, reference, document: normalised.document, problems, warnings };
+    const document = writtenDocument(normalised);
+    return problems.length > 0 || document === undefined ? { name, reference, problems, warnings } : { name, reference, document, problems, warnings };
   });
   return { format, entries };
 }

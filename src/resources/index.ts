@@ -6,25 +6,22 @@ export { checkExpectedRevision, expectedRevisionOf, revisionConflict } from './c
 export type { ConflictTarget } from './conflict.js';
 export { isReference, parseReference } from './reference.js';
 export type { ParsedReference } from './reference.js';
-export { launchProblems, normaliseMcpDocument, transportOf } from './mcp-config.js';
 export type {
   ConfigProblem,
   DeclaredInput,
   McpDocument,
   McpServerConfig,
   McpTransport,
-  NormalisedMcp,
   RemoteServerConfig,
   StdioServerConfig,
 } from './mcp-config.js';
 export type { ConfigTestReport } from './config-test.js';
-export { rejectRemovedOptions } from './removed-options.js';
 export { ResourceService } from './service.js';
 export type { ResourceServiceOptions, ResourceTarget, WriteInput, WriteResult } from './service.js';
 export type { AgentDescription, MountStatus } from './describe.js';
 export { planImport } from './import.js';
 export type { ImportEntry, ImportFormat, ImportOptions } from './import.js';
-export { maskSecrets, redactMcpDocument, redactRecord, SECRET_MASK, secretValues } from './secrets.js';
+export { redactMcpDocument, redactRecord, SECRET_MASK } from './secrets.js';
 export { parseJsonc } from './jsonc.js';
-export { documentInputs, inputIds, resolveServerConfig } from './variables.js';
+export { documentInputs, resolveServerConfig } from './variables.js';
 export type { UnresolvedVariable, VariableSources } from './variables.js';

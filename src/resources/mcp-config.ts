@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { AgtError } from '../errors.js';
-import { isPlainObject, setOwn } from '../json.js';
+import { defined, isPlainObject, setOwn } from '../json.js';
 import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
 
 /** A process on this host, spoken to over stdio. */
@@ -35,8 +35,22 @@ export interface RemoteServerConfig {
   handshakeTimeoutMs?: number;
 }
 
-/** One server's launch or connection configuration. */
+/** One server's launch or connection configuration, as written. */
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+
+/**
+ * A stdio config as read back (normalised): `args` and `env` always present,
+ * `cwd` possibly missing — a config saved before R3 can still be read (R6)
+ * and is refused only at launch, naming the fix.
+ */
+export interface NormalisedStdioConfig extends Omit<StdioServerConfig, 'cwd' | 'args' | 'env'> {
+  args: string[];
+  cwd?: string;
+  env: Record<string, string>;
+}
+
+/** One server's configuration as read back (normalised). */
+export type NormalisedServerConfig = NormalisedStdioConfig | RemoteServerConfig;
 
 /** An input a config refers to as `${input:id}` (VS Code): asked for at launch, never stored. */
 export interface DeclaredInput {
@@ -64,11 +78,16 @@ export interface ConfigProblem {
   fix: string;
 }
 
+/** An mcp document as read back: its one server normalised. */
+export interface NormalisedMcpDocument extends Omit<McpDocument, 'mcpServers'> {
+  mcpServers: Record<string, NormalisedServerConfig>;
+}
+
 /** A normalised document with its one server. */
 export interface NormalisedMcp {
-  document: McpDocument;
+  document: NormalisedMcpDocument;
   name: string;
-  config: McpServerConfig;
+  config: NormalisedServerConfig;
   transport: McpTransport;
   warnings: string[];
 }
@@ -112,6 +131,13 @@ export function normaliseMcpDocument(data: unknown): NormalisedMcp {
   return { document: { ...rest, mcpServers: { [name]: config } }, name, config, transport, warnings };
 }
 
+/** The normalised document as a written one, when nothing the written form requires is missing (a stdio server's `cwd`, R3). */
+export function writtenDocument(normalised: NormalisedMcp): McpDocument | undefined {
+  const { config } = normalised;
+  if ('command' in config && (config.cwd === undefined || config.cwd === '')) return undefined;
+  return normalised.document as McpDocument; // the one server has every field StdioServerConfig requires
+}
+
 function checkInputs(inputs: unknown): void {
   const ok = Array.isArray(inputs) && inputs.every((i) => isPlainObject(i) && typeof i.id === 'string' && i.id !== '' && (i.password === undefined || typeof i.password === 'boolean') && (i.description === undefined || typeof i.description === 'string'));
   if (!ok) throw invalid('inputs', 'must be a list of { "id": "…", "type": "promptString", "description"?, "password"? }');
@@ -122,7 +148,7 @@ function checkTimeout(raw: Record<string, unknown>, at: string): void {
   if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000)) throw invalid(`${at}.handshakeTimeoutMs`, 'must be a whole number of milliseconds between 1 and 600000');
 }
 
-function normaliseServer(raw: unknown, at: string, warnings: string[]): { config: McpServerConfig; transport: McpTransport } {
+function normaliseServer(raw: unknown, at: string, warnings: string[]): { config: NormalisedServerConfig; transport: McpTransport } {
   if (!isPlainObject(raw)) throw invalid(at, 'must be an object with "command" (stdio) or "url" (remote)');
   let declared: McpTransport | undefined;
   if (raw.type !== undefined) {
@@ -141,7 +167,7 @@ function normaliseServer(raw: unknown, at: string, warnings: string[]): { config
   return { config, transport: config.transport ?? 'streamable-http' };
 }
 
-function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: string[]): StdioServerConfig {
+function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: string[]): NormalisedStdioConfig {
   if (typeof raw.command !== 'string' || raw.command.trim() === '') throw invalid(`${at}.command`, 'must be a non-empty string');
   const args = raw.args ?? [];
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw invalid(`${at}.args`, 'must be an array of strings');
@@ -158,11 +184,11 @@ function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: stri
     ...unknown,
     command: raw.command,
     args: [...args] as string[],
-    ...(raw.cwd === undefined ? {} : { cwd: raw.cwd }),
+    ...defined({ cwd: raw.cwd }),
     env,
-    ...(raw.envFile === undefined ? {} : { envFile: raw.envFile }),
-    ...(raw.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: raw.handshakeTimeoutMs }),
-  } as StdioServerConfig;
+    ...defined({ envFile: raw.envFile }),
+    ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs as number | undefined }),
+  };
 }
 
 function normaliseRemote(
@@ -242,9 +268,14 @@ function warnUnknownPlaceholders(value: string, at: string, warnings: string[]):
 }
 
 /** The transport a (possibly legacy, unnormalised) config uses. */
-export function transportOf(config: McpServerConfig): McpTransport {
+export function transportOf(config: McpServerConfig | NormalisedServerConfig): McpTransport {
   if ('command' in config) return 'stdio';
   return config.transport ?? 'streamable-http';
+}
+
+/** True when a stdio config names its working directory (R3 still checks that it is absolute). */
+export function hasCwd<C extends { cwd?: string }>(config: C): config is C & { cwd: string } {
+  return typeof config.cwd === 'string' && config.cwd !== '';
 }
 
 /** True for a bare command name looked up in PATH (no path separator). */
@@ -253,10 +284,10 @@ export function isBareCommand(command: string): boolean {
 }
 
 /** Launch rules R3: absolute cwd; command a bare name or an absolute path. */
-export function launchProblems(config: McpServerConfig, at = 'config', options: { quoteValues?: boolean } = {}): ConfigProblem[] {
+export function launchProblems(config: McpServerConfig | NormalisedServerConfig, at = 'config', options: { quoteValues?: boolean } = {}): ConfigProblem[] {
   if (!('command' in config)) return [];
   const problems: ConfigProblem[] = [];
-  const cwd = (config as Partial<StdioServerConfig>).cwd;
+  const cwd: string | undefined = config.cwd;
   if (cwd === undefined || cwd === '') {
     problems.push({
       field: `${at}.cwd`,

@@ -1,10 +1,10 @@
 /** The resource model: kinds, records and the data shape of each kind. */
 
-/** What a resource is. */
-export type ResourceKind = 'mcp' | 'agent' | 'skill';
-
 /** Every kind, for validation and listings. */
-export const RESOURCE_KINDS: readonly ResourceKind[] = ['mcp', 'agent', 'skill'];
+export const RESOURCE_KINDS = ['mcp', 'agent', 'skill'] as const;
+
+/** What a resource is (one of {@link RESOURCE_KINDS}). */
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 /** Names one resource: its kind and its reference `category/name`. */
 export interface ResourceRef {

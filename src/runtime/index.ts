@@ -1,10 +1,9 @@
-export { MODEL_TOOL_NAME, toolAlias } from './aliases.js';
+export { toolAlias } from './aliases.js';
 export { policies } from './policies.js';
 export type { AnnotationMatch, AutoAllowMatch } from './policies.js';
 export { NativeRun } from './native-run.js';
 export type { ModelTool, NativeRunOptions, SuspendedRun } from './run-options.js';
 export type { RunSnapshot } from './snapshot.js';
-export { DELEGATE_INPUT_SCHEMA } from './snapshot.js';
 export { runAgentLoop } from './agent-loop.js';
 export { executeModelCalls } from './model-calls.js';
 export type { ModelCall, ModelCallsResult } from './model-calls.js';
