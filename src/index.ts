@@ -11,7 +11,7 @@ export type { ArgumentIssue, CompiledToolSchema, Dialect, SchemaLoadReason, Sche
 
 // resources
 export {
-  documentInputs, isReference, MemoryStore, parseJsonc, parseReference, planImport, redactMcpDocument, redactRecord, resolveServerConfig,
+  documentInputs, isReference, JsoncError, MemoryStore, parseJsonc, parseReference, planImport, redactMcpDocument, redactRecord, resolveServerConfig,
   checkExpectedRevision, expectedRevisionOf, RESOURCE_KINDS, RESOURCE_MANAGEMENT, ResourceService, revisionConflict, SECRET_MASK,
 } from './resources/index.js';
 export type {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile, readBoundedStream } from '../files.js';
 import { setOwn } from '../json.js';
-import { parseJsonc } from '../resources/jsonc.js';
+import { JsoncError, parseJsonc } from '../resources/jsonc.js';
 
 /** The largest config file the CLI reads. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -28,11 +28,11 @@ export async function readConfigFile(file: string, stdin: NodeJS.ReadableStream 
     throw new AgtError('invalid_input', `cannot read ${file}: ${READ_PROBLEMS[reason] ?? reason}`, { details: { reason, ...(reason === 'too_large' ? { limit: MAX_FILE_BYTES } : {}) } });
   }
   try {
-    return parseJsonc(text.replace(/^\uFEFF/, ''));
+    return parseJsonc(text);
   } catch (error) {
-    // JSON.parse quotes the file's text in its message: only the position is passed on (no values).
-    const at = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw new AgtError('invalid_input', `${file} is not valid JSON or JSONC${at ? ` (near character ${at})` : ''}; check its commas, quotes and brackets`, { details: { reason: 'parse_error' } });
+    // Only the position is passed on, never the file's text (it may hold secrets).
+    const at = error instanceof JsoncError ? ` (near character ${error.position}${error.reason === 'TooDeep' ? ': nested too deep' : ''})` : '';
+    throw new AgtError('invalid_input', `${file} is not valid JSON or JSONC${at}; check its commas, quotes and brackets`, { details: { reason: 'parse_error' } });
   }
 }
 

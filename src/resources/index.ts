@@ -22,6 +22,6 @@ export type { AgentDescription, MountStatus } from './describe.js';
 export { planImport } from './import.js';
 export type { ImportEntry, ImportFormat, ImportOptions } from './import.js';
 export { redactMcpDocument, redactRecord, SECRET_MASK } from './secrets.js';
-export { parseJsonc } from './jsonc.js';
+export { JsoncError, parseJsonc } from './jsonc.js';
 export { documentInputs, resolveServerConfig } from './variables.js';
 export type { UnresolvedVariable, VariableSources } from './variables.js';

@@ -83,7 +83,7 @@ describe('package exports', () => {
   // The value exports of every entry point, pinned: adding or removing a public name is a decision, made here.
   const PUBLIC: Record<string, string[]> = {
     'agt-mcp': [
-      'AGT_ERROR_CODES', 'AgtError', 'DEFAULT_CALL_TIMEOUT_MS', 'DEFAULT_LIMITS', 'DEFAULT_TIMEOUTS', 'FRAMEWORK_TOOL_NAMES', 'HarnessToolSet', 'McpProber',
+      'AGT_ERROR_CODES', 'AgtError', 'DEFAULT_CALL_TIMEOUT_MS', 'DEFAULT_LIMITS', 'DEFAULT_TIMEOUTS', 'FRAMEWORK_TOOL_NAMES', 'HarnessToolSet', 'JsoncError', 'McpProber',
       'MemoryAuditStore', 'MemoryRunStore', 'MemoryStore', 'NativeRun', 'RESOURCE_KINDS', 'RESOURCE_MANAGEMENT', 'RUN_FORMAT_VERSION', 'ResourceService',
       'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'checkExpectedRevision', 'clientCapabilities', 'connectMcp', 'documentInputs', 'executeModelCalls', 'expectedRevisionOf', 'isAgtError', 'isReference',
       'isToolErrorSignal', 'parseJsonc', 'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'resolveServerConfig',
