@@ -13,7 +13,6 @@ import { type McpDocument, type McpServerConfig, type NormalisedStdioConfig, nor
 import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import type { McpAuth } from './auth.js';
 import { clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
 import { type McpConnection, openConnection, withStderr } from './connection.js';
 import { ListChangedHub } from './list-changed.js';
@@ -48,7 +47,7 @@ export interface ConnectOptions extends ConnectSettings {
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
 export async function connectMcp(target: McpDocument | McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
   const document = isPlainObject(target) && 'mcpServers' in target ? target : { mcpServers: { server: target } };
-  const { config, transport } = normaliseMcpDocument(document);
+  const { config } = normaliseMcpDocument(document);
   // The config's own handshake timeout (cold npx/uvx starts), unless the caller set one.
   const timeouts = resolveTimeouts({ ...(config.handshakeTimeoutMs ? { handshakeMs: config.handshakeTimeoutMs } : {}), ...options.timeouts });
   const declared = clientCapabilities(options);

@@ -26,7 +26,7 @@ export async function startAuthCheckingServer(accept: (authorization: string | u
   const seen: (string | undefined)[] = [];
   const terminated: string[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const server = http.createServer(async (req, res) => {
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     seen.push(req.headers.authorization);
     if (!accept(req.headers.authorization)) {
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(JSON.stringify({ error: 'invalid_token', ...(options.echo ? { got: req.headers.authorization } : {}) }));
@@ -47,6 +47,9 @@ export async function startAuthCheckingServer(accept: (authorization: string | u
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) });
     await mcp.connect(transport);
     await transport.handleRequest(req, res);
+  };
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy()); // a failed request ends its own response, never the server
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
