@@ -4,6 +4,7 @@
  * Codes are part of the public contract (docs/errors.md) and are never renamed.
  * Messages say what to fix; they never contain argument values or env values.
  */
+import { defined } from './json.js';
 
 /** Every stable error code the library throws, in one list: the type, the CLI's exit table and docs/errors.md are checked against it. */
 export const AGT_ERROR_CODES = [
@@ -71,7 +72,7 @@ export function redactCause(cause: unknown, mask: (text: string) => string = (te
 /** `error` again with `mask` applied to its message, string details and cause chain (for errors about one connection). */
 export function maskError(error: AgtError, mask: (text: string) => string): AgtError {
   const details = error.details === undefined ? undefined : Object.fromEntries(Object.entries(error.details).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v]));
-  return new AgtError(error.code, mask(error.message), { ...(details === undefined ? {} : { details }), ...(error.cause === undefined ? {} : { cause: error.cause }), mask });
+  return new AgtError(error.code, mask(error.message), { ...defined({ details }), ...defined({ cause: error.cause }), mask });
 }
 
 /** The library's error: a stable `code`, a fix-oriented message, optional `details`. */

@@ -7,7 +7,7 @@
  * is a generic failure whose message says nothing of the cause.
  */
 import { isAgtError, isToolErrorSignal } from './errors.js';
-import { isPlainObject } from './json.js';
+import { defined, isPlainObject } from './json.js';
 
 /** What a handler may return: text, a JSON object (also sent as structured content), or MCP content. */
 export type HandlerOutput = string | Record<string, unknown> | { content: unknown[] };
@@ -22,7 +22,7 @@ export function outputContent(output: HandlerOutput | unknown[]): { content: unk
 /** The failure a thrown error becomes: declared ones keep code, message and details; others get `fallback`. */
 export function failureOf(error: unknown, fallback: string): { status: 'tool_error' | 'tool_failed'; error: { code: string; message: string; details?: Record<string, unknown> } } {
   if (isAgtError(error) || isToolErrorSignal(error)) {
-    return { status: 'tool_error', error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    return { status: 'tool_error', error: { code: error.code, message: error.message, ...defined({ details: error.details }) } };
   }
   return { status: 'tool_failed', error: { code: 'tool_failed', message: fallback } };
 }

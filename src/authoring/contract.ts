@@ -9,7 +9,7 @@ import { AgtError } from '../errors.js';
 import { readToolError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 
 /** What a case expects: success, or a tool error with this code. */
@@ -82,7 +82,7 @@ export function contractCases(tool: ContractTool, input: ContractInput): Contrac
     if (compiled.validate(c.args).ok === valid) cases.push({ ...c, ...meta });
   }
   for (const e of input.businessErrors ?? []) {
-    cases.push({ name: e.name, tool: tool.name, args: e.args, ...(e.meta ? { meta: e.meta } : {}), expect: { code: e.code } });
+    cases.push({ name: e.name, tool: tool.name, args: e.args, ...defined({ meta: e.meta }), expect: { code: e.code } });
   }
   return cases;
 }

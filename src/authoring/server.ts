@@ -9,7 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import { failureOf, outputContent } from '../results.js';
 import { parseArguments, type ServableTool } from './define-tool.js';
 
@@ -23,7 +23,7 @@ interface ToolCallResult {
 
 /** The JSON text of a ToolError result. */
 function errorResult(code: string, message: string, details?: Record<string, unknown>): ToolCallResult {
-  return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) }], isError: true };
+  return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...defined({ details }) } }) }], isError: true };
 }
 
 

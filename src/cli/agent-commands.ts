@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, positional, revisionFlag } from './context.js';
+import { defined } from '../json.js';
 
 function mountLines(mounts: MountStatus[]): string[] {
   if (mounts.length === 0) return ['  (no MCP servers mounted)'];
@@ -45,7 +46,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         ...(Object.keys(data).length > 0 ? { data } : {}),
         ...(values['add-mcp'] ? { add: { mcps: values['add-mcp'] } } : {}),
         ...(values['remove-mcp'] ? { remove: { mcps: values['remove-mcp'] } } : {}),
-        ...(expected === undefined ? {} : { expectedRevision: expected }),
+        ...defined({ expectedRevision: expected }),
       });
       emit(ctx, { record, warnings }, () => [`updated agent ${record.reference} (revision ${record.revision}); mounts: ${((record.data as { mcps: string[] }).mcps).join(', ') || 'none'}`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
       return EXIT.ok;

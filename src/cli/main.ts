@@ -8,6 +8,7 @@
 import { isAgtError } from '../errors.js';
 import { ALIASES, usage, verbs } from './help.js';
 import { CODE_EXIT, EXIT, printable, stderrBlock } from './terminal.js';
+import { defined } from '../json.js';
 
 
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
@@ -48,14 +49,14 @@ function parseCommandLine(raw: string[]): CommandLine {
   const help = rest.some((a) => a === '--help' || a === '-h');
   const [group, verb, ...args] = rest.filter((a) => a !== '--help' && a !== '-h');
   return {
-    ...(group === undefined ? {} : { group }),
-    ...(verb === undefined ? {} : { verb }),
+    ...defined({ group }),
+    ...defined({ verb }),
     args,
     ...(split === -1 ? {} : { command: raw.slice(split + 1) }),
     json: head.includes('--json'),
     debug: head.includes('--debug'),
     showSecrets: head.includes('--show-secrets'),
-    ...(store === undefined ? {} : { store }),
+    ...defined({ store }),
     help,
   };
 }

@@ -6,6 +6,7 @@ import { importCommand } from './mcp-import.js';
 import { noteText, type ProbeNote, readProbeNotes } from './probe-notes.js';
 import { probeCommand, testCommand } from './mcp-probe.js';
 import { addJsonCommand, createCommand, type McpInvocation, updateCommand } from './mcp-write.js';
+import { defined } from '../json.js';
 
 /** Runs an `agt mcp` verb (aliases already resolved); returns the exit code. */
 export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Promise<number> {
@@ -44,7 +45,7 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'expected-revision': { type: 'string' } } });
       const reference = mcpReference(positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]'));
       const expected = revisionFlag(values['expected-revision']);
-      await cliDelete(ctx, { kind: 'mcp', reference, ...(expected === undefined ? {} : { expectedRevision: expected }) });
+      await cliDelete(ctx, { kind: 'mcp', reference, ...defined({ expectedRevision: expected }) });
       emit(ctx, { deleted: reference }, () => `deleted ${reference}`);
       return EXIT.ok;
     }

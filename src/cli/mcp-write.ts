@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
-import { isPlainObject, setOwn } from '../json.js';
+import { defined, isPlainObject, setOwn } from '../json.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import { parseJsonc } from '../resources/jsonc.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, revisionFlag, shown } from './context.js';
@@ -152,7 +152,7 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
     data = data === undefined ? patched(current.data as McpDocument, values) : keptFields(current.data as McpDocument, data as McpDocument, values);
     revision = expected ?? current.revision; // a change applies to what was read, or not at all
   }
-  const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, data, ...(revision === undefined ? {} : { expectedRevision: revision }) });
+  const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, data, ...defined({ expectedRevision: revision }) });
   emit(ctx, { record: shown(ctx, record), warnings }, () => [`updated ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
   return EXIT.ok;
 }

@@ -13,6 +13,7 @@ import { redactRecord } from '../resources/secrets.js';
 import { REFERENCE_PATTERN } from '../resources/reference.js';
 import { RESOURCE_KINDS, type ResourceKind } from '../resources/types.js';
 import type { ArgumentIssue } from '../schema/issues.js';
+import { defined } from '../json.js';
 
 /** What a framework tool's handler gets besides its input. */
 export interface FrameworkContext {
@@ -82,7 +83,7 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
     }),
     async ({ expected_revision, ...input }, { service }) => {
       // Models see snake_case; the TypeScript API is camelCase: mapped here, at the boundary.
-      const { record, warnings } = await service.write({ ...input, ...(expected_revision === undefined ? {} : { expectedRevision: expected_revision }) } as Parameters<ResourceService['write']>[0]);
+      const { record, warnings } = await service.write({ ...input, ...defined({ expectedRevision: expected_revision }) } as Parameters<ResourceService['write']>[0]);
       return { result: { ...summary(record), warnings }, changed: { kind: record.kind, reference: record.reference } };
     },
   ),
@@ -103,7 +104,7 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
     'Delete a resource. Agents that mount a deleted mcp show the mount as missing.',
     v.strictObject({ kind, reference, expected_revision: v.optional(revision) }),
     async ({ expected_revision, ...input }, { service }) => {
-      await service.delete({ ...input, ...(expected_revision === undefined ? {} : { expectedRevision: expected_revision }) });
+      await service.delete({ ...input, ...defined({ expectedRevision: expected_revision }) });
       return { result: { deleted: true, kind: input.kind, reference: input.reference }, changed: { kind: input.kind, reference: input.reference } };
     },
   ),

@@ -8,7 +8,7 @@
 import { AgtError } from '../errors.js';
 import { failureOf, outputContent } from '../results.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import { modelCallId } from '../runtime/model-calls.js';
 import { failedResult, parseAndValidate, resultIds } from '../runtime/stages.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
@@ -41,7 +41,7 @@ export class HarnessToolSet {
 
   /** The definitions to submit with the turn. */
   tools(): { name: string; description?: string; inputSchema: Record<string, unknown> }[] {
-    return [...this.#tools.values()].map(({ def }) => ({ name: def.name, ...(def.description === undefined ? {} : { description: def.description }), inputSchema: def.inputSchema }));
+    return [...this.#tools.values()].map(({ def }) => ({ name: def.name, ...defined({ description: def.description }), inputSchema: def.inputSchema }));
   }
 
   /** Validates an incoming call, then runs its handler; never throws. */

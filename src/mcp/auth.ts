@@ -13,6 +13,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AgtError } from '../errors.js';
+import { defined } from '../json.js';
 
 /** A provider of bearer tokens: called before every HTTP request, so it may rotate tokens. */
 export interface BearerTokenProvider {
@@ -104,7 +105,7 @@ export function authRequired(error: unknown, auth: McpAuth | undefined, retried 
       ? 'resource_mismatch'
       : retried ? 'still_unauthorized'
         : status === 403 ? 'forbidden' : error instanceof UnauthorizedError ? 'authorization_pending' : typeof oauthCode === 'string' ? 'oauth_failed' : 'unauthorized',
-    ...(status === undefined ? {} : { status }),
+    ...defined({ status }),
     ...(typeof oauthCode === 'string' ? { oauthError: oauthCode } : {}),
   };
   const http = status === undefined ? '' : ` (HTTP ${status})`;

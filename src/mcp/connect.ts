@@ -103,7 +103,7 @@ async function connectStdio(client: Client, config: NormalisedStdioConfig, timeo
     spawnMs: timeouts.spawnMs,
     closeGraceMs: timeouts.closeGraceMs,
     secrets,
-    ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
+    ...defined({ maxMessageBytes: options.maxMessageBytes }),
   });
   const started = performance.now();
   options.onPhase?.('starting');

@@ -10,7 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, GetPromptResultSchema, McpError, ReadResourceResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
 import { OVERSIZED_RPC_CODE } from './bounded-fetch.js';
 import { authRequired, finishAuthorization, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
@@ -223,7 +223,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         'call',
         async (signal) => {
           const result = (await client.request(
-            { method: 'tools/call', params: { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) } },
+            { method: 'tools/call', params: { name, arguments: args, ...defined({ _meta: options.meta }) } },
             LooseResult,
             { ...sdkOptions(options, signal), ...(options.onProgress ? { onprogress: progressOf(options.onProgress) } : {}) },
           )) as Record<string, unknown>;

@@ -9,7 +9,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import { isAuthFailure } from './auth.js';
 
 /** One tool as the server declared it (only `name` is guaranteed). */
@@ -95,7 +95,7 @@ export const TOOLS_LIST: ListSpec<RawTool> = {
           name: e.name,
           ...optional(e, ['title', 'description'], str),
           inputSchema: e.inputSchema,
-          ...(e.outputSchema === undefined ? {} : { outputSchema: e.outputSchema }),
+          ...defined({ outputSchema: e.outputSchema }),
           ...(isPlainObject(e.annotations) ? { annotations: e.annotations } : {}),
           ...(isPlainObject(e._meta) ? { _meta: e._meta } : {}),
           ...(isPlainObject(e.execution) ? { execution: e.execution } : {}),
@@ -131,7 +131,7 @@ export const PROMPTS_LIST: ListSpec<McpPrompt> = {
           .filter((a): a is Record<string, unknown> => isPlainObject(a) && str(a.name))
           .map((a) => ({ name: a.name, ...optional(a, ['description'], str), ...optional(a, ['required'], (v) => typeof v === 'boolean') }))
       : undefined;
-    return { name: e.name, ...optional(e, ['title', 'description'], str), ...(args === undefined ? {} : { arguments: args }) } as McpPrompt;
+    return { name: e.name, ...optional(e, ['title', 'description'], str), ...defined({ arguments: args }) } as McpPrompt;
   },
 };
 

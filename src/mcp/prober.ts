@@ -9,7 +9,7 @@
  * host, with no sandbox, or contacts the URL. Its result is no certificate
  * (P4): every run connects and lists tools again.
  */
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import { AgtError, isAgtError } from '../errors.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
@@ -121,11 +121,11 @@ export class McpProber {
     const connection = await connectMcp(document, {
       registry: this.#registry,
       timeouts,
-      ...(elicitation ? { elicitation } : {}),
-      ...(sampling ? { sampling } : {}),
+      ...defined({ elicitation }),
+      ...defined({ sampling }),
       ...(auth ? { auth } : {}),
-      ...(variables ? { variables } : {}),
-      ...(onPhase ? { onPhase } : {}),
+      ...defined({ variables }),
+      ...defined({ onPhase }),
       ...(this.#options.revealSecrets ? { revealSecrets: true } : {}),
     });
     let listed: Awaited<ReturnType<typeof list>>;
@@ -148,8 +148,8 @@ export class McpProber {
       transport: connection.transport,
       timings: { ...connection.timings, listMs: listed.listMs, closeMs },
       tools,
-      ...(listed.resources ? { resources: listed.resources } : {}),
-      ...(listed.prompts ? { prompts: listed.prompts } : {}),
+      ...defined({ resources: listed.resources }),
+      ...defined({ prompts: listed.prompts }),
       warnings: [...sendsHostVariables(document), ...connection.warnings],
       stderrTail: connection.stderrTail(),
     };
@@ -197,7 +197,7 @@ async function timedClose(connection: McpConnection): Promise<number> {
 
 function schemaError(error: AgtError): ProbedSchemaError {
   const schemaPath = typeof error.details?.schemaPath === 'string' ? error.details.schemaPath : undefined;
-  return { code: error.code, message: error.message, ...(schemaPath === undefined ? {} : { schemaPath }) };
+  return { code: error.code, message: error.message, ...defined({ schemaPath }) };
 }
 
 function judge(raw: RawTool[], registry: ToolSchemaRegistry): ProbedTool[] {
@@ -206,8 +206,8 @@ function judge(raw: RawTool[], registry: ToolSchemaRegistry): ProbedTool[] {
   return raw.map((tool): ProbedTool => {
     const base = {
       name: tool.name,
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      ...defined({ description: tool.description }),
+      ...defined({ annotations: tool.annotations }),
     };
     if ((counts.get(tool.name) ?? 0) > 1) {
       return { ...base, ok: false, error: { code: 'duplicate_name', message: 'another tool of this server has the same name; calls would be ambiguous' } };

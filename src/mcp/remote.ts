@@ -21,6 +21,7 @@ import { boundedFetch, DEFAULT_MAX_MESSAGE_BYTES } from './bounded-fetch.js';
 import type { RemoteServerConfig } from '../resources/mcp-config.js';
 import { authRequired, authTransportOptions, finishAuthorization, httpStatus, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import type { Timeouts } from './timeouts.js';
+import { defined } from '../json.js';
 
 // Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
 // credential problems, reported as such rather than retried over another transport.
@@ -118,7 +119,7 @@ function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefin
     return new AgtError('connection_closed', `could not reach the server (${causeCode ?? 'network error'})`, { details: { reason: 'unreachable', errno: causeCode }, cause: error });
   }
   return new AgtError('protocol_error', `the server did not complete the MCP handshake${status === undefined ? '' : ` (HTTP ${status})`}`, {
-    details: { reason: 'http_handshake_failed', ...(status === undefined ? {} : { status }) },
+    details: { reason: 'http_handshake_failed', ...defined({ status }) },
     cause: error,
   });
 }

@@ -6,7 +6,7 @@
  */
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
-import { isPlainObject, jsonProblem } from '../json.js';
+import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { CallOptions, McpCallResult } from './connection.js';
 
 /** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
@@ -54,7 +54,7 @@ export function requestSignal(signal: AbortSignal | undefined): { signal: AbortS
 export function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
   return (p: { progress: number; total?: number; message?: string }) => {
     try {
-      onProgress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) });
+      onProgress({ progress: p.progress, ...defined({ total: p.total }), ...defined({ message: p.message }) });
     } catch {
       // a progress hook's failure never breaks the call
     }
@@ -69,7 +69,7 @@ export function callResult(result: Record<string, unknown>): McpCallResult {
   }
   return {
     content: (result.content as unknown[] | undefined) ?? [],
-    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...defined({ structuredContent: result.structuredContent }),
     isError: result.isError === true,
     ...(isPlainObject(result._meta) ? { _meta: result._meta } : {}),
   };

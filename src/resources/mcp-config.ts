@@ -215,7 +215,7 @@ function normaliseRemote(
   const sends = hostVariablesWarning({ url: raw.url, headers });
   if (sends !== undefined) warnings.push(`${at}: ${sends}`);
   const unknown = keepUnknown(raw, REMOTE_KEYS, at, warnings);
-  return { ...unknown, url: raw.url, headers, transport, ...(raw.handshakeTimeoutMs === undefined ? {} : { handshakeTimeoutMs: raw.handshakeTimeoutMs }) } as RemoteServerConfig;
+  return { ...unknown, url: raw.url, headers, transport, ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs }) } as RemoteServerConfig;
 }
 
 // A URL with placeholders is checked with stand-ins (a default where one is written);

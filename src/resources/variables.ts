@@ -20,7 +20,7 @@ import { ENV_NAME, type FixedPlaceholder, isFixedPlaceholder, PLACEHOLDER, UNSUP
 import os from 'node:os';
 import path from 'node:path';
 import { AgtError } from '../errors.js';
-import { setOwn } from '../json.js';
+import { defined, setOwn } from '../json.js';
 import type { DeclaredInput, McpDocument } from './mcp-config.js';
 
 /** Where values come from at launch. */
@@ -124,7 +124,7 @@ export function resolveServerConfig<C extends Record<string, unknown>>(
 ): { config: C; unresolved: UnresolvedVariable[] } {
   const unresolved: UnresolvedVariable[] = [];
   const cwd = typeof config.cwd === 'string' ? config.cwd : undefined;
-  const context = { ...(cwd === undefined ? {} : { cwd }), home, sources, ...(collect === undefined ? {} : { collect }) };
+  const context = { ...defined({ cwd }), home, sources, ...defined({ collect }) };
   const one = (value: unknown, field: string) => (typeof value === 'string' ? expandValue(value, `${at}.${field}`, context, unresolved) : value);
   const map = (value: unknown, field: string) => {
     if (typeof value !== 'object' || value === null) return value;

@@ -8,6 +8,7 @@ import { executeModelCalls, type ModelCall } from './model-calls.js';
 import type { NativeRun } from './native-run.js';
 import type { ModelTool } from './run-options.js';
 import type { BatchResult } from './types.js';
+import { defined } from '../json.js';
 
 /** One entry of the loop's history, as the model is shown it. */
 export type LoopMessage =
@@ -38,13 +39,13 @@ export async function runAgentLoop(options: { run: NativeRun; model: ModelLike; 
     if (signal?.aborted) return { status: 'cancelled', steps: step - 1, history };
     const out = await model.respond({ tools: run.tools(), history });
     if (!out.toolCalls || out.toolCalls.length === 0) {
-      history.push({ role: 'assistant', ...(out.text === undefined ? {} : { text: out.text }) });
-      return { status: 'completed', steps: step, ...(out.text === undefined ? {} : { text: out.text }), history };
+      history.push({ role: 'assistant', ...defined({ text: out.text }) });
+      return { status: 'completed', steps: step, ...defined({ text: out.text }), history };
     }
     history.push({ role: 'assistant', toolCalls: out.toolCalls });
     const batchId = `${run.id}:${step}`;
     // Every call gets a result, so the history stays valid for model APIs; B6: a rejected step ran nothing.
-    const result = await executeModelCalls(run, out.toolCalls, { batchId, ...(signal ? { signal } : {}) });
+    const result = await executeModelCalls(run, out.toolCalls, { batchId, ...defined({ signal }) });
     history.push({ role: 'tool', batchId, results: result.results });
     if (result.rejected) history.push({ role: 'system', text: result.rejected.message }); // the model may correct it
     if (result.refresh) history.push({ role: 'system', text: result.refresh.message });

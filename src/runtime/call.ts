@@ -4,7 +4,7 @@
  * event per call. One call's failure never stops the others (B5). Audit events
  * carry no argument values.
  */
-import { setOwn } from '../json.js';
+import { defined, setOwn } from '../json.js';
 import type { AuditEvent, AuditSink, BeforeHook, AfterHook, PermissionPolicy, PermissionRequest, ToolResult } from './types.js';
 import type { CheckedCall } from './batch-check.js';
 import { execute, type ExecuteContext } from './execute.js';
@@ -53,7 +53,7 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
   if (!parsed.go) return audit(parsed.result);
   const request: PermissionRequest = Object.freeze({
     runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId, callId: call.callId, tool: route.name, kind: route.kind,
-    ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool, ...(route.annotations ? { annotations: route.annotations } : {}) } : {}),
+    ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool, ...defined({ annotations: route.annotations }) } : {}),
     arguments: frozenCopy(parsed.value) as Readonly<Record<string, unknown>>,
   });
   const permission = await reviewPermission(request, ctx.policy, ctx.signal);

@@ -13,6 +13,7 @@ import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
 import { abortable, cancelledResult, failed, resultIds, wasAborted } from './stages.js';
 import type { CheckedCall } from './batch-check.js';
 import type { ProgressEvent, ResultError, ToolResult } from './types.js';
+import { defined } from '../json.js';
 
 /** What executing a call needs from its run and batch. */
 export interface ExecuteContext {
@@ -68,8 +69,8 @@ async function executeMcp(call: CheckedCall, route: McpRoute, args: Record<strin
     if (result.isError) return { ...resultIds(id), status: 'tool_error', error: serverError(result.content) };
     return {
       ...resultIds(id), status: 'ok', content: result.content,
-      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-      ...(result._meta === undefined ? {} : { _meta: result._meta }),
+      ...defined({ structuredContent: result.structuredContent }),
+      ...defined({ _meta: result._meta }),
     };
   } catch (error) {
     const code = isAgtError(error) ? error.code : 'tool_failed';

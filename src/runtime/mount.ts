@@ -17,6 +17,7 @@ import { canonicalHash } from '../schema/canonical.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { toolAlias } from './aliases.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
+import { defined } from '../json.js';
 
 /** What loading a mount needs. */
 export interface MountContext {
@@ -79,7 +80,7 @@ function routesOf(reference: string, raw: RawTool[], connection: McpConnection, 
       ...(tool.annotations ? { annotations: Object.freeze({ ...tool.annotations }) } : {}),
       ...(tool._meta ? { meta: Object.freeze({ ...tool._meta }) } : {}),
       ...(tool.execution ? { execution: Object.freeze({ ...tool.execution }) } : {}),
-      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...defined({ description: tool.description }),
     });
     // B2: what a call's validation and permission depend on takes part in the fingerprint.
     tools.push({

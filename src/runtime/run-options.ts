@@ -68,7 +68,7 @@ export function modelTools(routes: Iterable<Route>, includeAppOnly: boolean): Mo
   return [...routes]
     .filter((r) => includeAppOnly || r.kind !== 'mcp' || visibleToModel(r.meta))
     .map((r) => ({
-      name: r.name, ...(r.description === undefined ? {} : { description: r.description }), inputSchema: r.inputSchema,
+      name: r.name, ...defined({ description: r.description }), inputSchema: r.inputSchema,
       ...(r.kind === 'mcp' && r.meta ? { _meta: r.meta } : {}), ...(r.kind === 'mcp' && r.execution ? { execution: r.execution } : {}),
     }));
 }

@@ -11,6 +11,7 @@ import { canonicalHash } from '../schema/canonical.js';
 import type { CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 import { MODEL_TOOL_NAME } from './aliases.js';
 import type { DelegateTool } from './types.js';
+import { defined } from '../json.js';
 
 /** What hosts and models see of a snapshot. */
 export interface RunSnapshot {
@@ -131,7 +132,7 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     add({
       kind: 'delegate', name: tool.name, inputSchema: DELEGATE_INPUT_SCHEMA, tool,
       validator: input.registry.compile(DELEGATE_INPUT_SCHEMA, { tool: tool.name }),
-      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...defined({ description: tool.description }),
     });
   }
   const mounts = [...input.loaded.values()].sort((a, b) => (a.reference < b.reference ? -1 : 1));

@@ -6,7 +6,7 @@
  * Stages that wait on the host (a human, a hook) end as `cancelled` when the
  * run or batch is cancelled, without waiting any longer.
  */
-import { isPlainObject, jsonStringBytes, measureJson } from '../json.js';
+import { defined, isPlainObject, jsonStringBytes, measureJson } from '../json.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
 import { MAX_RESULT_DEPTH } from '../mcp/server-answers.js';
 import { DEFAULT_LIMITS } from './limits.js';
@@ -37,7 +37,7 @@ export const failedResult = (callId: string, status: FailedResult['status'], err
 export const failed = (callId: string, status: FailedResult['status'], error: ResultError, decidedBy?: string): Stopped => ({
   go: false,
   result: failedResult(callId, status, error),
-  ...(decidedBy === undefined ? {} : { decidedBy }),
+  ...defined({ decidedBy }),
 });
 
 /** The result of a call the host cancelled. */

@@ -15,7 +15,7 @@ import { cfDraftOf, DEFAULT_DIALECT, type Dialect, dialectLabel, dialectOfUri } 
 import { type ArgumentIssue, toIssues } from './issues.js';
 import { checkAgainstMetaschema } from './metaschemas.js';
 import { tokensToPointer } from './pointer.js';
-import { isPlainObject } from '../json.js';
+import { defined, isPlainObject } from '../json.js';
 import { prepareSchema } from './prepare.js';
 import { checkReferences } from './refs.js';
 
@@ -67,7 +67,7 @@ export function schemaLoadFailed(
 ): AgtError {
   const where = schemaPath === '' ? '' : ` at "${schemaPath}"`;
   return new AgtError('schema_load_failed', `tool "${tool}": inputSchema failed to load${where}: ${what}`, {
-    details: { tool, reason, schemaPath, ...(dialect === undefined ? {} : { dialect }) },
+    details: { tool, reason, schemaPath, ...defined({ dialect }) },
   });
 }
 

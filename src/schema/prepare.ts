@@ -21,7 +21,7 @@ import {
   SUBSCHEMA_MAP_KEYWORDS,
   UNSUPPORTED_KEYWORDS,
 } from './dialects.js';
-import { isPlainObject, setOwn } from '../json.js';
+import { defined, isPlainObject, setOwn } from '../json.js';
 import { appendPointer } from './pointer.js';
 
 /** Something in a schema that makes it fail to load, with where it is. */
@@ -103,7 +103,7 @@ function prepareNode(node: unknown, pointer: string, o: PrepareOptions, s: Prepa
     if (key === 'format' || isForeignKeyword(o.dialect, key)) continue; // S2, S6
     if (key === 'pattern' && typeof value === 'string') {
       const re2 = toRe2(value);
-      s.patterns.push({ pointer: at, source: value, keyword: 'pattern', ...(re2 === undefined ? {} : { re2 }) });
+      s.patterns.push({ pointer: at, source: value, keyword: 'pattern', ...defined({ re2 }) });
       if (re2 !== undefined) {
         setOwn(out, 'format', PATTERN_FORMAT + re2); // run in linear time; `format` itself is never kept (S6)
         rememberPattern(out, value);

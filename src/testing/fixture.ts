@@ -13,6 +13,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StdioServerConfig } from '../resources/mcp-config.js';
+import { defined } from '../json.js';
 
 declare const __dirname: string | undefined;
 
@@ -26,5 +27,5 @@ export function fixtureServer(options: { cwd?: string; env?: Record<string, stri
   const built = path.join(here(), 'fixture-server.js');
   // From the sources (this repository's tests) it runs through tsx, found from here, not from `cwd`.
   const args = fs.existsSync(built) ? [built] : ['--import', pathToFileURL(createRequire(path.join(here(), 'x.js')).resolve('tsx')).href, path.join(here(), 'fixture-server.ts')];
-  return { command: process.execPath, args, cwd: options.cwd ?? os.tmpdir(), ...(options.env ? { env: options.env } : {}) };
+  return { command: process.execPath, args, cwd: options.cwd ?? os.tmpdir(), ...defined({ env: options.env }) };
 }

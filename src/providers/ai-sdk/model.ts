@@ -11,6 +11,7 @@ import { resultText } from '../content.js';
 import { type ConversationOptions, type DeprecatedSystemOption, historyCall, instructionsOf } from '../conversation.js';
 import { providerSchema } from '../schema.js';
 import { standardJsonSchema } from './tools.js';
+import { defined } from '../../json.js';
 
 /** The part of the AI SDK's `generateText` result the adapter reads. */
 export interface GenerateTextResultLike {
@@ -67,7 +68,7 @@ function messages(prompt: string, history: readonly LoopMessage[]): Record<strin
 export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
   return {
     async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
-      const described = Object.fromEntries(tools.map((t) => [t.name, { ...(t.description === undefined ? {} : { description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) }]));
+      const described = Object.fromEntries(tools.map((t) => [t.name, { ...defined({ description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) }]));
       const system = instructionsOf(options);
       const input = 'input' in options ? options.input : options.prompt;
       const result = await options.generateText({

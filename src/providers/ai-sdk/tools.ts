@@ -13,6 +13,7 @@ import type { NativeRun } from '../../runtime/native-run.js';
 import type { ToolResult } from '../../runtime/types.js';
 import { resultText } from '../content.js';
 import { providerSchema } from '../schema.js';
+import { defined } from '../../json.js';
 
 /** A Standard JSON Schema object (standardschema.dev) around a JSON Schema, accepting every value. */
 export interface StandardJsonSchema {
@@ -65,7 +66,7 @@ export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Rec
     batches += 1;
     const signal = step.find((p) => p.signal !== undefined)?.signal;
     try {
-      const result = await executeModelCalls(run, step.map((p) => p.call), { batchId: `${prefix}:${batches}`, ...(signal ? { signal } : {}) });
+      const result = await executeModelCalls(run, step.map((p) => p.call), { batchId: `${prefix}:${batches}`, ...defined({ signal }) });
       options.onBatch?.(result);
       step.forEach((p, i) => p.resolve(result.results[i] as ToolResult));
     } catch (error) {
@@ -75,7 +76,7 @@ export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Rec
   const tools: Record<string, AiSdkTool> = {};
   for (const tool of run.tools()) {
     tools[tool.name] = {
-      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...defined({ description: tool.description }),
       inputSchema: standardJsonSchema(providerSchema(tool.inputSchema)),
       execute: (input, { toolCallId, abortSignal }) =>
         new Promise<ToolResult>((resolve, reject) => {

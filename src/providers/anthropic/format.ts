@@ -5,7 +5,7 @@
  * shapes are declared here, structurally (the tests check them against the
  * official SDK's types).
  */
-import { isPlainObject } from '../../json.js';
+import { defined, isPlainObject } from '../../json.js';
 import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
 import type { ModelTool } from '../../runtime/run-options.js';
 import type { BatchResult, ToolResult } from '../../runtime/types.js';
@@ -47,7 +47,7 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 export function toAnthropicTools(tools: readonly ModelTool[]): AnthropicTool[] {
   return tools.map((tool) => ({
     name: tool.name,
-    ...(tool.description === undefined ? {} : { description: tool.description }),
+    ...defined({ description: tool.description }),
     input_schema: providerSchema(tool.inputSchema) as AnthropicTool['input_schema'],
   }));
 }

@@ -9,6 +9,7 @@ import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/run-options.js';
 import type { ConversationOptions } from '../conversation.js';
 import { fromOpenAIToolCalls, type OpenAIApi, type OpenAIOptions, toOpenAIToolCallItems, toOpenAIToolMessages, toOpenAITools } from './format.js';
+import { defined } from '../../json.js';
 
 /**
  * The part of an OpenAI client the model adapter uses (the official SDK's
@@ -75,7 +76,7 @@ function outputText(output: unknown[] | undefined): string {
 export function openAIModel(options: OpenAIModelOptions): ModelLike {
   return {
     async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
-      const strict = { ...(options.strict === undefined ? {} : { strict: options.strict }), ...(options.onNotice ? { onNotice: options.onNotice } : {}) };
+      const strict = { ...defined({ strict: options.strict }), ...defined({ onNotice: options.onNotice }) };
       if (options.api === 'chat') {
         const completions = options.client.chat?.completions;
         if (!completions) throw new AgtError('invalid_input', 'openAIModel: the client has no chat.completions (pass an OpenAI client)');
