@@ -26,5 +26,12 @@ export default defineConfig([
   },
   // The agt bin and the fixture server of agt-mcp/testing (fixtureServer() starts
   // dist/fixture-server.js): programs, ESM only (top-level await), no types.
-  { entry: { cli: 'src/cli/main.ts', 'fixture-server': 'src/testing/fixture-server.ts' }, format: ['esm'], target: 'node20', platform: 'node', sourcemap: true, clean: false },
+  {
+    entry: { cli: 'src/cli/main.ts', 'fixture-server': 'src/testing/fixture-server.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    sourcemap: true,
+    clean: false,
+  },
 ]);

@@ -22,7 +22,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'dist', 'cli.js');
 const ROUNDS = 7;
 
-
 function timedProcess(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -39,13 +38,22 @@ export async function runCliBench(): Promise<BenchReport> {
     const configs = servers(dir);
     const prober = new McpProber();
     const script = path.join(dir, 'library-probe.mjs');
-    fs.writeFileSync(script, `import { McpProber } from ${JSON.stringify(path.join(root, 'dist', 'index.js'))};\nconst report = await new McpProber().probe(JSON.parse(process.argv[2]));\nif (!report.ok) process.exit(1);\n`);
-    const rows = ['| server | `agt mcp probe` wall | fresh process, library probe | library probe in a warm process | CLI ÷ fresh | CLI ÷ warm |', '| --- | --- | --- | --- | --- | --- |'];
+    fs.writeFileSync(
+      script,
+      `import { McpProber } from ${JSON.stringify(path.join(root, 'dist', 'index.js'))};\nconst report = await new McpProber().probe(JSON.parse(process.argv[2]));\nif (!report.ok) process.exit(1);\n`,
+    );
+    const rows = [
+      '| server | `agt mcp probe` wall | fresh process, library probe | library probe in a warm process | CLI ÷ fresh | CLI ÷ warm |',
+      '| --- | --- | --- | --- | --- | --- |',
+    ];
     const targets: BenchReport['targets'] = [];
     for (const [name, config] of Object.entries(configs)) {
       const document = { mcpServers: { [name]: config } };
       fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(document));
-      execFileSync(process.execPath, [CLI, 'mcp', 'create', `bench/${name}`, '--from', path.join(dir, `${name}.json`)], { env, stdio: 'ignore' });
+      execFileSync(process.execPath, [CLI, 'mcp', 'create', `bench/${name}`, '--from', path.join(dir, `${name}.json`)], {
+        env,
+        stdio: 'ignore',
+      });
       const cli: number[] = [];
       const fresh: number[] = [];
       const warm: number[] = [];
@@ -58,8 +66,14 @@ export async function runCliBench(): Promise<BenchReport> {
         warm.push(performance.now() - started);
       }
       const [c, f, w] = [median(cli), median(fresh), median(warm)];
-      rows.push(`| ${name} | ${formatNs(c * 1e6)} | ${formatNs(f * 1e6)} | ${formatNs(w * 1e6)} | ${(c / f).toFixed(2)}× | ${(c / w).toFixed(2)}× |`);
-      targets.push({ name: `agt mcp probe (${name}) ≤ 1.3× the library probe in a fresh process`, ok: c / f <= 1.3, detail: `${(c / f).toFixed(2)}× (${(c / w).toFixed(2)}× a warm in-process probe)` });
+      rows.push(
+        `| ${name} | ${formatNs(c * 1e6)} | ${formatNs(f * 1e6)} | ${formatNs(w * 1e6)} | ${(c / f).toFixed(2)}× | ${(c / w).toFixed(2)}× |`,
+      );
+      targets.push({
+        name: `agt mcp probe (${name}) ≤ 1.3× the library probe in a fresh process`,
+        ok: c / f <= 1.3,
+        detail: `${(c / f).toFixed(2)}× (${(c / w).toFixed(2)}× a warm in-process probe)`,
+      });
     }
     return { title: 'agt mcp probe (CLI)', markdown: rows.join('\n'), targets };
   } finally {

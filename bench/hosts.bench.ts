@@ -30,7 +30,13 @@ const ARGS = { agent: 'bench/other', task: 'do the thing', context: 'with some c
 async function noopRun(audit?: AuditSink): Promise<NativeRun> {
   const service = new ResourceService({ store: new MemoryStore() });
   await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: {} });
-  return NativeRun.start({ agent: 'bench/agent', service, policy: policies.autoAllow('*'), delegates: [{ name: 'noop', targets: ['bench/other'], handler: async () => 'ok' }], ...(audit ? { audit } : {}) });
+  return NativeRun.start({
+    agent: 'bench/agent',
+    service,
+    policy: policies.autoAllow('*'),
+    delegates: [{ name: 'noop', targets: ['bench/other'], handler: async () => 'ok' }],
+    ...(audit ? { audit } : {}),
+  });
 }
 
 let batchNo = 0;
@@ -52,19 +58,40 @@ async function adapterRows(targets: Targets): Promise<string[]> {
   const pipeline = await pipelinePerCall(run);
   const tools = run.tools();
   const text = JSON.stringify(ARGS);
-  const openai = { role: 'assistant', content: null, tool_calls: Array.from({ length: 100 }, (_, i) => ({ id: `call_${i}`, type: 'function', function: { name: 'noop', arguments: text } })) };
+  const openai = {
+    role: 'assistant',
+    content: null,
+    tool_calls: Array.from({ length: 100 }, (_, i) => ({ id: `call_${i}`, type: 'function', function: { name: 'noop', arguments: text } })),
+  };
   const anthropic = { content: Array.from({ length: 100 }, (_, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: 'noop', input: ARGS })) };
-  const result = { results: Array.from({ length: 100 }, (_, i): ToolResult => ({ callId: `c${i}`, tool_call_id: `c${i}`, status: 'ok', content: [{ type: 'text', text: 'ok' }] })) };
+  const result = {
+    results: Array.from({ length: 100 }, (_, i): ToolResult => ({
+      callId: `c${i}`,
+      tool_call_id: `c${i}`,
+      status: 'ok',
+      content: [{ type: 'text', text: 'ok' }],
+    })),
+  };
   const cases = [
-    ['OpenAI Chat (tool_calls → calls → tool messages)', () => toOpenAIToolMessages(result, { api: 'chat' }) && fromOpenAIToolCalls(openai, { tools })],
+    [
+      'OpenAI Chat (tool_calls → calls → tool messages)',
+      () => toOpenAIToolMessages(result, { api: 'chat' }) && fromOpenAIToolCalls(openai, { tools }),
+    ],
     ['Anthropic (tool_use → calls → tool_result blocks)', () => toAnthropicToolResults(result) && fromAnthropicToolUse(anthropic)],
   ] as const;
-  const rows = [`| 100-call batch, per call | conversion | share of the pipeline's ${formatNs(pipeline * 1000)} per call |`, '| --- | --- | --- |'];
+  const rows = [
+    `| 100-call batch, per call | conversion | share of the pipeline's ${formatNs(pipeline * 1000)} per call |`,
+    '| --- | --- | --- |',
+  ];
   for (const [name, fn] of cases) {
     const perCall = measure(name, fn, { opsPerRound: 300 }).nsPerOp / 100;
     const share = perCall / (pipeline * 1000);
     rows.push(`| ${name} | ${formatNs(perCall)} | ${(share * 100).toFixed(1)} % |`);
-    targets.push({ name: `${name.split(' (')[0]} conversion ≤ 5 % of the pipeline per call`, ok: share <= 0.05, detail: `${(share * 100).toFixed(1)} %` });
+    targets.push({
+      name: `${name.split(' (')[0]} conversion ≤ 5 % of the pipeline per call`,
+      ok: share <= 0.05,
+      detail: `${(share * 100).toFixed(1)} %`,
+    });
   }
   await run.close();
   return rows;
@@ -75,7 +102,13 @@ async function runStoreRows(targets: Targets): Promise<string[]> {
   try {
     const service = new ResourceService({ store: new MemoryStore() });
     const refs = Array.from({ length: 8 }, (_, i) => `bench/py${i}`);
-    for (const [i, reference] of refs.entries()) await service.write({ kind: 'mcp', reference, create: true, data: { mcpServers: { py: { command: 'python3', args: [server, '--name', `py${i}`], cwd: dir } } } });
+    for (const [i, reference] of refs.entries())
+      await service.write({
+        kind: 'mcp',
+        reference,
+        create: true,
+        data: { mcpServers: { py: { command: 'python3', args: [server, '--name', `py${i}`], cwd: dir } } },
+      });
     await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: { mcps: refs } });
     const store = new SqliteRunStore({ path: path.join(dir, 'runs.db') });
     const options = { service, policy: policies.autoAllow('*') };
@@ -97,7 +130,11 @@ async function runStoreRows(targets: Targets): Promise<string[]> {
     await run.close();
     await store.close();
     const ratio = median(stored) / median(plain);
-    targets.push({ name: 'SQLite RunStore suspend + resume (8 mounts) ≤ 1.1× resume alone', ok: ratio <= 1.1, detail: `${ratio.toFixed(2)}×` });
+    targets.push({
+      name: 'SQLite RunStore suspend + resume (8 mounts) ≤ 1.1× resume alone',
+      ok: ratio <= 1.1,
+      detail: `${ratio.toFixed(2)}×`,
+    });
     return [
       '| 8 Python mounts, median of 7 | time |',
       '| --- | --- |',
@@ -121,19 +158,37 @@ async function otelRows(targets: Targets): Promise<string[]> {
     sdk: await noopRun(otelAuditSink({ tracer: sdkTracer() })),
   };
   const samples: Record<keyof typeof runs, number[]> = { none: [], noop: [], api: [], sdk: [] };
-  for (let i = 0; i < 3; i++) for (const name of Object.keys(runs) as (keyof typeof runs)[]) samples[name].push(await pipelinePerCall(runs[name]));
+  for (let i = 0; i < 3; i++)
+    for (const name of Object.keys(runs) as (keyof typeof runs)[]) samples[name].push(await pipelinePerCall(runs[name]));
   const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])) as Record<keyof typeof runs, number>;
   // What the SDK itself costs for the same spans (one per call, one per 100-call batch), started and ended directly.
   // The same attributes as a call span, started in a batch span's context.
   const tracer = sdkTracer();
   const parent = trace.setSpan(context.active(), tracer.startSpan('batch'));
   const attributes = {
-    'agt.run.id': 'r', 'gen_ai.agent.name': 'bench/agent', 'agt.batch.id': 'b', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'noop',
-    'gen_ai.tool.type': 'function', 'agt.tool.alias': 'noop', 'gen_ai.tool.call.id': 'c1', 'agt.call.status': 'ok', 'agt.permission.decided_by': 'auto',
+    'agt.run.id': 'r',
+    'gen_ai.agent.name': 'bench/agent',
+    'agt.batch.id': 'b',
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': 'noop',
+    'gen_ai.tool.type': 'function',
+    'agt.tool.alias': 'noop',
+    'gen_ai.tool.call.id': 'c1',
+    'agt.call.status': 'ok',
+    'agt.permission.decided_by': 'auto',
   };
-  const sdkSpan = measure('sdk span', () => tracer.startSpan('execute_tool noop', { kind: SpanKind.INTERNAL, startTime: Date.now(), attributes }, parent).end(Date.now()), { opsPerRound: 5000 }).nsPerOp / 1000;
+  const sdkSpan =
+    measure(
+      'sdk span',
+      () => tracer.startSpan('execute_tool noop', { kind: SpanKind.INTERNAL, startTime: Date.now(), attributes }, parent).end(Date.now()),
+      { opsPerRound: 5000 },
+    ).nsPerOp / 1000;
   const ours = m.sdk - m.noop - sdkSpan * 1.01;
-  targets.push({ name: 'otelAuditSink ≤ 2 µs per call (over a no-op sink, beyond the SDK\'s own span cost)', ok: ours <= 2, detail: `${ours.toFixed(2)} µs` });
+  targets.push({
+    name: "otelAuditSink ≤ 2 µs per call (over a no-op sink, beyond the SDK's own span cost)",
+    ok: ours <= 2,
+    detail: `${ours.toFixed(2)} µs`,
+  });
   await Promise.all(Object.values(runs).map((r) => r.close()));
   return [
     '| pipeline per call, 100-call batches | median |',

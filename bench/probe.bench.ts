@@ -37,7 +37,13 @@ function cpuMsWithChildren(): number {
 async function bareSdk(config: StdioServerConfig): Promise<number> {
   const started = performance.now();
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: config.command, args: config.args ?? [], cwd: config.cwd, ...(config.env ? { env: config.env } : {}), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: config.args ?? [],
+    cwd: config.cwd,
+    ...(config.env ? { env: config.env } : {}),
+    stderr: 'pipe',
+  });
   await client.connect(transport);
   await client.listTools();
   await client.close();
@@ -74,7 +80,11 @@ export async function runProbeBench(): Promise<BenchReport> {
       targets.push({ name: `probe (${name}) ≤ 1.15× bare SDK`, ok: ratio <= 1.15, detail: `${ratio.toFixed(2)}×` });
     }
     // 8 servers at once: 3 everything, 3 memory, 2 python.
-    const eight = [...Array(3).fill(configs.everything), ...Array(3).fill(configs.memory), ...Array(2).fill(configs.python)] as StdioServerConfig[];
+    const eight = [
+      ...Array(3).fill(configs.everything),
+      ...Array(3).fill(configs.memory),
+      ...Array(2).fill(configs.python),
+    ] as StdioServerConfig[];
     const parallel: number[] = [];
     const parallelBare: number[] = [];
     const cpu: number[] = [];
@@ -94,9 +104,21 @@ export async function runProbeBench(): Promise<BenchReport> {
     const pRatio = median(parallel) / slowest;
     const floorRatio = median(parallel) / Math.max(slowest, floor);
     const bareRatio = median(parallel) / median(parallelBare);
-    targets.push({ name: '8 parallel probes ≤ 1.5× the slowest single probe', ok: pRatio <= 1.5, detail: `${pRatio.toFixed(2)}× (the CPU floor alone is ${(floor / slowest).toFixed(2)}× on ${cores} cores)` });
-    targets.push({ name: '8 parallel probes ≤ 1.5× max(slowest single probe, CPU floor)', ok: floorRatio <= 1.5, detail: `${floorRatio.toFixed(2)}×` });
-    targets.push({ name: '8 parallel probes ≤ 1.15× 8 parallel bare SDK connects', ok: bareRatio <= 1.15, detail: `${bareRatio.toFixed(2)}×` });
+    targets.push({
+      name: '8 parallel probes ≤ 1.5× the slowest single probe',
+      ok: pRatio <= 1.5,
+      detail: `${pRatio.toFixed(2)}× (the CPU floor alone is ${(floor / slowest).toFixed(2)}× on ${cores} cores)`,
+    });
+    targets.push({
+      name: '8 parallel probes ≤ 1.5× max(slowest single probe, CPU floor)',
+      ok: floorRatio <= 1.5,
+      detail: `${floorRatio.toFixed(2)}×`,
+    });
+    targets.push({
+      name: '8 parallel probes ≤ 1.15× 8 parallel bare SDK connects',
+      ok: bareRatio <= 1.15,
+      detail: `${bareRatio.toFixed(2)}×`,
+    });
     const markdown = [
       ...rows,
       '',

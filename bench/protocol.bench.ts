@@ -54,7 +54,8 @@ export async function listChangedRows(targets: Targets): Promise<string[]> {
   try {
     const service = new ResourceService({ store: new MemoryStore() });
     const refs = Array.from({ length: 8 }, (_, i) => `bench/py${i}`);
-    for (const [i, reference] of refs.entries()) await service.write({ kind: 'mcp', reference, create: true, data: { mcpServers: { py: config(i) } } });
+    for (const [i, reference] of refs.entries())
+      await service.write({ kind: 'mcp', reference, create: true, data: { mcpServers: { py: config(i) } } });
     await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: { mcps: refs } });
     const run = await NativeRun.start({ agent: 'bench/agent', service, policy: policies.autoAllow('*') });
     const refresh: number[] = [];
@@ -63,11 +64,21 @@ export async function listChangedRows(targets: Targets): Promise<string[]> {
     for (let round = 0; round < 9; round++) {
       const mount = refs[round % 8] as string;
       let started = performance.now();
-      const out = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: `g${round}`, calls: [{ id: 'g', name: toolAlias(mount, 'grow'), arguments: { name: `grown_${'abcdefghi'[round]}` } }] });
+      const out = await run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: `g${round}`,
+        calls: [{ id: 'g', name: toolAlias(mount, 'grow'), arguments: { name: `grown_${'abcdefghi'[round]}` } }],
+      });
       refresh.push(performance.now() - started);
       if (out.refresh?.status !== 'applied') throw new Error('list_changed refresh failed in the benchmark');
       started = performance.now();
-      await run.executeBatch({ runId: run.id, agent: run.agent, batchId: `e${round}`, calls: [{ id: 'e', name: toolAlias(mount, 'echo'), arguments: { message: 'x' } }] });
+      await run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: `e${round}`,
+        calls: [{ id: 'e', name: toolAlias(mount, 'echo'), arguments: { message: 'x' } }],
+      });
       plain.push(performance.now() - started);
       started = performance.now();
       const c = await connectMcp(config(0));
@@ -77,7 +88,11 @@ export async function listChangedRows(targets: Targets): Promise<string[]> {
     }
     await run.close();
     const ratio = median(refresh) / median(connect);
-    targets.push({ name: 'list_changed refresh of 1 of 8 mounts ≤ 1.3× connect+list of that server', ok: ratio <= 1.3, detail: `${ratio.toFixed(2)}×` });
+    targets.push({
+      name: 'list_changed refresh of 1 of 8 mounts ≤ 1.3× connect+list of that server',
+      ok: ratio <= 1.3,
+      detail: `${ratio.toFixed(2)}×`,
+    });
     return [
       '| 8 Python mounts, median of 9 | time |',
       '| --- | --- |',
@@ -92,7 +107,15 @@ export async function listChangedRows(targets: Targets): Promise<string[]> {
   }
 }
 
-const events = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string }) : []);
+const events = (file: string) =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { event: string })
+    : [];
 
 /** A batch of 8 never-answered calls with a call timeout; and the same calls cancelled by a signal. */
 export async function cancelRows(targets: Targets): Promise<string[]> {
@@ -101,9 +124,20 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
   const timeoutMs = 300;
   try {
     const service = new ResourceService({ store: new MemoryStore() });
-    await service.write({ kind: 'mcp', reference: 'bench/slow', create: true, data: { mcpServers: { py: { command: 'python3', args: [server, '--feature', 'slow', '--events', log], cwd: dir } } } });
+    await service.write({
+      kind: 'mcp',
+      reference: 'bench/slow',
+      create: true,
+      data: { mcpServers: { py: { command: 'python3', args: [server, '--feature', 'slow', '--events', log], cwd: dir } } },
+    });
     await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: { mcps: ['bench/slow'] } });
-    const run = await NativeRun.start({ agent: 'bench/agent', service, policy: policies.autoAllow('*'), callTimeoutMs: timeoutMs, concurrency: 8 });
+    const run = await NativeRun.start({
+      agent: 'bench/agent',
+      service,
+      policy: policies.autoAllow('*'),
+      callTimeoutMs: timeoutMs,
+      concurrency: 8,
+    });
     const calls = Array.from({ length: 8 }, (_, i) => ({ id: `n${i}`, name: toolAlias('bench/slow', 'never'), arguments: {} }));
     const over: number[] = [];
     const aborted: number[] = [];
@@ -111,7 +145,8 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
       let started = performance.now();
       const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: `t${round}`, calls });
       over.push(performance.now() - started - timeoutMs);
-      if (!results.every((r) => r.status === 'tool_failed' && r.error.code === 'call_timeout')) throw new Error('expected call_timeout for every call');
+      if (!results.every((r) => r.status === 'tool_failed' && r.error.code === 'call_timeout'))
+        throw new Error('expected call_timeout for every call');
       const controller = new AbortController();
       started = performance.now();
       const pending = run.executeBatch({ runId: run.id, agent: run.agent, batchId: `a${round}`, calls }, { signal: controller.signal });
@@ -122,7 +157,8 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
     await run.close();
     // Every call must have been cancelled on the server: 8 calls × 2 batches × 5 rounds.
     const deadline = Date.now() + 5_000;
-    while (events(log).filter((e) => e.event === 'cancelled').length < 80 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (events(log).filter((e) => e.event === 'cancelled').length < 80 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const leftover = 80 - events(log).filter((e) => e.event === 'cancelled').length;
     // And nothing left in flight on a connection after 8 timed-out calls.
     const direct = await connectMcp({ command: 'python3', args: [server, '--feature', 'slow'], cwd: dir });
@@ -130,8 +166,16 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
     const inFlight = direct.inFlight;
     await direct.close();
     const worst = Math.max(...over);
-    targets.push({ name: `8 never-answered calls return within callTimeoutMs + 100 ms`, ok: median(over) <= 100, detail: `median +${median(over).toFixed(0)} ms, worst +${worst.toFixed(0)} ms` });
-    targets.push({ name: 'cancelled batches leave 0 requests in flight (client) and 0 uncancelled (server)', ok: leftover === 0 && inFlight === 0, detail: `${inFlight} in flight, ${leftover} never cancelled on the server` });
+    targets.push({
+      name: `8 never-answered calls return within callTimeoutMs + 100 ms`,
+      ok: median(over) <= 100,
+      detail: `median +${median(over).toFixed(0)} ms, worst +${worst.toFixed(0)} ms`,
+    });
+    targets.push({
+      name: 'cancelled batches leave 0 requests in flight (client) and 0 uncancelled (server)',
+      ok: leftover === 0 && inFlight === 0,
+      detail: `${inFlight} in flight, ${leftover} never cancelled on the server`,
+    });
     return [
       `| batch of 8 calls that never answer, median of 5 | past the deadline |`,
       '| --- | --- |',

@@ -13,10 +13,21 @@ import { runRuntimeBench } from './runtime.bench.js';
 import { runSchemaBench } from './schema.bench.js';
 import { runStoreBench } from './store.bench.js';
 
-const all: Record<string, () => BenchReport | Promise<BenchReport>> = { schema: runSchemaBench, store: runStoreBench, probe: runProbeBench, runtime: runRuntimeBench, contract: runContractBench, hosts: runHostsBench, cli: runCliBench, hostile: runHostileBench };
+const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
+  schema: runSchemaBench,
+  store: runStoreBench,
+  probe: runProbeBench,
+  runtime: runRuntimeBench,
+  contract: runContractBench,
+  hosts: runHostsBench,
+  cli: runCliBench,
+  hostile: runHostileBench,
+};
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);
-const benches = Object.entries(all).filter(([name]) => only.length === 0 || only.includes(name)).map(([, fn]) => fn);
+const benches = Object.entries(all)
+  .filter(([name]) => only.length === 0 || only.includes(name))
+  .map(([, fn]) => fn);
 
 let missed = 0;
 for (const bench of benches) {

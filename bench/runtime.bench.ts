@@ -25,12 +25,17 @@ async function pipelineRows(targets: BenchReport['targets']): Promise<string[]> 
   const service = new ResourceService({ store: new MemoryStore() });
   await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: {} });
   const run = await NativeRun.start({
-    agent: 'bench/agent', service, policy: policies.autoAllow('*'),
+    agent: 'bench/agent',
+    service,
+    policy: policies.autoAllow('*'),
     delegates: [{ name: 'noop', targets: ['bench/other'], handler: async () => 'ok' }],
   });
   const validator = new ToolSchemaRegistry().compile(DELEGATE_INPUT_SCHEMA, { tool: 'noop' });
   const args = { agent: 'bench/other', task: 'do the thing', context: 'with some context' };
-  const rows = ['| batch size | pipeline per call | validator alone per call | budget (1.3× + 5 µs) | within |', '| --- | --- | --- | --- | --- |'];
+  const rows = [
+    '| batch size | pipeline per call | validator alone per call | budget (1.3× + 5 µs) | within |',
+    '| --- | --- | --- | --- | --- |',
+  ];
   let batchNo = 0;
   for (const size of [1, 10, 100]) {
     const calls = Array.from({ length: size }, (_, i) => ({ id: `c${i}`, name: 'noop', arguments: args }));
@@ -49,7 +54,11 @@ async function pipelineRows(targets: BenchReport['targets']): Promise<string[]> 
     const v = median(alone);
     const budget = 1.3 * v + 5;
     rows.push(`| ${size} | ${formatNs(p * 1000)} | ${formatNs(v * 1000)} | ${formatNs(budget * 1000)} | ${p <= budget ? 'yes' : 'no'} |`);
-    targets.push({ name: `pipeline (batch of ${size}) ≤ 1.3× validator + 5 µs per call`, ok: p <= budget, detail: `${p.toFixed(2)} µs vs ${budget.toFixed(2)} µs` });
+    targets.push({
+      name: `pipeline (batch of ${size}) ≤ 1.3× validator + 5 µs per call`,
+      ok: p <= budget,
+      detail: `${p.toFixed(2)} µs vs ${budget.toFixed(2)} µs`,
+    });
   }
   await run.close();
   return rows;
@@ -60,7 +69,9 @@ async function refreshRows(targets: BenchReport['targets']): Promise<string[]> {
   try {
     const service = new ResourceService({ store: new MemoryStore() });
     const refs = Array.from({ length: 8 }, (_, i) => `bench/py${i}`);
-    const doc = (i: number, version: number) => ({ mcpServers: { py: { command: 'python3', args: [server, '--name', `py${i}-v${version}`], cwd: dir } } });
+    const doc = (i: number, version: number) => ({
+      mcpServers: { py: { command: 'python3', args: [server, '--name', `py${i}-v${version}`], cwd: dir } },
+    });
     for (const [i, reference] of refs.entries()) await service.write({ kind: 'mcp', reference, create: true, data: doc(i, 0) });
     await service.write({ kind: 'agent', reference: 'bench/boss', create: true, data: { role: 'manager', mcps: refs } });
     const run = await NativeRun.start({ agent: 'bench/boss', service, policy: policies.autoAllow('*') });
@@ -68,7 +79,11 @@ async function refreshRows(targets: BenchReport['targets']): Promise<string[]> {
     let batchNo = 0;
     const change = async (which: number[]) => {
       version += 1;
-      const calls = which.map((i) => ({ id: `w${i}`, name: 'resource_write', arguments: { kind: 'mcp', reference: refs[i], data: doc(i, version) } }));
+      const calls = which.map((i) => ({
+        id: `w${i}`,
+        name: 'resource_write',
+        arguments: { kind: 'mcp', reference: refs[i], data: doc(i, version) },
+      }));
       const started = performance.now();
       const result = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: `r${batchNo++}`, calls });
       if (result.refresh?.status !== 'applied') throw new Error('refresh failed in the benchmark');
@@ -99,7 +114,11 @@ async function refreshRows(targets: BenchReport['targets']): Promise<string[]> {
     }
     await run.close();
     const ratio = median(one) / median(connect);
-    targets.push({ name: 'one-changed refresh (8 mounts) ≤ 1.3× connect+list of that server', ok: ratio <= 1.3, detail: `${ratio.toFixed(2)}×` });
+    targets.push({
+      name: 'one-changed refresh (8 mounts) ≤ 1.3× connect+list of that server',
+      ok: ratio <= 1.3,
+      detail: `${ratio.toFixed(2)}×`,
+    });
     return [
       '| 8 Python mounts | median of 7 |',
       '| --- | --- |',
@@ -120,8 +139,17 @@ async function refreshRows(targets: BenchReport['targets']): Promise<string[]> {
 export async function runRuntimeBench(): Promise<BenchReport> {
   const targets: BenchReport['targets'] = [];
   const markdown = [
-    ...(await pipelineRows(targets)), '', ...(await refreshRows(targets)),
-    '', '### Output schemas, list_changed, timeouts (issue 12)', '', ...outputCheckRows(targets), '', ...(await listChangedRows(targets)), '', ...(await cancelRows(targets)),
+    ...(await pipelineRows(targets)),
+    '',
+    ...(await refreshRows(targets)),
+    '',
+    '### Output schemas, list_changed, timeouts (issue 12)',
+    '',
+    ...outputCheckRows(targets),
+    '',
+    ...(await listChangedRows(targets)),
+    '',
+    ...(await cancelRows(targets)),
   ].join('\n');
   return { title: 'NativeRun', markdown, targets };
 }

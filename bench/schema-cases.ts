@@ -25,7 +25,11 @@ function largeSchema(): Record<string, unknown> {
     required: ['field0'],
     additionalProperties: false,
     definitions: {
-      item: { type: 'object', properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['id'] },
+      item: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+        required: ['id'],
+      },
     },
   };
 }
@@ -33,7 +37,15 @@ function largeSchema(): Record<string, unknown> {
 function largeArgs(): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (let i = 0; i < 30; i++) {
-    args[`field${i}`] = i % 3 === 0 ? 'value' : i % 3 === 1 ? [{ id: 1, tags: ['a', 'b'] }, { id: 2, tags: [] }] : { x: 1.5, y: 'b' };
+    args[`field${i}`] =
+      i % 3 === 0
+        ? 'value'
+        : i % 3 === 1
+          ? [
+              { id: 1, tags: ['a', 'b'] },
+              { id: 2, tags: [] },
+            ]
+          : { x: 1.5, y: 'b' };
   }
   return args;
 }
@@ -47,7 +59,12 @@ export function schemaCases(): { size: CaseSize; schema: Record<string, unknown>
     {
       size: 'medium',
       schema: real('memory__create_entities'),
-      args: { entities: [{ name: 'a', entityType: 'person', observations: ['x', 'y'] }, { name: 'b', entityType: 'place', observations: [] }] },
+      args: {
+        entities: [
+          { name: 'a', entityType: 'person', observations: ['x', 'y'] },
+          { name: 'b', entityType: 'place', observations: [] },
+        ],
+      },
     },
     { size: 'large', schema: largeSchema(), args: largeArgs() },
   ];

@@ -38,11 +38,17 @@ export function runSchemaBench(): BenchReport {
 
   // Cold load vs a cached recompile of an identical new object (what a refresh sees).
   const medium = CASES[1]!.schema;
-  const distinct = (i: number) => ({ ...structuredClone(medium), properties: { ...(medium.properties as object), [`extra${i}`]: { type: 'string' } } });
+  const distinct = (i: number) => ({
+    ...structuredClone(medium),
+    properties: { ...(medium.properties as object), [`extra${i}`]: { type: 'string' } },
+  });
   const coldInputs = Array.from({ length: 4000 }, (_, i) => distinct(i));
   const coldRegistry = new ToolSchemaRegistry({ maxCached: 10_000 });
   let next = 0;
-  const cold = measure('cold', () => coldRegistry.compile(coldInputs[next++ % coldInputs.length], { tool: 'm' }), { rounds: 5, opsPerRound: 400 });
+  const cold = measure('cold', () => coldRegistry.compile(coldInputs[next++ % coldInputs.length], { tool: 'm' }), {
+    rounds: 5,
+    opsPerRound: 400,
+  });
   const warmRegistry = new ToolSchemaRegistry();
   warmRegistry.compile(medium, { tool: 'm' });
   const copies = Array.from({ length: 2000 }, () => structuredClone(medium));

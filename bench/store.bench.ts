@@ -29,7 +29,9 @@ async function storeFigures(store: ResourceStore): Promise<{ cas: number; read: 
   await store.put({ kind: 'agent', reference: 'bench/cas', data: { n: 0 } }, { expectedRevision: null });
   let revision = 1;
   const cas = await opsPerSecond(500, async (i) => {
-    revision = (await store.put({ kind: 'agent', reference: 'bench/cas', data: { n: i, mcps: ['a/b', 'c/d'] } }, { expectedRevision: revision })).revision;
+    revision = (
+      await store.put({ kind: 'agent', reference: 'bench/cas', data: { n: i, mcps: ['a/b', 'c/d'] } }, { expectedRevision: revision })
+    ).revision;
   });
   const read = await opsPerSecond(2000, () => store.get('agent', 'bench/cas'));
   return { cas, read };
@@ -39,7 +41,16 @@ function child(file: string, proc: number, count: number, table?: string): Promi
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'test/service/fixtures/add-mounts.ts'), file, String(proc), String(count), 'bench/shared', ...(table ? [table] : [])],
+      [
+        '--import',
+        'tsx',
+        path.join(root, 'test/service/fixtures/add-mounts.ts'),
+        file,
+        String(proc),
+        String(count),
+        'bench/shared',
+        ...(table ? [table] : []),
+      ],
       { cwd: root },
       (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim()))),
     );
@@ -56,14 +67,17 @@ async function postgresFigures(url: string, perProcess: number) {
     const reports = await Promise.all([0, 1, 2, 3].map((p) => child(url, p, perProcess, table)));
     const final = await store.get('agent', 'bench/shared');
     return {
-      cas, read,
+      cas,
+      read,
       contended: (4 * perProcess) / (Math.max(...reports.map((r) => r.ms)) / 1000),
       landed: new Set((final?.data as { mcps: string[] }).mcps).size,
       failed: reports.flatMap((r) => r.failed).length,
     };
   } finally {
     const driver = 'pg'; // untyped on purpose, as in the store
-  const pg = ((await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }).default;
+    const pg = (
+      (await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }
+    ).default;
     const pool = new pg.Pool({ connectionString: url });
     await pool.query(`DROP TABLE IF EXISTS ${table}`);
     await pool.end();
@@ -117,14 +131,29 @@ export async function runStoreBench(): Promise<BenchReport> {
       ...(pg ? [`| PostgreSQL, 4 processes × ${perProcess} concurrent (busiest process's time) | ${pg.contended.toFixed(0)} |`] : []),
       '',
       `Contended runs: SQLite ${landed} of ${4 * perProcess} mounts landed, ${failed} writes failed, final revision ${final?.revision}, wall time with process start-up ${wallMs.toFixed(0)} ms` +
-        (pg ? `; PostgreSQL ${pg.landed} of ${4 * perProcess} landed, ${pg.failed} failed` : ' (PostgreSQL not measured: AGT_TEST_PG_URL not set)') + '.',
+        (pg
+          ? `; PostgreSQL ${pg.landed} of ${4 * perProcess} landed, ${pg.failed} failed`
+          : ' (PostgreSQL not measured: AGT_TEST_PG_URL not set)') +
+        '.',
     ].join('\n');
     return {
       title: 'ResourceStore and ResourceService',
       markdown,
       targets: [
-        { name: 'zero lost updates under 4-process contention (SQLite)', ok: landed === 4 * perProcess && failed === 0, detail: `${landed}/${4 * perProcess} landed` },
-        ...(pg ? [{ name: 'zero lost updates under 4-process contention (PostgreSQL)', ok: pg.landed === 4 * perProcess && pg.failed === 0, detail: `${pg.landed}/${4 * perProcess} landed` }] : []),
+        {
+          name: 'zero lost updates under 4-process contention (SQLite)',
+          ok: landed === 4 * perProcess && failed === 0,
+          detail: `${landed}/${4 * perProcess} landed`,
+        },
+        ...(pg
+          ? [
+              {
+                name: 'zero lost updates under 4-process contention (PostgreSQL)',
+                ok: pg.landed === 4 * perProcess && pg.failed === 0,
+                detail: `${pg.landed}/${4 * perProcess} landed`,
+              },
+            ]
+          : []),
       ],
     };
   } finally {

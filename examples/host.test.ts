@@ -7,6 +7,9 @@ import { expect, it } from 'vitest';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 it('B3: the 20-line host registers the shipped fixture server, runs one OpenAI-shaped step and prints the tool message', () => {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'host.ts')], { encoding: 'utf8', cwd: path.join(here, '..') });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'host.ts')], {
+    encoding: 'utf8',
+    cwd: path.join(here, '..'),
+  });
   expect(JSON.parse(out)).toEqual([{ role: 'tool', tool_call_id: 'call_1', content: '{"sum":5}' }]);
 });

@@ -16,6 +16,9 @@ await using run = await NativeRun.start({ agent: 'team/alice', service, policy: 
 
 const tools = toOpenAITools(run.tools(), { api: 'chat' }); // → tools of chat.completions.create
 const add = tools.find((t) => t.function.name.endsWith('add'))?.function.name as string;
-const message = { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: add, arguments: '{"a":2,"b":3}' } }] };
+const message = {
+  role: 'assistant',
+  tool_calls: [{ id: 'call_1', type: 'function', function: { name: add, arguments: '{"a":2,"b":3}' } }],
+};
 const result = await executeModelCalls(run, fromOpenAIToolCalls(message, { tools: run.tools() }), { batchId: 'step-1' });
 console.log(JSON.stringify(toOpenAIToolMessages(result, { api: 'chat' }))); // → the next request's messages

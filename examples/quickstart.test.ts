@@ -11,7 +11,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 it('R2, P2, B3: the quickstart registers, probes, runs a step and closes', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agt-qs-'));
   try {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'quickstart.ts'), path.join(dir, 'q.db')], { encoding: 'utf8', cwd: path.join(here, '..') });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'quickstart.ts'), path.join(dir, 'q.db')], {
+      encoding: 'utf8',
+      cwd: path.join(here, '..'),
+    });
     expect(out).toBe('probe: ok, 4 tools\nrun: completed in 2 steps; ok\n');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,9 @@ const store = new SqliteStore({ path: process.argv[2] ?? path.join(os.tmpdir(), 
 const service = new ResourceService({ store });
 
 await service.write({
-  kind: 'mcp', reference: 'tools/calc', create: true,
+  kind: 'mcp',
+  reference: 'tools/calc',
+  create: true,
   data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: path.join(root, 'test/fixtures') } } },
 });
 await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/calc'] } });
@@ -24,7 +26,10 @@ const report = await new McpProber({ service }).probe('tools/calc'); // runs the
 console.log(`probe: ${report.ok ? 'ok' : 'problems'}, ${report.tools.length} tools`);
 
 const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('tools/calc') });
-const model = new ScriptedModel([{ toolCalls: [{ id: '1', name: toolAlias('tools/calc', 'add'), arguments: { a: 2, b: 3 } }] }, { text: 'done' }]);
+const model = new ScriptedModel([
+  { toolCalls: [{ id: '1', name: toolAlias('tools/calc', 'add'), arguments: { a: 2, b: 3 } }] },
+  { text: 'done' },
+]);
 const outcome = await runAgentLoop({ run, model, maxSteps: 5 });
 const results = outcome.history.flatMap((m) => (m.role === 'tool' ? m.results : []));
 console.log(`run: ${outcome.status} in ${outcome.steps} steps; ${results.map((r) => r.status).join(', ')}`);

@@ -7,7 +7,10 @@ import { expect, it } from 'vitest';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 it('S8: the schema-validation example loads 41 real schemas and prints issues without argument values', () => {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'schema-validation.ts')], { encoding: 'utf8', cwd: path.join(here, '..') });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'schema-validation.ts')], {
+    encoding: 'utf8',
+    cwd: path.join(here, '..'),
+  });
   expect(out).toMatch(/Loaded 41 real tool schemas/);
   expect(out).toMatch(/\/apiKey: is not an allowed property/);
   expect(out).not.toMatch(/sk-live-123|secret draft text/);

@@ -15,7 +15,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = process.argv[2] ?? path.resolve(here, '../test/fixtures/real-tool-schemas');
 const registry = new ToolSchemaRegistry();
 
-const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 let loaded = 0;
 const started = performance.now();
 for (const file of files) {
@@ -32,7 +35,14 @@ const calls: { tool: string; schema: unknown; args: unknown }[] = [
       type: 'object',
       properties: {
         path: { type: 'string' },
-        edits: { type: 'array', items: { type: 'object', properties: { oldText: { type: 'string' }, newText: { type: 'string' } }, required: ['oldText', 'newText'] } },
+        edits: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { oldText: { type: 'string' }, newText: { type: 'string' } },
+            required: ['oldText', 'newText'],
+          },
+        },
         dryRun: { type: 'boolean', default: false },
       },
       required: ['path', 'edits'],

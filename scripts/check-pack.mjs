@@ -24,8 +24,12 @@ try {
   // The entry points' light optional peers, as a host using them has them (agt-mcp/otel needs @opentelemetry/api);
   // the storage drivers and provider SDKs are loaded only when used.
   run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, '@opentelemetry/api', 'tsx'], host);
-  const entries = Object.keys(pkg.exports).filter((e) => e !== './package.json').map((e) => (e === '.' ? pkg.name : `${pkg.name}/${e.slice(2)}`));
-  const esm = entries.map((e, i) => `import * as m${i} from '${e}'; if (Object.keys(m${i}).length === 0) throw new Error('${e} exports nothing');`).join('\n');
+  const entries = Object.keys(pkg.exports)
+    .filter((e) => e !== './package.json')
+    .map((e) => (e === '.' ? pkg.name : `${pkg.name}/${e.slice(2)}`));
+  const esm = entries
+    .map((e, i) => `import * as m${i} from '${e}'; if (Object.keys(m${i}).length === 0) throw new Error('${e} exports nothing');`)
+    .join('\n');
   run(process.execPath, ['--input-type=module', '-e', esm], host);
   const cjs = entries.map((e) => `if (Object.keys(require('${e}')).length === 0) throw new Error('${e} exports nothing');`).join('\n');
   run(process.execPath, ['--input-type=commonjs', '-e', cjs], host);
@@ -35,9 +39,15 @@ try {
   for (const file of ['host.ts', 'schema-validation.ts']) fs.copyFileSync(path.join(root, 'examples', file), path.join(host, file));
   const hosted = JSON.parse(run(process.execPath, ['--import', 'tsx', 'host.ts'], host));
   if (hosted[0]?.content !== '{"sum":5}') throw new Error(`examples/host.ts printed ${JSON.stringify(hosted)}`);
-  const schemas = run(process.execPath, ['--import', 'tsx', 'schema-validation.ts', path.join(root, 'test', 'fixtures', 'real-tool-schemas')], host);
+  const schemas = run(
+    process.execPath,
+    ['--import', 'tsx', 'schema-validation.ts', path.join(root, 'test', 'fixtures', 'real-tool-schemas')],
+    host,
+  );
   if (!/Loaded 41 real tool schemas/.test(schemas)) throw new Error('examples/schema-validation.ts did not load the schemas');
-  console.log(`packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help and examples/host.ts, examples/schema-validation.ts run from it`);
+  console.log(
+    `packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help and examples/host.ts, examples/schema-validation.ts run from it`,
+  );
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }

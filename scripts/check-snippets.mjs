@@ -11,7 +11,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, '.snippets');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out);
-const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const files = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 let count = 0;
 for (const file of files) {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
@@ -22,9 +29,14 @@ for (const file of files) {
     fs.writeFileSync(path.join(out, `${file.replace(/[/.]/g, '_')}_L${line}.ts`), `// ${file}:${line}\n${body}`);
   }
 }
-fs.writeFileSync(path.join(out, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { noEmit: true }, include: ['*.ts'] }));
+fs.writeFileSync(
+  path.join(out, 'tsconfig.json'),
+  JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { noEmit: true }, include: ['*.ts'] }),
+);
 try {
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(out, 'tsconfig.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(out, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
   console.log(`${count} TypeScript blocks of README.md and docs/ compile`);
 } catch {
   process.exitCode = 1;

@@ -25,6 +25,8 @@ for (let i = 1; i <= runs; i++) {
     console.log(`run ${i}: passed in ${Math.round((Date.now() - started) / 1000)} s — ${tests}`);
   }
 }
-console.log(`${runs - failedRuns} of ${runs} runs passed under load (2 CPU hogs on ${(await import('node:os')).availableParallelism()} cores)`);
+console.log(
+  `${runs - failedRuns} of ${runs} runs passed under load (2 CPU hogs on ${(await import('node:os')).availableParallelism()} cores)`,
+);
 stop();
 process.exitCode = failedRuns > 0 ? 1 : 0;

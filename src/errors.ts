@@ -62,16 +62,26 @@ export function redactCause(cause: unknown, mask: (text: string) => string = (te
   copy.stack = `${copy.name}: ${copy.message}`;
   for (const key of ['code', 'status', 'errno'] as const) {
     const value = (cause as Record<string, unknown>)[key];
-    if (typeof value === 'number' || (typeof value === 'string' && value.length <= 64)) Object.defineProperty(copy, key, { value: typeof value === 'string' ? mask(value) : value, enumerable: true });
+    if (typeof value === 'number' || (typeof value === 'string' && value.length <= 64))
+      Object.defineProperty(copy, key, { value: typeof value === 'string' ? mask(value) : value, enumerable: true });
   }
   const inner = (source as { cause?: unknown } | undefined)?.cause;
-  if (inner !== undefined && depth < MAX_CAUSE_DEPTH) Object.defineProperty(copy, 'cause', { value: redactCause(inner, mask, depth + 1), enumerable: false, configurable: true, writable: true });
+  if (inner !== undefined && depth < MAX_CAUSE_DEPTH)
+    Object.defineProperty(copy, 'cause', {
+      value: redactCause(inner, mask, depth + 1),
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
   return copy;
 }
 
 /** `error` again with `mask` applied to its message, string details and cause chain (for errors about one connection). */
 export function maskError(error: AgtError, mask: (text: string) => string): AgtError {
-  const details = error.details === undefined ? undefined : Object.fromEntries(Object.entries(error.details).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v]));
+  const details =
+    error.details === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(error.details).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v]));
   return new AgtError(error.code, mask(error.message), { ...defined({ details }), ...defined({ cause: error.cause }), mask });
 }
 
@@ -105,11 +115,7 @@ export class AgtError extends Error {
 
 /** True for an AgtError from any copy of this package (ESM or CJS). */
 export function isAgtError(value: unknown): value is AgtError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[AGT_ERROR_BRAND] === true
-  );
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGT_ERROR_BRAND] === true;
 }
 
 /** The shape of an error that goes back to a model as a tool result. */
@@ -118,18 +124,16 @@ export interface ToolError {
 }
 
 /** Builds a ToolError value. */
-export function toolErrorOf(
-  code: string,
-  message: string,
-  details?: Record<string, unknown>,
-): ToolError {
+export function toolErrorOf(code: string, message: string, details?: Record<string, unknown>): ToolError {
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
 }
 
 /** The text parts of MCP tool-result content, joined. */
 export function contentText(content: readonly unknown[]): string {
   return content
-    .map((c) => (typeof c === 'object' && c !== null && typeof (c as { text?: unknown }).text === 'string' ? (c as { text: string }).text : ''))
+    .map((c) =>
+      typeof c === 'object' && c !== null && typeof (c as { text?: unknown }).text === 'string' ? (c as { text: string }).text : '',
+    )
     .join('\n')
     .trim();
 }

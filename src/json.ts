@@ -32,7 +32,8 @@ export function jsonStringBytes(text: string): number {
     else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       bytes += 4; // a surrogate pair: one 4-byte code point
       i += 1;
-    } else if (c >= 0xd800 && c <= 0xdfff) bytes += 6; // a lone surrogate is written as \uXXXX
+    } else if (c >= 0xd800 && c <= 0xdfff)
+      bytes += 6; // a lone surrogate is written as \uXXXX
     else bytes += 3;
   }
   return bytes;

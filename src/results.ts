@@ -20,7 +20,10 @@ export function outputContent(output: HandlerOutput | unknown[]): { content: unk
 }
 
 /** The failure a thrown error becomes: declared ones keep code, message and details; others get `fallback`. */
-export function failureOf(error: unknown, fallback: string): { status: 'tool_error' | 'tool_failed'; error: { code: string; message: string; details?: Record<string, unknown> } } {
+export function failureOf(
+  error: unknown,
+  fallback: string,
+): { status: 'tool_error' | 'tool_failed'; error: { code: string; message: string; details?: Record<string, unknown> } } {
   if (isAgtError(error) || isToolErrorSignal(error)) {
     return { status: 'tool_error', error: { code: error.code, message: error.message, ...defined({ details: error.details }) } };
   }

@@ -31,13 +31,21 @@ describe('AgtError', () => {
   });
 
   it('one list of codes: docs/errors.md has a row for exactly these codes, and docs/cli.md names each with the exit CODE_EXIT gives it', () => {
-    const rows = (file: string) => fs.readFileSync(path.join(REPO_ROOT, 'docs', file), 'utf8').split('\n').filter((l) => l.startsWith('| '));
-    const documented = rows('errors.md').map((l) => /^\| `([a-z_]+)` \|/.exec(l)?.[1]).filter((c): c is string => c !== undefined);
+    const rows = (file: string) =>
+      fs
+        .readFileSync(path.join(REPO_ROOT, 'docs', file), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('| '));
+    const documented = rows('errors.md')
+      .map((l) => /^\| `([a-z_]+)` \|/.exec(l)?.[1])
+      .filter((c): c is string => c !== undefined);
     expect([...documented].sort()).toEqual([...AGT_ERROR_CODES].sort());
     const named = new Map<string, number>();
     for (const row of rows('cli.md')) {
       const exit = /^\| ([0-5]) \|/.exec(row)?.[1];
-      if (exit !== undefined) for (const m of row.matchAll(/`([a-z_]+)`/g)) if ((AGT_ERROR_CODES as readonly string[]).includes(m[1] as string)) named.set(m[1] as string, Number(exit));
+      if (exit !== undefined)
+        for (const m of row.matchAll(/`([a-z_]+)`/g))
+          if ((AGT_ERROR_CODES as readonly string[]).includes(m[1] as string)) named.set(m[1] as string, Number(exit));
     }
     expect(Object.fromEntries([...named].sort())).toEqual(Object.fromEntries(Object.entries(CODE_EXIT).sort()));
   });
@@ -46,9 +54,13 @@ describe('AgtError', () => {
 describe('readToolError', () => {
   it('reads the ToolError convention from tool-result text, and nothing else', async () => {
     const { readToolError } = await import('../src/errors.js');
-    expect(readToolError([{ type: 'text', text: '{"error":{"code":"not_found","message":"no such ticket","details":{"id":4}}}' }])).toEqual({
-      code: 'not_found', message: 'no such ticket', details: { id: 4 },
-    });
+    expect(readToolError([{ type: 'text', text: '{"error":{"code":"not_found","message":"no such ticket","details":{"id":4}}}' }])).toEqual(
+      {
+        code: 'not_found',
+        message: 'no such ticket',
+        details: { id: 4 },
+      },
+    );
     expect(readToolError([{ type: 'text', text: '{"error":{"code":"x"}}' }])).toEqual({ code: 'x', message: 'the tool reported an error' });
     expect(readToolError([{ type: 'text', text: 'plain failure text' }])).toBeUndefined();
     expect(readToolError([{ type: 'text', text: '{"error":"not an object"}' }])).toBeUndefined();

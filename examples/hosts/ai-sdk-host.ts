@@ -13,7 +13,12 @@ import { aiSdkTools } from 'agt-mcp/ai-sdk';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures');
 const service = new ResourceService({ store: new MemoryStore() });
-await service.write({ kind: 'mcp', reference: 'tools/calc', create: true, data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: fixtures } } } });
+await service.write({
+  kind: 'mcp',
+  reference: 'tools/calc',
+  create: true,
+  data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: fixtures } } },
+});
 await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/calc'] } });
 const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow({ readOnly: true, mounts: ['tools/calc'] }) });
 
@@ -25,7 +30,12 @@ const steps = [
 const model = new MockLanguageModelV3({
   doGenerate: async () => {
     const content = steps.shift() ?? [];
-    return { content, finishReason: { unified: content[0]?.type === 'tool-call' ? 'tool-calls' : 'stop', raw: undefined }, usage, warnings: [] } as never;
+    return {
+      content,
+      finishReason: { unified: content[0]?.type === 'tool-call' ? 'tool-calls' : 'stop', raw: undefined },
+      usage,
+      warnings: [],
+    } as never;
   },
 });
 

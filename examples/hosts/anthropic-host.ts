@@ -11,7 +11,12 @@ import { anthropicModel } from 'agt-mcp/anthropic';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures');
 const service = new ResourceService({ store: new MemoryStore() });
-await service.write({ kind: 'mcp', reference: 'tools/calc', create: true, data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: fixtures } } } });
+await service.write({
+  kind: 'mcp',
+  reference: 'tools/calc',
+  create: true,
+  data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: fixtures } } },
+});
 await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/calc'] } });
 const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow({ readOnly: true, mounts: ['tools/calc'] }) });
 
@@ -23,7 +28,11 @@ const replies = [
 ];
 const client = { messages: { create: async (_body: unknown) => replies.shift() } };
 
-const outcome = await runAgentLoop({ run, model: anthropicModel({ client, model: 'claude-sonnet-4-5', maxTokens: 1024, input: 'What is 2 + 3?' }), maxSteps: 4 });
+const outcome = await runAgentLoop({
+  run,
+  model: anthropicModel({ client, model: 'claude-sonnet-4-5', maxTokens: 1024, input: 'What is 2 + 3?' }),
+  maxSteps: 4,
+});
 const statuses = outcome.history.flatMap((m) => (m.role === 'tool' ? m.results.map((r) => r.status) : []));
 console.log(`anthropic: ${outcome.status} in ${outcome.steps} steps (${statuses.join(', ')}): ${outcome.text}`);
 await run.close();

@@ -58,7 +58,13 @@ export function contractCases(tool: ContractTool, input: ContractInput): Contrac
   const base = input.valid[0];
   if (base === undefined) throw new AgtError('invalid_input', `contractCases(${tool.name}): give at least one valid example`);
   const meta = input.meta ? { meta: input.meta } : {};
-  const cases: ContractCase[] = input.valid.map((args, i) => ({ name: `valid example ${i + 1}`, tool: tool.name, args, ...meta, expect: { ok: true } }));
+  const cases: ContractCase[] = input.valid.map((args, i) => ({
+    name: `valid example ${i + 1}`,
+    tool: tool.name,
+    args,
+    ...meta,
+    expect: { ok: true },
+  }));
   const props = (isPlainObject(schema.properties) ? schema.properties : {}) as Props;
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   const derived: ContractCase[] = [];
@@ -94,7 +100,14 @@ function typesOf(prop: Record<string, unknown>): string[] {
 }
 
 // Values of each JSON type, tried in order; the first whose type the schema does not allow is used.
-const TYPED_VALUES: [string, unknown][] = [['string', 'not the right type'], ['integer', 12345], ['boolean', true], ['object', { wrong: true }], ['array', ['wrong']], ['null', null]];
+const TYPED_VALUES: [string, unknown][] = [
+  ['string', 'not the right type'],
+  ['integer', 12345],
+  ['boolean', true],
+  ['object', { wrong: true }],
+  ['array', ['wrong']],
+  ['null', null],
+];
 
 function wrongTypeValue(prop: Record<string, unknown>): unknown {
   const types = new Set(typesOf(prop));
@@ -124,7 +137,8 @@ function boundaries(prop: Record<string, unknown>, example: unknown): [string, u
     out.push(['at minLength', 'a'.repeat(minLength), true]);
     if (minLength > 0) out.push(['just under minLength', 'a'.repeat(minLength - 1), false]);
   }
-  if (maxLength !== undefined) out.push(['at maxLength', 'a'.repeat(maxLength), true], ['just over maxLength', 'a'.repeat(maxLength + 1), false]);
+  if (maxLength !== undefined)
+    out.push(['at maxLength', 'a'.repeat(maxLength), true], ['just over maxLength', 'a'.repeat(maxLength + 1), false]);
   const item = Array.isArray(example) && example.length > 0 ? example[0] : undefined;
   const minItems = num('minItems');
   const maxItems = num('maxItems');
@@ -132,8 +146,10 @@ function boundaries(prop: Record<string, unknown>, example: unknown): [string, u
     out.push(['at minItems', Array(minItems).fill(item), true]);
     if (minItems > 0) out.push(['just under minItems', Array(minItems - 1).fill(item), false]);
   }
-  if (item !== undefined && maxItems !== undefined) out.push(['at maxItems', Array(maxItems).fill(item), true], ['just over maxItems', Array(maxItems + 1).fill(item), false]);
-  if (Array.isArray(prop.enum) && prop.enum.length > 0) out.push(['an allowed enum value', prop.enum[0], true], ['a value outside the enum', '__not_in_enum__', false]);
+  if (item !== undefined && maxItems !== undefined)
+    out.push(['at maxItems', Array(maxItems).fill(item), true], ['just over maxItems', Array(maxItems + 1).fill(item), false]);
+  if (Array.isArray(prop.enum) && prop.enum.length > 0)
+    out.push(['an allowed enum value', prop.enum[0], true], ['a value outside the enum', '__not_in_enum__', false]);
   return out;
 }
 
@@ -155,7 +171,11 @@ export interface ContractReport {
 }
 
 /** Runs the cases against the running server (one connection, real transport) and reports each outcome. */
-export async function runContract(target: McpDocument | McpServerConfig, cases: readonly ContractCase[], options: ConnectOptions = {}): Promise<ContractReport> {
+export async function runContract(
+  target: McpDocument | McpServerConfig,
+  cases: readonly ContractCase[],
+  options: ConnectOptions = {},
+): Promise<ContractReport> {
   const connection = await connectMcp(target, options);
   const started = performance.now();
   const results: ContractResult[] = [];

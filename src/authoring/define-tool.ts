@@ -63,22 +63,31 @@ export function defineTool<S extends v.GenericSchema>(definition: {
   handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 }): DefinedTool<S> {
   const { name, description, input, handler } = definition;
-  if (typeof name !== 'string' || !MODEL_TOOL_NAME.test(name)) throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
+  if (typeof name !== 'string' || !MODEL_TOOL_NAME.test(name))
+    throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
   if (!['object', 'strict_object', 'loose_object'].includes((input as { type?: string })?.type ?? '')) {
-    throw new AgtError('invalid_input', `tool "${name}": input must be a valibot object schema (v.object, v.strictObject or v.looseObject)`);
+    throw new AgtError(
+      'invalid_input',
+      `tool "${name}": input must be a valibot object schema (v.object, v.strictObject or v.looseObject)`,
+    );
   }
   let inputSchema: Record<string, unknown>;
   try {
     inputSchema = toJsonSchema(input, { target: 'draft-2020-12' }) as Record<string, unknown>;
   } catch (error) {
-    throw new AgtError('invalid_input', `tool "${name}": its input schema cannot be published as JSON Schema (${(error as Error).message}); the published schema and the parser would drift. Express the rule with JSON-Schema-compatible actions, or check it in the handler and report it with toolError()`, {
-      cause: error,
-    });
+    throw new AgtError(
+      'invalid_input',
+      `tool "${name}": its input schema cannot be published as JSON Schema (${(error as Error).message}); the published schema and the parser would drift. Express the rule with JSON-Schema-compatible actions, or check it in the handler and report it with toolError()`,
+      {
+        cause: error,
+      },
+    );
   }
   try {
     registry.compile(inputSchema, { tool: name });
   } catch (error) {
-    if (isAgtError(error)) throw new AgtError('invalid_input', `tool "${name}": the generated inputSchema does not load: ${error.message}`, { cause: error });
+    if (isAgtError(error))
+      throw new AgtError('invalid_input', `tool "${name}": the generated inputSchema does not load: ${error.message}`, { cause: error });
     throw error;
   }
   return Object.freeze({ name, description, input, inputSchema: Object.freeze(inputSchema), handler });
@@ -94,14 +103,22 @@ function pointer(issue: v.BaseIssue<unknown>): string {
  * shape of the validator's (`instancePath`, `schemaPath`, `keyword`,
  * `message`) and carry paths and expectations, never values.
  */
-export function parseArguments<S extends v.GenericSchema>(tool: { input: S }, args: unknown): { ok: true; value: v.InferOutput<S> } | { ok: false; issues: ArgumentIssue[] } {
+export function parseArguments<S extends v.GenericSchema>(
+  tool: { input: S },
+  args: unknown,
+): { ok: true; value: v.InferOutput<S> } | { ok: false; issues: ArgumentIssue[] } {
   const parsed = v.safeParse(tool.input, args ?? {});
   if (parsed.success) return { ok: true, value: parsed.output };
   return {
     ok: false,
     issues: parsed.issues.map((issue) => {
       const instancePath = pointer(issue);
-      const message = issue.kind === 'schema' && issue.type === 'object' && instancePath === '' ? 'arguments must be an object' : issue.expected ? `expected ${issue.expected}` : `failed "${issue.type}"`;
+      const message =
+        issue.kind === 'schema' && issue.type === 'object' && instancePath === ''
+          ? 'arguments must be an object'
+          : issue.expected
+            ? `expected ${issue.expected}`
+            : `failed "${issue.type}"`;
       return { instancePath, schemaPath: '', keyword: issue.type, message };
     }),
   };

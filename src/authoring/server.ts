@@ -26,7 +26,6 @@ function errorResult(code: string, message: string, details?: Record<string, unk
   return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...defined({ details }) } }) }], isError: true };
 }
 
-
 /**
  * A transport to serve on: the SDK's transports fit (StdioServerTransport,
  * StreamableHTTPServerTransport, InMemoryTransport); only these methods are relied on.
@@ -64,7 +63,7 @@ export function createToolServer(options: { name: string; version: string; tools
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, 'unknown tool');
     const parsed = parseArguments(tool, request.params.arguments);
     if (!parsed.ok) {
-      return errorResult('invalid_arguments', 'the arguments do not match the tool\'s schema', { issues: parsed.issues });
+      return errorResult('invalid_arguments', "the arguments do not match the tool's schema", { issues: parsed.issues });
     }
     const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
     try {

@@ -33,7 +33,9 @@ export function storePath(flag: string | undefined): string {
     fs.mkdirSync(home, { recursive: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new AgtError('store_unavailable', `cannot create the agt home ${home} (${code}); set AGT_HOME or --store to a writable place`, { details: { driverCode: code } });
+    throw new AgtError('store_unavailable', `cannot create the agt home ${home} (${code}); set AGT_HOME or --store to a writable place`, {
+      details: { driverCode: code },
+    });
   }
   return path.join(home, 'agt.db');
 }
@@ -82,7 +84,8 @@ export function mcpReference(raw: string): string {
 export function revisionFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new AgtError('invalid_input', '--expected-revision must be a revision number (1, 2, …) as `show` prints it');
+  if (!Number.isInteger(n) || n < 1)
+    throw new AgtError('invalid_input', '--expected-revision must be a revision number (1, 2, …) as `show` prints it');
   return n;
 }
 
@@ -96,12 +99,26 @@ function inCliTerms(error: unknown, kind: string, reference: string, deleting = 
     return new AgtError('invalid_config', `${error.message}; with agt: pass --cwd DIR (for this folder: --cwd "$PWD")`, { details });
   }
   if (error.code === 'already_exists') {
-    return new AgtError('already_exists', `${kind} ${reference} is already registered; change it with \`agt ${kind} update ${reference} …\`${kind === 'mcp' ? `, or \`agt mcp delete ${reference}\` first` : ''}`, { details });
+    return new AgtError(
+      'already_exists',
+      `${kind} ${reference} is already registered; change it with \`agt ${kind} update ${reference} …\`${kind === 'mcp' ? `, or \`agt mcp delete ${reference}\` first` : ''}`,
+      { details },
+    );
   }
-  if (error.code === 'not_found' && deleting) return new AgtError('not_found', `${kind} ${reference} is not registered; nothing was deleted (\`agt ${kind} list\` shows what is)`, { details });
-  if (error.code === 'not_found') return new AgtError('not_found', `${kind} ${reference} is not registered; register it with \`agt ${kind} create ${reference} …\``, { details });
+  if (error.code === 'not_found' && deleting)
+    return new AgtError('not_found', `${kind} ${reference} is not registered; nothing was deleted (\`agt ${kind} list\` shows what is)`, {
+      details,
+    });
+  if (error.code === 'not_found')
+    return new AgtError('not_found', `${kind} ${reference} is not registered; register it with \`agt ${kind} create ${reference} …\``, {
+      details,
+    });
   if (error.code === 'revision_conflict' && typeof details.currentRevision === 'number') {
-    return new AgtError('revision_conflict', `${kind} ${reference} is at revision ${details.currentRevision}, not ${String(details.expectedRevision)}: someone changed it; look with \`agt ${kind} show ${reference}\`, then retry with --expected-revision ${details.currentRevision}`, { details });
+    return new AgtError(
+      'revision_conflict',
+      `${kind} ${reference} is at revision ${details.currentRevision}, not ${String(details.expectedRevision)}: someone changed it; look with \`agt ${kind} show ${reference}\`, then retry with --expected-revision ${details.currentRevision}`,
+      { details },
+    );
   }
   return error;
 }

@@ -21,18 +21,26 @@ const READ_PROBLEMS: Record<string, string> = {
 export async function readConfigFile(file: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<unknown> {
   let text: string;
   try {
-    const bytes = file === '-' || file === '/dev/stdin' ? await readBoundedStream(stdin, MAX_FILE_BYTES) : await readBoundedFile(path.resolve(file), MAX_FILE_BYTES);
+    const bytes =
+      file === '-' || file === '/dev/stdin'
+        ? await readBoundedStream(stdin, MAX_FILE_BYTES)
+        : await readBoundedFile(path.resolve(file), MAX_FILE_BYTES);
     text = bytes.toString('utf8');
   } catch (error) {
     const reason = error instanceof FileReadError ? error.reason : 'error';
-    throw new AgtError('invalid_input', `cannot read ${file}: ${READ_PROBLEMS[reason] ?? reason}`, { details: { reason, ...(reason === 'too_large' ? { limit: MAX_FILE_BYTES } : {}) } });
+    throw new AgtError('invalid_input', `cannot read ${file}: ${READ_PROBLEMS[reason] ?? reason}`, {
+      details: { reason, ...(reason === 'too_large' ? { limit: MAX_FILE_BYTES } : {}) },
+    });
   }
   try {
     return parseJsonc(text);
   } catch (error) {
     // Only the position is passed on, never the file's text (it may hold secrets).
-    const at = error instanceof JsoncError ? ` (near character ${error.position}${error.reason === 'TooDeep' ? ': nested too deep' : ''})` : '';
-    throw new AgtError('invalid_input', `${file} is not valid JSON or JSONC${at}; check its commas, quotes and brackets`, { details: { reason: 'parse_error' } });
+    const at =
+      error instanceof JsoncError ? ` (near character ${error.position}${error.reason === 'TooDeep' ? ': nested too deep' : ''})` : '';
+    throw new AgtError('invalid_input', `${file} is not valid JSON or JSONC${at}; check its commas, quotes and brackets`, {
+      details: { reason: 'parse_error' },
+    });
   }
 }
 
@@ -51,6 +59,7 @@ export function keyValues(list: readonly string[] | undefined, sep: string, what
 export function milliseconds(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 600_000) throw new AgtError('invalid_input', `${flag} must be a whole number of milliseconds between 1 and 600000`);
+  if (!Number.isInteger(n) || n < 1 || n > 600_000)
+    throw new AgtError('invalid_input', `${flag} must be a whole number of milliseconds between 1 and 600000`);
   return n;
 }

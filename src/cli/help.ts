@@ -55,7 +55,9 @@ Exit codes: 0 ok, 1 a check or probe failed, 2 usage or invalid input, 3 not fou
 /** The usage text of everything, a group, or one verb (aliases resolved); undefined for an unknown one. */
 export function usage(group?: string, verb?: string): string | undefined {
   if (group === undefined) {
-    return `agt — register, test, probe and assemble MCP servers\n\n${Object.values(COMMANDS).flatMap((verbs) => Object.values(verbs).map((u) => u.split('\n')[0])).join('\n')}\n\n${FOOTER}`;
+    return `agt — register, test, probe and assemble MCP servers\n\n${Object.values(COMMANDS)
+      .flatMap((verbs) => Object.values(verbs).map((u) => u.split('\n')[0]))
+      .join('\n')}\n\n${FOOTER}`;
   }
   const verbs = COMMANDS[group];
   if (verbs === undefined) return undefined;

@@ -14,11 +14,19 @@ export function canPrompt(): boolean {
 }
 
 /** The values of `--input id=VALUE` flags plus the answers to prompts for the rest (on a terminal). */
-export async function collectInputs(document: McpDocument, flags: string[] | undefined, prompt = canPrompt()): Promise<Record<string, string>> {
+export async function collectInputs(
+  document: McpDocument,
+  flags: string[] | undefined,
+  prompt = canPrompt(),
+): Promise<Record<string, string>> {
   const values = keyValues(flags, '=', '--input');
   for (const input of documentInputs(document)) {
     if (Object.hasOwn(values, input.id) || !prompt) continue;
-    values[input.id] = await ask(`${input.description ?? `value for \${input:${input.id}}`}${input.password ? ' (hidden)' : ''}: `, input.password === true, input.id);
+    values[input.id] = await ask(
+      `${input.description ?? `value for \${input:${input.id}}`}${input.password ? ' (hidden)' : ''}: `,
+      input.password === true,
+      input.id,
+    );
   }
   return values;
 }
@@ -43,7 +51,8 @@ function ask(question: string, hidden: boolean, id: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const ch of chunk) {
         if (ch === '\r' || ch === '\n') return finish();
-        if (ch === '\u0003' || (ch === '\u0004' && value === '')) return finish(new AgtError('cancelled', `cancelled at the prompt for input "${id}"`, { details: { input: id } }));
+        if (ch === '\u0003' || (ch === '\u0004' && value === ''))
+          return finish(new AgtError('cancelled', `cancelled at the prompt for input "${id}"`, { details: { input: id } }));
         if (ch === '\u007f' || ch === '\b') {
           if (value.length > 0 && !hidden) process.stderr.write('\b \b');
           value = value.slice(0, -1);

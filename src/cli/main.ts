@@ -10,7 +10,6 @@ import { ALIASES, usage, verbs } from './help.js';
 import { CODE_EXIT, EXIT, printable, stderrBlock } from './terminal.js';
 import { defined } from '../json.js';
 
-
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
 
 // `--arg -y` would read as an option: a dash-led value after --arg is taken as the value.
@@ -66,7 +65,9 @@ function helpFor(line: CommandLine): { text: string; code: number } | undefined 
   if (line.group === undefined) return { text: usage() as string, code: line.help ? EXIT.ok : EXIT.usage };
   if (line.group === 'help') {
     const text = usage(line.verb, line.args[0]);
-    return text === undefined ? { text: `agt: no help for "${[line.verb, line.args[0]].join(' ').trim()}"; see agt --help`, code: EXIT.usage } : { text, code: EXIT.ok };
+    return text === undefined
+      ? { text: `agt: no help for "${[line.verb, line.args[0]].join(' ').trim()}"; see agt --help`, code: EXIT.usage }
+      : { text, code: EXIT.ok };
   }
   if (!line.help) return undefined;
   const text = usage(line.group, line.verb);
@@ -78,7 +79,9 @@ function helpFor(line: CommandLine): { text: string; code: number } | undefined 
 export async function main(rawArgv: string[]): Promise<number> {
   // A7: the old master switch fails loudly wherever it appears.
   if (rawArgv.some((a) => a === '--allow-mcp' || a.startsWith('--allow-mcp='))) {
-    process.stderr.write('agt: --allow-mcp was removed: an agent\'s MCP access is its mounts and the permission policy. Stop passing --allow-mcp.\n');
+    process.stderr.write(
+      "agt: --allow-mcp was removed: an agent's MCP access is its mounts and the permission policy. Stop passing --allow-mcp.\n",
+    );
     return EXIT.usage;
   }
   const line = parseCommandLine(rawArgv);
@@ -94,7 +97,9 @@ export async function main(rawArgv: string[]): Promise<number> {
   }
   const verb = line.verb === undefined ? undefined : (ALIASES[group]?.[line.verb] ?? line.verb);
   if (verb === undefined || !verbs(group).includes(verb)) {
-    process.stderr.write(`agt: ${verb === undefined ? `agt ${group} needs a command` : `unknown command "agt ${group} ${printable(verb)}"`}: ${verbs(group).join(', ')} (agt ${group} --help)\n`);
+    process.stderr.write(
+      `agt: ${verb === undefined ? `agt ${group} needs a command` : `unknown command "agt ${group} ${printable(verb)}"`}: ${verbs(group).join(', ')} (agt ${group} --help)\n`,
+    );
     return EXIT.usage;
   }
   let close: (() => Promise<void>) | undefined;
@@ -115,7 +120,8 @@ export async function main(rawArgv: string[]): Promise<number> {
 function reportError(error: unknown, line: CommandLine): number {
   if (line.debug) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
   if (isAgtError(error)) {
-    if (line.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
+    if (line.json)
+      process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
     process.stderr.write(`agt: ${error.code}: ${printable(error.message)}\n`);
     // The server's own words are usually the real reason a start failed (--json carries them in details).
     const tail = error.details?.stderrTail;
@@ -127,7 +133,9 @@ function reportError(error: unknown, line: CommandLine): number {
     process.stderr.write(`agt: ${(error as Error).message}; see agt ${[line.group, line.verb].filter(Boolean).join(' ')} --help\n`);
     return EXIT.usage;
   }
-  process.stderr.write(`agt: unexpected error: ${(error as Error)?.message ?? String(error)}${line.debug ? '' : ' (run with --debug for details)'}\n`);
+  process.stderr.write(
+    `agt: unexpected error: ${(error as Error)?.message ?? String(error)}${line.debug ? '' : ' (run with --debug for details)'}\n`,
+  );
   return EXIT.failed;
 }
 

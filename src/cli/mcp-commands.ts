@@ -32,7 +32,9 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       const records = await ctx.service.list({ kind: 'mcp', ...(values.category ? { category: values.category } : {}) });
       const rows = records.map((r) => shown(ctx, r));
       const notes = readProbeNotes(ctx.storeFile);
-      emit(ctx, rows, () => (rows.length === 0 ? 'no mcp servers registered' : rows.map((r) => listLine(r, notes[r.reference])).join('\n')));
+      emit(ctx, rows, () =>
+        rows.length === 0 ? 'no mcp servers registered' : rows.map((r) => listLine(r, notes[r.reference])).join('\n'),
+      );
       return records.some((r) => r.problem) ? EXIT.failed : EXIT.ok; // the readable rows are listed; an unreadable one is a problem
     }
     case 'show': {
@@ -42,7 +44,12 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       return EXIT.ok;
     }
     case 'delete': {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { 'expected-revision': { type: 'string' } } });
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        strict: true,
+        options: { 'expected-revision': { type: 'string' } },
+      });
       const reference = mcpReference(positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]'));
       const expected = revisionFlag(values['expected-revision']);
       await cliDelete(ctx, { kind: 'mcp', reference, ...defined({ expectedRevision: expected }) });
@@ -55,13 +62,17 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
 }
 
 // One server per line: reference, transport, what it runs or where it is (as shown: secrets masked), revision.
-function listLine(record: { reference: string; revision: number; data: unknown; problem?: { message: string } }, note: ProbeNote | undefined): string {
+function listLine(
+  record: { reference: string; revision: number; data: unknown; problem?: { message: string } },
+  note: ProbeNote | undefined,
+): string {
   if (record.problem) return `${record.reference}  ! ${record.problem.message}`;
   const servers = (record.data as { mcpServers?: Record<string, Record<string, unknown>> } | null)?.mcpServers ?? {};
   const config = Object.values(servers)[0] ?? {};
-  const where = typeof config.url === 'string'
-    ? `${String(config.transport ?? 'streamable-http')}  ${config.url}`
-    : `stdio  ${[config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ')}`;
+  const where =
+    typeof config.url === 'string'
+      ? `${String(config.transport ?? 'streamable-http')}  ${config.url}`
+      : `stdio  ${[config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ')}`;
   return `${record.reference}  ${where}  (revision ${record.revision})  ${noteText(Object.hasOwn(notesOwn(note), 'revision') ? note : undefined, record.revision)}`;
 }
 

@@ -38,10 +38,22 @@ const FINE = new Set<Outcome['status']>(['imported', 'updated', 'unchanged', 'wo
 
 /** Runs `agt mcp import`; returns the exit code. */
 export async function importCommand(args: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { category: { type: 'string' }, cwd: { type: 'string' }, 'dry-run': { type: 'boolean' }, update: { type: 'boolean' } } });
-  if (!positionals[0]) throw new AgtError('invalid_input', 'usage: agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]  (agt mcp import --help)');
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { category: { type: 'string' }, cwd: { type: 'string' }, 'dry-run': { type: 'boolean' }, update: { type: 'boolean' } },
+  });
+  if (!positionals[0])
+    throw new AgtError(
+      'invalid_input',
+      'usage: agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]  (agt mcp import --help)',
+    );
   const cwd = values.cwd ? path.resolve(values.cwd) : workspaceOf(positionals[0]);
-  const plan = planImport(await readConfigFile(positionals[0]), { ...(values.category ? { category: values.category } : {}), ...(cwd ? { cwd } : {}) });
+  const plan = planImport(await readConfigFile(positionals[0]), {
+    ...(values.category ? { category: values.category } : {}),
+    ...(cwd ? { cwd } : {}),
+  });
   const outcomes: Outcome[] = [];
   for (const entry of plan.entries) {
     const base = { reference: entry.reference, problems: entry.problems, warnings: entry.warnings };
@@ -57,11 +69,20 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
   }
   const inferred = values.cwd === undefined && cwd !== undefined ? cwd : undefined;
   emit(ctx, { format: plan.format, entries: outcomes, ...(inferred ? { cwd: inferred } : {}) }, () =>
-    [...(inferred ? [`cwd: ${inferred} (the project folder of this file; give --cwd DIR for another)`] : []), ...outcomes.map(outcomeLines)].join('\n'));
+    [
+      ...(inferred ? [`cwd: ${inferred} (the project folder of this file; give --cwd DIR for another)`] : []),
+      ...outcomes.map(outcomeLines),
+    ].join('\n'),
+  );
   return outcomes.every((o) => FINE.has(o.status)) ? EXIT.ok : EXIT.failed;
 }
 
-async function importOne(ctx: CliContext, reference: string, document: unknown, flags: { 'dry-run'?: boolean; update?: boolean }): Promise<Pick<Outcome, 'status'> & Partial<Outcome>> {
+async function importOne(
+  ctx: CliContext,
+  reference: string,
+  document: unknown,
+  flags: { 'dry-run'?: boolean; update?: boolean },
+): Promise<Pick<Outcome, 'status'> & Partial<Outcome>> {
   const current = await ctx.service.read({ kind: 'mcp', reference }).catch((error: unknown) => {
     if (isAgtError(error) && error.code === 'not_found') return undefined;
     throw error;
@@ -72,7 +93,13 @@ async function importOne(ctx: CliContext, reference: string, document: unknown, 
     return { status: 'imported' };
   }
   if (canonicalJson(current.data) === canonicalJson(document)) return { status: 'unchanged' }; // same JSON, whatever the key order
-  if (!flags.update) return { status: 'changed', problems: [`differs from the stored config (revision ${current.revision}); re-run with --update to replace it, or look first with \`agt mcp show ${reference}\``] };
+  if (!flags.update)
+    return {
+      status: 'changed',
+      problems: [
+        `differs from the stored config (revision ${current.revision}); re-run with --update to replace it, or look first with \`agt mcp show ${reference}\``,
+      ],
+    };
   if (flags['dry-run']) return { status: 'would_update' };
   await cliWrite(ctx, { kind: 'mcp', reference, data: document, expectedRevision: current.revision });
   return { status: 'updated' };

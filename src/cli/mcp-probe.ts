@@ -12,7 +12,11 @@ import { stderrBlock } from './terminal.js';
 
 const INPUT = { input: { type: 'string', multiple: true } } as const;
 
-async function target(ctx: CliContext, positionals: string[], usage: string): Promise<{ reference: string; document: McpDocument; revision: number }> {
+async function target(
+  ctx: CliContext,
+  positionals: string[],
+  usage: string,
+): Promise<{ reference: string; document: McpDocument; revision: number }> {
   if (!positionals[0] || positionals.length > 1) throw new AgtError('invalid_input', `usage: ${usage}`);
   const reference = mcpReference(positionals[0]);
   const record = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);
@@ -27,15 +31,23 @@ export async function testCommand(args: string[], ctx: CliContext): Promise<numb
   const report = await ctx.service.test({ kind: 'mcp', reference, inputs });
   emit(ctx, report, () =>
     [
-      ...(report.ok ? [`ok: ${reference} (${report.transport})`] : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)]),
+      ...(report.ok
+        ? [`ok: ${reference} (${report.transport})`]
+        : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)]),
       ...report.warnings.map((w) => `warning: ${w}`),
-    ].join('\n'));
+    ].join('\n'),
+  );
   return report.ok ? EXIT.ok : EXIT.failed;
 }
 
 /** `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…`: starts the server as a run would, lists, closes. */
 export async function probeCommand(args: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { ...INPUT, timeout: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { ...INPUT, timeout: { type: 'string' } },
+  });
   const { reference, document, revision } = await target(ctx, positionals, 'agt mcp probe <reference> [--timeout MS] [--input id=VALUE]…');
   const timeout = milliseconds(values.timeout, '--timeout');
   const inputs = await collectInputs(document, values.input);
@@ -49,21 +61,32 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
     });
     writeProbeNote(ctx.storeFile, reference, { revision, at: new Date().toISOString(), ok: report.ok, tools: report.tools.length });
   } catch (error) {
-    writeProbeNote(ctx.storeFile, reference, { revision, at: new Date().toISOString(), ok: false, code: isAgtError(error) ? error.code : 'failed' });
+    writeProbeNote(ctx.storeFile, reference, {
+      revision,
+      at: new Date().toISOString(),
+      ok: false,
+      code: isAgtError(error) ? error.code : 'failed',
+    });
     throw error;
   } finally {
     progress.stop();
   }
   const t = report.timings;
-  emit(ctx, report, () => [
-    `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, protocol ${report.protocolVersion}`,
-    `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms`,
-    `${report.tools.length} tools:`,
-    ...report.tools.map(probedToolLine),
-    ...(report.resources ? [`resources: ${report.resources.error ? `FAIL ${report.resources.error}` : `${report.resources.count} (${report.resources.templates} templates)`}`] : []),
-    ...(report.prompts ? [`prompts: ${report.prompts.error ? `FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
-    ...report.warnings.map((w) => `warning: ${w}`),
-  ].join('\n'));
+  emit(ctx, report, () =>
+    [
+      `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, protocol ${report.protocolVersion}`,
+      `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms`,
+      `${report.tools.length} tools:`,
+      ...report.tools.map(probedToolLine),
+      ...(report.resources
+        ? [
+            `resources: ${report.resources.error ? `FAIL ${report.resources.error}` : `${report.resources.count} (${report.resources.templates} templates)`}`,
+          ]
+        : []),
+      ...(report.prompts ? [`prompts: ${report.prompts.error ? `FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
+      ...report.warnings.map((w) => `warning: ${w}`),
+    ].join('\n'),
+  );
   if (!report.ok && !ctx.json && report.stderrTail.trim() !== '') ctx.err(stderrBlock(report.stderrTail));
   return report.ok ? EXIT.ok : EXIT.failed;
 }

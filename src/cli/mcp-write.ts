@@ -17,17 +17,34 @@ export interface McpInvocation {
 
 // `claude mcp add` habits: -e KEY=V, -H "K: V", --transport http|sse|stdio.
 const CONFIG_OPTIONS = {
-  command: { type: 'string' }, arg: { type: 'string', multiple: true }, cwd: { type: 'string' },
-  env: { type: 'string', multiple: true, short: 'e' }, 'env-file': { type: 'string' }, timeout: { type: 'string' },
-  url: { type: 'string' }, header: { type: 'string', multiple: true, short: 'H' }, transport: { type: 'string' }, from: { type: 'string' },
+  command: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+  env: { type: 'string', multiple: true, short: 'e' },
+  'env-file': { type: 'string' },
+  timeout: { type: 'string' },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true, short: 'H' },
+  transport: { type: 'string' },
+  from: { type: 'string' },
 } as const;
 
-const TRANSPORTS: Record<string, string | undefined> = { http: 'streamable-http', 'streamable-http': 'streamable-http', sse: 'sse', stdio: undefined };
+const TRANSPORTS: Record<string, string | undefined> = {
+  http: 'streamable-http',
+  'streamable-http': 'streamable-http',
+  sse: 'sse',
+  stdio: undefined,
+};
 
 type ConfigValues = ReturnType<typeof parse>['values'];
 
 function parse(args: string[]) {
-  const parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { ...CONFIG_OPTIONS, 'expected-revision': { type: 'string' }, 'unset-env': { type: 'string', multiple: true } } });
+  const parsed = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { ...CONFIG_OPTIONS, 'expected-revision': { type: 'string' }, 'unset-env': { type: 'string', multiple: true } },
+  });
   const { values, positionals } = parsed;
   if (values.transport !== undefined && !Object.hasOwn(TRANSPORTS, values.transport)) {
     throw new AgtError('invalid_input', '--transport must be http (streamable-http), sse or stdio');
@@ -36,7 +53,8 @@ function parse(args: string[]) {
   if (positionals.length === 2 && values.url === undefined && /^https?:\/\//i.test(positionals[1] as string)) {
     values.url = positionals.pop() as string;
   }
-  if (values.transport === 'stdio') delete values.transport; // the default for a command
+  if (values.transport === 'stdio')
+    delete values.transport; // the default for a command
   else if (values.transport !== undefined) values.transport = TRANSPORTS[values.transport] as string;
   return parsed;
 }
@@ -57,27 +75,47 @@ function fieldFlags(values: ConfigValues, stdio: boolean): Record<string, unknow
 function rejectMisplaced(values: ConfigValues, stdio: boolean): void {
   const wrong = stdio ? (['header', 'transport'] as const) : (['cwd', 'env', 'env-file', 'arg'] as const);
   const given = wrong.filter((k) => values[k] !== undefined);
-  if (given.length > 0) throw new AgtError('invalid_input', `${given.map((k) => `--${k}`).join(', ')} ${given.length === 1 ? 'applies' : 'apply'} to ${stdio ? 'remote' : 'stdio'} servers only`);
+  if (given.length > 0)
+    throw new AgtError(
+      'invalid_input',
+      `${given.map((k) => `--${k}`).join(', ')} ${given.length === 1 ? 'applies' : 'apply'} to ${stdio ? 'remote' : 'stdio'} servers only`,
+    );
 }
 
 /** The document the flags describe, or undefined when they name no command, URL or file. */
 async function documentFrom(reference: string, values: ConfigValues, after: string[] | undefined): Promise<unknown> {
-  const sources = [values.command !== undefined && '--command', values.url !== undefined && '--url', values.from !== undefined && '--from', after !== undefined && '-- COMMAND'].filter((s): s is string => typeof s === 'string');
-  if (sources.length > 1) throw new AgtError('invalid_input', `give one of --command, --url, --from or -- COMMAND ARGS…, not ${sources.join(' and ')}`);
+  const sources = [
+    values.command !== undefined && '--command',
+    values.url !== undefined && '--url',
+    values.from !== undefined && '--from',
+    after !== undefined && '-- COMMAND',
+  ].filter((s): s is string => typeof s === 'string');
+  if (sources.length > 1)
+    throw new AgtError('invalid_input', `give one of --command, --url, --from or -- COMMAND ARGS…, not ${sources.join(' and ')}`);
   const name = reference.split('/')[1] ?? 'server';
   if (values.from !== undefined) {
     const given = (Object.keys(CONFIG_OPTIONS) as (keyof typeof CONFIG_OPTIONS)[]).filter((k) => k !== 'from' && values[k] !== undefined);
-    if (given.length > 0) throw new AgtError('invalid_input', `--from takes the whole config from the file; drop ${given.map((k) => `--${k}`).join(', ')} (or edit the file)`);
+    if (given.length > 0)
+      throw new AgtError(
+        'invalid_input',
+        `--from takes the whole config from the file; drop ${given.map((k) => `--${k}`).join(', ')} (or edit the file)`,
+      );
     return readConfigFile(values.from);
   }
   if (values.url !== undefined) {
     rejectMisplaced(values, false);
-    return { mcpServers: { [name]: { url: values.url, headers: keyValues(values.header, ':', '--header'), ...fieldFlags(values, false) } } };
+    return {
+      mcpServers: { [name]: { url: values.url, headers: keyValues(values.header, ':', '--header'), ...fieldFlags(values, false) } },
+    };
   }
   let command = values.command;
   let args = values.arg ?? [];
   if (after !== undefined) {
-    if (after.length === 0) throw new AgtError('invalid_input', 'nothing after --: give the command and its arguments, e.g. -- npx -y @modelcontextprotocol/server-memory');
+    if (after.length === 0)
+      throw new AgtError(
+        'invalid_input',
+        'nothing after --: give the command and its arguments, e.g. -- npx -y @modelcontextprotocol/server-memory',
+      );
     if (values.arg !== undefined) throw new AgtError('invalid_input', 'give the arguments after -- or as --arg, not both');
     [command, ...args] = after as [string, ...string[]];
   }
@@ -90,32 +128,52 @@ async function documentFrom(reference: string, values: ConfigValues, after: stri
 export async function createCommand(invocation: McpInvocation, ctx: CliContext): Promise<number> {
   const { values, positionals } = parse(invocation.args);
   if (!positionals[0] || positionals.length > 1) {
-    throw new AgtError('invalid_input', `usage: agt mcp ${invocation.verb} <category/name> (--command C [--arg A]… | -- COMMAND ARGS…) --cwd DIR, or --url U, or --from FILE  (agt mcp create --help)`);
+    throw new AgtError(
+      'invalid_input',
+      `usage: agt mcp ${invocation.verb} <category/name> (--command C [--arg A]… | -- COMMAND ARGS…) --cwd DIR, or --url U, or --from FILE  (agt mcp create --help)`,
+    );
   }
-  if (values['expected-revision'] !== undefined) throw new AgtError('invalid_input', '--expected-revision applies to `agt mcp update`; a create expects that the server is not registered yet');
+  if (values['expected-revision'] !== undefined)
+    throw new AgtError(
+      'invalid_input',
+      '--expected-revision applies to `agt mcp update`; a create expects that the server is not registered yet',
+    );
   if (values['unset-env'] !== undefined) throw new AgtError('invalid_input', '--unset-env applies to `agt mcp update`');
   const reference = mcpReference(positionals[0]);
   const data = await documentFrom(reference, values, invocation.command);
-  if (data === undefined) throw new AgtError('invalid_input', 'give the server: --command C (or -- COMMAND ARGS…) for stdio, --url U for remote, or --from FILE.json');
+  if (data === undefined)
+    throw new AgtError(
+      'invalid_input',
+      'give the server: --command C (or -- COMMAND ARGS…) for stdio, --url U for remote, or --from FILE.json',
+    );
   return register(ctx, reference, data, values.from === undefined);
 }
 
 /** `agt mcp add-json <ref> JSON`: one server's config as JSON (`claude mcp add-json`), or a whole `{ "mcpServers": … }` document. */
 export async function addJsonCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { cwd: { type: 'string' } } });
-  if (positionals.length !== 2) throw new AgtError('invalid_input', `usage: agt mcp add-json <name> '{"command": "npx", "args": ["-y", "pkg"]}' [--cwd DIR]  (agt mcp add-json --help)`);
+  if (positionals.length !== 2)
+    throw new AgtError(
+      'invalid_input',
+      `usage: agt mcp add-json <name> '{"command": "npx", "args": ["-y", "pkg"]}' [--cwd DIR]  (agt mcp add-json --help)`,
+    );
   const reference = mcpReference(positionals[0] as string);
   let parsed: unknown;
   try {
     parsed = parseJsonc(positionals[1] as string);
   } catch {
-    throw new AgtError('invalid_input', 'the JSON argument is not valid JSON; quote it for the shell: \'{"command": "npx", "args": ["-y", "pkg"]}\'');
+    throw new AgtError(
+      'invalid_input',
+      'the JSON argument is not valid JSON; quote it for the shell: \'{"command": "npx", "args": ["-y", "pkg"]}\'',
+    );
   }
-  if (!isPlainObject(parsed)) throw new AgtError('invalid_input', 'the JSON argument must be an object: one server\'s config, or { "mcpServers": { … } }');
+  if (!isPlainObject(parsed))
+    throw new AgtError('invalid_input', 'the JSON argument must be an object: one server\'s config, or { "mcpServers": { … } }');
   const name = reference.split('/')[1] as string;
   const document = isPlainObject(parsed.mcpServers) ? parsed : { mcpServers: { [name]: parsed } };
   const [key, config] = Object.entries(document.mcpServers as Record<string, unknown>)[0] ?? [];
-  if (key !== undefined && isPlainObject(config) && values.cwd !== undefined) (document.mcpServers as Record<string, unknown>)[key] = { ...config, cwd: path.resolve(values.cwd) };
+  if (key !== undefined && isPlainObject(config) && values.cwd !== undefined)
+    (document.mcpServers as Record<string, unknown>)[key] = { ...config, cwd: path.resolve(values.cwd) };
   return register(ctx, reference, document, true);
 }
 
@@ -130,7 +188,9 @@ async function register(ctx: CliContext, reference: string, data: unknown, infer
     }
   }
   const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, create: true, data });
-  emit(ctx, { record: shown(ctx, record), warnings }, () => [`registered ${record.reference} (revision ${record.revision})`, ...notes, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
+  emit(ctx, { record: shown(ctx, record), warnings }, () =>
+    [`registered ${record.reference} (revision ${record.revision})`, ...notes, ...warnings.map((w) => `warning: ${w}`)].join('\n'),
+  );
   return EXIT.ok;
 }
 
@@ -141,7 +201,11 @@ async function register(ctx: CliContext, reference: string, data: unknown, infer
  */
 export async function updateCommand(invocation: McpInvocation, ctx: CliContext): Promise<number> {
   const { values, positionals } = parse(invocation.args);
-  if (!positionals[0] || positionals.length > 1) throw new AgtError('invalid_input', 'usage: agt mcp update <category/name> (the flags of create) [--expected-revision N]  (agt mcp update --help)');
+  if (!positionals[0] || positionals.length > 1)
+    throw new AgtError(
+      'invalid_input',
+      'usage: agt mcp update <category/name> (the flags of create) [--expected-revision N]  (agt mcp update --help)',
+    );
   const reference = mcpReference(positionals[0]);
   const expected = revisionFlag(values['expected-revision']);
   let data = await documentFrom(reference, values, invocation.command);
@@ -149,11 +213,16 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
   if (data === undefined || values.from === undefined) {
     // Patches only what is given: a new command or URL keeps the stored cwd, env, envFile, headers and timeout.
     const current = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);
-    data = data === undefined ? patched(current.data as McpDocument, values) : keptFields(current.data as McpDocument, data as McpDocument, values);
+    data =
+      data === undefined
+        ? patched(current.data as McpDocument, values)
+        : keptFields(current.data as McpDocument, data as McpDocument, values);
     revision = expected ?? current.revision; // a change applies to what was read, or not at all
   }
   const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, data, ...defined({ expectedRevision: revision }) });
-  emit(ctx, { record: shown(ctx, record), warnings }, () => [`updated ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'));
+  emit(ctx, { record: shown(ctx, record), warnings }, () =>
+    [`updated ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'),
+  );
   return EXIT.ok;
 }
 
@@ -174,7 +243,20 @@ function keptFields(current: McpDocument, next: McpDocument, values: ConfigValue
     keep('transport', values.transport);
   }
   keep('handshakeTimeoutMs', values.timeout);
-  return patched({ ...current, mcpServers: { [name]: merged as unknown as McpDocument['mcpServers'][string] } }, { ...values, env: undefined, header: undefined, arg: undefined, cwd: undefined, 'env-file': undefined, timeout: undefined, transport: undefined }, true);
+  return patched(
+    { ...current, mcpServers: { [name]: merged as unknown as McpDocument['mcpServers'][string] } },
+    {
+      ...values,
+      env: undefined,
+      header: undefined,
+      arg: undefined,
+      cwd: undefined,
+      'env-file': undefined,
+      timeout: undefined,
+      transport: undefined,
+    },
+    true,
+  );
 }
 
 function patched(document: McpDocument, values: ConfigValues, replacing = false): McpDocument {
@@ -197,7 +279,10 @@ function patched(document: McpDocument, values: ConfigValues, replacing = false)
     next.env = env;
   }
   if (!replacing && Object.keys(next).every((k) => next[k] === config[k])) {
-    throw new AgtError('invalid_input', 'nothing to change: give the fields to change (--env K=V, --cwd DIR, --timeout MS, …) or a new --command, --url or --from  (agt mcp update --help)');
+    throw new AgtError(
+      'invalid_input',
+      'nothing to change: give the fields to change (--env K=V, --cwd DIR, --timeout MS, …) or a new --command, --url or --from  (agt mcp update --help)',
+    );
   }
   return { ...document, mcpServers: { [name]: next as unknown as McpDocument['mcpServers'][string] } };
 }

@@ -6,10 +6,25 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, launch: 4, store:
 
 /** The exit status of each error code (docs/cli.md); the type makes a new code a compile error here until it is mapped. */
 export const CODE_EXIT: Record<AgtErrorCode, number> = {
-  invalid_input: EXIT.usage, option_removed: EXIT.usage, invalid_config: EXIT.usage, schema_load_failed: EXIT.failed, forbidden: EXIT.failed,
-  not_found: EXIT.conflict, already_exists: EXIT.conflict, revision_conflict: EXIT.conflict, fingerprint_mismatch: EXIT.conflict,
-  spawn_failed: EXIT.launch, exited_early: EXIT.launch, handshake_timeout: EXIT.launch, protocol_error: EXIT.launch, connection_closed: EXIT.launch,
-  auth_required: EXIT.launch, call_timeout: EXIT.launch, cancelled: EXIT.failed, batch_rejected: EXIT.failed, output_invalid: EXIT.failed,
+  invalid_input: EXIT.usage,
+  option_removed: EXIT.usage,
+  invalid_config: EXIT.usage,
+  schema_load_failed: EXIT.failed,
+  forbidden: EXIT.failed,
+  not_found: EXIT.conflict,
+  already_exists: EXIT.conflict,
+  revision_conflict: EXIT.conflict,
+  fingerprint_mismatch: EXIT.conflict,
+  spawn_failed: EXIT.launch,
+  exited_early: EXIT.launch,
+  handshake_timeout: EXIT.launch,
+  protocol_error: EXIT.launch,
+  connection_closed: EXIT.launch,
+  auth_required: EXIT.launch,
+  call_timeout: EXIT.launch,
+  cancelled: EXIT.failed,
+  batch_rejected: EXIT.failed,
+  output_invalid: EXIT.failed,
   store_unavailable: EXIT.store,
 };
 
@@ -25,5 +40,7 @@ export function printable(text: string): string {
 /** The lines of a server's stderr tail, indented under a heading (human output of failed probes). */
 export function stderrBlock(tail: string): string {
   const lines = tail.replace(/\s+$/, '').split('\n');
-  return [`server stderr (last ${lines.length} line${lines.length === 1 ? '' : 's'}):`, ...lines.map((l) => `  | ${printable(l)}`)].join('\n');
+  return [`server stderr (last ${lines.length} line${lines.length === 1 ? '' : 's'}):`, ...lines.map((l) => `  | ${printable(l)}`)].join(
+    '\n',
+  );
 }

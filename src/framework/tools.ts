@@ -65,7 +65,11 @@ function define<S extends v.GenericSchema>(
   };
 }
 
-const summary = (record: { kind: string; reference: string; revision: number }) => ({ kind: record.kind, reference: record.reference, revision: record.revision });
+const summary = (record: { kind: string; reference: string; revision: number }) => ({
+  kind: record.kind,
+  reference: record.reference,
+  revision: record.revision,
+});
 
 /** All framework tools, in the order they are listed to a model. */
 export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
@@ -83,7 +87,9 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
     }),
     async ({ expected_revision, ...input }, { service }) => {
       // Models see snake_case; the TypeScript API is camelCase: mapped here, at the boundary.
-      const { record, warnings } = await service.write({ ...input, ...defined({ expectedRevision: expected_revision }) } as Parameters<ResourceService['write']>[0]);
+      const { record, warnings } = await service.write({ ...input, ...defined({ expectedRevision: expected_revision }) } as Parameters<
+        ResourceService['write']
+      >[0]);
       return { result: { ...summary(record), warnings }, changed: { kind: record.kind, reference: record.reference } };
     },
   ),
@@ -105,7 +111,10 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
     v.strictObject({ kind, reference, expected_revision: v.optional(revision) }),
     async ({ expected_revision, ...input }, { service }) => {
       await service.delete({ ...input, ...defined({ expectedRevision: expected_revision }) });
-      return { result: { deleted: true, kind: input.kind, reference: input.reference }, changed: { kind: input.kind, reference: input.reference } };
+      return {
+        result: { deleted: true, kind: input.kind, reference: input.reference },
+        changed: { kind: input.kind, reference: input.reference },
+      };
     },
   ),
   define(

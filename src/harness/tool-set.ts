@@ -20,7 +20,10 @@ export interface HarnessToolDef {
   description?: string;
   inputSchema: Record<string, unknown>;
   /** Called only with valid arguments; may return text or MCP-style content. */
-  handler(args: Record<string, unknown>, call: { callId: string; /** @deprecated Use `callId` (kept until 0.3). */ id: string }): Promise<string | Record<string, unknown> | { content: unknown[] }>;
+  handler(
+    args: Record<string, unknown>,
+    call: { callId: string; /** @deprecated Use `callId` (kept until 0.3). */ id: string },
+  ): Promise<string | Record<string, unknown> | { content: unknown[] }>;
 }
 
 /** A compiled set of dynamic tools for a harness agent. */
@@ -41,7 +44,11 @@ export class HarnessToolSet {
 
   /** The definitions to submit with the turn. */
   tools(): { name: string; description?: string; inputSchema: Record<string, unknown> }[] {
-    return [...this.#tools.values()].map(({ def }) => ({ name: def.name, ...defined({ description: def.description }), inputSchema: def.inputSchema }));
+    return [...this.#tools.values()].map(({ def }) => ({
+      name: def.name,
+      ...defined({ description: def.description }),
+      inputSchema: def.inputSchema,
+    }));
   }
 
   /** Validates an incoming call, then runs its handler; never throws. */
@@ -51,7 +58,11 @@ export class HarnessToolSet {
     if (entry === undefined) {
       // As for model calls in runs (executeModelCalls): the call's own invalid_arguments, saying why.
       const name = typeof call?.name === 'string' ? `"${call.name}"` : 'the call';
-      return failedResult(id, 'invalid_arguments', { code: 'invalid_arguments', message: `${name} is not a tool of this turn; call one of the tools you were given`, details: { reason: 'unknown_tool' } });
+      return failedResult(id, 'invalid_arguments', {
+        code: 'invalid_arguments',
+        message: `${name} is not a tool of this turn; call one of the tools you were given`,
+        details: { reason: 'unknown_tool' },
+      });
     }
     const parsed = parseAndValidate(id, call.arguments, entry);
     if (!parsed.go) return parsed.result;

@@ -39,7 +39,10 @@ export function isBearerProvider(auth: McpAuth): auth is BearerTokenProvider {
 }
 
 /** Transport options that carry `auth`, added to the request init. */
-export function authTransportOptions(auth: McpAuth | undefined, onToken?: (token: string) => void): { authProvider?: OAuthClientProvider; fetch?: FetchLike } {
+export function authTransportOptions(
+  auth: McpAuth | undefined,
+  onToken?: (token: string) => void,
+): { authProvider?: OAuthClientProvider; fetch?: FetchLike } {
   if (auth === undefined) return {};
   if (!isBearerProvider(auth)) return { authProvider: auth };
   return {
@@ -103,8 +106,15 @@ export function authRequired(error: unknown, auth: McpAuth | undefined, retried 
   const details = {
     reason: isResourceMismatch(error)
       ? 'resource_mismatch'
-      : retried ? 'still_unauthorized'
-        : status === 403 ? 'forbidden' : error instanceof UnauthorizedError ? 'authorization_pending' : typeof oauthCode === 'string' ? 'oauth_failed' : 'unauthorized',
+      : retried
+        ? 'still_unauthorized'
+        : status === 403
+          ? 'forbidden'
+          : error instanceof UnauthorizedError
+            ? 'authorization_pending'
+            : typeof oauthCode === 'string'
+              ? 'oauth_failed'
+              : 'unauthorized',
     ...defined({ status }),
     ...(typeof oauthCode === 'string' ? { oauthError: oauthCode } : {}),
   };
@@ -115,11 +125,13 @@ export function authRequired(error: unknown, auth: McpAuth | undefined, retried 
   } else if (isBearerProvider(auth)) {
     message = `the server rejected the bearer token${http}: check the token that bearer() returns (expired, wrong audience or scope)`;
   } else if (details.reason === 'resource_mismatch') {
-    message = "the server's protected-resource metadata names another resource than this URL, so no token is requested for it (RFC 8707); check the URL or the server's metadata";
+    message =
+      "the server's protected-resource metadata names another resource than this URL, so no token is requested for it (RFC 8707); check the URL or the server's metadata";
   } else if (details.reason === 'still_unauthorized') {
     message = `the server still refuses after a completed authorization${http}: it may need a scope the authorization server does not grant; check the provider's scopes and the server's requirements`;
   } else if (details.reason === 'authorization_pending') {
-    message = 'the server needs the user to authorize in a browser: the provider was sent to the authorization URL; give it waitForAuthorizationCode() so the connection finishes the flow, or exchange the code with the SDK\'s auth() and connect again';
+    message =
+      "the server needs the user to authorize in a browser: the provider was sent to the authorization URL; give it waitForAuthorizationCode() so the connection finishes the flow, or exchange the code with the SDK's auth() and connect again";
   } else {
     message = `the OAuth authorization failed${http}${typeof oauthCode === 'string' ? ` (${oauthCode})` : ''}: check the provider's client registration, scopes and the server's authorization metadata`;
   }

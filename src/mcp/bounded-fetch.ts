@@ -38,7 +38,10 @@ export function boundedFetch(maxBytes: number, base: FetchLike = (url, init) => 
     let pending = ''; // the message (event) so far, while within the limit
     let pendingBytes = 0;
     let overflow: { head: string; tail: string } | undefined;
-    const tooLarge = () => new AgtError('protocol_error', `the server sent a message larger than ${maxBytes} bytes without a readable id`, { details: { reason: 'oversized_message', limitBytes: maxBytes } });
+    const tooLarge = () =>
+      new AgtError('protocol_error', `the server sent a message larger than ${maxBytes} bytes without a readable id`, {
+        details: { reason: 'oversized_message', limitBytes: maxBytes },
+      });
 
     const take = (text: string, controller: TransformStreamDefaultController<Uint8Array>): void => {
       let rest = text;
@@ -91,6 +94,10 @@ export function boundedFetch(maxBytes: number, base: FetchLike = (url, init) => 
         } else if (pending !== '') controller.enqueue(encoder.encode(pending));
       },
     });
-    return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(response.body.pipeThrough(limit), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

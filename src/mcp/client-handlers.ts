@@ -69,8 +69,16 @@ export function clientCapabilities(handlers: ClientHandlers = {}): Record<string
 export function installHandlers(client: Client, handlers: ClientHandlers = {}): void {
   const { elicitation, sampling } = handlers;
   // The SDK checks what the handlers return against its own schemas; these types are ours.
-  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => answer(() => elicitation(request.params as ElicitationRequest, { signal: extra.signal })) as never);
-  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => answer(() => sampling(request.params as unknown as SamplingRequest, { signal: extra.signal })) as never);
+  if (elicitation)
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      (request, extra) => answer(() => elicitation(request.params as ElicitationRequest, { signal: extra.signal })) as never,
+    );
+  if (sampling)
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (request, extra) => answer(() => sampling(request.params as unknown as SamplingRequest, { signal: extra.signal })) as never,
+    );
 }
 
 async function answer<T>(handle: () => Promise<T>): Promise<T> {
@@ -93,7 +101,11 @@ export function registryValidator(registry: ToolSchemaRegistry): jsonSchemaValid
       return (input) => {
         const result = compiled.validate(input);
         if (result.ok) return { valid: true, data: input as never, errorMessage: undefined };
-        return { valid: false, data: undefined, errorMessage: result.issues.map((i) => `${i.instancePath || '/'}: ${i.message}`).join('; ') };
+        return {
+          valid: false,
+          data: undefined,
+          errorMessage: result.issues.map((i) => `${i.instancePath || '/'}: ${i.message}`).join('; '),
+        };
       };
     },
   };

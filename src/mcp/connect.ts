@@ -9,7 +9,14 @@ import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
-import { type McpDocument, type McpServerConfig, type NormalisedStdioConfig, normaliseMcpDocument, type RemoteServerConfig, urlProblem } from '../resources/mcp-config.js';
+import {
+  type McpDocument,
+  type McpServerConfig,
+  type NormalisedStdioConfig,
+  normaliseMcpDocument,
+  type RemoteServerConfig,
+  urlProblem,
+} from '../resources/mcp-config.js';
 import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -49,7 +56,10 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
   const document = isPlainObject(target) && 'mcpServers' in target ? target : { mcpServers: { server: target } };
   const { config } = normaliseMcpDocument(document);
   // The config's own handshake timeout (cold npx/uvx starts), unless the caller set one.
-  const timeouts = resolveTimeouts({ ...(config.handshakeTimeoutMs ? { handshakeMs: config.handshakeTimeoutMs } : {}), ...options.timeouts });
+  const timeouts = resolveTimeouts({
+    ...(config.handshakeTimeoutMs ? { handshakeMs: config.handshakeTimeoutMs } : {}),
+    ...options.timeouts,
+  });
   const declared = clientCapabilities(options);
   const validator = registryValidator(options.registry ?? new ToolSchemaRegistry());
   const hub = new ListChangedHub();
@@ -74,7 +84,13 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
   const resolved = resolveRemote(config, options.variables ?? {}, collected);
   for (const value of [...remoteSecrets(resolved), ...collected]) secrets.add(value);
   const remote = await connectRemote(newClient, resolved, timeouts, auth, secrets, options.maxMessageBytes);
-  return openConnection({ ...base, ...remote, timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs }, warnings: [], masker: shown });
+  return openConnection({
+    ...base,
+    ...remote,
+    timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs },
+    warnings: [],
+    masker: shown,
+  });
 }
 
 // The secrets a remote config sends: header values and the URL's password (and the Basic token made of it).
@@ -92,11 +108,22 @@ function remoteSecrets(config: RemoteServerConfig): string[] {
   return out;
 }
 
-async function connectStdio(client: Client, config: NormalisedStdioConfig, timeouts: Timeouts, options: ConnectOptions, collected: Set<string>, masker: SecretMasker) {
+async function connectStdio(
+  client: Client,
+  config: NormalisedStdioConfig,
+  timeouts: Timeouts,
+  options: ConnectOptions,
+  collected: Set<string>,
+  masker: SecretMasker,
+) {
   const spec = await toLaunchSpec(config, options.variables, collected); // R3–R6: invalid_config / spawn_failed before anything runs
   // The values of the config's own env and envFile (as the server gets them) and resolved placeholders never show in the stderr tail.
   const own = Object.keys(spec.env).filter((k) => !DEFAULT_ENV_KEYS.has(k) || (config.env ?? {})[k] !== undefined);
-  const ownValues = [...own.map((k) => spec.env[k] ?? ''), ...collected, ...secretArgIndexes(spec.args).map((i) => secretArgValue(spec.args[i] as string))];
+  const ownValues = [
+    ...own.map((k) => spec.env[k] ?? ''),
+    ...collected,
+    ...secretArgIndexes(spec.args).map((i) => secretArgValue(spec.args[i] as string)),
+  ];
   for (const value of ownValues) masker.add(value);
   const secrets = secretMasker(ownValues, 4).secrets; // the stderr tail masks values from 4 characters
   const transport = new ProcessGroupStdioTransport(spec, {
@@ -120,9 +147,8 @@ async function connectStdio(client: Client, config: NormalisedStdioConfig, timeo
     throw maskError(mapped, masker.text);
   }
   const initializeMs = performance.now() - started - transport.spawnMs;
-  const warnings = transport.garbageLines > 0
-    ? [`skipped ${transport.garbageLines} non-JSON line(s) on stdout; servers should log to stderr`]
-    : [];
+  const warnings =
+    transport.garbageLines > 0 ? [`skipped ${transport.garbageLines} non-JSON line(s) on stdout; servers should log to stderr`] : [];
   return { client, transport, stdio: transport, timings: { spawnMs: transport.spawnMs, initializeMs }, warnings };
 }
 
@@ -134,7 +160,9 @@ function resolveRemote(config: RemoteServerConfig, sources: VariableSources, col
   const resolved = launchConfig(config, sources, 'connected', collect);
   const problem = urlProblem(resolved.url);
   if (problem !== undefined) {
-    throw new AgtError('invalid_config', `the expanded "url" ${problem}; correct the variables it is built from`, { details: { reason: 'invalid_url', field: 'config.url' } });
+    throw new AgtError('invalid_config', `the expanded "url" ${problem}; correct the variables it is built from`, {
+      details: { reason: 'invalid_url', field: 'config.url' },
+    });
   }
   return resolved;
 }
@@ -158,23 +186,40 @@ function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, t
   const timedOut = error instanceof McpError && error.code === -32001;
   if (timedOut && transport.garbageLines > 0) {
     return withStderr(
-      new AgtError('protocol_error', `the server wrote ${transport.garbageLines} non-JSON line(s) on stdout and never answered initialize; MCP servers must keep stdout for JSON-RPC and log to stderr`, {
-        details: { reason: 'non_json_output', garbageLines: transport.garbageLines },
-      }),
+      new AgtError(
+        'protocol_error',
+        `the server wrote ${transport.garbageLines} non-JSON line(s) on stdout and never answered initialize; MCP servers must keep stdout for JSON-RPC and log to stderr`,
+        {
+          details: { reason: 'non_json_output', garbageLines: transport.garbageLines },
+        },
+      ),
       transport,
     );
   }
   if (timedOut) {
     const runner = path.basename(command);
-    const hint = RUNNERS.has(runner) ? `; ${runner} may still be downloading the package on a cold start: give it more time (agt mcp probe --timeout 60000, or "handshakeTimeoutMs" in the config)` : '';
-    return withStderr(new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms${hint}`, { details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs } }), transport);
+    const hint = RUNNERS.has(runner)
+      ? `; ${runner} may still be downloading the package on a cold start: give it more time (agt mcp probe --timeout 60000, or "handshakeTimeoutMs" in the config)`
+      : '';
+    return withStderr(
+      new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms${hint}`, {
+        details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs },
+      }),
+      transport,
+    );
   }
   const text = error instanceof Error ? error.message : String(error);
   return withStderr(
-    new AgtError('protocol_error', /protocol version/i.test(text) ? 'the server answered with a protocol version this client does not support' : 'the server answered initialize with something that is not a valid MCP response', {
-      details: { reason: /protocol version/i.test(text) ? 'unsupported_protocol_version' : 'invalid_initialize' },
-      cause: error,
-    }),
+    new AgtError(
+      'protocol_error',
+      /protocol version/i.test(text)
+        ? 'the server answered with a protocol version this client does not support'
+        : 'the server answered initialize with something that is not a valid MCP response',
+      {
+        details: { reason: /protocol version/i.test(text) ? 'unsupported_protocol_version' : 'invalid_initialize' },
+        cause: error,
+      },
+    ),
     transport,
   );
 }

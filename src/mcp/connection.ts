@@ -14,7 +14,17 @@ import { defined, isPlainObject } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
 import { OVERSIZED_RPC_CODE } from './bounded-fetch.js';
 import { authRequired, finishAuthorization, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
-import { listAll, type McpPrompt, type McpResource, type McpResourceTemplate, PROMPTS_LIST, type RawTool, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
+import {
+  listAll,
+  type McpPrompt,
+  type McpResource,
+  type McpResourceTemplate,
+  PROMPTS_LIST,
+  type RawTool,
+  RESOURCES_LIST,
+  TEMPLATES_LIST,
+  TOOLS_LIST,
+} from './lists.js';
 import type { ListChangedHub } from './list-changed.js';
 import { boundedDepth, callResult, progressOf, requestSignal, serverText } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
@@ -164,7 +174,10 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         return await run(request.signal);
       }
     } catch (error) {
-      throw maskError(authorized && isAuthFailure(error) ? authRequired(error, auth, true) : requestError(what, error, options), masker.text);
+      throw maskError(
+        authorized && isAuthFailure(error) ? authRequired(error, auth, true) : requestError(what, error, options),
+        masker.text,
+      );
     } finally {
       request.release();
       inFlight -= 1;
@@ -176,24 +189,49 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     if (options.signal?.aborted) return new AgtError('cancelled', `the ${what} was cancelled; the server was sent notifications/cancelled`);
     const timeoutMs = options.timeoutMs ?? timeouts.callMs;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new AgtError('call_timeout', `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`, { details: { timeoutMs } });
+      return new AgtError(
+        'call_timeout',
+        `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`,
+        { details: { timeoutMs } },
+      );
     }
     if (gone()) return withStderr(new AgtError('connection_closed', `the server went away during the ${what}`, { cause: error }), stdio);
     if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth);
     if (error instanceof McpError && (error.code === -32002 || (error.code === ErrorCode.InvalidParams && what !== 'call'))) {
-      return new AgtError('not_found', `the server has no such ${what === 'prompts/get' ? 'prompt' : 'resource'} (${what}): ${serverText(error)}`, { details: { rpcCode: error.code } });
+      return new AgtError(
+        'not_found',
+        `the server has no such ${what === 'prompts/get' ? 'prompt' : 'resource'} (${what}): ${serverText(error)}`,
+        { details: { rpcCode: error.code } },
+      );
     }
-    if (error instanceof McpError && error.code === OVERSIZED_RPC_CODE && isPlainObject(error.data) && error.data.agtReason === 'oversized_message') {
-      return new AgtError('protocol_error', `the server's answer to the ${what} is larger than ${String(error.data.limitBytes)} bytes; it was not read`, { details: { reason: 'oversized_message', limitBytes: error.data.limitBytes } });
+    if (
+      error instanceof McpError &&
+      error.code === OVERSIZED_RPC_CODE &&
+      isPlainObject(error.data) &&
+      error.data.agtReason === 'oversized_message'
+    ) {
+      return new AgtError(
+        'protocol_error',
+        `the server's answer to the ${what} is larger than ${String(error.data.limitBytes)} bytes; it was not read`,
+        { details: { reason: 'oversized_message', limitBytes: error.data.limitBytes } },
+      );
     }
     if (error instanceof McpError) {
       // The server's own words, escaped and bounded (and masked by send): what the model and the host need to act.
-      return new AgtError('protocol_error', `the server answered the ${what} with an error (JSON-RPC ${error.code}): ${serverText(error)}`, { details: { reason: 'server_error', rpcCode: error.code } });
+      return new AgtError(
+        'protocol_error',
+        `the server answered the ${what} with an error (JSON-RPC ${error.code}): ${serverText(error)}`,
+        { details: { reason: 'server_error', rpcCode: error.code } },
+      );
     }
-    return new AgtError('protocol_error', `the server's answer to the ${what} is not a valid MCP result`, { details: { reason: 'invalid_result' }, cause: error });
+    return new AgtError('protocol_error', `the server's answer to the ${what} is not a valid MCP result`, {
+      details: { reason: 'invalid_result' },
+      cause: error,
+    });
   }
 
-  const list = async <T>(spec: Parameters<typeof listAll<T>>[1]) => masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings)));
+  const list = async <T>(spec: Parameters<typeof listAll<T>>[1]) =>
+    masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings)));
   const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({ signal, timeout: options.timeoutMs ?? timeouts.callMs });
   const version = client.getServerVersion();
 
@@ -211,11 +249,35 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     listResourceTemplates: async () => (declares('resources') ? list(TEMPLATES_LIST) : []),
     listPrompts: async () => (declares('prompts') ? list(PROMPTS_LIST) : []),
     readResource: (uri, options = {}) =>
-      send('resources/read', async (signal) => masked(boundedDepth((await client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, sdkOptions(options, signal))) as ResourceContents, 'resources/read')), options),
+      send(
+        'resources/read',
+        async (signal) =>
+          masked(
+            boundedDepth(
+              (await client.request(
+                { method: 'resources/read', params: { uri } },
+                ReadResourceResultSchema,
+                sdkOptions(options, signal),
+              )) as ResourceContents,
+              'resources/read',
+            ),
+          ),
+        options,
+      ),
     getPrompt: (name, args, options = {}) =>
       send(
         'prompts/get',
-        async (signal) => masked(boundedDepth((await client.request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, sdkOptions(options, signal))) as PromptResult, 'prompts/get')),
+        async (signal) =>
+          masked(
+            boundedDepth(
+              (await client.request(
+                { method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } },
+                GetPromptResultSchema,
+                sdkOptions(options, signal),
+              )) as PromptResult,
+              'prompts/get',
+            ),
+          ),
         options,
       ),
     callTool: (name, args, options = {}) =>
@@ -242,10 +304,14 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       closed = true;
       if (ended) return;
       ended = true;
-      if (kind === 'streamable-http') await (transport as { terminateSession?: () => Promise<void> }).terminateSession?.().catch(() => undefined);
+      if (kind === 'streamable-http')
+        await (transport as { terminateSession?: () => Promise<void> }).terminateSession?.().catch(() => undefined);
       await client.close().catch(() => undefined);
       await stdio?.close();
-      if (stdio !== undefined && stdio.survivors > 0) warnings.push(`${stdio.survivors} process(es) started by the server outlived close (another user's, or unkillable); check them by hand`);
+      if (stdio !== undefined && stdio.survivors > 0)
+        warnings.push(
+          `${stdio.survivors} process(es) started by the server outlived close (another user's, or unkillable); check them by hand`,
+        );
     },
     [Symbol.asyncDispose]: () => connection.close(),
   };

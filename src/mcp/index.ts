@@ -1,9 +1,24 @@
 export { connectMcp } from './connect.js';
 export type { ConnectOptions } from './connect.js';
 export { DEFAULT_CALL_TIMEOUT_MS } from './connection.js';
-export type { CallOptions, ListChangedKind, McpCallResult, McpConnection, PromptResult, RequestOptions, ResourceContents } from './connection.js';
+export type {
+  CallOptions,
+  ListChangedKind,
+  McpCallResult,
+  McpConnection,
+  PromptResult,
+  RequestOptions,
+  ResourceContents,
+} from './connection.js';
 export { clientCapabilities } from './client-handlers.js';
-export type { ClientHandlers, CreateMessageResult, ElicitationRequest, ElicitResult, SamplingRequest, ServerRequestContext } from './client-handlers.js';
+export type {
+  ClientHandlers,
+  CreateMessageResult,
+  ElicitationRequest,
+  ElicitResult,
+  SamplingRequest,
+  ServerRequestContext,
+} from './client-handlers.js';
 export type { BearerTokenProvider, McpAuth, McpOAuthProvider } from './auth.js';
 export { McpProber } from './prober.js';
 export type { McpProberOptions, ProbedList, ProbedSchemaError, ProbedTool, ProbePhase, ProbeReport } from './prober.js';

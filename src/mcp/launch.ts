@@ -80,7 +80,11 @@ function spawnFailed(reason: string, message: string, extra: Record<string, unkn
 }
 
 /** Builds the launch spec, or throws invalid_config (R3, R6, a placeholder without a value) / spawn_failed (what is missing on this host). */
-export async function toLaunchSpec(stored: NormalisedStdioConfig | StdioServerConfig, sources: VariableSources = {}, collect?: Set<string>): Promise<LaunchSpec> {
+export async function toLaunchSpec(
+  stored: NormalisedStdioConfig | StdioServerConfig,
+  sources: VariableSources = {},
+  collect?: Set<string>,
+): Promise<LaunchSpec> {
   const problems = launchProblems(stored, 'config');
   if (problems.length > 0 || !hasCwd(stored)) {
     const text = problems.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ');
@@ -90,7 +94,11 @@ export async function toLaunchSpec(stored: NormalisedStdioConfig | StdioServerCo
   // Problems of the expanded config name fields and placeholders as written, never what they resolved to (secrets).
   const expanded = launchProblems(config, 'config', { quoteValues: false });
   if (expanded.length > 0) {
-    throw new AgtError('invalid_config', `the config cannot be started once its placeholders are expanded: ${expanded.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ')}`, { details: { problems: expanded } });
+    throw new AgtError(
+      'invalid_config',
+      `the config cannot be started once its placeholders are expanded: ${expanded.map((p) => `${p.field}: ${p.message}; fix: ${p.fix}`).join(' | ')}`,
+      { details: { problems: expanded } },
+    );
   }
   const cwd = config.cwd;
   // Checked before spawning: a missing cwd makes spawn report ENOENT for the *command*, which misleads.
@@ -113,7 +121,11 @@ export async function toLaunchSpec(stored: NormalisedStdioConfig | StdioServerCo
       const reason = error instanceof FileReadError ? error.reason : 'error';
       const why = ENV_FILE_PROBLEMS[reason] ?? `it cannot be read (${reason})`;
       // The path as written in the config (placeholders unexpanded: their values may be secrets).
-      throw spawnFailed('env_file_unreadable', `the "envFile" ${JSON.stringify(stored.envFile)} cannot be used: ${why}; point it at a dotenv file (relative paths start at "cwd")`, { problem: reason });
+      throw spawnFailed(
+        'env_file_unreadable',
+        `the "envFile" ${JSON.stringify(stored.envFile)} cannot be used: ${why}; point it at a dotenv file (relative paths start at "cwd")`,
+        { problem: reason },
+      );
     }
     for (const [key, value] of Object.entries(values)) setOwn(env, key, value);
   }
@@ -125,9 +137,13 @@ export async function toLaunchSpec(stored: NormalisedStdioConfig | StdioServerCo
     const found = findInPath(command, env.PATH);
     if (found === undefined) {
       // Named as written: `${HOST_TOKEN}` rather than what it resolved to.
-      throw spawnFailed('command_not_found', `${JSON.stringify(stored.command)} was not found in the PATH the server gets; install it or give its absolute path`, {
-        command: stored.command,
-      });
+      throw spawnFailed(
+        'command_not_found',
+        `${JSON.stringify(stored.command)} was not found in the PATH the server gets; install it or give its absolute path`,
+        {
+          command: stored.command,
+        },
+      );
     }
     command = found;
   } else if (!fs.existsSync(command)) {

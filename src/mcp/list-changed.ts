@@ -1,6 +1,10 @@
 /** List-change notifications of a server, fanned out to the connection's listeners. */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ListChangedKind } from './connection.js';
 
 /** Listeners of list changes, wired into a client before it connects. */
@@ -30,4 +34,3 @@ export class ListChangedHub {
     }
   }
 }
-

@@ -109,7 +109,12 @@ export const RESOURCES_LIST: ListSpec<McpResource> = {
   key: 'resources',
   read: (e) =>
     str(e.uri) && str(e.name)
-      ? ({ uri: e.uri, name: e.name, ...optional(e, ['title', 'description', 'mimeType'], str), ...optional(e, ['size'], (v) => typeof v === 'number') } as McpResource)
+      ? ({
+          uri: e.uri,
+          name: e.name,
+          ...optional(e, ['title', 'description', 'mimeType'], str),
+          ...optional(e, ['size'], (v) => typeof v === 'number'),
+        } as McpResource)
       : undefined,
 };
 
@@ -117,7 +122,10 @@ export const RESOURCES_LIST: ListSpec<McpResource> = {
 export const TEMPLATES_LIST: ListSpec<McpResourceTemplate> = {
   method: 'resources/templates/list',
   key: 'resourceTemplates',
-  read: (e) => (str(e.uriTemplate) && str(e.name) ? ({ uriTemplate: e.uriTemplate, name: e.name, ...optional(e, ['title', 'description', 'mimeType'], str) } as McpResourceTemplate) : undefined),
+  read: (e) =>
+    str(e.uriTemplate) && str(e.name)
+      ? ({ uriTemplate: e.uriTemplate, name: e.name, ...optional(e, ['title', 'description', 'mimeType'], str) } as McpResourceTemplate)
+      : undefined,
 };
 
 /** prompts/list: entries need a string `name`; malformed arguments are dropped. */
@@ -136,7 +144,13 @@ export const PROMPTS_LIST: ListSpec<McpPrompt> = {
 };
 
 /** Fetches every page of a list within `listMs` in total. */
-export async function listAll<T>(client: Client, spec: ListSpec<T>, listMs: number, isClosed: () => boolean, warnings: string[]): Promise<T[]> {
+export async function listAll<T>(
+  client: Client,
+  spec: ListSpec<T>,
+  listMs: number,
+  isClosed: () => boolean,
+  warnings: string[],
+): Promise<T[]> {
   const deadline = performance.now() + listMs;
   const items: T[] = [];
   const seenCursors = new Set<string>();
@@ -146,13 +160,18 @@ export async function listAll<T>(client: Client, spec: ListSpec<T>, listMs: numb
     if (remaining <= 0) throw listTimeout(spec.method, listMs);
     let result: Record<string, unknown>;
     try {
-      result = (await client.request({ method: spec.method, params: cursor === undefined ? {} : { cursor } }, LooseResult, { timeout: remaining })) as Record<string, unknown>;
+      result = (await client.request({ method: spec.method, params: cursor === undefined ? {} : { cursor } }, LooseResult, {
+        timeout: remaining,
+      })) as Record<string, unknown>;
     } catch (error) {
       if (error instanceof McpError && error.code === -32001) throw listTimeout(spec.method, listMs);
       if (isClosed()) throw new AgtError('connection_closed', `the server went away during ${spec.method}`, { cause: error });
       if (isAuthFailure(error)) throw error; // the connection maps it (and may finish an OAuth step-up)
       throw new AgtError('protocol_error', `the server answered ${spec.method} with an error or an invalid result`, {
-        details: { reason: `invalid_${spec.key === 'resourceTemplates' ? 'templates' : spec.key}_list`, ...(error instanceof McpError ? { rpcCode: error.code } : {}) },
+        details: {
+          reason: `invalid_${spec.key === 'resourceTemplates' ? 'templates' : spec.key}_list`,
+          ...(error instanceof McpError ? { rpcCode: error.code } : {}),
+        },
         cause: error,
       });
     }
@@ -166,7 +185,9 @@ export async function listAll<T>(client: Client, spec: ListSpec<T>, listMs: numb
     const next = result.nextCursor;
     if (typeof next !== 'string' || next === '') return items;
     if (seenCursors.has(next)) {
-      throw new AgtError('protocol_error', `${spec.method} pagination repeats a cursor (it would never end)`, { details: { reason: 'cursor_loop' } });
+      throw new AgtError('protocol_error', `${spec.method} pagination repeats a cursor (it would never end)`, {
+        details: { reason: 'cursor_loop' },
+      });
     }
     seenCursors.add(next);
     cursor = next;
@@ -175,5 +196,7 @@ export async function listAll<T>(client: Client, spec: ListSpec<T>, listMs: numb
 }
 
 function listTimeout(method: string, listMs: number): AgtError {
-  return new AgtError('handshake_timeout', `${method} did not complete within ${listMs} ms`, { details: { phase: method, timeoutMs: listMs } });
+  return new AgtError('handshake_timeout', `${method} did not complete within ${listMs} ms`, {
+    details: { phase: method, timeoutMs: listMs },
+  });
 }

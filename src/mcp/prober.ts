@@ -157,7 +157,10 @@ export class McpProber {
 
   async #read(reference: string): Promise<McpDocument> {
     if (this.#options.service === undefined) {
-      throw new AgtError('invalid_input', 'McpProber needs { service } to probe a stored reference; pass a { mcpServers } document to probe without one');
+      throw new AgtError(
+        'invalid_input',
+        'McpProber needs { service } to probe a stored reference; pass a { mcpServers } document to probe without one',
+      );
     }
     return (await this.#options.service.read({ kind: 'mcp', reference })).data as McpDocument;
   }
@@ -167,7 +170,8 @@ export class McpProber {
 // (a failure is reported in the list's entry), fetched side by side.
 async function list(connection: McpConnection) {
   const started = performance.now();
-  const declares = (capability: string) => typeof connection.capabilities[capability] === 'object' && connection.capabilities[capability] !== null;
+  const declares = (capability: string) =>
+    typeof connection.capabilities[capability] === 'object' && connection.capabilities[capability] !== null;
   const counted = async (...lists: (() => Promise<unknown[]>)[]) => {
     try {
       const counts = await Promise.all(lists.map(async (l) => (await l()).length));
@@ -178,13 +182,26 @@ async function list(connection: McpConnection) {
   };
   const [tools, resources, prompts] = await Promise.all([
     connection.listTools(),
-    declares('resources') ? counted(() => connection.listResources(), () => connection.listResourceTemplates()) : undefined,
+    declares('resources')
+      ? counted(
+          () => connection.listResources(),
+          () => connection.listResourceTemplates(),
+        )
+      : undefined,
     declares('prompts') ? counted(() => connection.listPrompts()) : undefined,
   ]);
   return {
     tools,
     listMs: performance.now() - started,
-    ...(resources ? { resources: { count: resources.counts[0] ?? 0, templates: resources.counts[1] ?? 0, ...(resources.error ? { error: resources.error } : {}) } } : {}),
+    ...(resources
+      ? {
+          resources: {
+            count: resources.counts[0] ?? 0,
+            templates: resources.counts[1] ?? 0,
+            ...(resources.error ? { error: resources.error } : {}),
+          },
+        }
+      : {}),
     ...(prompts ? { prompts: { count: prompts.counts[0] ?? 0, ...(prompts.error ? { error: prompts.error } : {}) } } : {}),
   };
 }
@@ -210,10 +227,18 @@ function judge(raw: RawTool[], registry: ToolSchemaRegistry): ProbedTool[] {
       ...defined({ annotations: tool.annotations }),
     };
     if ((counts.get(tool.name) ?? 0) > 1) {
-      return { ...base, ok: false, error: { code: 'duplicate_name', message: 'another tool of this server has the same name; calls would be ambiguous' } };
+      return {
+        ...base,
+        ok: false,
+        error: { code: 'duplicate_name', message: 'another tool of this server has the same name; calls would be ambiguous' },
+      };
     }
     if (!TOOL_NAME.test(tool.name)) {
-      return { ...base, ok: false, error: { code: 'invalid_name', message: 'a tool name must be 1-128 characters of letters, digits, "_", "-", "." or "/"' } };
+      return {
+        ...base,
+        ok: false,
+        error: { code: 'invalid_name', message: 'a tool name must be 1-128 characters of letters, digits, "_", "-", "." or "/"' },
+      };
     }
     const schemas = compileToolSchemas(tool, registry);
     if (!schemas.ok && schemas.part === 'inputSchema') return { ...base, ok: false, error: schemaError(schemas.error) };

@@ -19,7 +19,15 @@ import { AgtError, isAgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { boundedFetch, DEFAULT_MAX_MESSAGE_BYTES } from './bounded-fetch.js';
 import type { RemoteServerConfig } from '../resources/mcp-config.js';
-import { authRequired, authTransportOptions, finishAuthorization, httpStatus, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
+import {
+  authRequired,
+  authTransportOptions,
+  finishAuthorization,
+  httpStatus,
+  isAuthFailure,
+  isOAuthFlowError,
+  type McpAuth,
+} from './auth.js';
 import type { Timeouts } from './timeouts.js';
 import { defined } from '../json.js';
 
@@ -116,7 +124,10 @@ function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefin
   const status = httpStatus(error);
   const causeCode = (error as { cause?: { code?: string } })?.cause?.code;
   if (status === undefined && (causeCode !== undefined || error instanceof TypeError)) {
-    return new AgtError('connection_closed', `could not reach the server (${causeCode ?? 'network error'})`, { details: { reason: 'unreachable', errno: causeCode }, cause: error });
+    return new AgtError('connection_closed', `could not reach the server (${causeCode ?? 'network error'})`, {
+      details: { reason: 'unreachable', errno: causeCode },
+      cause: error,
+    });
   }
   return new AgtError('protocol_error', `the server did not complete the MCP handshake${status === undefined ? '' : ` (HTTP ${status})`}`, {
     details: { reason: 'http_handshake_failed', ...defined({ status }) },

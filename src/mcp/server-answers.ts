@@ -15,9 +15,13 @@ export const MAX_RESULT_DEPTH = 64;
 /** Throws protocol_error result_too_deep when a server's result nests deeper than {@link MAX_RESULT_DEPTH}; nothing recurses on it before. */
 export function boundedDepth<T>(result: T, what: string): T {
   if (jsonProblem(result, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep') {
-    throw new AgtError('protocol_error', `the server's answer to the ${what} nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read`, {
-      details: { reason: 'result_too_deep', limit: MAX_RESULT_DEPTH },
-    });
+    throw new AgtError(
+      'protocol_error',
+      `the server's answer to the ${what} nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read`,
+      {
+        details: { reason: 'result_too_deep', limit: MAX_RESULT_DEPTH },
+      },
+    );
   }
   return result;
 }
@@ -65,7 +69,9 @@ export function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
 export function callResult(result: Record<string, unknown>): McpCallResult {
   boundedDepth(result, 'call');
   if (result.content !== undefined && !Array.isArray(result.content)) {
-    throw new AgtError('protocol_error', 'the server answered the call with a "content" that is not an array', { details: { reason: 'invalid_call_result' } });
+    throw new AgtError('protocol_error', 'the server answered the call with a "content" that is not an array', {
+      details: { reason: 'invalid_call_result' },
+    });
   }
   return {
     content: (result.content as unknown[] | undefined) ?? [],

@@ -106,7 +106,10 @@ export class ProcessGroupStdioTransport implements Transport {
     const started = performance.now();
     // In a cgroup of its own where Linux allows: nothing the server starts can escape close.
     this.#cgroup = createServerCgroup();
-    const launch = this.#cgroup === undefined ? { command: this.#spec.command, args: this.#spec.args } : inCgroup(this.#cgroup, this.#spec.command, this.#spec.args);
+    const launch =
+      this.#cgroup === undefined
+        ? { command: this.#spec.command, args: this.#spec.args }
+        : inCgroup(this.#cgroup, this.#spec.command, this.#spec.args);
     const child = spawn(launch.command, launch.args, {
       cwd: this.#spec.cwd,
       env: { ...this.#spec.env, [INSTANCE_ENV]: this.#tag },
@@ -128,7 +131,11 @@ export class ProcessGroupStdioTransport implements Transport {
     child.stdout?.on('close', () => void this.#endedByServer());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new AgtError('spawn_failed', `the server did not start within ${this.#options.spawnMs} ms`, { details: { reason: 'spawn_timeout' } }));
+        reject(
+          new AgtError('spawn_failed', `the server did not start within ${this.#options.spawnMs} ms`, {
+            details: { reason: 'spawn_timeout' },
+          }),
+        );
         void this.close();
       }, this.#options.spawnMs);
       child.once('spawn', () => {
@@ -140,7 +147,12 @@ export class ProcessGroupStdioTransport implements Transport {
       child.once('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         this.#fail();
-        reject(new AgtError('spawn_failed', `the server could not be started (${error.code ?? 'error'})`, { details: { reason: 'spawn_error', errno: error.code }, cause: error }));
+        reject(
+          new AgtError('spawn_failed', `the server could not be started (${error.code ?? 'error'})`, {
+            details: { reason: 'spawn_error', errno: error.code },
+            cause: error,
+          }),
+        );
       });
     });
   }
@@ -149,9 +161,13 @@ export class ProcessGroupStdioTransport implements Transport {
     try {
       this.#buffer.append(chunk);
     } catch {
-      this.fatal = new AgtError('protocol_error', 'the server wrote a stdout line longer than the limit; it is not speaking newline-delimited JSON-RPC', {
-        details: { reason: 'oversized_message', limitBytes: this.#options.maxMessageBytes ?? 4 * 1024 * 1024 },
-      });
+      this.fatal = new AgtError(
+        'protocol_error',
+        'the server wrote a stdout line longer than the limit; it is not speaking newline-delimited JSON-RPC',
+        {
+          details: { reason: 'oversized_message', limitBytes: this.#options.maxMessageBytes ?? 4 * 1024 * 1024 },
+        },
+      );
       this.#fail();
       this.onerror?.(this.fatal);
       void this.close();

@@ -29,7 +29,9 @@ export function resolveTimeouts(partial: Partial<Timeouts> | undefined): Timeout
   const out = { ...DEFAULT_TIMEOUTS, ...(partial ?? {}) };
   for (const [key, value] of Object.entries(out)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new AgtError('invalid_input', `timeouts.${key} must be a positive number of milliseconds`, { details: { field: `timeouts.${key}` } });
+      throw new AgtError('invalid_input', `timeouts.${key} must be a positive number of milliseconds`, {
+        details: { field: `timeouts.${key}` },
+      });
     }
   }
   return out;

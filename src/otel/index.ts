@@ -70,7 +70,11 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
       put(a, 'agt.mount', e.mount);
     }
     const startTime = end - (typeof e.durationMs === 'number' ? e.durationMs : 0);
-    const span = tracer.startSpan(mcp ? `tools/call ${name}` : `execute_tool ${name}`, { kind: mcp ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime, attributes: a }, batches.get(key(e))?.context);
+    const span = tracer.startSpan(
+      mcp ? `tools/call ${name}` : `execute_tool ${name}`,
+      { kind: mcp ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime, attributes: a },
+      batches.get(key(e))?.context,
+    );
     if (e.status !== 'ok') fail(span, String(e.code ?? e.status));
     span.end(end);
   };
@@ -102,7 +106,11 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
           const a = base(e);
           if (e.type === 'refresh') put(a, 'agt.refresh.trigger', e.trigger);
           const took = e.type === 'refresh' ? e.durationMs : 0;
-          const span = tracer.startSpan(`${e.type === 'refresh' ? 'refresh' : 'batch'} ${String(e.agent)}`, { kind: SpanKind.INTERNAL, startTime: end - took, attributes: a });
+          const span = tracer.startSpan(`${e.type === 'refresh' ? 'refresh' : 'batch'} ${String(e.agent)}`, {
+            kind: SpanKind.INTERNAL,
+            startTime: end - took,
+            attributes: a,
+          });
           if (e.type === 'batch_rejected') fail(span, String(e.reason ?? 'batch_rejected'));
           else if (e.status === 'failed') fail(span, String(e.code ?? 'refresh_failed'));
           span.end(end);

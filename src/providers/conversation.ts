@@ -23,7 +23,8 @@ export interface DeprecatedSystemOption {
 }
 
 /** The instructions under their name or the 0.1 name `system`. */
-export const instructionsOf = (options: { instructions?: string } & DeprecatedSystemOption): string | undefined => options.instructions ?? options.system;
+export const instructionsOf = (options: { instructions?: string } & DeprecatedSystemOption): string | undefined =>
+  options.instructions ?? options.system;
 
 /** A model call's id, name and arguments as text for a history entry (`arguments` as a JSON string or the object). */
 export function historyCall(call: ModelCall): { callId: string; name: string; arguments: unknown } {

@@ -15,7 +15,11 @@ export interface ProviderToolLimits {
 }
 
 /** OpenAI (Chat Completions and Responses): at most 128 functions; names of 1–64 letters, digits, `_` and `-`. */
-export const OPENAI_TOOL_LIMITS: ProviderToolLimits = Object.freeze({ provider: 'OpenAI', maxTools: 128, toolName: /^[a-zA-Z0-9_-]{1,64}$/ });
+export const OPENAI_TOOL_LIMITS: ProviderToolLimits = Object.freeze({
+  provider: 'OpenAI',
+  maxTools: 128,
+  toolName: /^[a-zA-Z0-9_-]{1,64}$/,
+});
 
 /** The tools that fit `limits`, in order, and a notice naming what was left out and how to fix it. */
 export function fitTools(tools: readonly ModelTool[], limits: ProviderToolLimits): { tools: ModelTool[]; notice?: string } {
@@ -25,9 +29,14 @@ export function fitTools(tools: readonly ModelTool[], limits: ProviderToolLimits
   const kept = named.slice(0, max);
   const dropped = named.slice(kept.length).map((t) => t.name);
   const parts: string[] = [];
-  if (badNames.length > 0) parts.push(`${badNames.length} tool name(s) ${limits.provider} does not accept were left out (${preview(badNames)}); rename the delegate tools or the servers' tools`);
+  if (badNames.length > 0)
+    parts.push(
+      `${badNames.length} tool name(s) ${limits.provider} does not accept were left out (${preview(badNames)}); rename the delegate tools or the servers' tools`,
+    );
   if (dropped.length > 0) {
-    parts.push(`${limits.provider} takes at most ${max} tools per request: ${dropped.length} of ${named.length} were left out (${preview(dropped)}); mount fewer servers, give the agent only the tools it needs, or turn on tool search`);
+    parts.push(
+      `${limits.provider} takes at most ${max} tools per request: ${dropped.length} of ${named.length} were left out (${preview(dropped)}); mount fewer servers, give the agent only the tools it needs, or turn on tool search`,
+    );
   }
   return parts.length === 0 ? { tools: kept } : { tools: kept, notice: parts.join('; ') };
 }

@@ -40,13 +40,33 @@ const EMPTY: StrictDecoder = { optional: new Set(), properties: new Map() };
 function strictNode(node: unknown, root = false): { schema: Json; decoder?: StrictDecoder } | undefined {
   if (!isPlainObject(node)) return undefined;
   // Keywords outside the structural set are dropped from the copy; the run still enforces them.
-  if (Object.keys(node).some((k) => k === '$ref' || k === '$defs' || k === 'definitions' || k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === 'not' || k === 'if' || k === 'patternProperties' || k === 'prefixItems')) return undefined;
+  if (
+    Object.keys(node).some(
+      (k) =>
+        k === '$ref' ||
+        k === '$defs' ||
+        k === 'definitions' ||
+        k === 'anyOf' ||
+        k === 'oneOf' ||
+        k === 'allOf' ||
+        k === 'not' ||
+        k === 'if' ||
+        k === 'patternProperties' ||
+        k === 'prefixItems',
+    )
+  )
+    return undefined;
   const type = node.type;
   if (type === 'object' || (root && type === undefined)) return strictObject(node);
   if (type === 'array') {
     if (!isPlainObject(node.items)) return undefined; // tuples and untyped arrays have no strict form
     const items = strictNode(node.items);
-    return items && { schema: { ...keep(node), type: 'array', items: items.schema }, ...(items.decoder ? { decoder: { optional: new Set(), properties: new Map(), items: items.decoder } } : {}) };
+    return (
+      items && {
+        schema: { ...keep(node), type: 'array', items: items.schema },
+        ...(items.decoder ? { decoder: { optional: new Set(), properties: new Map(), items: items.decoder } } : {}),
+      }
+    );
   }
   const types = Array.isArray(type) ? type : [type];
   if (type === undefined && node.enum === undefined && node.const === undefined) return undefined; // "anything" has no strict form

@@ -28,7 +28,8 @@ function referenceList(value: unknown, field: string): string[] {
   if (!Array.isArray(value)) throw invalid(field, 'must be an array of "category/name" references');
   const out: string[] = [];
   for (const item of value) {
-    if (!isReference(item)) throw invalid(field, 'every entry must be a "category/name" reference (lower-case letters, digits, "-", "_", ".")');
+    if (!isReference(item))
+      throw invalid(field, 'every entry must be a "category/name" reference (lower-case letters, digits, "-", "_", ".")');
     if (!out.includes(item)) out.push(item);
   }
   return out;
@@ -131,4 +132,3 @@ export function readAgent(data: unknown): StoredAgentData {
   if (!isPlainObject(data)) return base;
   return { ...base, ...(data as Partial<StoredAgentData>) };
 }
-

@@ -62,13 +62,19 @@ export function testMcpConfig(data: unknown, sources: VariableSources = {}): Con
   } catch (error) {
     if (!isAgtError(error)) throw error;
     const field = typeof error.details?.field === 'string' ? error.details.field : 'data';
-    return { ok: false, transport: guessTransport(data), problems: [{ field, message: error.message, fix: 'correct this field and write the resource again' }], warnings: [] };
+    return {
+      ok: false,
+      transport: guessTransport(data),
+      problems: [{ field, message: error.message, fix: 'correct this field and write the resource again' }],
+      warnings: [],
+    };
   }
   const at = `mcpServers.${normalised.name}`;
   const problems = [...launchProblems(normalised.config, at)];
   const { config, unresolved } = resolveServerConfig(normalised.config as unknown as Record<string, unknown>, sources, os.homedir(), at);
   problems.push(...unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value now`, fix: u.fix })));
-  if (normalised.transport === 'stdio' && unresolved.length === 0) problems.push(...existenceProblems(config as unknown as NormalisedStdioConfig, at, problems));
+  if (normalised.transport === 'stdio' && unresolved.length === 0)
+    problems.push(...existenceProblems(config as unknown as NormalisedStdioConfig, at, problems));
   return { ok: problems.length === 0, transport: normalised.transport, problems, warnings: normalised.warnings };
 }
 
@@ -83,7 +89,11 @@ function existenceProblems(config: NormalisedStdioConfig, at: string, known: Con
       stat = undefined;
     }
     if (stat === undefined) {
-      problems.push({ field: `${at}.cwd`, message: 'the "cwd" directory does not exist', fix: 'create it, or set "cwd" to the directory the server runs in' });
+      problems.push({
+        field: `${at}.cwd`,
+        message: 'the "cwd" directory does not exist',
+        fix: 'create it, or set "cwd" to the directory the server runs in',
+      });
     } else if (!stat.isDirectory()) {
       problems.push({ field: `${at}.cwd`, message: '"cwd" is not a directory', fix: 'set "cwd" to a directory' });
     }
@@ -93,9 +103,18 @@ function existenceProblems(config: NormalisedStdioConfig, at: string, known: Con
     try {
       fs.accessSync(file, fs.constants.R_OK);
       // stat never blocks (opening a FIFO would); a pipe or device is no dotenv file
-      if (!fs.statSync(file).isFile()) problems.push({ field: `${at}.envFile`, message: 'the "envFile" is not a regular file (a pipe, device or directory)', fix: 'point it at a dotenv text file' });
+      if (!fs.statSync(file).isFile())
+        problems.push({
+          field: `${at}.envFile`,
+          message: 'the "envFile" is not a regular file (a pipe, device or directory)',
+          fix: 'point it at a dotenv text file',
+        });
     } catch {
-      problems.push({ field: `${at}.envFile`, message: 'the "envFile" cannot be read', fix: 'create the file, or correct the path (relative paths start at "cwd")' });
+      problems.push({
+        field: `${at}.envFile`,
+        message: 'the "envFile" cannot be read',
+        fix: 'create the file, or correct the path (relative paths start at "cwd")',
+      });
     }
   }
   if (known.some((p) => p.field === `${at}.command`)) return problems;
@@ -109,7 +128,11 @@ function existenceProblems(config: NormalisedStdioConfig, at: string, known: Con
       });
     }
   } else if (!fs.existsSync(config.command)) {
-    problems.push({ field: `${at}.command`, message: 'the "command" file does not exist', fix: 'correct the absolute path of the program' });
+    problems.push({
+      field: `${at}.command`,
+      message: 'the "command" file does not exist',
+      fix: 'correct the absolute path of the program',
+    });
   } else if (!isExecutableFile(config.command)) {
     problems.push({
       field: `${at}.command`,
@@ -123,6 +146,7 @@ function existenceProblems(config: NormalisedStdioConfig, at: string, known: Con
 function guessTransport(data: unknown): McpTransport {
   const servers = isPlainObject(data) && isPlainObject(data.mcpServers) ? Object.values(data.mcpServers) : [];
   const first = servers[0];
-  if (isPlainObject(first) && typeof first.url === 'string') return first.transport === 'sse' || first.type === 'sse' ? 'sse' : 'streamable-http';
+  if (isPlainObject(first) && typeof first.url === 'string')
+    return first.transport === 'sse' || first.type === 'sse' ? 'sse' : 'streamable-http';
   return 'stdio';
 }

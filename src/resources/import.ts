@@ -36,27 +36,42 @@ export interface ImportOptions {
 export type ImportFormat = 'mcpServers' | 'vscode';
 
 function referenceName(name: string): string {
-  const cleaned = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+  const cleaned = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64);
   return cleaned === '' ? 'server' : cleaned;
 }
 
 // VS Code's top-level "inputs" (promptString): those an entry refers to go into its document.
 function declaredInputs(file: Record<string, unknown>): DeclaredInput[] {
   if (!Array.isArray(file.inputs)) return [];
-  return file.inputs.filter((i): i is DeclaredInput => isPlainObject(i) && typeof i.id === 'string' && i.id !== '').map((i) => ({
-    id: i.id,
-    ...(i.type === 'promptString' ? { type: i.type } : {}),
-    ...(typeof i.description === 'string' ? { description: i.description } : {}),
-    ...(typeof i.password === 'boolean' ? { password: i.password } : {}),
-  }));
+  return file.inputs
+    .filter((i): i is DeclaredInput => isPlainObject(i) && typeof i.id === 'string' && i.id !== '')
+    .map((i) => ({
+      id: i.id,
+      ...(i.type === 'promptString' ? { type: i.type } : {}),
+      ...(typeof i.description === 'string' ? { description: i.description } : {}),
+      ...(typeof i.password === 'boolean' ? { password: i.password } : {}),
+    }));
 }
 
 /** Plans the import of a parsed config file: one entry per server. */
 export function planImport(file: unknown, options: ImportOptions = {}): { format: ImportFormat; entries: ImportEntry[] } {
-  if (!isPlainObject(file)) throw new AgtError('invalid_input', 'the file must hold a JSON object like { "mcpServers": { … } }', { details: { reason: 'not_an_object' } });
-  const format: ImportFormat | undefined = isPlainObject(file.mcpServers) ? 'mcpServers' : isPlainObject(file.servers) ? 'vscode' : undefined;
+  if (!isPlainObject(file))
+    throw new AgtError('invalid_input', 'the file must hold a JSON object like { "mcpServers": { … } }', {
+      details: { reason: 'not_an_object' },
+    });
+  const format: ImportFormat | undefined = isPlainObject(file.mcpServers)
+    ? 'mcpServers'
+    : isPlainObject(file.servers)
+      ? 'vscode'
+      : undefined;
   if (format === undefined) {
-    throw new AgtError('invalid_input', 'no "mcpServers" (Claude, Cursor) or "servers" (VS Code) object in the file', { details: { reason: 'no_servers' } });
+    throw new AgtError('invalid_input', 'no "mcpServers" (Claude, Cursor) or "servers" (VS Code) object in the file', {
+      details: { reason: 'no_servers' },
+    });
   }
   const servers = (format === 'mcpServers' ? file.mcpServers : file.servers) as Record<string, unknown>;
   const category = options.category ?? 'imported';
@@ -66,7 +81,8 @@ export function planImport(file: unknown, options: ImportOptions = {}): { format
     const problems: string[] = [];
     if (!isReference(reference)) problems.push(`"${reference}" is not a valid reference; choose another --category`);
     let config = raw;
-    if (isPlainObject(config) && config.command !== undefined && config.cwd === undefined && options.cwd !== undefined) config = { ...config, cwd: options.cwd };
+    if (isPlainObject(config) && config.command !== undefined && config.cwd === undefined && options.cwd !== undefined)
+      config = { ...config, cwd: options.cwd };
     const inputs = isPlainObject(config) ? inputsUsedBy(config, declared) : [];
     let normalised;
     try {
@@ -75,10 +91,13 @@ export function planImport(file: unknown, options: ImportOptions = {}): { format
     } catch (error) {
       return { name, reference, problems: [...problems, (error as Error).message], warnings: [] };
     }
-    for (const p of launchProblems(normalised.config, name)) problems.push(`${p.message}; fix: ${p.fix}${p.field.endsWith('.cwd') ? ' (or pass --cwd DIR)' : ''}`);
+    for (const p of launchProblems(normalised.config, name))
+      problems.push(`${p.message}; fix: ${p.fix}${p.field.endsWith('.cwd') ? ' (or pass --cwd DIR)' : ''}`);
     const { warnings } = normalised;
     const document = writtenDocument(normalised);
-    return problems.length > 0 || document === undefined ? { name, reference, problems, warnings } : { name, reference, document, problems, warnings };
+    return problems.length > 0 || document === undefined
+      ? { name, reference, problems, warnings }
+      : { name, reference, document, problems, warnings };
   });
   return { format, entries };
 }

@@ -15,7 +15,9 @@ export function checkKeys(input: unknown, allowed: readonly string[], where: str
   for (const key of Object.keys(input)) {
     if (allowed.includes(key)) continue;
     const hint = /^expected.?revision$/i.test(key) ? ' (did you mean "expectedRevision"?)' : '';
-    throw new AgtError('invalid_input', `${where}: unknown field "${key}"${hint}; allowed: ${allowed.join(', ')}`, { details: { field: key } });
+    throw new AgtError('invalid_input', `${where}: unknown field "${key}"${hint}; allowed: ${allowed.join(', ')}`, {
+      details: { field: key },
+    });
   }
   return input;
 }
@@ -23,7 +25,9 @@ export function checkKeys(input: unknown, allowed: readonly string[], where: str
 /** Checks a resource kind. */
 export function checkKind(value: unknown): ResourceKind {
   if (typeof value === 'string' && (RESOURCE_KINDS as readonly string[]).includes(value)) return value as ResourceKind;
-  throw new AgtError('invalid_input', `kind must be one of ${RESOURCE_KINDS.map((k) => `"${k}"`).join(', ')}`, { details: { field: 'kind' } });
+  throw new AgtError('invalid_input', `kind must be one of ${RESOURCE_KINDS.map((k) => `"${k}"`).join(', ')}`, {
+    details: { field: 'kind' },
+  });
 }
 
 /** Checks a kind and reference pair. */
@@ -46,8 +50,14 @@ export const MAX_DOCUMENT_DEPTH = 64;
 /** Checks that data is JSON within the depth limit and, as JSON, the size limit (before anything recurses on it). */
 export function checkSize(data: unknown, limit: number): void {
   const problem = jsonProblem(data, { depth: MAX_DOCUMENT_DEPTH, bytes: limit * 2 + 1024 });
-  if (problem === 'too_deep') throw new AgtError('invalid_input', `data nests deeper than ${MAX_DOCUMENT_DEPTH} levels`, { details: { field: 'data', reason: 'too_deep', limit: MAX_DOCUMENT_DEPTH } });
-  if (problem === 'cyclic' || problem === 'not_json') throw new AgtError('invalid_input', 'data must be JSON (no cycles, BigInts or functions)', { details: { field: 'data', reason: problem } });
+  if (problem === 'too_deep')
+    throw new AgtError('invalid_input', `data nests deeper than ${MAX_DOCUMENT_DEPTH} levels`, {
+      details: { field: 'data', reason: 'too_deep', limit: MAX_DOCUMENT_DEPTH },
+    });
+  if (problem === 'cyclic' || problem === 'not_json')
+    throw new AgtError('invalid_input', 'data must be JSON (no cycles, BigInts or functions)', {
+      details: { field: 'data', reason: problem },
+    });
   let size: number;
   try {
     size = Buffer.byteLength(JSON.stringify(data) ?? '');
@@ -55,6 +65,8 @@ export function checkSize(data: unknown, limit: number): void {
     throw new AgtError('invalid_input', 'data must be JSON (no cycles, BigInts or functions)', { details: { field: 'data' } });
   }
   if (size > limit) {
-    throw new AgtError('invalid_input', `data is ${size} bytes as JSON; the limit is ${limit} bytes`, { details: { field: 'data', size, limit } });
+    throw new AgtError('invalid_input', `data is ${size} bytes as JSON; the limit is ${limit} bytes`, {
+      details: { field: 'data', size, limit },
+    });
   }
 }

@@ -98,19 +98,23 @@ export function parseJsonc(text: string): unknown {
   const close = () => {
     parent = parents.pop() ?? root;
   };
-  visit(body, {
-    onObjectBegin: () => open({}),
-    onObjectProperty: (name) => {
-      key = name;
+  visit(
+    body,
+    {
+      onObjectBegin: () => open({}),
+      onObjectProperty: (name) => {
+        key = name;
+      },
+      onObjectEnd: close,
+      onArrayBegin: () => open([]),
+      onArrayEnd: close,
+      onLiteralValue: add,
+      onError: (code, offset, length) => {
+        error ??= { code, offset: STRING_ERRORS.has(printParseErrorCode(code)) ? stringProblemAt(body, offset, length) : offset };
+      },
     },
-    onObjectEnd: close,
-    onArrayBegin: () => open([]),
-    onArrayEnd: close,
-    onLiteralValue: add,
-    onError: (code, offset, length) => {
-      error ??= { code, offset: STRING_ERRORS.has(printParseErrorCode(code)) ? stringProblemAt(body, offset, length) : offset };
-    },
-  }, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+    { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false },
+  );
   if (error !== undefined) throw new JsoncError(printParseErrorCode(error.code), error.offset + bom);
   return root[0];
 }

@@ -139,13 +139,23 @@ export function writtenDocument(normalised: NormalisedMcp): McpDocument | undefi
 }
 
 function checkInputs(inputs: unknown): void {
-  const ok = Array.isArray(inputs) && inputs.every((i) => isPlainObject(i) && typeof i.id === 'string' && i.id !== '' && (i.password === undefined || typeof i.password === 'boolean') && (i.description === undefined || typeof i.description === 'string'));
+  const ok =
+    Array.isArray(inputs) &&
+    inputs.every(
+      (i) =>
+        isPlainObject(i) &&
+        typeof i.id === 'string' &&
+        i.id !== '' &&
+        (i.password === undefined || typeof i.password === 'boolean') &&
+        (i.description === undefined || typeof i.description === 'string'),
+    );
   if (!ok) throw invalid('inputs', 'must be a list of { "id": "…", "type": "promptString", "description"?, "password"? }');
 }
 
 function checkTimeout(raw: Record<string, unknown>, at: string): void {
   const t = raw.handshakeTimeoutMs;
-  if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000)) throw invalid(`${at}.handshakeTimeoutMs`, 'must be a whole number of milliseconds between 1 and 600000');
+  if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000))
+    throw invalid(`${at}.handshakeTimeoutMs`, 'must be a whole number of milliseconds between 1 and 600000');
 }
 
 function normaliseServer(raw: unknown, at: string, warnings: string[]): { config: NormalisedServerConfig; transport: McpTransport } {
@@ -172,7 +182,8 @@ function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: stri
   const args = raw.args ?? [];
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw invalid(`${at}.args`, 'must be an array of strings');
   if (raw.cwd !== undefined && typeof raw.cwd !== 'string') throw invalid(`${at}.cwd`, 'must be a string (an absolute path)');
-  if (raw.envFile !== undefined && (typeof raw.envFile !== 'string' || raw.envFile === '')) throw invalid(`${at}.envFile`, 'must be the path of a dotenv file');
+  if (raw.envFile !== undefined && (typeof raw.envFile !== 'string' || raw.envFile === ''))
+    throw invalid(`${at}.envFile`, 'must be the path of a dotenv file');
   checkTimeout(raw, at);
   const env = stringMap(raw.env, `${at}.env`, 'env values');
   warnUnknownPlaceholders(raw.command, `${at}.command`, warnings);
@@ -284,14 +295,19 @@ export function isBareCommand(command: string): boolean {
 }
 
 /** Launch rules R3: absolute cwd; command a bare name or an absolute path. */
-export function launchProblems(config: McpServerConfig | NormalisedServerConfig, at = 'config', options: { quoteValues?: boolean } = {}): ConfigProblem[] {
+export function launchProblems(
+  config: McpServerConfig | NormalisedServerConfig,
+  at = 'config',
+  options: { quoteValues?: boolean } = {},
+): ConfigProblem[] {
   if (!('command' in config)) return [];
   const problems: ConfigProblem[] = [];
   const cwd: string | undefined = config.cwd;
   if (cwd === undefined || cwd === '') {
     problems.push({
       field: `${at}.cwd`,
-      message: 'a stdio server needs an absolute "cwd": it never inherits the working directory of the host, agent or prober, so it starts the same way for everyone',
+      message:
+        'a stdio server needs an absolute "cwd": it never inherits the working directory of the host, agent or prober, so it starts the same way for everyone',
       fix: 'set "cwd" to the absolute directory the server runs in, e.g. the folder of its source',
     });
   } else if (!path.isAbsolute(cwd)) {
@@ -305,7 +321,8 @@ export function launchProblems(config: McpServerConfig | NormalisedServerConfig,
   // A command that starts with a placeholder (`${HOME}/bin/x`) is checked once it is expanded, at launch.
   if (!isBareCommand(command) && !path.isAbsolute(command) && !command.startsWith('${')) {
     // Never for an expanded config (quoteValues: false): a resolved placeholder may be a secret.
-    const suggestion = options.quoteValues !== false && cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
+    const suggestion =
+      options.quoteValues !== false && cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
     problems.push({
       field: `${at}.command`,
       message: '"command" must be a bare command name found in PATH (like "node") or an absolute path; a relative path is ambiguous',

@@ -13,7 +13,15 @@ export const PLACEHOLDER = /\$\{([^}]*)\}/g;
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The placeholders whose value the launch fixes (the config's cwd, the home directory, the path separator). */
-export const FIXED_PLACEHOLDERS = ['cwd', 'workspace', 'workspaceFolder', 'workspaceFolderBasename', 'userHome', 'pathSeparator', '/'] as const;
+export const FIXED_PLACEHOLDERS = [
+  'cwd',
+  'workspace',
+  'workspaceFolder',
+  'workspaceFolderBasename',
+  'userHome',
+  'pathSeparator',
+  '/',
+] as const;
 
 /** A fixed placeholder's expression. */
 export type FixedPlaceholder = (typeof FIXED_PLACEHOLDERS)[number];
@@ -24,7 +32,8 @@ export function isFixedPlaceholder(expression: string): expression is FixedPlace
 }
 
 /** What an unsupported placeholder (`${command:…}`) gets, at write (a warning) and at launch (invalid_config) alike. */
-export const UNSUPPORTED_PLACEHOLDER = 'this placeholder is not supported, so the server cannot start until it is replaced: use ${NAME}, ${NAME:-default}, ${env:NAME}, ${input:id}, ${userHome}, ${cwd} or ${workspaceFolder}';
+export const UNSUPPORTED_PLACEHOLDER =
+  'this placeholder is not supported, so the server cannot start until it is replaced: use ${NAME}, ${NAME:-default}, ${env:NAME}, ${input:id}, ${userHome}, ${cwd} or ${workspaceFolder}';
 
 /** True when a placeholder is one of the supported forms (writes warn about the others). */
 export function isSupportedPlaceholder(expression: string): boolean {
@@ -50,7 +59,7 @@ export function hostVariablesWarning(config: { url?: unknown; headers?: unknown 
     for (const m of value.matchAll(PLACEHOLDER)) {
       const expression = m[1] as string;
       if (isFixedPlaceholder(expression) || expression.startsWith('input:')) continue;
-      const name = expression.startsWith('env:') ? expression.slice(4) : expression.split(':-')[0] as string;
+      const name = expression.startsWith('env:') ? expression.slice(4) : (expression.split(':-')[0] as string);
       if (ENV_NAME.test(name)) names.add(name);
     }
   }

@@ -50,7 +50,8 @@ export function secretArgIndexes(args: readonly unknown[]): number[] {
     if (typeof arg !== 'string') return;
     const eq = arg.indexOf('=');
     if (eq > 0 && SECRET_FLAG.test(arg.slice(0, eq))) out.push(i);
-    else if (eq === -1 && SECRET_FLAG.test(arg) && typeof args[i + 1] === 'string' && !(args[i + 1] as string).startsWith('-')) out.push(i + 1);
+    else if (eq === -1 && SECRET_FLAG.test(arg) && typeof args[i + 1] === 'string' && !(args[i + 1] as string).startsWith('-'))
+      out.push(i + 1);
   });
   return out;
 }

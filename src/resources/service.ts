@@ -57,16 +57,21 @@ const WRITE_KEYS = ['kind', 'reference', 'create', 'data', 'add', 'remove', 'exp
 // expectedRevision (the TypeScript API) or expected_revision (JSON from models and tools): the same check.
 function expectedOf(raw: Record<string, unknown>): number | undefined {
   if (raw.expectedRevision !== undefined && raw.expected_revision !== undefined && raw.expectedRevision !== raw.expected_revision) {
-    throw new AgtError('invalid_input', 'give expectedRevision or expected_revision, not two different values', { details: { field: 'expectedRevision' } });
+    throw new AgtError('invalid_input', 'give expectedRevision or expected_revision, not two different values', {
+      details: { field: 'expectedRevision' },
+    });
   }
-  return raw.expectedRevision !== undefined ? checkRevision(raw.expectedRevision, 'expectedRevision') : checkRevision(raw.expected_revision);
+  return raw.expectedRevision !== undefined
+    ? checkRevision(raw.expectedRevision, 'expectedRevision')
+    : checkRevision(raw.expected_revision);
 }
 
 // An agent as a reference string or { kind?: 'agent', reference }.
 function agentReference(target: string | { kind?: ResourceKind; reference: string }): string {
   if (typeof target === 'string') return target;
   const raw = checkKeys(target, ['kind', 'reference'], 'agent');
-  if (raw.kind !== undefined && raw.kind !== 'agent') throw new AgtError('invalid_input', 'kind must be "agent" here', { details: { field: 'kind' } });
+  if (raw.kind !== undefined && raw.kind !== 'agent')
+    throw new AgtError('invalid_input', 'kind must be "agent" here', { details: { field: 'kind' } });
   return raw.reference as string;
 }
 
@@ -101,9 +106,16 @@ export class ResourceService {
     if (kind !== 'agent' && (raw.add !== undefined || raw.remove !== undefined)) {
       throw new AgtError('invalid_input', `add/remove change the mounts of agents; a ${kind} is written whole through "data"`);
     }
-    const plan: WritePlan = { kind, reference, data: raw.data, add: checkMountChanges(raw.add, 'add'), remove: checkMountChanges(raw.remove, 'remove') };
+    const plan: WritePlan = {
+      kind,
+      reference,
+      data: raw.data,
+      add: checkMountChanges(raw.add, 'add'),
+      remove: checkMountChanges(raw.remove, 'remove'),
+    };
     if (raw.create === true) {
-      if (expected !== undefined) throw new AgtError('invalid_input', 'expectedRevision applies to updates; a create expects that the resource does not exist');
+      if (expected !== undefined)
+        throw new AgtError('invalid_input', 'expectedRevision applies to updates; a create expects that the resource does not exist');
       return this.#create(plan);
     }
     return this.#update(plan, expected);
@@ -152,7 +164,12 @@ export class ResourceService {
       } catch (error) {
         const conflict = isAgtError(error) && error.code === 'revision_conflict';
         if (!conflict) throw error;
-        if (expected !== undefined) throw revisionConflict({ kind: plan.kind, reference: plan.reference }, expected, (error.details?.currentRevision as number | null) ?? null);
+        if (expected !== undefined)
+          throw revisionConflict(
+            { kind: plan.kind, reference: plan.reference },
+            expected,
+            (error.details?.currentRevision as number | null) ?? null,
+          );
         if (attempt >= this.#maxAttempts) throw error;
         await backoff(attempt); // someone else wrote in between: read again and re-apply
       }
@@ -162,7 +179,10 @@ export class ResourceService {
   // Mounting a reference that is not registered is allowed (it may come later), but said.
   async #missingMountWarnings(next: unknown, before: unknown): Promise<string[]> {
     const warnings: string[] = [];
-    for (const [list, kind] of [['mcps', 'mcp'], ['skills', 'skill']] as const) {
+    for (const [list, kind] of [
+      ['mcps', 'mcp'],
+      ['skills', 'skill'],
+    ] as const) {
       const now = listOf(next, list);
       const old = new Set(listOf(before, list));
       for (const ref of now) {
@@ -190,7 +210,12 @@ export class ResourceService {
   }
 
   /** Deletes a resource; agents that mount it then show the mount as missing. */
-  async delete(input: ResourceTarget & { expectedRevision?: number; /** @deprecated Use `expectedRevision` (accepted until 0.3). */ expected_revision?: number }): Promise<void> {
+  async delete(
+    input: ResourceTarget & {
+      expectedRevision?: number;
+      /** @deprecated Use `expectedRevision` (accepted until 0.3). */ expected_revision?: number;
+    },
+  ): Promise<void> {
     const raw = checkKeys(input, ['kind', 'reference', 'expectedRevision', 'expected_revision'], 'resource_delete');
     const { kind, reference } = checkTarget(raw);
     const expected = expectedOf(raw);
@@ -210,7 +235,8 @@ export class ResourceService {
   /** Checks an mcp config statically (P1): never starts a process or opens a connection. */
   async test(input: { kind: 'mcp'; reference: string; inputs?: Record<string, string> }): Promise<ConfigTestReport> {
     const raw = checkKeys(input, ['kind', 'reference', 'inputs'], 'resource_test');
-    if (raw.kind !== 'mcp') throw new AgtError('invalid_input', 'resource_test checks mcp configs: kind must be "mcp"', { details: { field: 'kind' } });
+    if (raw.kind !== 'mcp')
+      throw new AgtError('invalid_input', 'resource_test checks mcp configs: kind must be "mcp"', { details: { field: 'kind' } });
     const inputs = raw.inputs;
     if (inputs !== undefined && !(isPlainObject(inputs) && Object.values(inputs).every((v) => typeof v === 'string'))) {
       throw new AgtError('invalid_input', 'resource_test: inputs must map input ids to string values', { details: { field: 'inputs' } });

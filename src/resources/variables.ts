@@ -59,7 +59,8 @@ const FIXED: Readonly<Record<FixedPlaceholder, (context: ExpandContext) => strin
 };
 
 function fixFor(expression: string): string {
-  if (expression.startsWith('input:')) return `give the input: agt mcp probe … --input ${expression.slice(6)}=VALUE (or answer the prompt), or inputs: { "${expression.slice(6)}": … } in the host's code`;
+  if (expression.startsWith('input:'))
+    return `give the input: agt mcp probe … --input ${expression.slice(6)}=VALUE (or answer the prompt), or inputs: { "${expression.slice(6)}": … } in the host's code`;
   if (expression.startsWith('env:') && ENV_NAME.test(expression.slice(4))) {
     // VS Code's form has no default; the hint stays in the config's own syntax.
     return `set ${expression.slice(4)} in the environment of the process that starts the server`;
@@ -125,7 +126,8 @@ export function resolveServerConfig<C extends Record<string, unknown>>(
   const unresolved: UnresolvedVariable[] = [];
   const cwd = typeof config.cwd === 'string' ? config.cwd : undefined;
   const context = { ...defined({ cwd }), home, sources, ...defined({ collect }) };
-  const one = (value: unknown, field: string) => (typeof value === 'string' ? expandValue(value, `${at}.${field}`, context, unresolved) : value);
+  const one = (value: unknown, field: string) =>
+    typeof value === 'string' ? expandValue(value, `${at}.${field}`, context, unresolved) : value;
   const map = (value: unknown, field: string) => {
     if (typeof value !== 'object' || value === null) return value;
     const out: Record<string, unknown> = {};
@@ -144,12 +146,24 @@ export function resolveServerConfig<C extends Record<string, unknown>>(
  * (`unresolved_variables`) naming each one without a value. `collect`
  * receives the values taken from the environment and inputs (to be masked).
  */
-export function launchConfig<C extends object>(config: C, sources: VariableSources, action: 'started' | 'connected', collect?: Set<string>): C {
+export function launchConfig<C extends object>(
+  config: C,
+  sources: VariableSources,
+  action: 'started' | 'connected',
+  collect?: Set<string>,
+): C {
   const { config: resolved, unresolved } = resolveServerConfig(config as Record<string, unknown>, sources, os.homedir(), 'config', collect);
   if (unresolved.length > 0) {
-    throw new AgtError('invalid_config', `the config cannot be ${action} yet: ${unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ')}`, {
-      details: { reason: 'unresolved_variables', problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })) },
-    });
+    throw new AgtError(
+      'invalid_config',
+      `the config cannot be ${action} yet: ${unresolved.map((u) => `${u.field}: ${u.placeholder} has no value; ${u.fix}`).join(' | ')}`,
+      {
+        details: {
+          reason: 'unresolved_variables',
+          problems: unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value`, fix: u.fix })),
+        },
+      },
+    );
   }
   return resolved as C;
 }

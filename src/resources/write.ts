@@ -46,7 +46,9 @@ function nextMcp(plan: WritePlan, current: ResourceRecord | undefined, warnings:
   if (current !== undefined) keepMaskedSecrets(next.document, current.data);
   for (const key of ['env', 'headers'] as const) {
     const map = (next.config as unknown as Record<string, Record<string, string> | undefined>)[key] ?? {};
-    for (const [name, value] of Object.entries(map)) if (value === SECRET_MASK) warnings.push(`mcpServers.${next.name}.${key}.${name}: the value is "${SECRET_MASK}", a redacted placeholder; give the real value`);
+    for (const [name, value] of Object.entries(map))
+      if (value === SECRET_MASK)
+        warnings.push(`mcpServers.${next.name}.${key}.${name}: the value is "${SECRET_MASK}", a redacted placeholder; give the real value`);
   }
   let problems = launchProblems(next.config, `mcpServers.${next.name}`);
   if (current !== undefined) {
@@ -103,7 +105,8 @@ function nextAgent(plan: WritePlan, current: ResourceRecord | undefined, warning
 }
 
 function nextSkill(plan: WritePlan, current: ResourceRecord | undefined, warnings: string[]): unknown {
-  if (plan.data === undefined) throw new AgtError('invalid_input', 'a skill write needs "data": { "description": "…", "instructions": "…" }');
+  if (plan.data === undefined)
+    throw new AgtError('invalid_input', 'a skill write needs "data": { "description": "…", "instructions": "…" }');
   const fields = checkSkillData(plan.data, warnings, current !== undefined);
   const merged = current === undefined ? fields : { ...(current.data as object), ...fields };
   return checkSkillData(merged, [], false);

@@ -32,7 +32,12 @@ export interface LoopOutcome {
 }
 
 /** Drives `model` against `run` until it answers without tool calls or `maxSteps` is used up. */
-export async function runAgentLoop(options: { run: NativeRun; model: ModelLike; maxSteps: number; signal?: AbortSignal }): Promise<LoopOutcome> {
+export async function runAgentLoop(options: {
+  run: NativeRun;
+  model: ModelLike;
+  maxSteps: number;
+  signal?: AbortSignal;
+}): Promise<LoopOutcome> {
   const { run, model, maxSteps, signal } = options;
   const history: LoopMessage[] = [];
   for (let step = 1; step <= maxSteps; step++) {

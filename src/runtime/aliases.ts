@@ -30,17 +30,15 @@ export function toolAlias(reference: string, tool: string): string {
   const category = reference.slice(0, slash);
   const name = reference.slice(slash + 1);
   const readable = `${category}__${name}__${tool}`;
-  if (
-    lossless(category, PART) &&
-    lossless(name, PART) &&
-    lossless(tool, TOOL) &&
-    /^[a-zA-Z]/.test(category) &&
-    readable.length <= 64
-  ) {
+  if (lossless(category, PART) && lossless(name, PART) && lossless(tool, TOOL) && /^[a-zA-Z]/.test(category) && readable.length <= 64) {
     return readable;
   }
   const hash = createHash('sha256').update(`${reference}\0${tool}`).digest('hex').slice(0, 16);
-  let prefix = tool.replace(/[^A-Za-z0-9-]+/g, '_').replace(/_+/g, '_').replace(/^[_-]+|_+$/g, '').slice(0, 40);
+  let prefix = tool
+    .replace(/[^A-Za-z0-9-]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^[_-]+|_+$/g, '')
+    .slice(0, 40);
   if (!/^[A-Za-z]/.test(prefix)) prefix = `t${prefix === '' ? '' : `_${prefix}`}`.replace(/__+/g, '_');
   return `${prefix}_h${hash}`;
 }

@@ -14,8 +14,14 @@ export type ArgumentLimits = Pick<RunLimits, 'maxArgumentBytes' | 'maxArgumentDe
 export type ArgumentsRead = { ok: true; value: unknown } | { ok: false; keyword: 'maxLength' | 'maxDepth' | 'json'; message: string };
 
 const PROBLEMS: Record<JsonProblem, (limits: ArgumentLimits) => { keyword: 'maxLength' | 'maxDepth' | 'json'; message: string }> = {
-  too_deep: (l) => ({ keyword: 'maxDepth', message: `the arguments nest deeper than ${l.maxArgumentDepth} levels; send flatter arguments` }),
-  too_large: (l) => ({ keyword: 'maxLength', message: `the arguments are more than ${l.maxArgumentBytes} bytes as UTF-8 JSON; send smaller arguments` }),
+  too_deep: (l) => ({
+    keyword: 'maxDepth',
+    message: `the arguments nest deeper than ${l.maxArgumentDepth} levels; send flatter arguments`,
+  }),
+  too_large: (l) => ({
+    keyword: 'maxLength',
+    message: `the arguments are more than ${l.maxArgumentBytes} bytes as UTF-8 JSON; send smaller arguments`,
+  }),
   cyclic: () => ({ keyword: 'json', message: 'the arguments refer to themselves (a cycle); send JSON' }),
   not_json: () => ({ keyword: 'json', message: 'the arguments hold values JSON cannot (functions, BigInts); send JSON' }),
 };
@@ -25,7 +31,8 @@ export function readArguments(raw: unknown, limits: ArgumentLimits): ArgumentsRe
   let value = raw === undefined ? {} : raw;
   if (typeof value === 'string') {
     // The JSON text's UTF-8 bytes, exactly (every UTF-16 unit is at least one byte, so a long string exits early).
-    if (value.length > limits.maxArgumentBytes || Buffer.byteLength(value) > limits.maxArgumentBytes) return { ok: false, ...PROBLEMS.too_large(limits) };
+    if (value.length > limits.maxArgumentBytes || Buffer.byteLength(value) > limits.maxArgumentBytes)
+      return { ok: false, ...PROBLEMS.too_large(limits) };
     try {
       value = value.trim() === '' ? {} : JSON.parse(value);
     } catch {

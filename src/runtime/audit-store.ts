@@ -29,7 +29,8 @@ export interface AuditStore {
 /** Checks a query; invalid_input names what is wrong. */
 export function checkAuditQuery(query: AuditQuery): number | undefined {
   if (typeof query?.runId !== 'string' || query.runId === '') throw new AgtError('invalid_input', 'an audit query needs a runId');
-  if (query.limit !== undefined && (!Number.isInteger(query.limit) || query.limit < 1)) throw new AgtError('invalid_input', 'limit must be a positive integer');
+  if (query.limit !== undefined && (!Number.isInteger(query.limit) || query.limit < 1))
+    throw new AgtError('invalid_input', 'limit must be a positive integer');
   return query.limit;
 }
 
@@ -38,12 +39,17 @@ export const MAX_AUDIT_EVENT_BYTES = 1024 * 1024;
 
 /** The run id of an event that can be stored (a JSON value within limits), or invalid_input naming what is wrong. */
 export function eventRunId(event: AuditEvent): string {
-  if (typeof event?.runId !== 'string' || event.runId === '') throw new AgtError('invalid_input', 'an audit event needs a runId to be stored');
+  if (typeof event?.runId !== 'string' || event.runId === '')
+    throw new AgtError('invalid_input', 'an audit event needs a runId to be stored');
   const problem = jsonProblem(event, { depth: 64, bytes: MAX_AUDIT_EVENT_BYTES });
   if (problem !== undefined) {
-    throw new AgtError('invalid_input', `an audit event must be JSON to be stored (${problem === 'cyclic' ? 'it refers to itself' : problem === 'too_deep' ? 'it nests deeper than 64 levels' : problem === 'too_large' ? `it is over ${MAX_AUDIT_EVENT_BYTES} bytes` : 'it holds a function, symbol or BigInt'}); nothing was stored`, {
-      details: { reason: problem },
-    });
+    throw new AgtError(
+      'invalid_input',
+      `an audit event must be JSON to be stored (${problem === 'cyclic' ? 'it refers to itself' : problem === 'too_deep' ? 'it nests deeper than 64 levels' : problem === 'too_large' ? `it is over ${MAX_AUDIT_EVENT_BYTES} bytes` : 'it holds a function, symbol or BigInt'}); nothing was stored`,
+      {
+        details: { reason: problem },
+      },
+    );
   }
   return event.runId;
 }

@@ -76,13 +76,26 @@ export function batchRejection(problems: readonly BatchProblem[]): AgtError {
 
 // The whole batch's own problems: any of them leaves nothing to check per call.
 function batchProblem(batch: ToolBatch, run: BatchCheckContext): BatchProblem | undefined {
-  if (!isPlainObject(batch) || !Array.isArray(batch.calls)) return { reason: 'malformed_batch', message: 'a batch is { runId, agent, batchId, calls: [...] }' };
+  if (!isPlainObject(batch) || !Array.isArray(batch.calls))
+    return { reason: 'malformed_batch', message: 'a batch is { runId, agent, batchId, calls: [...] }' };
   if (batch.calls.length > run.maxBatchCalls) {
-    return { reason: 'too_many_calls', message: `${batch.calls.length} calls; a batch holds at most ${run.maxBatchCalls}, send fewer calls per step`, calls: batch.calls.length, limit: run.maxBatchCalls };
+    return {
+      reason: 'too_many_calls',
+      message: `${batch.calls.length} calls; a batch holds at most ${run.maxBatchCalls}, send fewer calls per step`,
+      calls: batch.calls.length,
+      limit: run.maxBatchCalls,
+    };
   }
-  if (batch.runId !== run.runId || batch.agent !== run.agent) return { reason: 'identity_mismatch', message: 'the batch names another run or agent than this run', batchId: batch.batchId };
-  if (typeof batch.batchId !== 'string' || batch.batchId === '') return { reason: 'malformed_batch', message: 'batchId must be a non-empty string' };
-  if (run.seenBatchIds.has(batch.batchId)) return { reason: 'duplicate_batch_id', message: `batch "${batch.batchId}" already ran; give every batch its own id`, batchId: batch.batchId };
+  if (batch.runId !== run.runId || batch.agent !== run.agent)
+    return { reason: 'identity_mismatch', message: 'the batch names another run or agent than this run', batchId: batch.batchId };
+  if (typeof batch.batchId !== 'string' || batch.batchId === '')
+    return { reason: 'malformed_batch', message: 'batchId must be a non-empty string' };
+  if (run.seenBatchIds.has(batch.batchId))
+    return {
+      reason: 'duplicate_batch_id',
+      message: `batch "${batch.batchId}" already ran; give every batch its own id`,
+      batchId: batch.batchId,
+    };
   return undefined;
 }
 
@@ -108,7 +121,8 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
     const first = firstIndex.get(callId);
     if (first !== undefined) {
       const message = `the call id "${callId}" appears twice; give every call its own id`;
-      if (!problems.some((p) => p.index === first && p.reason === 'duplicate_call_id')) problems.push({ reason: 'duplicate_call_id', message, index: first, callId });
+      if (!problems.some((p) => p.index === first && p.reason === 'duplicate_call_id'))
+        problems.push({ reason: 'duplicate_call_id', message, index: first, callId });
       problems.push({ reason: 'duplicate_call_id', message, index, callId });
       continue;
     }
@@ -116,7 +130,10 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
     const name = typeof call.name === 'string' ? call.name : null;
     const route = name === null ? undefined : run.routes.get(name);
     if (route === undefined) {
-      const message = name === null ? `call ${index} has no tool name; call one of the tools you were given` : `"${name}" is not a tool of this run; call one of the tools you were given`;
+      const message =
+        name === null
+          ? `call ${index} has no tool name; call one of the tools you were given`
+          : `"${name}" is not a tool of this run; call one of the tools you were given`;
       problems.push({ reason: 'unknown_tool', message, index, callId, tool: name });
       continue;
     }

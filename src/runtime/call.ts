@@ -38,11 +38,23 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
   const started = performance.now();
   const audit = async (result: ToolResult, decidedBy?: string): Promise<ToolResult> => {
     if (ctx.audit === undefined) return result; // no sink: build no event
-    const issues = result.status !== 'ok' && result.error.code === 'output_invalid' ? (result.error.details?.issues as { instancePath: string; keyword: string }[]) : undefined;
+    const issues =
+      result.status !== 'ok' && result.error.code === 'output_invalid'
+        ? (result.error.details?.issues as { instancePath: string; keyword: string }[])
+        : undefined;
     await recordSafely(ctx.audit, {
-      type: 'tool_call', at: new Date().toISOString(), runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId,
-      callId: call.callId, tool: route.name, kind: route.kind, ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
-      status: result.status, ...(result.status === 'ok' ? {} : { code: result.error.code }), ...(decidedBy ? { decidedBy } : {}),
+      type: 'tool_call',
+      at: new Date().toISOString(),
+      runId: ctx.runId,
+      agent: ctx.agent,
+      batchId: ctx.batchId,
+      callId: call.callId,
+      tool: route.name,
+      kind: route.kind,
+      ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
+      status: result.status,
+      ...(result.status === 'ok' ? {} : { code: result.error.code }),
+      ...(decidedBy ? { decidedBy } : {}),
       ...(issues ? { outputIssues: issues.map((i) => ({ instancePath: i.instancePath, keyword: i.keyword })) } : {}),
       durationMs: Math.round(performance.now() - started),
     });
@@ -52,7 +64,12 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
   const parsed = validateArguments(call.callId, call.arguments, route);
   if (!parsed.go) return audit(parsed.result);
   const request: PermissionRequest = Object.freeze({
-    runId: ctx.runId, agent: ctx.agent, batchId: ctx.batchId, callId: call.callId, tool: route.name, kind: route.kind,
+    runId: ctx.runId,
+    agent: ctx.agent,
+    batchId: ctx.batchId,
+    callId: call.callId,
+    tool: route.name,
+    kind: route.kind,
     ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool, ...defined({ annotations: route.annotations }) } : {}),
     arguments: frozenCopy(parsed.value) as Readonly<Record<string, unknown>>,
   });

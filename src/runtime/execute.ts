@@ -40,7 +40,11 @@ export async function execute(call: CheckedCall, route: Route, args: Record<stri
   // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
   const parsed = route.tool.parse(args);
   if (!parsed.ok) {
-    return failed(call.callId, 'invalid_arguments', { code: 'invalid_arguments', message: 'the arguments are not valid for this tool', details: { issues: parsed.issues } }).result;
+    return failed(call.callId, 'invalid_arguments', {
+      code: 'invalid_arguments',
+      message: 'the arguments are not valid for this tool',
+      details: { issues: parsed.issues },
+    }).result;
   }
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
@@ -55,7 +59,10 @@ async function executeMcp(call: CheckedCall, route: McpRoute, args: Record<strin
   const id = call.callId;
   if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
     ctx.brokenMounts.add(route.mount);
-    return failed(id, 'tool_failed', { code: 'connection_closed', message: `the server of mount "${route.mount}" is not running; it is loaded again by the next run` }).result;
+    return failed(id, 'tool_failed', {
+      code: 'connection_closed',
+      message: `the server of mount "${route.mount}" is not running; it is loaded again by the next run`,
+    }).result;
   }
   const inFlight = ctx.inFlight.get(route.mount) ?? ctx.inFlight.set(route.mount, new Set()).get(route.mount)!;
   inFlight.add(id);
@@ -68,7 +75,9 @@ async function executeMcp(call: CheckedCall, route: McpRoute, args: Record<strin
     });
     if (result.isError) return { ...resultIds(id), status: 'tool_error', error: serverError(result.content) };
     return {
-      ...resultIds(id), status: 'ok', content: result.content,
+      ...resultIds(id),
+      status: 'ok',
+      content: result.content,
       ...defined({ structuredContent: result.structuredContent }),
       ...defined({ _meta: result._meta }),
     };
@@ -79,9 +88,14 @@ async function executeMcp(call: CheckedCall, route: McpRoute, args: Record<strin
     const reason = isAgtError(error) && code === 'protocol_error' ? error.details?.reason : undefined;
     if (reason === 'server_error') {
       // The server refused the call with a JSON-RPC error: its code and (escaped, bounded, masked) words go to the model.
-      return failed(id, 'tool_failed', { code: 'server_error', message: (error as Error).message, details: { reason, rpcCode: (error as AgtError).details?.rpcCode } }).result;
+      return failed(id, 'tool_failed', {
+        code: 'server_error',
+        message: (error as Error).message,
+        details: { reason, rpcCode: (error as AgtError).details?.rpcCode },
+      }).result;
     }
-    const message = typeof reason === 'string' ? `${(error as Error).message}; the call's result is lost` : callFailure(code, route, ctx.callTimeoutMs);
+    const message =
+      typeof reason === 'string' ? `${(error as Error).message}; the call's result is lost` : callFailure(code, route, ctx.callTimeoutMs);
     return failed(id, 'tool_failed', { code, message, ...(typeof reason === 'string' ? { details: { reason } } : {}) }).result;
   } finally {
     inFlight.delete(id);
@@ -105,11 +119,23 @@ function callFailure(code: string, route: McpRoute, timeoutMs: number): string {
 
 // Delegates hand work to another agent, which may take long: they are not bounded by
 // callTimeoutMs, only cancelled with the run or batch (their handler gets the signal).
-async function executeDelegate(call: CheckedCall, route: DelegateRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+async function executeDelegate(
+  call: CheckedCall,
+  route: DelegateRoute,
+  args: Record<string, unknown>,
+  ctx: ExecuteContext,
+): Promise<ToolResult> {
   const id = call.callId;
   try {
-    const input = { agent: String(args.agent), task: String(args.task), ...(typeof args.context === 'string' ? { context: args.context } : {}) };
-    const out = await abortable(route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }), ctx.signal);
+    const input = {
+      agent: String(args.agent),
+      task: String(args.task),
+      ...(typeof args.context === 'string' ? { context: args.context } : {}),
+    };
+    const out = await abortable(
+      route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }),
+      ctx.signal,
+    );
     if (wasAborted(out)) return cancelledResult(id);
     return { ...resultIds(id), status: 'ok', ...outputContent(out) };
   } catch (error) {

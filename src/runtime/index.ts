@@ -9,8 +9,28 @@ export { executeModelCalls } from './model-calls.js';
 export type { ModelCall, ModelCallsResult } from './model-calls.js';
 export type { LoopMessage, LoopOutcome, ModelLike } from './agent-loop.js';
 export type {
-  AfterHook, AuditEvent, AuditSink, BatchFinishedEvent, BatchRejectedEvent, BatchResult, BatchStartedEvent, BeforeHook, RefreshEvent, ToolCallEvent, DelegateTool, PermissionDecision, PermissionPolicy,
-  PermissionRequest, ProgressEvent, ResultError, ReviewContext, RouteKind, RunRequestContext, ToolBatch, ToolCall, ToolResult,
+  AfterHook,
+  AuditEvent,
+  AuditSink,
+  BatchFinishedEvent,
+  BatchRejectedEvent,
+  BatchResult,
+  BatchStartedEvent,
+  BeforeHook,
+  RefreshEvent,
+  ToolCallEvent,
+  DelegateTool,
+  PermissionDecision,
+  PermissionPolicy,
+  PermissionRequest,
+  ProgressEvent,
+  ResultError,
+  ReviewContext,
+  RouteKind,
+  RunRequestContext,
+  ToolBatch,
+  ToolCall,
+  ToolResult,
 } from './types.js';
 export { MemoryRunStore, RUN_FORMAT_VERSION } from './run-store.js';
 export type { RunStore, RunWrite, StoredRun } from './run-store.js';

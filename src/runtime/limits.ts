@@ -30,7 +30,8 @@ export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({
 export function resolveLimits(partial: Partial<RunLimits> | undefined): RunLimits {
   const limits = { ...DEFAULT_LIMITS, ...partial };
   for (const [key, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new AgtError('invalid_input', `limits.${key} must be a positive integer`, { details: { field: `limits.${key}` } });
+    if (!Number.isInteger(value) || value < 1)
+      throw new AgtError('invalid_input', `limits.${key} must be a positive integer`, { details: { field: `limits.${key}` } });
   }
   return limits;
 }

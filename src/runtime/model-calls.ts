@@ -38,13 +38,23 @@ function rejectedResults(calls: readonly ModelCall[], problems: readonly BatchPr
   const own = new Map<number, BatchProblem>();
   for (const p of problems) if (p.index !== undefined && !own.has(p.index)) own.set(p.index, p);
   const first = problems[0];
-  const why = first?.index === undefined ? `the step was rejected (${first?.reason ?? 'batch_rejected'})` : `another call of this step is invalid (${first.reason})`;
+  const why =
+    first?.index === undefined
+      ? `the step was rejected (${first?.reason ?? 'batch_rejected'})`
+      : `another call of this step is invalid (${first.reason})`;
   return calls.map((call, index) => {
     const problem = own.get(index);
     const callId = modelCallId(call);
     return problem !== undefined
-      ? failedResult(callId, 'invalid_arguments', { code: 'invalid_arguments', message: problem.message, details: { reason: problem.reason } })
-      : failedResult(callId, 'tool_failed', { code: 'batch_rejected', message: `not run: ${why}; nothing of this step ran, send the calls again` });
+      ? failedResult(callId, 'invalid_arguments', {
+          code: 'invalid_arguments',
+          message: problem.message,
+          details: { reason: problem.reason },
+        })
+      : failedResult(callId, 'tool_failed', {
+          code: 'batch_rejected',
+          message: `not run: ${why}; nothing of this step ran, send the calls again`,
+        });
   });
 }
 
@@ -55,13 +65,20 @@ export async function executeModelCalls(
   options: { batchId: string; signal?: AbortSignal },
 ): Promise<ModelCallsResult> {
   // Arguments pass as sent (stage 1 reads them once; a missing one is {}).
-  const toCall = (c: ModelCall): ToolCall => ({ callId: modelCallId(c), name: c.name as string, arguments: c.arguments as ToolCall['arguments'] });
+  const toCall = (c: ModelCall): ToolCall => ({
+    callId: modelCallId(c),
+    name: c.name as string,
+    arguments: c.arguments as ToolCall['arguments'],
+  });
   const batch = { runId: run.id, agent: run.agent, batchId: options.batchId, calls: calls.map(toCall) };
   try {
     return await run.executeBatch(batch, options.signal ? { signal: options.signal } : {});
   } catch (error) {
     if (!isAgtError(error) || error.code !== 'batch_rejected') throw error;
     const problems = (error.details?.problems ?? []) as BatchProblem[];
-    return { results: rejectedResults(calls, problems), rejected: { reason: String(error.details?.reason ?? 'batch_rejected'), message: error.message } };
+    return {
+      results: rejectedResults(calls, problems),
+      rejected: { reason: String(error.details?.reason ?? 'batch_rejected'), message: error.message },
+    };
   }
 }

@@ -41,7 +41,12 @@ export async function loadMount(reference: string, ctx: MountContext, notices: s
   try {
     connection = await connectMcp(record.data as McpDocument, { registry: ctx.registry, ...ctx.connectOptions(reference) });
     ctx.watch?.(reference, connection);
-    return { reference, revision: record.revision, connection, ...routesOf(reference, await connection.listTools(), connection, ctx.registry, notices) };
+    return {
+      reference,
+      revision: record.revision,
+      connection,
+      ...routesOf(reference, await connection.listTools(), connection, ctx.registry, notices),
+    };
   } catch (error) {
     await connection?.close();
     throw mountFailed(reference, error);
@@ -58,7 +63,13 @@ export async function relistMount(live: LoadedMount, registry: ToolSchemaRegistr
   }
 }
 
-function routesOf(reference: string, raw: RawTool[], connection: McpConnection, registry: ToolSchemaRegistry, notices: string[]): Pick<LoadedMount, 'routes' | 'tools'> {
+function routesOf(
+  reference: string,
+  raw: RawTool[],
+  connection: McpConnection,
+  registry: ToolSchemaRegistry,
+  notices: string[],
+): Pick<LoadedMount, 'routes' | 'tools'> {
   const routes: McpRoute[] = [];
   const tools: LoadedMount['tools'] = [];
   const seen = new Set<string>();
@@ -74,8 +85,13 @@ function routesOf(reference: string, raw: RawTool[], connection: McpConnection, 
       continue;
     }
     routes.push({
-      kind: 'mcp', name: toolAlias(reference, tool.name), mount: reference, remoteTool: tool.name, connection,
-      validator: schemas.input, inputSchema: tool.inputSchema as Record<string, unknown>,
+      kind: 'mcp',
+      name: toolAlias(reference, tool.name),
+      mount: reference,
+      remoteTool: tool.name,
+      connection,
+      validator: schemas.input,
+      inputSchema: tool.inputSchema as Record<string, unknown>,
       ...(schemas.output ? { outputValidator: schemas.output } : {}),
       ...(tool.annotations ? { annotations: Object.freeze({ ...tool.annotations }) } : {}),
       ...(tool._meta ? { meta: Object.freeze({ ...tool._meta }) } : {}),
@@ -95,7 +111,10 @@ function routesOf(reference: string, raw: RawTool[], connection: McpConnection, 
 
 function mountFailed(reference: string, cause: unknown): AgtError {
   if (isAgtError(cause)) {
-    return new AgtError(cause.code, `mount "${reference}" failed to load: ${cause.message}`, { details: { ...cause.details, mount: reference }, cause });
+    return new AgtError(cause.code, `mount "${reference}" failed to load: ${cause.message}`, {
+      details: { ...cause.details, mount: reference },
+      cause,
+    });
   }
   return new AgtError('connection_closed', `mount "${reference}" failed to load`, { details: { mount: reference }, cause });
 }

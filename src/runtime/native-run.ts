@@ -8,7 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { AgtError } from '../errors.js';
 import { type FrameworkOutcome, frameworkToolsFor } from '../framework/tools.js';
-import { type ListChangedKind, type McpConnection, type PromptResult, type RequestOptions, type ResourceContents } from '../mcp/connection.js';
+import {
+  type ListChangedKind,
+  type McpConnection,
+  type PromptResult,
+  type RequestOptions,
+  type ResourceContents,
+} from '../mcp/connection.js';
 import type { McpPrompt, McpResource } from '../mcp/lists.js';
 import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
@@ -20,7 +26,16 @@ import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './r
 import { resolveLimits, type RunLimits } from './limits.js';
 import { NEVER_ABORTED } from './stages.js';
 import { RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
-import { buildContext, type ModelTool, modelTools, type NativeRunOptions, proberOptions, runTimeouts, type RunWiring, type SuspendedRun } from './run-options.js';
+import {
+  buildContext,
+  type ModelTool,
+  modelTools,
+  type NativeRunOptions,
+  proberOptions,
+  runTimeouts,
+  type RunWiring,
+  type SuspendedRun,
+} from './run-options.js';
 import type { RunSnapshot, SnapshotState } from './snapshot.js';
 import type { BatchResult, ToolBatch } from './types.js';
 
@@ -44,7 +59,11 @@ export class NativeRun {
   #store: RunStore | undefined;
   #storedRevision: number | null = null;
 
-  private constructor(snapshot: SnapshotState, options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }) {
+  private constructor(
+    snapshot: SnapshotState,
+    options: NativeRunOptions,
+    parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> },
+  ) {
     this.id = parts.wiring.runId;
     this.agent = options.agent;
     this.#snapshot = snapshot;
@@ -65,14 +84,22 @@ export class NativeRun {
   static async #open(id: string, options: NativeRunOptions): Promise<NativeRun> {
     rejectRemovedOptions(options, 'NativeRun.start'); // A7: no allowMcp binding option
     if (options?.policy === undefined || typeof options.policy.review !== 'function') {
-      throw new AgtError('invalid_input', 'NativeRun.start needs a permission policy: every call is allowed or denied by one, e.g. policies.autoAllow([...]) or policies.human(ask)');
+      throw new AgtError(
+        'invalid_input',
+        'NativeRun.start needs a permission policy: every call is allowed or denied by one, e.g. policies.autoAllow([...]) or policies.human(ask)',
+      );
     }
     resolveLimits(options.limits); // bad limits fail before anything connects
     runTimeouts(options); // bad timeouts fail before anything connects
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);
-    if (agent.kind === 'harness') throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
+    if (agent.kind === 'harness')
+      throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
     if (!agent.enabled) throw new AgtError('forbidden', `agent "${options.agent}" is disabled; enable its binding before dispatching work`);
-    const parts = { registry: options.registry ?? new ToolSchemaRegistry(), wiring: { runId: id, agent: options.agent, inFlight: new Map() }, stale: new Map() };
+    const parts = {
+      registry: options.registry ?? new ToolSchemaRegistry(),
+      wiring: { runId: id, agent: options.agent, inFlight: new Map() },
+      stale: new Map(),
+    };
     const snapshot = await buildSnapshot(agent, { ...buildContext(options, parts), framework: frameworkToolsFor(agent) });
     return new NativeRun(snapshot, options, parts);
   }
@@ -104,10 +131,24 @@ export class NativeRun {
   async executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
     const snapshot = this.#snapshot; // F2: the whole batch uses the snapshot it started with
-    const check = checkBatch(batch, { runId: this.id, agent: this.agent, seenBatchIds: this.#seen, routes: snapshot.routes, maxBatchCalls: this.#limits.maxBatchCalls, limits: this.#limits });
+    const check = checkBatch(batch, {
+      runId: this.id,
+      agent: this.agent,
+      seenBatchIds: this.#seen,
+      routes: snapshot.routes,
+      maxBatchCalls: this.#limits.maxBatchCalls,
+      limits: this.#limits,
+    });
     if (!check.ok) {
       const error = batchRejection(check.problems);
-      await recordSafely(this.#options.audit, { type: 'batch_rejected', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: (batch as { batchId?: unknown })?.batchId ?? null, reason: error.details?.reason });
+      await recordSafely(this.#options.audit, {
+        type: 'batch_rejected',
+        at: new Date().toISOString(),
+        runId: this.id,
+        agent: this.agent,
+        batchId: (batch as { batchId?: unknown })?.batchId ?? null,
+        reason: error.details?.reason,
+      });
       throw error;
     }
     const routed = check.routed;
@@ -116,12 +157,26 @@ export class NativeRun {
     const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
     const audit = this.#options.audit;
     const started = performance.now();
-    if (audit) await recordSafely(audit, { type: 'batch_started', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: batch.batchId, calls: routed.length });
+    if (audit)
+      await recordSafely(audit, {
+        type: 'batch_started',
+        at: new Date().toISOString(),
+        runId: this.id,
+        agent: this.agent,
+        batchId: batch.batchId,
+        calls: routed.length,
+      });
     const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
     if (audit) {
       await recordSafely(audit, {
-        type: 'batch_finished', at: new Date().toISOString(), runId: this.id, agent: this.agent, batchId: batch.batchId,
-        calls: results.length, failed: results.filter((r) => r.status !== 'ok').length, durationMs: performance.now() - started,
+        type: 'batch_finished',
+        at: new Date().toISOString(),
+        runId: this.id,
+        agent: this.agent,
+        batchId: batch.batchId,
+        calls: results.length,
+        failed: results.filter((r) => r.status !== 'ok').length,
+        durationMs: performance.now() - started,
       });
     }
     // The batch boundary: at most one refresh, whatever was announced during the batch.
@@ -137,8 +192,14 @@ export class NativeRun {
     const o = this.#options;
     const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
     return {
-      runId: this.id, agent: this.agent, batchId, policy: o.policy,
-      before: o.hooks?.before ?? [], after: o.hooks?.after ?? [], audit: o.audit, limits: this.#limits,
+      runId: this.id,
+      agent: this.agent,
+      batchId,
+      policy: o.policy,
+      before: o.hooks?.before ?? [],
+      after: o.hooks?.after ?? [],
+      audit: o.audit,
+      limits: this.#limits,
       framework: { service: o.service, prober: this.#prober, agent: this.agent },
       brokenMounts: this.#broken,
       inFlight: this.#wiring.inFlight,
@@ -169,10 +230,21 @@ export class NativeRun {
     const trigger = framework ? 'framework_change' : 'list_changed';
     const loadedText = outcome.ok ? `${outcome.snapshot.aliases.length} tools from ${outcome.snapshot.mounts.length} mounts` : '';
     const message = outcome.ok
-      ? framework ? `tools reloaded: ${loadedText}` : `tools reloaded after a list change announced by ${announced}: ${loadedText}`
-      : framework ? `configuration saved, but loading failed: ${outcome.error.message}` : `${announced} announced a list change, but reloading failed: ${outcome.error.message}; the previous tools stay`;
+      ? framework
+        ? `tools reloaded: ${loadedText}`
+        : `tools reloaded after a list change announced by ${announced}: ${loadedText}`
+      : framework
+        ? `configuration saved, but loading failed: ${outcome.error.message}`
+        : `${announced} announced a list change, but reloading failed: ${outcome.error.message}; the previous tools stay`;
     await recordSafely(o.audit, {
-      type: 'refresh', at: new Date().toISOString(), runId: this.id, agent: this.agent, trigger, status: outcome.ok ? 'applied' : 'failed', message, durationMs: performance.now() - started,
+      type: 'refresh',
+      at: new Date().toISOString(),
+      runId: this.id,
+      agent: this.agent,
+      trigger,
+      status: outcome.ok ? 'applied' : 'failed',
+      message,
+      durationMs: performance.now() - started,
       ...(relist.size > 0 ? { mounts: [...relist] } : {}),
       ...(outcome.ok ? { fingerprint: outcome.snapshot.fingerprint } : { code: outcome.error.code }),
     });
@@ -201,7 +273,8 @@ export class NativeRun {
 
   #connection(mount: string): McpConnection {
     const loaded = this.#snapshot.loaded.get(mount);
-    if (this.#closed || loaded === undefined) throw new AgtError('not_found', `"${mount}" is not a mount of this run`, { details: { mount } });
+    if (this.#closed || loaded === undefined)
+      throw new AgtError('not_found', `"${mount}" is not a mount of this run`, { details: { mount } });
     return loaded.connection;
   }
 
@@ -212,7 +285,15 @@ export class NativeRun {
    */
   async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
     const s = this.#snapshot;
-    const state: SuspendedRun = { version: RUN_FORMAT_VERSION, runId: this.id, agent: this.agent, fingerprint: s.fingerprint, settingsHash: s.settingsHash, mountsHash: s.mountsHash, seenBatchIds: [...this.#seen] };
+    const state: SuspendedRun = {
+      version: RUN_FORMAT_VERSION,
+      runId: this.id,
+      agent: this.agent,
+      fingerprint: s.fingerprint,
+      settingsHash: s.settingsHash,
+      mountsHash: s.mountsHash,
+      seenBatchIds: [...this.#seen],
+    };
     if (options.store) {
       const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
       this.#store = options.store;
@@ -247,9 +328,13 @@ export class NativeRun {
     const part = now.settingsHash !== state.settingsHash ? 'settings' : now.mountsHash !== state.mountsHash ? 'mounts' : undefined;
     if (part !== undefined) {
       await run.close();
-      throw new AgtError('fingerprint_mismatch', `the run cannot resume: its ${part === 'settings' ? 'model, provider, base prompt, permissions or delegation' : 'mounted tools'} changed since it was suspended; start a new run`, {
-        details: { part, expected: state.fingerprint, actual: now.fingerprint },
-      });
+      throw new AgtError(
+        'fingerprint_mismatch',
+        `the run cannot resume: its ${part === 'settings' ? 'model, provider, base prompt, permissions or delegation' : 'mounted tools'} changed since it was suspended; start a new run`,
+        {
+          details: { part, expected: state.fingerprint, actual: now.fingerprint },
+        },
+      );
     }
     for (const id of state.seenBatchIds) run.#seen.add(id);
     return run;
@@ -270,7 +355,8 @@ export class NativeRun {
 const views = new WeakMap<SnapshotState, RunSnapshot>();
 function view(state: SnapshotState): RunSnapshot {
   let v = views.get(state);
-  if (v === undefined) views.set(state, (v = Object.freeze({ fingerprint: state.fingerprint, mounts: state.mounts, aliases: state.aliases })));
+  if (v === undefined)
+    views.set(state, (v = Object.freeze({ fingerprint: state.fingerprint, mounts: state.mounts, aliases: state.aliases })));
   return v;
 }
 

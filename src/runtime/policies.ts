@@ -23,7 +23,8 @@ export interface AnnotationMatch {
 }
 
 /** What a policy matches: an alias or mount reference, a RegExp on the tool name, annotations, a predicate, or a list of these. */
-export type AutoAllowMatch = string | RegExp | AnnotationMatch | ((request: PermissionRequest) => boolean) | (string | RegExp | AnnotationMatch)[];
+export type AutoAllowMatch =
+  string | RegExp | AnnotationMatch | ((request: PermissionRequest) => boolean) | (string | RegExp | AnnotationMatch)[];
 
 function annotationsMatch(match: AnnotationMatch, request: PermissionRequest): boolean {
   if (request.kind !== 'mcp') return false;
@@ -74,7 +75,9 @@ function deny(match: AutoAllowMatch, reason = 'denied by policy'): PermissionPol
 function human(ask: (request: PermissionRequest) => Promise<boolean>): PermissionPolicy {
   return {
     async review(request) {
-      return (await ask(request)) ? { decision: 'allow', by: 'human' } : { decision: 'deny', by: 'human', reason: 'denied by a human reviewer' };
+      return (await ask(request))
+        ? { decision: 'allow', by: 'human' }
+        : { decision: 'deny', by: 'human', reason: 'denied by a human reviewer' };
     },
   };
 }
@@ -83,7 +86,9 @@ function human(ask: (request: PermissionRequest) => Promise<boolean>): Permissio
 function modelReview(review: (request: PermissionRequest) => Promise<boolean>): PermissionPolicy {
   return {
     async review(request) {
-      return (await review(request)) ? { decision: 'allow', by: 'model' } : { decision: 'deny', by: 'model', reason: 'denied by the reviewing model' };
+      return (await review(request))
+        ? { decision: 'allow', by: 'model' }
+        : { decision: 'deny', by: 'model', reason: 'denied by the reviewing model' };
     },
   };
 }

@@ -30,7 +30,11 @@ export interface Reuse {
 const NO_REUSE: Reuse = { live: new Map(), relist: new Set() };
 
 /** Connects every mount of `agent` (in parallel) and assembles the snapshot; strict unless skipBrokenMounts. */
-export async function buildSnapshot(agent: StoredAgentData, ctx: BuildContext & { framework: readonly FrameworkTool[] }, reuse: Reuse = NO_REUSE): Promise<SnapshotState> {
+export async function buildSnapshot(
+  agent: StoredAgentData,
+  ctx: BuildContext & { framework: readonly FrameworkTool[] },
+  reuse: Reuse = NO_REUSE,
+): Promise<SnapshotState> {
   const notices: string[] = [];
   const settled = await Promise.allSettled(
     agent.mcps.map(async (reference) => {
@@ -54,7 +58,16 @@ export async function buildSnapshot(agent: StoredAgentData, ctx: BuildContext & 
   }
   for (const failure of failures) notices.push(`${failure.message} (skipped)`);
   try {
-    return assembleSnapshot({ settings: agent.settings, access: accessOf(agent), skills: agent.skills, loaded, framework: ctx.framework, delegates: ctx.delegates, registry: ctx.registry, notices });
+    return assembleSnapshot({
+      settings: agent.settings,
+      access: accessOf(agent),
+      skills: agent.skills,
+      loaded,
+      framework: ctx.framework,
+      delegates: ctx.delegates,
+      registry: ctx.registry,
+      notices,
+    });
   } catch (error) {
     await closeNew(loaded, reuse.live);
     throw error;
@@ -62,7 +75,9 @@ export async function buildSnapshot(agent: StoredAgentData, ctx: BuildContext & 
 }
 
 async function closeNew(loaded: ReadonlyMap<string, LoadedMount>, live: ReadonlyMap<string, LoadedMount>): Promise<void> {
-  await Promise.all([...loaded.values()].filter((m) => live.get(m.reference)?.connection !== m.connection).map((m) => m.connection.close()));
+  await Promise.all(
+    [...loaded.values()].filter((m) => live.get(m.reference)?.connection !== m.connection).map((m) => m.connection.close()),
+  );
 }
 
 /** A refresh's outcome: the new snapshot, or the error that kept the old one. */
@@ -79,7 +94,14 @@ export async function refreshSnapshot(
     const data = readAgent((await ctx.service.read({ kind: 'agent', reference: agent })).data);
     // A refresh reloads mounts; it never changes what the run was started with (F7).
     const pinned: StoredAgentData = { ...data, settings: current.settings as StoredAgentData['settings'] };
-    return { ok: true, snapshot: await buildSnapshot(pinned, { ...ctx, skipBrokenMounts: false, framework: ctx.frameworkFor(data) }, { live: current.loaded, relist }) };
+    return {
+      ok: true,
+      snapshot: await buildSnapshot(
+        pinned,
+        { ...ctx, skipBrokenMounts: false, framework: ctx.frameworkFor(data) },
+        { live: current.loaded, relist },
+      ),
+    };
   } catch (error) {
     return { ok: false, error: isAgtError(error) ? error : new AgtError('connection_closed', 'the refresh failed') };
   }
@@ -94,10 +116,19 @@ export async function relistSnapshot(current: SnapshotState, relist: ReadonlySet
   try {
     const notices: string[] = [];
     const entries = await Promise.all(
-      [...current.loaded].map(async ([reference, mount]) => [reference, relist.has(reference) ? await relistMount(mount, ctx.registry, notices) : mount] as const),
+      [...current.loaded].map(
+        async ([reference, mount]) => [reference, relist.has(reference) ? await relistMount(mount, ctx.registry, notices) : mount] as const,
+      ),
     );
     const snapshot = assembleSnapshot({
-      settings: current.settings, access: current.access, skills: current.skills, loaded: new Map(entries), framework: current.framework, delegates: ctx.delegates, registry: ctx.registry, notices,
+      settings: current.settings,
+      access: current.access,
+      skills: current.skills,
+      loaded: new Map(entries),
+      framework: current.framework,
+      delegates: ctx.delegates,
+      registry: ctx.registry,
+      notices,
     });
     return { ok: true, snapshot };
   } catch (error) {

@@ -68,8 +68,11 @@ export function modelTools(routes: Iterable<Route>, includeAppOnly: boolean): Mo
   return [...routes]
     .filter((r) => includeAppOnly || r.kind !== 'mcp' || visibleToModel(r.meta))
     .map((r) => ({
-      name: r.name, ...defined({ description: r.description }), inputSchema: r.inputSchema,
-      ...(r.kind === 'mcp' && r.meta ? { _meta: r.meta } : {}), ...(r.kind === 'mcp' && r.execution ? { execution: r.execution } : {}),
+      name: r.name,
+      ...defined({ description: r.description }),
+      inputSchema: r.inputSchema,
+      ...(r.kind === 'mcp' && r.meta ? { _meta: r.meta } : {}),
+      ...(r.kind === 'mcp' && r.execution ? { execution: r.execution } : {}),
     }));
 }
 
@@ -95,7 +98,11 @@ const callIdsOf = (ids: ReadonlySet<string> | undefined) => {
 // Handlers for one mount (or for probes, mount ''), with the run's context.
 function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string): ClientHandlers {
   const context = (signal: AbortSignal): RunRequestContext => ({
-    runId: wiring.runId, agent: wiring.agent, mount, ...callIdsOf(wiring.inFlight.get(mount)), signal,
+    runId: wiring.runId,
+    agent: wiring.agent,
+    mount,
+    ...callIdsOf(wiring.inFlight.get(mount)),
+    signal,
   });
   const { elicitation, sampling } = options;
   return {
@@ -107,7 +114,8 @@ function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string
 /** The run's time limits as given (the 0.1 `callTimeoutMs` folded into `callMs`), checked: invalid_input names a bad one. */
 export function runTimeouts(options: NativeRunOptions): { given: Partial<Timeouts>; callMs: number } {
   const legacy = options.callTimeoutMs;
-  if (legacy !== undefined && !(Number.isFinite(legacy) && legacy > 0)) throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds', { details: { field: 'callTimeoutMs' } });
+  if (legacy !== undefined && !(Number.isFinite(legacy) && legacy > 0))
+    throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds', { details: { field: 'callTimeoutMs' } });
   const given = { ...defined({ callMs: legacy }), ...options.timeouts };
   return { given, callMs: resolveTimeouts(given).callMs };
 }
@@ -116,17 +124,30 @@ export function runTimeouts(options: NativeRunOptions): { given: Partial<Timeout
 export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring, reference: string): ConnectOptions {
   return {
     ...handlersFor(options, wiring, reference),
-    ...defined({ reference, timeouts: runTimeouts(options).given, auth: authFor(options.auth, { kind: 'mcp', reference }), variables: options.variables }),
+    ...defined({
+      reference,
+      timeouts: runTimeouts(options).given,
+      auth: authFor(options.auth, { kind: 'mcp', reference }),
+      variables: options.variables,
+    }),
   };
 }
 
 /** The options of the run's own prober (mcp_probe): the same settings as its mounts. */
 export function proberOptions(options: NativeRunOptions, wiring: RunWiring, registry: ToolSchemaRegistry): McpProberOptions {
-  return { service: options.service, registry, ...handlersFor(options, wiring, ''), ...defined({ timeouts: runTimeouts(options).given, auth: options.auth, variables: options.variables }) };
+  return {
+    service: options.service,
+    registry,
+    ...handlersFor(options, wiring, ''),
+    ...defined({ timeouts: runTimeouts(options).given, auth: options.auth, variables: options.variables }),
+  };
 }
 
 /** What building this run's snapshots needs: its connect options per mount, and list-change watching. */
-export function buildContext(options: NativeRunOptions, parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> }): BuildContext {
+export function buildContext(
+  options: NativeRunOptions,
+  parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> },
+): BuildContext {
   const watched = new WeakSet<McpConnection>();
   return {
     service: options.service,

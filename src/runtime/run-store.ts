@@ -53,9 +53,13 @@ export interface RunStore {
 
 /** A state of a newer format than this version reads: store_unavailable, reason newer_format, naming the version. */
 export function newerFormat(runId: string, version: unknown): AgtError {
-  return new AgtError('store_unavailable', `the run "${runId}" has format version ${String(version)}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`, {
-    details: { reason: 'newer_format', runId, formatVersion: version, supported: RUN_FORMAT_VERSION },
-  });
+  return new AgtError(
+    'store_unavailable',
+    `the run "${runId}" has format version ${String(version)}; this agt-mcp reads format ${RUN_FORMAT_VERSION}: upgrade agt-mcp to resume it`,
+    {
+      details: { reason: 'newer_format', runId, formatVersion: version, supported: RUN_FORMAT_VERSION },
+    },
+  );
 }
 
 /** Checks a record read from a store: a newer format than this version reads is store_unavailable (newer_format). */
@@ -100,7 +104,14 @@ export class MemoryRunStore implements RunStore {
     const current = this.#runs.get(run.runId);
     checkExpectedRevision({ runId: run.runId }, expected, current?.revision ?? null);
     const now = new Date().toISOString();
-    const stored: StoredRun = { runId: run.runId, agent: run.agent, revision: (current?.revision ?? 0) + 1, state: copy(run.state), createdAt: current?.createdAt ?? now, updatedAt: now };
+    const stored: StoredRun = {
+      runId: run.runId,
+      agent: run.agent,
+      revision: (current?.revision ?? 0) + 1,
+      state: copy(run.state),
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    };
     this.#runs.set(run.runId, stored);
     return copy(stored);
   }
@@ -121,7 +132,10 @@ export class MemoryRunStore implements RunStore {
 }
 
 /** The state to resume: given, or read by run id from `store` (with its revision); checks the format. */
-export async function suspendedState(target: SuspendedRun | string, store: RunStore | undefined): Promise<{ state: SuspendedRun; revision: number | null }> {
+export async function suspendedState(
+  target: SuspendedRun | string,
+  store: RunStore | undefined,
+): Promise<{ state: SuspendedRun; revision: number | null }> {
   let state: SuspendedRun = target as SuspendedRun;
   let revision: number | null = null;
   if (typeof target === 'string') {
@@ -131,13 +145,18 @@ export async function suspendedState(target: SuspendedRun | string, store: RunSt
     ({ state, revision } = stored);
     // A record must hold its own run: a row copied from another run (or edited) never resumes that run here.
     if (stored.runId !== target || !isShaped(state) || state.runId !== target || state.agent !== stored.agent) {
-      throw new AgtError('store_unavailable', `the stored run "${target}" does not hold this run's suspended state (a tampered or corrupt record); delete it and start a new run`, {
-        details: { reason: 'tampered_record', runId: target },
-      });
+      throw new AgtError(
+        'store_unavailable',
+        `the stored run "${target}" does not hold this run's suspended state (a tampered or corrupt record); delete it and start a new run`,
+        {
+          details: { reason: 'tampered_record', runId: target },
+        },
+      );
     }
   }
   const version = (state as { version?: unknown } | null)?.version;
-  if (typeof version === 'number' && version > RUN_FORMAT_VERSION) throw newerFormat(String((state as { runId?: unknown }).runId ?? ''), version);
+  if (typeof version === 'number' && version > RUN_FORMAT_VERSION)
+    throw newerFormat(String((state as { runId?: unknown }).runId ?? ''), version);
   if (version !== RUN_FORMAT_VERSION || !isShaped(state)) {
     throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
   }
@@ -148,9 +167,14 @@ export async function suspendedState(target: SuspendedRun | string, store: RunSt
 function isShaped(state: unknown): state is SuspendedRun {
   const s = state as Partial<Record<keyof SuspendedRun, unknown>> | null;
   return (
-    typeof s === 'object' && s !== null &&
-    typeof s.runId === 'string' && typeof s.agent === 'string' &&
-    typeof s.fingerprint === 'string' && typeof s.settingsHash === 'string' && typeof s.mountsHash === 'string' &&
-    Array.isArray(s.seenBatchIds) && s.seenBatchIds.every((id) => typeof id === 'string')
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.runId === 'string' &&
+    typeof s.agent === 'string' &&
+    typeof s.fingerprint === 'string' &&
+    typeof s.settingsHash === 'string' &&
+    typeof s.mountsHash === 'string' &&
+    Array.isArray(s.seenBatchIds) &&
+    s.seenBatchIds.every((id) => typeof id === 'string')
   );
 }

@@ -101,7 +101,11 @@ export interface AgentAccess {
 
 /** The access part of an agent's data. */
 export function accessOf(agent: { role?: string; kind?: string; capabilities?: readonly string[] }): AgentAccess {
-  return Object.freeze({ role: agent.role ?? null, kind: agent.kind ?? null, capabilities: Object.freeze([...(agent.capabilities ?? [])].sort()) });
+  return Object.freeze({
+    role: agent.role ?? null,
+    kind: agent.kind ?? null,
+    capabilities: Object.freeze([...(agent.capabilities ?? [])].sort()),
+  });
 }
 
 /** Inputs of {@link assembleSnapshot}. */
@@ -121,16 +125,30 @@ export interface AssembleInput {
 export function assembleSnapshot(input: AssembleInput): SnapshotState {
   const routes = new Map<string, Route>();
   const add = (route: Route) => {
-    if (routes.has(route.name)) throw new AgtError('invalid_input', `two tools would be visible as "${route.name}"; rename the delegate tool`, { details: { tool: route.name } });
+    if (routes.has(route.name))
+      throw new AgtError('invalid_input', `two tools would be visible as "${route.name}"; rename the delegate tool`, {
+        details: { tool: route.name },
+      });
     routes.set(route.name, route);
   };
   for (const tool of input.framework) {
-    add({ kind: 'framework', name: tool.name, description: tool.description, inputSchema: tool.inputSchema, tool, validator: input.registry.compile(tool.inputSchema, { tool: tool.name }) });
+    add({
+      kind: 'framework',
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      tool,
+      validator: input.registry.compile(tool.inputSchema, { tool: tool.name }),
+    });
   }
   for (const tool of input.delegates) {
-    if (!MODEL_TOOL_NAME.test(tool.name)) throw new AgtError('invalid_input', `delegate tool name "${tool.name}" must match ${MODEL_TOOL_NAME}`);
+    if (!MODEL_TOOL_NAME.test(tool.name))
+      throw new AgtError('invalid_input', `delegate tool name "${tool.name}" must match ${MODEL_TOOL_NAME}`);
     add({
-      kind: 'delegate', name: tool.name, inputSchema: DELEGATE_INPUT_SCHEMA, tool,
+      kind: 'delegate',
+      name: tool.name,
+      inputSchema: DELEGATE_INPUT_SCHEMA,
+      tool,
       validator: input.registry.compile(DELEGATE_INPUT_SCHEMA, { tool: tool.name }),
       ...defined({ description: tool.description }),
     });
@@ -143,7 +161,9 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     framework: input.framework.map((t) => t.name).sort(),
     delegates: input.delegates.map((d) => ({ name: d.name, targets: [...d.targets].sort() })).sort((a, b) => (a.name < b.name ? -1 : 1)),
   });
-  const mountsHash = canonicalHash(mounts.map((m) => ({ reference: m.reference, tools: [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1)) })));
+  const mountsHash = canonicalHash(
+    mounts.map((m) => ({ reference: m.reference, tools: [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1)) })),
+  );
   return Object.freeze({
     fingerprint: canonicalHash({ settingsHash, mountsHash }),
     settingsHash,

@@ -31,7 +31,11 @@ export type Stage<T> = { go: true; value: T } | Stopped;
 export const resultIds = (callId: string): { callId: string; tool_call_id: string } => ({ callId, tool_call_id: callId });
 
 /** A failed result of a call. */
-export const failedResult = (callId: string, status: FailedResult['status'], error: ResultError): FailedResult => ({ ...resultIds(callId), status, error });
+export const failedResult = (callId: string, status: FailedResult['status'], error: ResultError): FailedResult => ({
+  ...resultIds(callId),
+  status,
+  error,
+});
 
 /** A stopped stage with a failed result. */
 export const failed = (callId: string, status: FailedResult['status'], error: ResultError, decidedBy?: string): Stopped => ({
@@ -76,7 +80,11 @@ export const wasAborted = (value: unknown): value is typeof ABORTED => value ===
  * Stage 2: the arguments as read in stage 1 (readArguments), valid for the
  * route's schema; unreadable ones are the call's `invalid_arguments`.
  */
-export function validateArguments(callId: string, read: ArgumentsRead, route: { validator: CompiledToolSchema }): Stage<Record<string, unknown>> {
+export function validateArguments(
+  callId: string,
+  read: ArgumentsRead,
+  route: { validator: CompiledToolSchema },
+): Stage<Record<string, unknown>> {
   if (!read.ok) {
     const issues: ArgumentIssue[] = [{ instancePath: '', schemaPath: '', keyword: read.keyword, message: read.message }];
     return failed(callId, 'invalid_arguments', { code: 'invalid_arguments', message: read.message, details: { issues } });
@@ -114,11 +122,16 @@ export async function reviewPermission(request: PermissionRequest, policy: Permi
   }
   if (wasAborted(verdict)) return { go: false, result: cancelledResult(request.callId) };
   if (verdict.decision === 'allow') return { go: true, value: verdict.by };
-  return failed(request.callId, 'permission_denied', {
-    code: 'permission_denied',
-    message: verdict.reason ?? 'this call was not allowed',
-    details: { by: verdict.by },
-  }, verdict.by);
+  return failed(
+    request.callId,
+    'permission_denied',
+    {
+      code: 'permission_denied',
+      message: verdict.reason ?? 'this call was not allowed',
+      details: { by: verdict.by },
+    },
+    verdict.by,
+  );
 }
 
 /** Stage 4: before hooks; the first denial ends the call. */
@@ -138,7 +151,12 @@ export async function runBeforeHooks(request: PermissionRequest, hooks: readonly
   return { go: true, value: null };
 }
 
-const notAnObject: ArgumentIssue = { instancePath: '', schemaPath: '', keyword: 'type', message: 'structuredContent must be a JSON object' };
+const notAnObject: ArgumentIssue = {
+  instancePath: '',
+  schemaPath: '',
+  keyword: 'type',
+  message: 'structuredContent must be a JSON object',
+};
 
 /**
  * After execute: a result's `structuredContent` must be a JSON object and,
@@ -149,7 +167,9 @@ export function checkOutput(result: ToolResult, route: { outputValidator?: Compi
   if (result.status !== 'ok') return result; // an isError result is not checked (MCP)
   const structured = result.structuredContent;
   if (structured === undefined) {
-    return route.outputValidator === undefined ? result : outputInvalid(result, 'the tool declares an outputSchema, but its result has no structuredContent', []);
+    return route.outputValidator === undefined
+      ? result
+      : outputInvalid(result, 'the tool declares an outputSchema, but its result has no structuredContent', []);
   }
   if (!isPlainObject(structured)) return outputInvalid(result, "the tool's structuredContent is not a JSON object", [notAnObject]);
   if (route.outputValidator === undefined) return result;
@@ -157,7 +177,11 @@ export function checkOutput(result: ToolResult, route: { outputValidator?: Compi
   if (validation.ok) return result;
   const first = validation.issues[0];
   const where = first?.instancePath ? ` at "${first.instancePath}"` : '';
-  return outputInvalid(result, `the tool's structured result does not match its outputSchema${where}: ${first?.message ?? 'invalid'}`, validation.issues);
+  return outputInvalid(
+    result,
+    `the tool's structured result does not match its outputSchema${where}: ${first?.message ?? 'invalid'}`,
+    validation.issues,
+  );
 }
 
 function outputInvalid(result: ToolResult, message: string, issues: readonly ArgumentIssue[]): ToolResult {
@@ -201,7 +225,8 @@ export function boundResult(result: ToolResult, maxBytes: number): ToolResult {
   });
   const shown = total === Number.MAX_SAFE_INTEGER ? 'too deep to measure' : `about ${total} bytes`;
   const notice = { type: 'text', text: `[agt-mcp: the result was ${shown}; only the first ${maxBytes} are kept (maxResultBytes)]` };
-  if (result.status !== 'ok') return { ...result, error: { ...result.error, details: { ...result.error.details, content: [...kept, notice], truncated: true } } };
+  if (result.status !== 'ok')
+    return { ...result, error: { ...result.error, details: { ...result.error.details, content: [...kept, notice], truncated: true } } };
   const { structuredContent, ...rest } = result;
   return { ...rest, content: [...kept, notice], ...(keepStructured ? { structuredContent } : {}) };
 }
@@ -222,7 +247,12 @@ function cutToBytes(text: string, bytes: number): string {
 }
 
 /** Stage 6: after hooks; each may replace the result's content (redaction). */
-export async function runAfterHooks(request: PermissionRequest, result: ToolResult, hooks: readonly AfterHook[], signal: AbortSignal): Promise<ToolResult> {
+export async function runAfterHooks(
+  request: PermissionRequest,
+  result: ToolResult,
+  hooks: readonly AfterHook[],
+  signal: AbortSignal,
+): Promise<ToolResult> {
   let current = result;
   for (const hook of hooks) {
     try {

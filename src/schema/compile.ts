@@ -58,13 +58,7 @@ export interface CompileJsonSchemaOptions {
 const OK: ValidationResult = Object.freeze({ ok: true });
 
 /** Builds a schema_load_failed error. */
-export function schemaLoadFailed(
-  tool: string,
-  reason: SchemaLoadReason,
-  schemaPath: string,
-  what: string,
-  dialect?: Dialect,
-): AgtError {
+export function schemaLoadFailed(tool: string, reason: SchemaLoadReason, schemaPath: string, what: string, dialect?: Dialect): AgtError {
   const where = schemaPath === '' ? '' : ` at "${schemaPath}"`;
   return new AgtError('schema_load_failed', `tool "${tool}": inputSchema failed to load${where}: ${what}`, {
     details: { tool, reason, schemaPath, ...defined({ dialect }) },
@@ -78,7 +72,9 @@ export function selectDialect(schema: unknown, tool: string): Dialect {
   const dialect = typeof uri === 'string' ? dialectOfUri(uri) : undefined;
   if (dialect === undefined) {
     throw schemaLoadFailed(
-      tool, 'unknown_dialect', '/$schema',
+      tool,
+      'unknown_dialect',
+      '/$schema',
       '"$schema" must name draft-04, draft-07, 2019-09 or 2020-12 by its standard URI, or be left out (2020-12 is the default)',
     );
   }
@@ -112,7 +108,9 @@ export function compileJsonSchema(schema: unknown, options: CompileJsonSchemaOpt
     // ReDoS: a pattern runs in linear time (re2), or natively only when its shape cannot backtrack badly.
     if (pattern.re2 === undefined && !isSimplePattern(pattern.source)) {
       throw schemaLoadFailed(
-        tool, 'unsafe_pattern', pattern.pointer,
+        tool,
+        'unsafe_pattern',
+        pattern.pointer,
         'this regular expression could take exponential time on some inputs (nested or repeated quantifiers with lookarounds or back references, or in patternProperties); simplify it',
         dialect,
       );

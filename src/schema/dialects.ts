@@ -50,18 +50,45 @@ export function dialectLabel(dialect: Dialect): string {
  * removed from the private copy so that it stays an annotation (S2).
  */
 const CF_EVALUATED = [
-  'id', '$id', '$anchor', '$recursiveRef', '$recursiveAnchor',
-  'const', 'contains', 'propertyNames', 'if', 'then', 'else',
-  'prefixItems', 'additionalItems', 'unevaluatedItems', 'unevaluatedProperties',
-  'dependentRequired', 'dependentSchemas', 'dependencies', 'minContains', 'maxContains',
+  'id',
+  '$id',
+  '$anchor',
+  '$recursiveRef',
+  '$recursiveAnchor',
+  'const',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'dependencies',
+  'minContains',
+  'maxContains',
 ] as const;
 
 const DRAFT4_ONLY = ['id', 'dependencies', 'additionalItems'];
 const DRAFT7_EXTRA = ['$id', 'const', 'contains', 'propertyNames', 'if', 'then', 'else'];
 const MODERN = [
-  '$id', '$anchor', 'const', 'contains', 'propertyNames', 'if', 'then', 'else',
-  'unevaluatedItems', 'unevaluatedProperties', 'dependentRequired', 'dependentSchemas',
-  'minContains', 'maxContains',
+  '$id',
+  '$anchor',
+  'const',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'minContains',
+  'maxContains',
 ];
 
 // Of CF_EVALUATED, the keywords each dialect defines.
@@ -79,21 +106,34 @@ export function isForeignKeyword(dialect: Dialect, keyword: string): boolean {
 
 /** Keywords whose value is one subschema. */
 export const SUBSCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
-  'items', 'additionalItems', 'unevaluatedItems', 'contains', 'additionalProperties',
-  'unevaluatedProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema',
+  'items',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
 ]);
 
 /** Keywords whose value is an array of subschemas (`items` only in its array form). */
-export const SUBSCHEMA_ARRAY_KEYWORDS: ReadonlySet<string> = new Set([
-  'allOf', 'anyOf', 'oneOf', 'prefixItems', 'items',
-]);
+export const SUBSCHEMA_ARRAY_KEYWORDS: ReadonlySet<string> = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
 
 /**
  * Keywords whose value maps names to subschemas. `$defs` and `definitions` are
  * walked in every dialect, as cfworker resolves pointers into both everywhere.
  */
 export const SUBSCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
-  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
 ]);
 
 /** Keywords that reference other schemas and are not supported (rejected at load). */

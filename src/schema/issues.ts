@@ -33,9 +33,20 @@ export interface IssueContext {
 
 // Entries that only say "something below failed"; what failed follows them.
 const WRAPPERS = new Set([
-  '$ref', '$recursiveRef', 'properties', 'patternProperties', 'additionalProperties',
-  'unevaluatedProperties', 'propertyNames', 'items', 'prefixItems', 'additionalItems',
-  'unevaluatedItems', 'dependentSchemas', 'allOf', 'if',
+  '$ref',
+  '$recursiveRef',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'dependentSchemas',
+  'allOf',
+  'if',
 ]);
 
 /** Maps cfworker errors to issues; deduplicated, in cfworker's order. */
@@ -70,11 +81,7 @@ function isUnderContains(keywordLocation: string): boolean {
 function isDropped(error: OutputUnit, next: OutputUnit | undefined): boolean {
   if (WRAPPERS.has(error.keyword) || isUnderContains(error.keywordLocation)) return true;
   // `dependencies` wraps only in its schema form, where its sub-errors follow.
-  return (
-    error.keyword === 'dependencies' &&
-    next !== undefined &&
-    next.keywordLocation.startsWith(`${error.keywordLocation}/`)
-  );
+  return error.keyword === 'dependencies' && next !== undefined && next.keywordLocation.startsWith(`${error.keywordLocation}/`);
 }
 
 function toIssue(error: OutputUnit, ctx: IssueContext, queues: Map<string, string[][]>): ArgumentIssue {

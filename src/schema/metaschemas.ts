@@ -36,10 +36,7 @@ const DOCUMENTS: Record<Dialect, readonly unknown[]> = {
   'draft-04': [draft04],
   'draft-07': [draft07],
   '2019-09': [s2019, s2019Core, s2019Applicator, s2019Validation, s2019MetaData, s2019Format, s2019Content],
-  '2020-12': [
-    s2020, s2020Core, s2020Applicator, s2020Unevaluated, s2020Validation,
-    s2020MetaData, s2020Format, s2020Content,
-  ],
+  '2020-12': [s2020, s2020Core, s2020Applicator, s2020Unevaluated, s2020Validation, s2020MetaData, s2020Format, s2020Content],
 };
 
 /** Private, patched copies of the official metaschemas of `dialect` (top schema first). */
@@ -76,9 +73,20 @@ export interface MetaViolation {
 
 // Errors that only say "something below failed".
 const WRAPPERS = new Set([
-  '$ref', '$recursiveRef', 'allOf', 'properties', 'additionalProperties', 'patternProperties',
-  'items', 'prefixItems', 'additionalItems', 'propertyNames', 'dependentSchemas', 'if',
-  'unevaluatedProperties', 'unevaluatedItems',
+  '$ref',
+  '$recursiveRef',
+  'allOf',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'propertyNames',
+  'dependentSchemas',
+  'if',
+  'unevaluatedProperties',
+  'unevaluatedItems',
 ]);
 
 /** Validates `schema` against the metaschema of `dialect`. */

@@ -52,7 +52,8 @@ export function toRe2(source: string): string | undefined {
           i += 4;
         } else return undefined;
       } else if (next === '0' && !/[0-9]/.test(source[i + 2] ?? '')) out += '\\x{0}';
-      else if (/[1-9ck]/.test(next)) return undefined; // back references, control letters
+      else if (/[1-9ck]/.test(next))
+        return undefined; // back references, control letters
       else out += `\\${next}`;
       i += 1;
       continue;

@@ -60,8 +60,19 @@ export interface PrepareOptions {
 }
 
 const DATA_KEYWORDS = new Set([
-  'enum', 'const', 'default', 'examples', 'required', 'type', 'dependentRequired',
-  '$comment', 'title', 'description', '$vocabulary', 'contentMediaType', 'contentEncoding',
+  'enum',
+  'const',
+  'default',
+  'examples',
+  'required',
+  'type',
+  'dependentRequired',
+  '$comment',
+  'title',
+  'description',
+  '$vocabulary',
+  'contentMediaType',
+  'contentEncoding',
 ]);
 
 /** Makes the private copy of `schema` for cfworker (see the module comment). */
@@ -135,7 +146,6 @@ function prepareValue(key: string, value: unknown, at: string, o: PrepareOptions
   return cloneData(value);
 }
 
-
 function cloneData(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(cloneData);
   if (isPlainObject(value)) {
@@ -147,4 +157,3 @@ function cloneData(value: unknown): unknown {
   }
   return value;
 }
-

@@ -117,7 +117,13 @@ function checkRoot(schema: unknown, tool: string): CompiledJsonSchema {
   if (isPlainObject(schema) && schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (!types.includes('object')) {
-      throw schemaLoadFailed(tool, 'root_not_object', '/type', 'tool arguments are a JSON object, so the root "type" must be "object" (or include it)', compiled.dialect);
+      throw schemaLoadFailed(
+        tool,
+        'root_not_object',
+        '/type',
+        'tool arguments are a JSON object, so the root "type" must be "object" (or include it)',
+        compiled.dialect,
+      );
     }
   }
   return compiled;

@@ -47,7 +47,8 @@ async function loadPool(connectionString: string, max: number, who: string): Pro
 
 /** A table name option, checked (it goes into SQL). */
 export function tableName(table: string, who: string): string {
-  if (!TABLE.test(table)) throw new AgtError('invalid_input', `${who}: table must be lower-case letters, digits and "_", starting with a letter or "_"`);
+  if (!TABLE.test(table))
+    throw new AgtError('invalid_input', `${who}: table must be lower-case letters, digits and "_", starting with a letter or "_"`);
   return table;
 }
 
@@ -74,14 +75,21 @@ export class PgConnection {
 
   #openPool(): Promise<PgPoolLike> {
     if (this.#closed) return Promise.reject(new AgtError('store_unavailable', `this ${this.#who} was closed`));
-    this.#pool ??= loadPool((this.#options as { connectionString: string }).connectionString, (this.#options as { max?: number }).max ?? 10, this.#who);
+    this.#pool ??= loadPool(
+      (this.#options as { connectionString: string }).connectionString,
+      (this.#options as { max?: number }).max ?? 10,
+      this.#who,
+    );
     return this.#pool;
   }
 
   #unavailable(error: unknown): AgtError {
     if (isAgtError(error)) return error;
     const code = String((error as { code?: unknown })?.code ?? 'unknown');
-    return new AgtError('store_unavailable', `the PostgreSQL store failed (${code}); nothing was written`, { details: { driverCode: code }, cause: error });
+    return new AgtError('store_unavailable', `the PostgreSQL store failed (${code}); nothing was written`, {
+      details: { driverCode: code },
+      cause: error,
+    });
   }
 
   /** Runs one statement (the schema created first, once); driver failures are store_unavailable, and nothing was written. */

@@ -39,7 +39,14 @@ interface RunRow {
 }
 
 const iso = (v: Date | string) => (v instanceof Date ? v.toISOString() : new Date(v).toISOString());
-const toRun = (row: RunRow): StoredRun => ({ runId: row.run_id, agent: row.agent, revision: row.revision, state: row.state as StoredRun['state'], createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) });
+const toRun = (row: RunRow): StoredRun => ({
+  runId: row.run_id,
+  agent: row.agent,
+  revision: row.revision,
+  state: row.state as StoredRun['state'],
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+});
 
 /** Options of {@link PostgresRunStore}. */
 export type PostgresRunStoreOptions = PgOptions & { /** Default `agt_runs`. */ table?: string };
@@ -71,9 +78,10 @@ export class PostgresRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.list} */
   async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
-    const rows = filter.agent === undefined
-      ? await this.#rows(`SELECT * FROM ${this.#table} ORDER BY run_id COLLATE "C"`, [])
-      : await this.#rows(`SELECT * FROM ${this.#table} WHERE agent = $1 ORDER BY run_id COLLATE "C"`, [filter.agent]);
+    const rows =
+      filter.agent === undefined
+        ? await this.#rows(`SELECT * FROM ${this.#table} ORDER BY run_id COLLATE "C"`, [])
+        : await this.#rows(`SELECT * FROM ${this.#table} WHERE agent = $1 ORDER BY run_id COLLATE "C"`, [filter.agent]);
     return rows.map(toRun);
   }
 
@@ -82,9 +90,16 @@ export class PostgresRunStore implements RunStore {
     const expected = checkRunWrite(run, options);
     const t = this.#table;
     const values = [run.runId, run.agent, run.state.version, JSON.stringify(run.state), new Date().toISOString()];
-    const rows = expected === null
-      ? await this.#rows(`INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5) ON CONFLICT (run_id) DO NOTHING RETURNING *`, values)
-      : await this.#rows(`UPDATE ${t} SET agent = $2, revision = revision + 1, format = $3, state = $4::json, updated_at = $5 WHERE run_id = $1 AND revision = $6 RETURNING *`, [...values, expected]);
+    const rows =
+      expected === null
+        ? await this.#rows(
+            `INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5) ON CONFLICT (run_id) DO NOTHING RETURNING *`,
+            values,
+          )
+        : await this.#rows(
+            `UPDATE ${t} SET agent = $2, revision = revision + 1, format = $3, state = $4::json, updated_at = $5 WHERE run_id = $1 AND revision = $6 RETURNING *`,
+            [...values, expected],
+          );
     const [row] = rows;
     if (row === undefined) throw revisionConflict({ runId: run.runId }, expected, await this.#revision(run.runId));
     return toRun(row);
@@ -97,8 +112,12 @@ export class PostgresRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.delete} */
   async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
-    if (options.expectedRevision === undefined) return (await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 RETURNING revision`, [runId])).length > 0;
-    const rows = await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 AND revision = $2 RETURNING revision`, [runId, options.expectedRevision]);
+    if (options.expectedRevision === undefined)
+      return (await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 RETURNING revision`, [runId])).length > 0;
+    const rows = await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 AND revision = $2 RETURNING revision`, [
+      runId,
+      options.expectedRevision,
+    ]);
     if (rows.length === 0) throw revisionConflict({ runId }, options.expectedRevision, await this.#revision(runId));
     return true;
   }
@@ -134,15 +153,26 @@ export class PostgresAuditStore implements AuditStore {
 
   /** {@inheritDoc AuditStore.append} */
   async append(event: AuditEvent): Promise<void> {
-    await this.#db.query(`INSERT INTO ${this.#table} (run_id, type, at, event) VALUES ($1, $2, $3, $4::json)`, [eventRunId(event), String(event.type), String(event.at), JSON.stringify(event)]);
+    await this.#db.query(`INSERT INTO ${this.#table} (run_id, type, at, event) VALUES ($1, $2, $3, $4::json)`, [
+      eventRunId(event),
+      String(event.type),
+      String(event.at),
+      JSON.stringify(event),
+    ]);
   }
 
   /** {@inheritDoc AuditStore.query} */
   async query(query: AuditQuery): Promise<AuditEvent[]> {
     const limit = checkAuditQuery(query) ?? null;
-    const rows = (query.type === undefined
-      ? await this.#db.query(`SELECT event FROM ${this.#table} WHERE run_id = $1 ORDER BY seq LIMIT $2`, [query.runId, limit])
-      : await this.#db.query(`SELECT event FROM ${this.#table} WHERE run_id = $1 AND type = $2 ORDER BY seq LIMIT $3`, [query.runId, query.type, limit])) as { event: AuditEvent }[];
+    const rows = (
+      query.type === undefined
+        ? await this.#db.query(`SELECT event FROM ${this.#table} WHERE run_id = $1 ORDER BY seq LIMIT $2`, [query.runId, limit])
+        : await this.#db.query(`SELECT event FROM ${this.#table} WHERE run_id = $1 AND type = $2 ORDER BY seq LIMIT $3`, [
+            query.runId,
+            query.type,
+            limit,
+          ])
+    ) as { event: AuditEvent }[];
     return rows.map((r) => r.event);
   }
 

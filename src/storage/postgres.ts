@@ -77,9 +77,13 @@ export class PostgresStore implements ResourceStore {
   /** {@inheritDoc ResourceStore.list} */
   async list(kind: ResourceKind, options: { category?: string } = {}): Promise<ResourceRecord[]> {
     // COLLATE "C": code-point order, as the port requires (not the database locale's).
-    const rows = options.category === undefined
-      ? await this.#query(`SELECT * FROM ${this.#table} WHERE kind = $1 ORDER BY reference COLLATE "C"`, [kind])
-      : await this.#query(`SELECT * FROM ${this.#table} WHERE kind = $1 AND category = $2 ORDER BY reference COLLATE "C"`, [kind, options.category]);
+    const rows =
+      options.category === undefined
+        ? await this.#query(`SELECT * FROM ${this.#table} WHERE kind = $1 ORDER BY reference COLLATE "C"`, [kind])
+        : await this.#query(`SELECT * FROM ${this.#table} WHERE kind = $1 AND category = $2 ORDER BY reference COLLATE "C"`, [
+            kind,
+            options.category,
+          ]);
     return rows.map(toRecord);
   }
 
@@ -89,17 +93,18 @@ export class PostgresStore implements ResourceStore {
     const { kind, reference } = record;
     const data = JSON.stringify(record.data);
     const now = new Date().toISOString();
-    const rows = expected === null
-      ? await this.#query(
-          `INSERT INTO ${this.#table} (kind, reference, category, revision, data, created_at, updated_at)
+    const rows =
+      expected === null
+        ? await this.#query(
+            `INSERT INTO ${this.#table} (kind, reference, category, revision, data, created_at, updated_at)
            VALUES ($1, $2, $3, 1, $4::json, $5, $5) ON CONFLICT (kind, reference) DO NOTHING RETURNING *`,
-          [kind, reference, reference.split('/')[0], data, now],
-        )
-      : await this.#query(
-          `UPDATE ${this.#table} SET revision = revision + 1, data = $4::json, updated_at = $5
+            [kind, reference, reference.split('/')[0], data, now],
+          )
+        : await this.#query(
+            `UPDATE ${this.#table} SET revision = revision + 1, data = $4::json, updated_at = $5
            WHERE kind = $1 AND reference = $2 AND revision = $3 RETURNING *`,
-          [kind, reference, expected, data, now],
-        );
+            [kind, reference, expected, data, now],
+          );
     const [row] = rows;
     if (row === undefined) throw revisionConflict({ kind, reference }, expected, await this.#revision(kind, reference));
     return toRecord(row);
@@ -112,9 +117,14 @@ export class PostgresStore implements ResourceStore {
 
   /** {@inheritDoc ResourceStore.delete} */
   async delete(kind: ResourceKind, reference: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
-    const rows = options.expectedRevision === undefined
-      ? await this.#query(`DELETE FROM ${this.#table} WHERE kind = $1 AND reference = $2 RETURNING revision`, [kind, reference])
-      : await this.#query(`DELETE FROM ${this.#table} WHERE kind = $1 AND reference = $2 AND revision = $3 RETURNING revision`, [kind, reference, options.expectedRevision]);
+    const rows =
+      options.expectedRevision === undefined
+        ? await this.#query(`DELETE FROM ${this.#table} WHERE kind = $1 AND reference = $2 RETURNING revision`, [kind, reference])
+        : await this.#query(`DELETE FROM ${this.#table} WHERE kind = $1 AND reference = $2 AND revision = $3 RETURNING revision`, [
+            kind,
+            reference,
+            options.expectedRevision,
+          ]);
     if (rows.length > 0) return true;
     if (options.expectedRevision === undefined) return false;
     throw revisionConflict({ kind, reference }, options.expectedRevision, await this.#revision(kind, reference));
@@ -136,7 +146,14 @@ function iso(value: Date | string): string {
 }
 
 function toRecord(row: Row): ResourceRecord {
-  return { kind: row.kind, reference: row.reference, revision: row.revision, data: row.data, createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) };
+  return {
+    kind: row.kind,
+    reference: row.reference,
+    revision: row.revision,
+    data: row.data,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
 }
 
 export type { PgClientLike, PgOptions, PgPoolLike } from './pg-db.js';

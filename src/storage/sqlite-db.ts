@@ -69,7 +69,11 @@ async function loadDriver(who: string): Promise<SqliteConstructor> {
     const mod = (await import('better-sqlite3')) as unknown as { default?: SqliteConstructor };
     return (mod.default ?? mod) as SqliteConstructor;
   } catch (cause) {
-    throw new AgtError('store_unavailable', `${who} needs the optional peer dependency better-sqlite3 (12.x): run "npm install better-sqlite3@12"`, { cause });
+    throw new AgtError(
+      'store_unavailable',
+      `${who} needs the optional peer dependency better-sqlite3 (12.x): run "npm install better-sqlite3@12"`,
+      { cause },
+    );
   }
 }
 
@@ -79,24 +83,38 @@ function readOnly(file: string): boolean {
     fs.accessSync(file, fs.constants.W_OK);
     return false;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM' || (error as NodeJS.ErrnoException).code === 'EROFS';
+    return (
+      (error as NodeJS.ErrnoException).code === 'EACCES' ||
+      (error as NodeJS.ErrnoException).code === 'EPERM' ||
+      (error as NodeJS.ErrnoException).code === 'EROFS'
+    );
   }
 }
 
 // Refuses a file this version must not touch: a newer schema, or another application's database.
 function checkFile(db: SqliteDatabase, file: string): void {
   const version = Number(db.pragma('user_version', { simple: true }));
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((t) => t.name);
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]
+  ).map((t) => t.name);
   const ours = tables.filter((t) => t.startsWith('agt_'));
   if (ours.length === 0 && tables.length > 0) {
-    throw new AgtError('store_unavailable', `${file} is another application's SQLite database (tables: ${tables.slice(0, 5).join(', ')}); point the store at an agt database or a new file`, {
-      details: { reason: 'foreign_database', tables: tables.slice(0, 20) },
-    });
+    throw new AgtError(
+      'store_unavailable',
+      `${file} is another application's SQLite database (tables: ${tables.slice(0, 5).join(', ')}); point the store at an agt database or a new file`,
+      {
+        details: { reason: 'foreign_database', tables: tables.slice(0, 20) },
+      },
+    );
   }
   if (version > SQLITE_SCHEMA_VERSION) {
-    throw new AgtError('store_unavailable', `${file} has schema version ${version}, written by a newer agt-mcp; this version knows ${SQLITE_SCHEMA_VERSION}: upgrade agt-mcp`, {
-      details: { reason: 'newer_schema', schemaVersion: version, supported: SQLITE_SCHEMA_VERSION },
-    });
+    throw new AgtError(
+      'store_unavailable',
+      `${file} has schema version ${version}, written by a newer agt-mcp; this version knows ${SQLITE_SCHEMA_VERSION}: upgrade agt-mcp`,
+      {
+        details: { reason: 'newer_schema', schemaVersion: version, supported: SQLITE_SCHEMA_VERSION },
+      },
+    );
   }
 }
 
@@ -106,7 +124,10 @@ export async function openSqlite(options: SqliteOptions, who: string): Promise<S
   const exists = fs.existsSync(options.path);
   const readonly = exists && readOnly(options.path);
   return guard(() => {
-    const db = new Driver(options.path, { timeout: options.busyTimeoutMs ?? 5000, ...(readonly ? { readonly: true, fileMustExist: true } : {}) });
+    const db = new Driver(options.path, {
+      timeout: options.busyTimeoutMs ?? 5000,
+      ...(readonly ? { readonly: true, fileMustExist: true } : {}),
+    });
     try {
       if (exists) checkFile(db, options.path);
       if (readonly) return db;
@@ -128,7 +149,11 @@ export function parseStored(text: unknown, what: string): unknown {
     if (typeof text !== 'string') throw new TypeError('not text');
     return JSON.parse(text) as unknown;
   } catch {
-    throw new AgtError('store_unavailable', `${what} is not valid JSON (a corrupt or hand-edited row); restore it from a backup, or delete it`, { details: { reason: 'corrupt_record' } });
+    throw new AgtError(
+      'store_unavailable',
+      `${what} is not valid JSON (a corrupt or hand-edited row); restore it from a backup, or delete it`,
+      { details: { reason: 'corrupt_record' } },
+    );
   }
 }
 
@@ -141,7 +166,10 @@ export function guard<T>(fn: () => T): T {
   } catch (error) {
     if (isAgtError(error)) throw error;
     const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
-    const why = code === 'SQLITE_READONLY' ? 'the file is read-only for this user; nothing was written' : `the SQLite store failed (${code}); nothing was written`;
+    const why =
+      code === 'SQLITE_READONLY'
+        ? 'the file is read-only for this user; nothing was written'
+        : `the SQLite store failed (${code}); nothing was written`;
     throw new AgtError('store_unavailable', why, { details: { driverCode: code }, cause: error });
   }
 }
@@ -150,8 +178,12 @@ export function guard<T>(fn: () => T): T {
 export class SqliteHandle {
   #db: Promise<SqliteDatabase> | undefined;
   #closed = false;
-  constructor(readonly options: SqliteOptions, readonly who: string) {
-    if (typeof options?.path !== 'string' || options.path === '') throw new AgtError('invalid_input', `${who} needs { path }: the database file`);
+  constructor(
+    readonly options: SqliteOptions,
+    readonly who: string,
+  ) {
+    if (typeof options?.path !== 'string' || options.path === '')
+      throw new AgtError('invalid_input', `${who} needs { path }: the database file`);
   }
   /** The open database (opened now if needed). */
   open(): Promise<SqliteDatabase> {

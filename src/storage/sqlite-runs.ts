@@ -19,7 +19,12 @@ interface RunRow {
 }
 
 const toRun = (row: RunRow): StoredRun => ({
-  runId: row.run_id, agent: row.agent, revision: row.revision, state: parseStored(row.state, `the stored run "${row.run_id}"`) as StoredRun['state'], createdAt: row.created_at, updatedAt: row.updated_at,
+  runId: row.run_id,
+  agent: row.agent,
+  revision: row.revision,
+  state: parseStored(row.state, `the stored run "${row.run_id}"`) as StoredRun['state'],
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
 });
 
 /** Suspended runs in a SQLite file (table agt_runs). */
@@ -46,7 +51,9 @@ export class SqliteRunStore implements RunStore {
   async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
     const db = await this.#handle.open();
     const rows = guard(() =>
-      filter.agent === undefined ? db.prepare('SELECT * FROM agt_runs ORDER BY run_id').all() : db.prepare('SELECT * FROM agt_runs WHERE agent = ? ORDER BY run_id').all(filter.agent),
+      filter.agent === undefined
+        ? db.prepare('SELECT * FROM agt_runs ORDER BY run_id').all()
+        : db.prepare('SELECT * FROM agt_runs WHERE agent = ? ORDER BY run_id').all(filter.agent),
     ) as RunRow[];
     return rows.map(toRun);
   }
@@ -61,9 +68,17 @@ export class SqliteRunStore implements RunStore {
       const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(run.runId) as { revision: number } | undefined;
       checkExpectedRevision({ runId: run.runId }, expected, current?.revision ?? null);
       if (current === undefined) {
-        db.prepare('INSERT INTO agt_runs (run_id, agent, revision, format, state, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?)').run(run.runId, run.agent, run.state.version, state, now, now);
+        db.prepare(
+          'INSERT INTO agt_runs (run_id, agent, revision, format, state, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?)',
+        ).run(run.runId, run.agent, run.state.version, state, now, now);
       } else {
-        db.prepare('UPDATE agt_runs SET agent = ?, revision = revision + 1, format = ?, state = ?, updated_at = ? WHERE run_id = ?').run(run.agent, run.state.version, state, now, run.runId);
+        db.prepare('UPDATE agt_runs SET agent = ?, revision = revision + 1, format = ?, state = ?, updated_at = ? WHERE run_id = ?').run(
+          run.agent,
+          run.state.version,
+          state,
+          now,
+          run.runId,
+        );
       }
       return db.prepare('SELECT * FROM agt_runs WHERE run_id = ?').get(run.runId) as RunRow;
     });
@@ -109,7 +124,11 @@ export class SqliteAuditStore implements AuditStore {
   async append(event: AuditEvent): Promise<void> {
     const runId = eventRunId(event);
     const db = await this.#handle.open();
-    guard(() => db.prepare('INSERT INTO agt_audit (run_id, type, at, event) VALUES (?, ?, ?, ?)').run(runId, String(event.type), String(event.at), JSON.stringify(event)));
+    guard(() =>
+      db
+        .prepare('INSERT INTO agt_audit (run_id, type, at, event) VALUES (?, ?, ?, ?)')
+        .run(runId, String(event.type), String(event.at), JSON.stringify(event)),
+    );
   }
 
   /** {@inheritDoc AuditStore.query} */

@@ -43,7 +43,8 @@ export class SqliteStore implements ResourceStore {
   /** {@inheritDoc ResourceStore.get} */
   async get(kind: ResourceKind, reference: string): Promise<ResourceRecord | undefined> {
     const db = await this.#open();
-    const row = guard(() => db.prepare('SELECT * FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference)) as Row | undefined;
+    const row = guard(() => db.prepare('SELECT * FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference)) as
+      Row | undefined;
     return row === undefined ? undefined : toRecord(row);
   }
 
@@ -68,8 +69,7 @@ export class SqliteStore implements ResourceStore {
     const { kind, reference } = record;
     const write = db.transaction((): Row => {
       const current = db.prepare('SELECT revision FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as
-        | { revision: number }
-        | undefined;
+        { revision: number } | undefined;
       const currentRevision = current?.revision ?? null;
       checkExpectedRevision({ kind, reference }, expected, currentRevision);
       if (currentRevision === null) {
@@ -77,9 +77,9 @@ export class SqliteStore implements ResourceStore {
           'INSERT INTO agt_resources (kind, reference, category, revision, data, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)',
         ).run(kind, reference, reference.split('/')[0], data, now, now);
       } else {
-        db.prepare('UPDATE agt_resources SET revision = revision + 1, data = ?, updated_at = ? WHERE kind = ? AND reference = ? AND revision = ?').run(
-          data, now, kind, reference, currentRevision,
-        );
+        db.prepare(
+          'UPDATE agt_resources SET revision = revision + 1, data = ?, updated_at = ? WHERE kind = ? AND reference = ? AND revision = ?',
+        ).run(data, now, kind, reference, currentRevision);
       }
       return db.prepare('SELECT * FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as Row;
     });
@@ -91,8 +91,7 @@ export class SqliteStore implements ResourceStore {
     const db = await this.#open();
     const remove = db.transaction((): boolean => {
       const current = db.prepare('SELECT revision FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as
-        | { revision: number }
-        | undefined;
+        { revision: number } | undefined;
       checkExpectedRevision({ kind, reference }, options.expectedRevision, current?.revision ?? null);
       if (current === undefined) return false;
       db.prepare('DELETE FROM agt_resources WHERE kind = ? AND reference = ?').run(kind, reference);
@@ -129,7 +128,15 @@ function toListedRecord(row: Row): ResourceRecord {
     return toRecord(row);
   } catch (error) {
     const message = (error as Error).message;
-    return { kind: row.kind, reference: row.reference, revision: row.revision, data: null, createdAt: row.created_at, updatedAt: row.updated_at, problem: { code: 'corrupt_record', message } };
+    return {
+      kind: row.kind,
+      reference: row.reference,
+      revision: row.revision,
+      data: null,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      problem: { code: 'corrupt_record', message },
+    };
   }
 }
 

@@ -25,7 +25,10 @@ export function fixtureTools(): ServableTool[] {
     defineTool({
       name: 'fail',
       description: 'Fail with the given error code (a business error, as a tool error).',
-      input: v.strictObject({ code: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/)), message: v.optional(v.pipe(v.string(), v.maxLength(500))) }),
+      input: v.strictObject({
+        code: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/)),
+        message: v.optional(v.pipe(v.string(), v.maxLength(500))),
+      }),
       handler: ({ code, message }) => toolError(code, message ?? `failed with ${code} on request`),
     }),
     defineTool({
@@ -35,10 +38,14 @@ export function fixtureTools(): ServableTool[] {
       handler: ({ ms }, { signal }) =>
         new Promise((resolve, reject) => {
           const timer = setTimeout(() => resolve({ slept: ms }), ms);
-          signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            reject(toolError('cancelled', 'the call was cancelled'));
-          }, { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              reject(toolError('cancelled', 'the call was cancelled'));
+            },
+            { once: true },
+          );
         }),
     }),
     defineTool({

@@ -26,6 +26,8 @@ function here(): string {
 export function fixtureServer(options: { cwd?: string; env?: Record<string, string> } = {}): StdioServerConfig {
   const built = path.join(here(), 'fixture-server.js');
   // From the sources (this repository's tests) it runs through tsx, found from here, not from `cwd`.
-  const args = fs.existsSync(built) ? [built] : ['--import', pathToFileURL(createRequire(path.join(here(), 'x.js')).resolve('tsx')).href, path.join(here(), 'fixture-server.ts')];
+  const args = fs.existsSync(built)
+    ? [built]
+    : ['--import', pathToFileURL(createRequire(path.join(here(), 'x.js')).resolve('tsx')).href, path.join(here(), 'fixture-server.ts')];
   return { command: process.execPath, args, cwd: options.cwd ?? os.tmpdir(), ...defined({ env: options.env }) };
 }

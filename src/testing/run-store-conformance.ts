@@ -28,11 +28,22 @@ export interface RunStoreConformanceOptions {
 }
 
 const state = (runId: string, agent = 'team/a', extra: Partial<SuspendedRun> = {}): SuspendedRun => ({
-  version: 1, runId, agent, fingerprint: 'f'.repeat(64), settingsHash: 's'.repeat(64), mountsHash: 'm'.repeat(64), seenBatchIds: ['b1', 'ünïcode ✓'], ...extra,
+  version: 1,
+  runId,
+  agent,
+  fingerprint: 'f'.repeat(64),
+  settingsHash: 's'.repeat(64),
+  mountsHash: 'm'.repeat(64),
+  seenBatchIds: ['b1', 'ünïcode ✓'],
+  ...extra,
 });
 const write = (runId: string, agent = 'team/a', extra: Partial<SuspendedRun> = {}) => ({ runId, agent, state: state(runId, agent, extra) });
 
-async function expectCode(promise: Promise<unknown>, code: string, check: (details: Record<string, unknown> | undefined) => void = () => undefined): Promise<void> {
+async function expectCode(
+  promise: Promise<unknown>,
+  code: string,
+  check: (details: Record<string, unknown> | undefined) => void = () => undefined,
+): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(isAgtError(error), 'fails with an AgtError');
     assert.equal(error.code, code);
@@ -41,7 +52,11 @@ async function expectCode(promise: Promise<unknown>, code: string, check: (detai
   });
 }
 
-function register<S extends { close?(): Promise<void> }>(factory: () => S | Promise<S>, options: RunStoreConformanceOptions, label: string) {
+function register<S extends { close?(): Promise<void> }>(
+  factory: () => S | Promise<S>,
+  options: RunStoreConformanceOptions,
+  label: string,
+) {
   return caseRegistrar(factory, options, options.label ?? label);
 }
 
@@ -67,7 +82,9 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
 
   run('create of an existing run fails with revision_conflict and writes nothing', async (store) => {
     await store.put(write('run-1'), { expectedRevision: null });
-    await expectCode(store.put(write('run-1', 'team/b'), { expectedRevision: null }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, 1));
+    await expectCode(store.put(write('run-1', 'team/b'), { expectedRevision: null }), 'revision_conflict', (d) =>
+      assert.equal(d?.currentRevision, 1),
+    );
     assert.equal((await store.get('run-1'))?.agent, 'team/a');
   });
 
@@ -77,22 +94,38 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
     assert.equal(second.revision, 2);
     assert.equal(second.createdAt, first.createdAt);
     await expectCode(store.put(write('run-1'), { expectedRevision: 1 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, 2));
-    await expectCode(store.put(write('run-none'), { expectedRevision: 3 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, null));
+    await expectCode(store.put(write('run-none'), { expectedRevision: 3 }), 'revision_conflict', (d) =>
+      assert.equal(d?.currentRevision, null),
+    );
     assert.deepEqual((await store.get('run-1'))?.state.seenBatchIds, ['b1', 'b2']);
     assert.equal(await store.get('run-none'), undefined);
   });
 
   run('a put without expectedRevision (or with a bad one) is invalid_input and writes nothing, as in ResourceStore', async (store) => {
     for (const options of [undefined, {}, { expectedRevision: 0 }, { expectedRevision: 1.5 }, { expectedRevision: '1' }]) {
-      await expectCode((store.put as (w: unknown, o?: unknown) => Promise<unknown>)(write('run-1'), options), 'invalid_input', (d) => assert.equal(d?.field, 'expectedRevision'));
+      await expectCode((store.put as (w: unknown, o?: unknown) => Promise<unknown>)(write('run-1'), options), 'invalid_input', (d) =>
+        assert.equal(d?.field, 'expectedRevision'),
+      );
     }
     assert.equal(await store.get('run-1'), undefined);
   });
 
   run('list is ordered by run id and filters by agent', async (store) => {
-    for (const [id, agent] of [['run-b', 'team/x'], ['run-a', 'team/y'], ['Run-c', 'team/x'], ['run-a2', 'team/x']] as const) await store.put(write(id, agent), { expectedRevision: null });
-    assert.deepEqual((await store.list()).map((r) => r.runId), ['Run-c', 'run-a', 'run-a2', 'run-b']);
-    assert.deepEqual((await store.list({ agent: 'team/x' })).map((r) => r.runId), ['Run-c', 'run-a2', 'run-b']);
+    for (const [id, agent] of [
+      ['run-b', 'team/x'],
+      ['run-a', 'team/y'],
+      ['Run-c', 'team/x'],
+      ['run-a2', 'team/x'],
+    ] as const)
+      await store.put(write(id, agent), { expectedRevision: null });
+    assert.deepEqual(
+      (await store.list()).map((r) => r.runId),
+      ['Run-c', 'run-a', 'run-a2', 'run-b'],
+    );
+    assert.deepEqual(
+      (await store.list({ agent: 'team/x' })).map((r) => r.runId),
+      ['Run-c', 'run-a2', 'run-b'],
+    );
     assert.deepEqual(await store.list({ agent: 'team/none' }), []);
   });
 
@@ -111,18 +144,25 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
 
   run(`${contenders} concurrent compare-and-sets on one revision: exactly one wins`, async (store) => {
     await store.put(write('run-1'), { expectedRevision: null });
-    const outcomes = await Promise.allSettled(Array.from({ length: contenders }, (_, i) => store.put(write('run-1', `team/w${i}`), { expectedRevision: 1 })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: contenders }, (_, i) => store.put(write('run-1', `team/w${i}`), { expectedRevision: 1 })),
+    );
     assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
     for (const o of outcomes) if (o.status === 'rejected') assert.equal((o.reason as { code?: string }).code, 'revision_conflict');
     assert.equal((await store.get('run-1'))?.revision, 2);
   });
 
   run('a run of a newer format is store_unavailable (reason newer_format) naming the version', async (store) => {
-    await store.put({ runId: 'run-new', agent: 'team/a', state: { ...state('run-new'), version: 2 } as unknown as SuspendedRun }, { expectedRevision: null });
-    await expectCode(store.get('run-new'), 'store_unavailable', (d) => assert.deepEqual([d?.reason, d?.formatVersion], ['newer_format', 2]));
+    await store.put(
+      { runId: 'run-new', agent: 'team/a', state: { ...state('run-new'), version: 2 } as unknown as SuspendedRun },
+      { expectedRevision: null },
+    );
+    await expectCode(store.get('run-new'), 'store_unavailable', (d) =>
+      assert.deepEqual([d?.reason, d?.formatVersion], ['newer_format', 2]),
+    );
   });
 
-  run('a write without a run id, or with another run\'s state, is invalid_input', async (store) => {
+  run("a write without a run id, or with another run's state, is invalid_input", async (store) => {
     await expectCode(store.put({ runId: '', agent: 'team/a', state: state('') }, { expectedRevision: null }), 'invalid_input');
     await expectCode(store.put({ runId: 'run-1', agent: 'team/a', state: state('run-2') }, { expectedRevision: null }), 'invalid_input');
     assert.deepEqual(await store.list(), []);

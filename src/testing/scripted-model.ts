@@ -31,7 +31,8 @@ export class ScriptedModel implements ModelLike {
   async respond(input: ScriptedInput): Promise<ScriptedStep> {
     this.inputs.push({ tools: input.tools, history: [...input.history] });
     const step = this.#steps.shift();
-    if (step === undefined) throw new AgtError('invalid_input', 'ScriptedModel: the script has no more steps; add one, or give the loop fewer maxSteps');
+    if (step === undefined)
+      throw new AgtError('invalid_input', 'ScriptedModel: the script has no more steps; add one, or give the loop fewer maxSteps');
     return typeof step === 'function' ? step(input) : step;
   }
 }

@@ -110,12 +110,15 @@ export function storeConformanceSuite(factory: () => ResourceStore | Promise<Res
 
   run('a put without expectedRevision (or with a bad one) is invalid_input and writes nothing, as in RunStore', async (store) => {
     for (const options of [undefined, {}, { expectedRevision: 0 }, { expectedRevision: 1.5 }, { expectedRevision: '1' }]) {
-      await assert.rejects((store.put as (r: unknown, o?: unknown) => Promise<unknown>)({ kind: 'mcp', reference: 'a/cas', data: {} }, options), (error: unknown) => {
-        assert.ok(isAgtError(error), 'fails with an AgtError');
-        assert.equal(error.code, 'invalid_input');
-        assert.equal(error.details?.field, 'expectedRevision');
-        return true;
-      });
+      await assert.rejects(
+        (store.put as (r: unknown, o?: unknown) => Promise<unknown>)({ kind: 'mcp', reference: 'a/cas', data: {} }, options),
+        (error: unknown) => {
+          assert.ok(isAgtError(error), 'fails with an AgtError');
+          assert.equal(error.code, 'invalid_input');
+          assert.equal(error.details?.field, 'expectedRevision');
+          return true;
+        },
+      );
     }
     assert.equal(await store.get('mcp', 'a/cas'), undefined);
   });
@@ -133,9 +136,18 @@ export function storeConformanceSuite(factory: () => ResourceStore | Promise<Res
       await store.put({ kind: 'mcp', reference: ref, data: { ref } }, { expectedRevision: null });
     }
     await store.put({ kind: 'agent', reference: 'a/agent', data: {} }, { expectedRevision: null });
-    assert.deepEqual((await store.list('mcp')).map((r) => r.reference), ['a-b/x', 'a.b/x', 'a/alpha', 'a/zeta', 'b/one', 'b/two']);
-    assert.deepEqual((await store.list('mcp', { category: 'a' })).map((r) => r.reference), ['a/alpha', 'a/zeta']);
-    assert.deepEqual((await store.list('mcp', { category: 'c' })).map((r) => r.reference), []);
+    assert.deepEqual(
+      (await store.list('mcp')).map((r) => r.reference),
+      ['a-b/x', 'a.b/x', 'a/alpha', 'a/zeta', 'b/one', 'b/two'],
+    );
+    assert.deepEqual(
+      (await store.list('mcp', { category: 'a' })).map((r) => r.reference),
+      ['a/alpha', 'a/zeta'],
+    );
+    assert.deepEqual(
+      (await store.list('mcp', { category: 'c' })).map((r) => r.reference),
+      [],
+    );
     const [first] = await store.list('mcp', { category: 'b' });
     assert.equal(first?.revision, 1);
     assert.deepEqual(first?.data, { ref: 'b/one' });
@@ -156,7 +168,9 @@ export function storeConformanceSuite(factory: () => ResourceStore | Promise<Res
 
   run(`create-if-absent race: of ${contenders} concurrent creates exactly one wins`, async (store) => {
     const results = await Promise.allSettled(
-      Array.from({ length: contenders }, (_, i) => store.put({ kind: 'agent', reference: 'race/create', data: { i } }, { expectedRevision: null })),
+      Array.from({ length: contenders }, (_, i) =>
+        store.put({ kind: 'agent', reference: 'race/create', data: { i } }, { expectedRevision: null }),
+      ),
     );
     const won = results.filter((r) => r.status === 'fulfilled');
     assert.equal(won.length, 1);
@@ -168,7 +182,9 @@ export function storeConformanceSuite(factory: () => ResourceStore | Promise<Res
   run(`compare-and-set race: of ${contenders} concurrent updates of one revision exactly one wins`, async (store) => {
     await store.put({ kind: 'agent', reference: 'race/cas', data: { i: -1 } }, { expectedRevision: null });
     const results = await Promise.allSettled(
-      Array.from({ length: contenders }, (_, i) => store.put({ kind: 'agent', reference: 'race/cas', data: { i } }, { expectedRevision: 1 })),
+      Array.from({ length: contenders }, (_, i) =>
+        store.put({ kind: 'agent', reference: 'race/cas', data: { i } }, { expectedRevision: 1 }),
+      ),
     );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     assert.equal((await store.get('agent', 'race/cas'))?.revision, 2);
@@ -191,7 +207,10 @@ export function storeConformanceSuite(factory: () => ResourceStore | Promise<Res
     };
     await Promise.all(Array.from({ length: contenders }, (_, i) => add(i)));
     const final = await store.get('agent', 'race/rmw');
-    assert.deepEqual([...(final?.data as { items: number[] }).items].sort((a, b) => a - b), Array.from({ length: contenders }, (_, i) => i));
+    assert.deepEqual(
+      [...(final?.data as { items: number[] }).items].sort((a, b) => a - b),
+      Array.from({ length: contenders }, (_, i) => i),
+    );
     assert.equal(final?.revision, contenders + 1);
   });
 }

@@ -50,7 +50,16 @@ describe('C2: one valibot definition', () => {
   it('C2: a rule JSON Schema cannot express (transform, custom check) fails at definition time', () => {
     const make = (input: v.GenericSchema) => () => defineTool({ name: 'x', description: '', input, handler: () => 'ok' });
     expect(make(v.object({ n: v.pipe(v.string(), v.transform(Number)) }))).toThrow(/cannot be published as JSON Schema.*would drift/);
-    expect(make(v.object({ n: v.pipe(v.string(), v.check((s) => s.length > 2)) }))).toThrow(/"check" action/);
+    expect(
+      make(
+        v.object({
+          n: v.pipe(
+            v.string(),
+            v.check((s) => s.length > 2),
+          ),
+        }),
+      ),
+    ).toThrow(/"check" action/);
     expect(make(v.string() as never)).toThrow(/must be a valibot object schema/);
   });
 
@@ -71,7 +80,9 @@ describe('C4: the server checks business state and permission', () => {
     const client = await linked([transfer]);
     const call = async (args: Record<string, unknown>, caller?: string) => {
       const result = await client.callTool({ name: 'transfer', arguments: args, ...(caller ? { _meta: { caller } } : {}) });
-      return result.isError ? JSON.parse((result.content as { text: string }[])[0]?.text ?? '{}').error.code : (result.structuredContent as { moved: number }).moved;
+      return result.isError
+        ? JSON.parse((result.content as { text: string }[])[0]?.text ?? '{}').error.code
+        : (result.structuredContent as { moved: number }).moved;
     };
     expect(await call({ from: 'alice', amount: 50 }, 'mallory')).toBe('forbidden');
     expect(await call({ from: 'alice', amount: 200 }, 'alice')).toBe('insufficient_funds');
@@ -88,34 +99,71 @@ describe('C1/C3: contract cases against the running server', () => {
     const start = /```sh\ncd examples\/tickets-server\n(node [^\n]+)\n```/.exec(readme)?.[1]?.split(' ');
     expect(start).toEqual(['node', '--import', 'tsx', 'server.ts']);
     expect(fs.readFileSync(path.join(dir, 'contract.test.ts'), 'utf8')).toMatch(/contractSuite\(/);
-    const report = await new McpProber().probe({ mcpServers: { tickets: { command: process.execPath, args: start?.slice(1) ?? [], cwd: dir } } });
+    const report = await new McpProber().probe({
+      mcpServers: { tickets: { command: process.execPath, args: start?.slice(1) ?? [], cwd: dir } },
+    });
     expect(report.ok).toBe(true);
     expect(report.tools.map((t) => t.name).sort()).toEqual(['close_ticket', 'create_ticket', 'get_ticket']);
   });
 
   it('C3: cases cover valid arguments, a missing required field, a wrong type, boundaries and business errors', () => {
-    const cases = contractCases(transfer, { valid: [{ from: 'alice', amount: 50 }], meta: { caller: 'alice' }, businessErrors: [{ name: 'too much', args: { from: 'alice', amount: 200 }, meta: { caller: 'alice' }, code: 'insufficient_funds' }] });
+    const cases = contractCases(transfer, {
+      valid: [{ from: 'alice', amount: 50 }],
+      meta: { caller: 'alice' },
+      businessErrors: [{ name: 'too much', args: { from: 'alice', amount: 200 }, meta: { caller: 'alice' }, code: 'insufficient_funds' }],
+    });
     const names = cases.map((c) => c.name);
-    expect(names).toEqual(expect.arrayContaining([
-      'valid example 1', 'missing required "from"', 'missing required "amount"', 'wrong type for "amount"',
-      '"amount" at minimum', '"amount" just below minimum', '"amount" at maximum', '"amount" just above maximum',
-      '"from" at minLength', '"from" just under minLength', '"memo" at maxLength', '"memo" just over maxLength', 'too much',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'valid example 1',
+        'missing required "from"',
+        'missing required "amount"',
+        'wrong type for "amount"',
+        '"amount" at minimum',
+        '"amount" just below minimum',
+        '"amount" at maximum',
+        '"amount" just above maximum',
+        '"from" at minLength',
+        '"from" just under minLength',
+        '"memo" at maxLength',
+        '"memo" just over maxLength',
+        'too much',
+      ]),
+    );
     expect(cases.find((c) => c.name === '"amount" just above maximum')?.expect).toEqual({ code: 'invalid_arguments' });
   });
 
   it('C3: the contract runs over the real transport and catches a server that does not enforce its own schema', async () => {
     // The Python fixture publishes add's bounds (±1000) but its implementation never checks them.
-    const add = { name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'integer', minimum: -1000, maximum: 1000 }, b: { type: 'integer', minimum: -1000, maximum: 1000 } }, required: ['a', 'b'] } };
+    const add = {
+      name: 'add',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'integer', minimum: -1000, maximum: 1000 }, b: { type: 'integer', minimum: -1000, maximum: 1000 } },
+        required: ['a', 'b'],
+      },
+    };
     const report = await runContract(pythonConfig(), contractCases(add, { valid: [{ a: 1, b: 2 }] }));
     const failed = report.results.filter((r) => !r.passed).map((r) => r.case.name);
     expect(failed).toEqual(['"a" just below minimum', '"a" just above maximum', '"b" just below minimum', '"b" just above maximum']);
-    expect(report.results.find((r) => r.case.name === 'missing required "a"')).toMatchObject({ passed: true, got: { code: 'invalid_arguments' } });
+    expect(report.results.find((r) => r.case.name === 'missing required "a"')).toMatchObject({
+      passed: true,
+      got: { code: 'invalid_arguments' },
+    });
   });
 
   it('C3: a server not built with the kit runs through the same runner, business errors included', async () => {
-    const withdraw = { name: 'withdraw', inputSchema: { type: 'object', properties: { amount: { type: 'number', exclusiveMinimum: 0 } }, required: ['amount'] } };
-    const report = await runContract(pythonConfig(), contractCases(withdraw, { valid: [{ amount: 1 }], businessErrors: [{ name: 'over the balance', args: { amount: 1e6 }, code: 'insufficient_funds' }] }));
+    const withdraw = {
+      name: 'withdraw',
+      inputSchema: { type: 'object', properties: { amount: { type: 'number', exclusiveMinimum: 0 } }, required: ['amount'] },
+    };
+    const report = await runContract(
+      pythonConfig(),
+      contractCases(withdraw, {
+        valid: [{ amount: 1 }],
+        businessErrors: [{ name: 'over the balance', args: { amount: 1e6 }, code: 'insufficient_funds' }],
+      }),
+    );
     expect(report.failed).toBe(0);
     expect(report.casesPerSecond).toBeGreaterThan(0);
   });

@@ -34,11 +34,20 @@ describe('claude mcp habits', () => {
 
   it('R7: agt mcp add --transport http NAME URL -H "K: V", and --transport sse', async () => {
     const agt = fresh();
-    expect((await agt('mcp', 'add', '--transport', 'http', 'remote', 'https://mcp.example.test/mcp', '-H', 'Authorization: Bearer ${TOKEN}')).code).toBe(0);
-    expect(await stored(agt, 'remote')).toEqual({ url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, transport: 'streamable-http' });
+    expect(
+      (await agt('mcp', 'add', '--transport', 'http', 'remote', 'https://mcp.example.test/mcp', '-H', 'Authorization: Bearer ${TOKEN}'))
+        .code,
+    ).toBe(0);
+    expect(await stored(agt, 'remote')).toEqual({
+      url: 'https://mcp.example.test/mcp',
+      headers: { Authorization: 'Bearer ${TOKEN}' },
+      transport: 'streamable-http',
+    });
     expect((await agt('mcp', 'add', '--transport', 'sse', 'old', 'https://mcp.example.test/sse')).code).toBe(0);
     expect(await stored(agt, 'old')).toMatchObject({ transport: 'sse' });
-    expect((await agt('mcp', 'add', '--transport', 'carrier-pigeon', 'x', 'https://a.test/')).stderr).toMatch(/--transport must be http \(streamable-http\), sse or stdio/);
+    expect((await agt('mcp', 'add', '--transport', 'carrier-pigeon', 'x', 'https://a.test/')).stderr).toMatch(
+      /--transport must be http \(streamable-http\), sse or stdio/,
+    );
   });
 
   it('R2: agt mcp add-json NAME JSON, stdio (current folder as cwd) and remote', async () => {
@@ -56,10 +65,18 @@ describe('claude mcp habits', () => {
     const cwd = tempDir('agt-habits-cwd-');
     await agt('mcp', 'add', 'tools/p', '--cwd', cwd.dir, '-e', 'KEEP=1', '-e', 'DROP=2', '--timeout', '30000', '--', 'python3', 'old.py');
     expect((await agt('mcp', 'update', 'tools/p', '--', 'python3', 'new.py')).code).toBe(0);
-    expect(await stored(agt, 'tools/p')).toMatchObject({ command: 'python3', args: ['new.py'], cwd: cwd.dir, env: { KEEP: '1', DROP: '2' }, handshakeTimeoutMs: 30000 });
+    expect(await stored(agt, 'tools/p')).toMatchObject({
+      command: 'python3',
+      args: ['new.py'],
+      cwd: cwd.dir,
+      env: { KEEP: '1', DROP: '2' },
+      handshakeTimeoutMs: 30000,
+    });
     expect((await agt('mcp', 'update', 'tools/p', '--unset-env', 'DROP')).code).toBe(0);
     expect((await stored(agt, 'tools/p')).env).toEqual({ KEEP: '1' });
-    expect((await agt('mcp', 'update', 'tools/p', '--unset-env', 'NOPE')).stderr).toMatch(/--unset-env NOPE: the stored config has no such env variable/);
+    expect((await agt('mcp', 'update', 'tools/p', '--unset-env', 'NOPE')).stderr).toMatch(
+      /--unset-env NOPE: the stored config has no such env variable/,
+    );
     await agt('mcp', 'add', 'tools/remote', '--url', 'https://a.test/mcp', '-H', 'X: 1');
     expect((await agt('mcp', 'update', 'tools/remote', '--url', 'https://b.test/mcp')).code).toBe(0);
     expect(await stored(agt, 'tools/remote')).toMatchObject({ url: 'https://b.test/mcp', headers: { X: '1' } });
@@ -81,7 +98,11 @@ describe('import infers the project folder (issue 22 item 5)', () => {
       fs.writeFileSync(path.join(project.dir, file), text);
     }
     const agt = fresh();
-    for (const [file, ref] of [['.vscode/mcp.json', 'imported/v'], ['.cursor/mcp.json', 'imported/c'], ['.mcp.json', 'imported/m']]) {
+    for (const [file, ref] of [
+      ['.vscode/mcp.json', 'imported/v'],
+      ['.cursor/mcp.json', 'imported/c'],
+      ['.mcp.json', 'imported/m'],
+    ]) {
       const imported = await agt('mcp', 'import', path.join(project.dir, file as string));
       expect({ file, code: imported.code }).toEqual({ file, code: 0 });
       expect(imported.stdout).toContain(`cwd: ${project.dir} (the project folder of this file`);
@@ -105,7 +126,9 @@ describe('agt mcp list shows each server as claude mcp list does (issue 22 item 
     const list = (await agt('mcp', 'list')).stdout.split('\n');
     expect(list.find((l) => l.startsWith('tools/py '))).toMatch(/ {2}stdio {2}python3 .*mcp_server\.py {2}\(revision 1\) {2}✓ 4 tools$/);
     expect(list.find((l) => l.startsWith('tools/broken '))).toMatch(/✗ exited_early$/);
-    expect(list.find((l) => l.startsWith('tools/remote '))).toMatch(/ {2}streamable-http {2}https:\/\/mcp\.example\.test\/mcp {2}\(revision 1\) {2}· not probed$/);
+    expect(list.find((l) => l.startsWith('tools/remote '))).toMatch(
+      / {2}streamable-http {2}https:\/\/mcp\.example\.test\/mcp {2}\(revision 1\) {2}· not probed$/,
+    );
     await agt('mcp', 'update', 'tools/py', '-e', 'A=1');
     expect((await agt('mcp', 'list')).stdout).toMatch(/^tools\/py .*\(revision 2\) {2}\? changed since the last probe$/m);
   });

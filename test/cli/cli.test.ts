@@ -16,9 +16,14 @@ afterEach(() => tmp.cleanup());
 
 function agt(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args, '--store', db], { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args, '--store', db],
+      { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -27,9 +32,15 @@ const py = ['--command', 'python3', '--arg', PYTHON_SERVER, '--cwd', REPO_ROOT];
 describe('agt mcp', () => {
   it('R2/P1/P2: create, list, show, test, probe, delete through the same resource service', async () => {
     expect((await agt('mcp', 'create', 'tools/py', ...py)).stdout).toMatch(/registered tools\/py \(revision 1\)/);
-    expect((await agt('mcp', 'list')).stdout).toMatch(/^tools\/py {2}stdio {2}python3 .*mcp_server\.py.* {2}\(revision 1\) {2}· not probed$/m);
+    expect((await agt('mcp', 'list')).stdout).toMatch(
+      /^tools\/py {2}stdio {2}python3 .*mcp_server\.py.* {2}\(revision 1\) {2}· not probed$/m,
+    );
     const shown = JSON.parse((await agt('mcp', 'show', 'tools/py', '--json')).stdout);
-    expect(shown).toMatchObject({ kind: 'mcp', reference: 'tools/py', data: { mcpServers: { py: { command: 'python3', cwd: REPO_ROOT } } } });
+    expect(shown).toMatchObject({
+      kind: 'mcp',
+      reference: 'tools/py',
+      data: { mcpServers: { py: { command: 'python3', cwd: REPO_ROOT } } },
+    });
     expect(await agt('mcp', 'test', 'tools/py')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: tools\/py \(stdio\)/) });
     const probe = await agt('mcp', 'probe', 'tools/py');
     expect(probe.code).toBe(0);
@@ -43,18 +54,27 @@ describe('agt mcp', () => {
 
   it('P2: agt mcp probe shows output schemas, resources and prompts of the server', async () => {
     const features = ['output', 'resources', 'prompts'].flatMap((f) => ['--arg=--feature', '--arg', f]); // dash-led values need --arg=
-    expect((await agt('mcp', 'create', 'tools/rich', '--command', 'python3', '--arg', PYTHON_SERVER, ...features, '--cwd', REPO_ROOT)).code).toBe(0);
+    expect(
+      (await agt('mcp', 'create', 'tools/rich', '--command', 'python3', '--arg', PYTHON_SERVER, ...features, '--cwd', REPO_ROOT)).code,
+    ).toBe(0);
     const probe = await agt('mcp', 'probe', 'tools/rich');
     expect(probe.code).toBe(1); // broken_output_schema
     expect(probe.stdout).toMatch(/ok {4}divide \(2020-12, output 2020-12\)/);
-    expect(probe.stdout).toMatch(/FAIL {2}broken_output_schema: schema_load_failed tool "broken_output_schema": outputSchema failed to load/);
+    expect(probe.stdout).toMatch(
+      /FAIL {2}broken_output_schema: schema_load_failed tool "broken_output_schema": outputSchema failed to load/,
+    );
     expect(probe.stdout).toMatch(/^resources: 3 \(1 templates\)$/m);
     expect(probe.stdout).toMatch(/^prompts: 2$/m);
   });
 
   it('R2: a remote server and a --from document', async () => {
-    expect((await agt('mcp', 'create', 'tools/remote', '--url', 'https://mcp.example.test/mcp', '--header', 'Authorization: Bearer t')).code).toBe(0);
-    fs.writeFileSync(path.join(tmp.dir, 'doc.json'), JSON.stringify({ mcpServers: { files: { command: 'node', args: ['x.js'], cwd: tmp.dir } } }));
+    expect(
+      (await agt('mcp', 'create', 'tools/remote', '--url', 'https://mcp.example.test/mcp', '--header', 'Authorization: Bearer t')).code,
+    ).toBe(0);
+    fs.writeFileSync(
+      path.join(tmp.dir, 'doc.json'),
+      JSON.stringify({ mcpServers: { files: { command: 'node', args: ['x.js'], cwd: tmp.dir } } }),
+    );
     expect((await agt('mcp', 'create', 'tools/files', '--from', 'doc.json')).code).toBe(0);
     const list = JSON.parse((await agt('mcp', 'list', '--json')).stdout) as { reference: string }[];
     expect(list.map((r) => r.reference)).toEqual(['tools/files', 'tools/remote']);
@@ -79,25 +99,41 @@ describe('agt mcp', () => {
   });
 
   it('import: Claude / Cursor and VS Code files; broken entries are reported, not imported', async () => {
-    fs.writeFileSync(path.join(tmp.dir, 'claude.json'), JSON.stringify({ mcpServers: {
-      Memory: { command: 'node', args: ['memory.js'], cwd: tmp.dir },
-      relative: { command: './bin/server', cwd: tmp.dir },
-      nocwd: { command: 'uvx', args: ['mcp-server-git'] },
-    } }));
+    fs.writeFileSync(
+      path.join(tmp.dir, 'claude.json'),
+      JSON.stringify({
+        mcpServers: {
+          Memory: { command: 'node', args: ['memory.js'], cwd: tmp.dir },
+          relative: { command: './bin/server', cwd: tmp.dir },
+          nocwd: { command: 'uvx', args: ['mcp-server-git'] },
+        },
+      }),
+    );
     const claude = await agt('mcp', 'import', 'claude.json', '--category', 'desk', '--json');
     expect(claude.code).toBe(1);
     expect(JSON.parse(claude.stdout).entries.map((e: { reference: string; status: string }) => [e.reference, e.status])).toEqual([
-      ['desk/memory', 'imported'], ['desk/relative', 'needs_fixing'], ['desk/nocwd', 'needs_fixing'],
+      ['desk/memory', 'imported'],
+      ['desk/relative', 'needs_fixing'],
+      ['desk/nocwd', 'needs_fixing'],
     ]);
     fs.mkdirSync(path.join(tmp.dir, '.vscode'));
-    fs.writeFileSync(path.join(tmp.dir, '.vscode', 'mcp.json'), JSON.stringify({ servers: {
-      git: { type: 'stdio', command: 'uvx', args: ['mcp-server-git', '--repository', '${workspaceFolder}'] },
-      docs: { type: 'http', url: 'https://docs.example.test/mcp' },
-    } }));
+    fs.writeFileSync(
+      path.join(tmp.dir, '.vscode', 'mcp.json'),
+      JSON.stringify({
+        servers: {
+          git: { type: 'stdio', command: 'uvx', args: ['mcp-server-git', '--repository', '${workspaceFolder}'] },
+          docs: { type: 'http', url: 'https://docs.example.test/mcp' },
+        },
+      }),
+    );
     const vscode = await agt('mcp', 'import', '.vscode/mcp.json', '--category', 'vs', '--cwd', tmp.dir);
     expect(vscode.code).toBe(0);
     const git = JSON.parse((await agt('mcp', 'show', 'vs/git', '--json')).stdout);
-    expect(git.data.mcpServers.git).toMatchObject({ command: 'uvx', cwd: tmp.dir, args: ['mcp-server-git', '--repository', '${workspaceFolder}'] }); // stored as written, resolved at launch
+    expect(git.data.mcpServers.git).toMatchObject({
+      command: 'uvx',
+      cwd: tmp.dir,
+      args: ['mcp-server-git', '--repository', '${workspaceFolder}'],
+    }); // stored as written, resolved at launch
     expect(JSON.parse((await agt('mcp', 'show', 'vs/docs', '--json')).stdout).data.mcpServers.docs.transport).toBe('streamable-http');
   });
 });
@@ -105,9 +141,13 @@ describe('agt mcp', () => {
 describe('agt agent', () => {
   it('A6: create with defaults, show identity, enabled and resolved mounts', async () => {
     await agt('mcp', 'create', 'tools/py', ...py);
-    expect((await agt('agent', 'create', 'team/alice', '--name', 'Alice', '--mcp', 'tools/py', '--mcp', 'tools/ghost', '--model', 'm1')).stdout).toMatch(/created agent team\/alice[\s\S]*warning: mcp "tools\/ghost" is not registered/);
+    expect(
+      (await agt('agent', 'create', 'team/alice', '--name', 'Alice', '--mcp', 'tools/py', '--mcp', 'tools/ghost', '--model', 'm1')).stdout,
+    ).toMatch(/created agent team\/alice[\s\S]*warning: mcp "tools\/ghost" is not registered/);
     const show = await agt('agent', 'show', 'team/alice');
-    expect(show.stdout).toMatch(/team\/alice — Alice \(revision 1\)\n {2}enabled, native, worker\n {2}model: m1\nmounts:\n {2}ok {6}tools\/py \(stdio\)\n {2}missing tools\/ghost/);
+    expect(show.stdout).toMatch(
+      /team\/alice — Alice \(revision 1\)\n {2}enabled, native, worker\n {2}model: m1\nmounts:\n {2}ok {6}tools\/py \(stdio\)\n {2}missing tools\/ghost/,
+    );
     const described = JSON.parse((await agt('agent', 'show', 'team/alice', '--json')).stdout);
     expect(described).toMatchObject({ enabled: true, kind: 'native', role: 'worker', resourceManagement: false });
     expect((await agt('agent', 'mcp-list', 'team/alice')).code).toBe(1); // a mount is missing
@@ -126,7 +166,11 @@ describe('agt agent', () => {
   });
 
   it('A7: --allow-mcp anywhere fails with a clear message and exit 2', async () => {
-    for (const args of [['agent', 'update', 'team/x', '--allow-mcp'], ['--allow-mcp', 'mcp', 'list'], ['mcp', 'list', '--allow-mcp=true']]) {
+    for (const args of [
+      ['agent', 'update', 'team/x', '--allow-mcp'],
+      ['--allow-mcp', 'mcp', 'list'],
+      ['mcp', 'list', '--allow-mcp=true'],
+    ]) {
       const r = await agt(...args);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--allow-mcp was removed.*Stop passing --allow-mcp/);

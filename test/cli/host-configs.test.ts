@@ -28,9 +28,14 @@ interface Ran {
 // `--store` goes first: what follows `--` belongs to the server's command.
 function agt(args: string[], env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, '--store', db, ...args], { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, '--store', db, ...args],
+      { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -70,42 +75,94 @@ describe('agt help', () => {
 
 describe('claude mcp habits', () => {
   it('R2/R4: agt mcp add REF --cwd D -- COMMAND ARGS takes everything after -- as the command, dash-led args included', async () => {
-    const added = await agt(['mcp', 'add', 'tools/py', '--cwd', REPO_ROOT, '--env', 'K=v', '--', 'python3', PYTHON_SERVER, '--feature', 'resources', '--name', 'dash-fixture']);
+    const added = await agt([
+      'mcp',
+      'add',
+      'tools/py',
+      '--cwd',
+      REPO_ROOT,
+      '--env',
+      'K=v',
+      '--',
+      'python3',
+      PYTHON_SERVER,
+      '--feature',
+      'resources',
+      '--name',
+      'dash-fixture',
+    ]);
     expect(added).toMatchObject({ code: 0, stdout: expect.stringMatching(/^registered tools\/py \(revision 1\)/) });
     const shown = JSON.parse((await agt(['--json', '--show-secrets', 'mcp', 'get', 'tools/py'])).stdout);
-    expect(shown.data.mcpServers.py).toEqual({ command: 'python3', args: [PYTHON_SERVER, '--feature', 'resources', '--name', 'dash-fixture'], cwd: REPO_ROOT, env: { K: 'v' } });
+    expect(shown.data.mcpServers.py).toEqual({
+      command: 'python3',
+      args: [PYTHON_SERVER, '--feature', 'resources', '--name', 'dash-fixture'],
+      cwd: REPO_ROOT,
+      env: { K: 'v' },
+    });
     const probe = await agt(['mcp', 'probe', 'tools/py']);
     expect(probe.stdout).toMatch(/^ok: dash-fixture 1\.0\.0 over stdio/);
     expect((await agt(['mcp', 'remove', 'tools/py'])).stdout).toMatch(/deleted tools\/py/);
     const both = await agt(['mcp', 'add', 'tools/x', '--cwd', REPO_ROOT, '--command', 'python3', '--', 'python3']);
-    expect(both).toMatchObject({ code: 2, stderr: expect.stringMatching(/give one of --command, --url, --from or -- COMMAND ARGS…, not --command and -- COMMAND/) });
-    expect((await agt(['mcp', 'add', 'tools/x', '--cwd', REPO_ROOT, '--'])).stderr).toMatch(/nothing after --: give the command and its arguments/);
+    expect(both).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/give one of --command, --url, --from or -- COMMAND ARGS…, not --command and -- COMMAND/),
+    });
+    expect((await agt(['mcp', 'add', 'tools/x', '--cwd', REPO_ROOT, '--'])).stderr).toMatch(
+      /nothing after --: give the command and its arguments/,
+    );
     const noCwd = await agt(['mcp', 'add', 'tools/x', '--', 'npx', '-y', 'pkg']); // R3: the current folder, said and stored absolute
-    expect(noCwd).toMatchObject({ code: 0, stdout: expect.stringMatching(/^cwd: .* \(the current folder; give --cwd DIR for another\)$/m) });
+    expect(noCwd).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^cwd: .* \(the current folder; give --cwd DIR for another\)$/m),
+    });
     expect(JSON.parse((await agt(['--json', 'mcp', 'show', 'tools/x'])).stdout).data.mcpServers.x.cwd).toBe(fs.realpathSync(tmp.dir));
   });
 
   it('A4: agt mcp update changes fields or replaces the config; a stale --expected-revision is refused in CLI terms', async () => {
     await agt(['mcp', 'add', 'tools/py', '--cwd', REPO_ROOT, '--env', 'A=1', '--', 'python3', PYTHON_SERVER]);
     const again = await agt(['mcp', 'add', 'tools/py', '--cwd', REPO_ROOT, '--', 'python3', PYTHON_SERVER]);
-    expect(again).toMatchObject({ code: 3, stderr: expect.stringMatching(/mcp tools\/py is already registered; change it with `agt mcp update tools\/py …`/) });
-    expect((await agt(['mcp', 'update', 'tools/py', '--env', 'B=2', '--timeout', '45000'])).stdout).toMatch(/^updated tools\/py \(revision 2\)/);
+    expect(again).toMatchObject({
+      code: 3,
+      stderr: expect.stringMatching(/mcp tools\/py is already registered; change it with `agt mcp update tools\/py …`/),
+    });
+    expect((await agt(['mcp', 'update', 'tools/py', '--env', 'B=2', '--timeout', '45000'])).stdout).toMatch(
+      /^updated tools\/py \(revision 2\)/,
+    );
     const shown = JSON.parse((await agt(['--json', '--show-secrets', 'mcp', 'show', 'tools/py'])).stdout);
     expect(shown.data.mcpServers.py).toMatchObject({ command: 'python3', env: { A: '1', B: '2' }, handshakeTimeoutMs: 45000 });
-    expect((await agt(['mcp', 'update', 'tools/py', '--url', 'https://mcp.example.test/mcp', '--expected-revision', '2'])).stdout).toMatch(/revision 3/);
+    expect((await agt(['mcp', 'update', 'tools/py', '--url', 'https://mcp.example.test/mcp', '--expected-revision', '2'])).stdout).toMatch(
+      /revision 3/,
+    );
     // A switch to a remote server keeps what still applies (the timeout); stdio fields go.
-    expect(JSON.parse((await agt(['--json', 'mcp', 'show', 'tools/py'])).stdout).data.mcpServers.py).toEqual({ url: 'https://mcp.example.test/mcp', headers: {}, transport: 'streamable-http', handshakeTimeoutMs: 45000 });
+    expect(JSON.parse((await agt(['--json', 'mcp', 'show', 'tools/py'])).stdout).data.mcpServers.py).toEqual({
+      url: 'https://mcp.example.test/mcp',
+      headers: {},
+      transport: 'streamable-http',
+      handshakeTimeoutMs: 45000,
+    });
     const stale = await agt(['mcp', 'update', 'tools/py', '--header', 'X: y', '--expected-revision', '1']);
     expect(stale.code).toBe(3);
-    expect(stale.stderr).toMatch(/mcp tools\/py is at revision 3, not 1: someone changed it; look with `agt mcp show tools\/py`, then retry with --expected-revision 3/);
+    expect(stale.stderr).toMatch(
+      /mcp tools\/py is at revision 3, not 1: someone changed it; look with `agt mcp show tools\/py`, then retry with --expected-revision 3/,
+    );
     expect(stale.stderr).not.toMatch(/expectedRevision|create: false/);
-    expect((await agt(['mcp', 'update', 'tools/none', '--env', 'A=1'])).stderr).toMatch(/mcp tools\/none is not registered; register it with `agt mcp create tools\/none …`/);
+    expect((await agt(['mcp', 'update', 'tools/none', '--env', 'A=1'])).stderr).toMatch(
+      /mcp tools\/none is not registered; register it with `agt mcp create tools\/none …`/,
+    );
     expect((await agt(['mcp', 'update', 'tools/py'])).stderr).toMatch(/nothing to change/);
     const staleDelete = await agt(['mcp', 'remove', 'tools/py', '--expected-revision', '2']);
-    expect(staleDelete).toMatchObject({ code: 3, stderr: expect.stringMatching(/is at revision 3, not 2: .*retry with --expected-revision 3/) });
+    expect(staleDelete).toMatchObject({
+      code: 3,
+      stderr: expect.stringMatching(/is at revision 3, not 2: .*retry with --expected-revision 3/),
+    });
     expect((await agt(['mcp', 'delete', 'tools/none'])).stderr).toMatch(/mcp tools\/none is not registered; nothing was deleted/);
-    for (const verb of ['get', 'probe', 'test']) expect((await agt(['mcp', verb, 'tools/none'])).stderr).toMatch(/^agt: not_found: mcp tools\/none is not registered; register it with `agt mcp create tools\/none …`$/m);
-    expect((await agt(['agent', 'show', 'team/none'])).stderr).toMatch(/agent team\/none is not registered; register it with `agt agent create team\/none …`/);
+    for (const verb of ['get', 'probe', 'test'])
+      expect((await agt(['mcp', verb, 'tools/none'])).stderr).toMatch(
+        /^agt: not_found: mcp tools\/none is not registered; register it with `agt mcp create tools\/none …`$/m,
+      );
+    expect((await agt(['agent', 'show', 'team/none'])).stderr).toMatch(
+      /agent team\/none is not registered; register it with `agt agent create team\/none …`/,
+    );
   });
 });
 
@@ -124,9 +181,13 @@ describe('agt mcp import with real host files', () => {
     fs.writeFileSync(edited, JSON.stringify(file));
     const changed = await agt(['mcp', 'import', edited, '--cwd', REPO_ROOT]);
     expect(changed.code).toBe(1);
-    expect(changed.stdout).toMatch(/^changed {6}imported\/fixture\n {13}- differs from the stored config \(revision 1\); re-run with --update/m);
+    expect(changed.stdout).toMatch(
+      /^changed {6}imported\/fixture\n {13}- differs from the stored config \(revision 1\); re-run with --update/m,
+    );
     expect(changed.stdout).toMatch(/^unchanged {4}imported\/memory$/m);
-    expect((await agt(['mcp', 'import', edited, '--cwd', REPO_ROOT, '--update', '--dry-run'])).stdout).toMatch(/^would_update imported\/fixture$/m);
+    expect((await agt(['mcp', 'import', edited, '--cwd', REPO_ROOT, '--update', '--dry-run'])).stdout).toMatch(
+      /^would_update imported\/fixture$/m,
+    );
     const updated = await agt(['mcp', 'import', edited, '--cwd', REPO_ROOT, '--update']);
     expect(updated).toMatchObject({ code: 0, stdout: expect.stringMatching(/^updated {6}imported\/fixture$/m) });
     expect(JSON.parse((await agt(['--json', 'mcp', 'show', 'imported/fixture'])).stdout).revision).toBe(2);
@@ -142,8 +203,13 @@ describe('agt mcp import with real host files', () => {
     const warned = await agt(['mcp', 'import', odd, '--cwd', REPO_ROOT]);
     expect(warned.stdout).toMatch(/^ {13}warning: .*\$\{command:pickFile\}.*not supported/m);
     expect(warned.stdout).toMatch(/^ {13}warning: .*unknown key "colour" kept as is/m);
-    fs.writeFileSync(path.join(tmp.dir, 'odd-doc.json'), '{ "mcpServers": { "odd": { "command": "python3", "args": ["${command:pickFile}"], "cwd": "/" } } }');
-    expect((await agt(['mcp', 'create', 'tools/odd', '--from', 'odd-doc.json'])).stdout).toMatch(/^warning: .*\$\{command:pickFile\}.*not supported/m);
+    fs.writeFileSync(
+      path.join(tmp.dir, 'odd-doc.json'),
+      '{ "mcpServers": { "odd": { "command": "python3", "args": ["${command:pickFile}"], "cwd": "/" } } }',
+    );
+    expect((await agt(['mcp', 'create', 'tools/odd', '--from', 'odd-doc.json'])).stdout).toMatch(
+      /^warning: .*\$\{command:pickFile\}.*not supported/m,
+    );
   });
 
   it('R4/P1: agt mcp test fails naming each placeholder without a value, then passes once the environment has them', async () => {
@@ -154,10 +220,17 @@ describe('agt mcp import with real host files', () => {
     delete env.AGT_FIXTURE_NAME;
     delete env.AGT_FIXTURE_KEY;
     const unset = await new Promise<Ran>((resolve) => {
-      execFile(process.execPath, [BIN, '--store', db, 'mcp', 'test', 'imported/fixture'], { cwd: tmp.dir, env: { ...env, AGT_HOME: tmp.dir } }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }));
+      execFile(
+        process.execPath,
+        [BIN, '--store', db, 'mcp', 'test', 'imported/fixture'],
+        { cwd: tmp.dir, env: { ...env, AGT_HOME: tmp.dir } },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
     });
     expect(unset.code).toBe(1);
-    expect(unset.stdout).toMatch(/- mcpServers\.fixture\.args\[2\]: \$\{AGT_FIXTURE_NAME\} has no value now\n {2}fix: set AGT_FIXTURE_NAME in the environment/);
+    expect(unset.stdout).toMatch(
+      /- mcpServers\.fixture\.args\[2\]: \$\{AGT_FIXTURE_NAME\} has no value now\n {2}fix: set AGT_FIXTURE_NAME in the environment/,
+    );
     expect(unset.stdout).toMatch(/- mcpServers\.fixture\.env\.FIXTURE_API_KEY: \$\{AGT_FIXTURE_KEY\} has no value now/);
     const ok = await agt(['mcp', 'test', 'imported/fixture'], { AGT_FIXTURE_NAME: 'n', AGT_FIXTURE_KEY: 'k' });
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: imported\/fixture \(stdio\)/) });
@@ -165,18 +238,30 @@ describe('agt mcp import with real host files', () => {
     expect(probe.stdout).toMatch(/^ok: \*\*\* 1\.0\.0/); // the server repeats a resolved value: masked (issue 21 item 6)
     const shown = await agt(['mcp', 'probe', 'imported/fixture', '--show-secrets'], { AGT_FIXTURE_NAME: 'from-env', AGT_FIXTURE_KEY: 'k' });
     expect(shown.stdout).toMatch(/^ok: from-env 1\.0\.0/);
-    expect(JSON.stringify(JSON.parse((await agt(['--json', '--show-secrets', 'mcp', 'show', 'imported/fixture'])).stdout))).toContain('${AGT_FIXTURE_KEY}'); // stored as written
+    expect(JSON.stringify(JSON.parse((await agt(['--json', '--show-secrets', 'mcp', 'show', 'imported/fixture'])).stdout))).toContain(
+      '${AGT_FIXTURE_KEY}',
+    ); // stored as written
   });
 
   it('R4: --input gives VS Code inputs without a terminal; without them test and probe name the inputs', async () => {
     await importHost('vscode/.vscode/mcp.json');
     const t = await agt(['mcp', 'test', 'imported/fixture']);
     expect(t.code).toBe(1);
-    expect(t.stdout).toMatch(/\$\{input:fixture-key\} has no value now\n {2}fix: give the input: agt mcp probe … --input fixture-key=VALUE/);
+    expect(t.stdout).toMatch(
+      /\$\{input:fixture-key\} has no value now\n {2}fix: give the input: agt mcp probe … --input fixture-key=VALUE/,
+    );
     const p = await agt(['mcp', 'probe', 'imported/fixture']);
     expect(p.code).toBe(2);
     expect(p.stderr).toMatch(/invalid_config: the config cannot be started yet: .*\$\{input:fixture-name\} has no value/);
-    const given = await agt(['mcp', 'probe', 'imported/fixture', '--input', 'fixture-name=given-name', '--input', 'fixture-key=input-secret-77']);
+    const given = await agt([
+      'mcp',
+      'probe',
+      'imported/fixture',
+      '--input',
+      'fixture-name=given-name',
+      '--input',
+      'fixture-key=input-secret-77',
+    ]);
     expect(given.code).toBe(0);
     expect(given.stdout).toMatch(/^ok: \*\*\* 1\.0\.0/); // an input value the server repeats is masked
     expect(given.stdout + given.stderr).not.toContain('input-secret-77');
@@ -184,10 +269,13 @@ describe('agt mcp import with real host files', () => {
 
   it('R4: on a terminal the inputs are asked for, the password without echo; Ctrl-C cancels', async () => {
     await importHost('vscode/.vscode/mcp.json');
-    const run = await agtOnTerminal(['mcp', 'probe', 'imported/fixture'], [
-      ['Name the fixture server reports: ', 'typed-name\r'],
-      ['Fixture API key (hidden): ', 'typed-secret-5150\r'],
-    ]);
+    const run = await agtOnTerminal(
+      ['mcp', 'probe', 'imported/fixture'],
+      [
+        ['Name the fixture server reports: ', 'typed-name\r'],
+        ['Fixture API key (hidden): ', 'typed-secret-5150\r'],
+      ],
+    );
     expect(run.code).toBe(0);
     expect(run.output).toMatch(/Name the fixture server reports: typed-name/); // echoed
     expect(run.output).not.toContain('typed-secret-5150'); // hidden
@@ -217,7 +305,9 @@ describe('agt mcp probe failures', () => {
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/^agt: probing tools\/cold: still in handshake after 2 s$/m);
     expect(r.stderr.match(/still in/g)).toHaveLength(1);
-    expect(r.stderr).toMatch(/agt: handshake_timeout: the server did not answer initialize within 4000 ms; npx may still be downloading the package on a cold start: give it more time \(agt mcp probe --timeout 60000, or "handshakeTimeoutMs" in the config\)/);
+    expect(r.stderr).toMatch(
+      /agt: handshake_timeout: the server did not answer initialize within 4000 ms; npx may still be downloading the package on a cold start: give it more time \(agt mcp probe --timeout 60000, or "handshakeTimeoutMs" in the config\)/,
+    );
     expect((await agt(['mcp', 'probe', 'tools/cold', '--timeout', 'soon'])).code).toBe(2);
   });
 });
@@ -229,7 +319,9 @@ describe('a probe returns when it is done', () => {
       console.log(JSON.stringify({ ok: report.ok, active: process.getActiveResourcesInfo() }));
     });`;
     const out = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['-e', script], { cwd: tmp.dir }, (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)));
+      execFile(process.execPath, ['-e', script], { cwd: tmp.dir }, (error, stdout, stderr) =>
+        error ? reject(new Error(stderr)) : resolve(stdout),
+      );
     });
     const { ok, active } = JSON.parse(out) as { ok: boolean; active: string[] };
     expect(ok).toBe(true);

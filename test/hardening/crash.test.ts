@@ -25,7 +25,9 @@ function killAfter(child: ChildProcess, acks: number): Promise<number[]> {
       for (const line of lines) if (line.startsWith('ack ')) seen.push(Number(line.slice(4)));
       if (seen.length >= acks && child.exitCode === null && !child.killed) process.kill(-(child.pid as number), 'SIGKILL');
     });
-    child.once('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(seen) : reject(new Error(`the writer ended by itself (${signal ?? _code}) after ${seen.length} acks`))));
+    child.once('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve(seen) : reject(new Error(`the writer ended by itself (${signal ?? _code}) after ${seen.length} acks`)),
+    );
   });
 }
 
@@ -41,7 +43,11 @@ function intact(file: string): string {
 describe('SIGKILL in the middle of writes', () => {
   it('A4: every acknowledged library write is there after a SIGKILL, and the file passes integrity_check', async () => {
     const file = path.join(tmp.dir, 'lib.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/hardening/fixtures/write-stream.ts'), file], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/hardening/fixtures/write-stream.ts'), file], {
+      cwd: REPO_ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const acks = await killAfter(child, 150);
     expect(intact(file)).toBe('ok');
     const store = new SqliteStore({ path: file });
@@ -57,11 +63,16 @@ describe('SIGKILL in the middle of writes', () => {
     const bin = path.join(REPO_ROOT, 'dist', 'cli.js');
     const script = `node "${bin}" agent create crash/a --store "${file}" >/dev/null || exit 1
       i=1; while :; do node "${bin}" agent update crash/a --add-mcp "crash/m$i" --store "${file}" >/dev/null && echo "ack $i"; i=$((i+1)); done`;
-    const child = spawn('sh', ['-c', script], { cwd: tmp.dir, detached: true, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, AGT_HOME: tmp.dir } });
+    const child = spawn('sh', ['-c', script], {
+      cwd: tmp.dir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, AGT_HOME: tmp.dir },
+    });
     const acks = await killAfter(child, 12);
     expect(intact(file)).toBe('ok');
     const store = new SqliteStore({ path: file });
-    const mcps = new Set((((await store.get('agent', 'crash/a'))?.data) as { mcps: string[] }).mcps);
+    const mcps = new Set(((await store.get('agent', 'crash/a'))?.data as { mcps: string[] }).mcps);
     for (const i of acks) expect(mcps.has(`crash/m${i}`)).toBe(true);
     await store.close();
   }, 180_000);

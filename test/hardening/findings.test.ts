@@ -18,11 +18,18 @@ afterAll(() => tmp.cleanup());
 let n = 0;
 const BIN = path.join(REPO_ROOT, 'dist', 'cli.js');
 
-function agt(args: string[], options: { db?: string; env?: Record<string, string>; user?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function agt(
+  args: string[],
+  options: { db?: string; env?: Record<string, string>; user?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const db = options.db ?? path.join(tmp.dir, `f-${n++}.db`);
-  const [cmd, argv] = options.user ? ['runuser', ['-u', options.user, '--', process.execPath, BIN, ...args, '--store', db]] : [process.execPath, [BIN, ...args, '--store', db]];
+  const [cmd, argv] = options.user
+    ? ['runuser', ['-u', options.user, '--', process.execPath, BIN, ...args, '--store', db]]
+    : [process.execPath, [BIN, ...args, '--store', db]];
   return new Promise((resolve) => {
-    execFile(cmd, argv as string[], { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir, ...options.env } }, (e, stdout, stderr) => resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(cmd, argv as string[], { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir, ...options.env } }, (e, stdout, stderr) =>
+      resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -37,19 +44,26 @@ describe('issue 15', () => {
     }
   });
 
-  it('R2 (item 3): a SQLite file of a newer schema is store_unavailable naming the version; another application\'s file is refused; an empty file is used', async () => {
+  it("R2 (item 3): a SQLite file of a newer schema is store_unavailable naming the version; another application's file is refused; an empty file is used", async () => {
     const newer = path.join(tmp.dir, 'newer.db');
     const raw = new Database(newer);
     raw.pragma('user_version = 7');
     raw.exec('CREATE TABLE agt_resources (x TEXT)');
     raw.close();
-    expect(await failure(new SqliteStore({ path: newer }).get('mcp', 'a/b'))).toMatchObject({ code: 'store_unavailable', message: expect.stringMatching(/schema version 7.*knows 2/), details: { reason: 'newer_schema', schemaVersion: 7 } });
+    expect(await failure(new SqliteStore({ path: newer }).get('mcp', 'a/b'))).toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringMatching(/schema version 7.*knows 2/),
+      details: { reason: 'newer_schema', schemaVersion: 7 },
+    });
     expect(new Database(newer).pragma('user_version', { simple: true })).toBe(7); // untouched
     const foreign = path.join(tmp.dir, 'foreign.db');
     const other = new Database(foreign);
     other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
     other.close();
-    expect(await failure(new SqliteStore({ path: foreign }).list('mcp'))).toMatchObject({ code: 'store_unavailable', details: { reason: 'foreign_database', tables: ['invoices'] } });
+    expect(await failure(new SqliteStore({ path: foreign }).list('mcp'))).toMatchObject({
+      code: 'store_unavailable',
+      details: { reason: 'foreign_database', tables: ['invoices'] },
+    });
     const tables = new Database(foreign).prepare("SELECT name FROM sqlite_master WHERE type='table'").all();
     expect(tables).toEqual([{ name: 'invoices' }]); // no agt table was created
     const empty = path.join(tmp.dir, 'empty.db');
@@ -69,9 +83,17 @@ describe('issue 15', () => {
     }
     fs.writeFileSync(path.join(tmp.dir, 'not-a-dir'), '');
     const home = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, [BIN, 'mcp', 'list'], { cwd: tmp.dir, env: { ...process.env, AGT_HOME: path.join(tmp.dir, 'not-a-dir', 'home') } }, (e, _o, stderr) => resolve({ code: e ? Number((e as { code?: number }).code) : 0, stderr }));
+      execFile(
+        process.execPath,
+        [BIN, 'mcp', 'list'],
+        { cwd: tmp.dir, env: { ...process.env, AGT_HOME: path.join(tmp.dir, 'not-a-dir', 'home') } },
+        (e, _o, stderr) => resolve({ code: e ? Number((e as { code?: number }).code) : 0, stderr }),
+      );
     });
-    expect(home).toMatchObject({ code: 5, stderr: expect.stringMatching(/^agt: store_unavailable: cannot create the agt home .*\(ENOTDIR\); set AGT_HOME or --store/) });
+    expect(home).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(/^agt: store_unavailable: cannot create the agt home .*\(ENOTDIR\); set AGT_HOME or --store/),
+    });
   });
 
   it('R2 (item 5): --env __proto__=x and --header "__proto__: v" are kept as keys, like the library keeps them', async () => {
@@ -80,7 +102,10 @@ describe('issue 15', () => {
     await agt(['mcp', 'create', 'a/r', '--url', 'https://mcp.example.test/mcp', '--header', '__proto__: v'], { db });
     const s = JSON.parse((await agt(['mcp', 'show', 'a/s', '--json', '--show-secrets'], { db })).stdout);
     const r = JSON.parse((await agt(['mcp', 'show', 'a/r', '--json', '--show-secrets'], { db })).stdout);
-    expect(Object.entries(s.data.mcpServers.s.env)).toEqual([['__proto__', 'x'], ['constructor', 'y']]);
+    expect(Object.entries(s.data.mcpServers.s.env)).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', 'y'],
+    ]);
     expect(Object.entries(r.data.mcpServers.r.headers)).toEqual([['__proto__', 'v']]);
   });
 
@@ -96,28 +121,50 @@ describe('issue 15', () => {
 
   it('R3 (item 7): --url with --command is rejected; --arg takes dash-led values (npx -y pkg)', async () => {
     const both = await agt(['mcp', 'create', 'a/x', '--url', 'https://h/mcp', '--command', 'node', '--cwd', tmp.dir]);
-    expect(both).toMatchObject({ code: 2, stderr: expect.stringMatching(/give one of --command, --url, --from or -- COMMAND ARGS…, not --command and --url/) });
+    expect(both).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/give one of --command, --url, --from or -- COMMAND ARGS…, not --command and --url/),
+    });
     const db = path.join(tmp.dir, 'dash.db');
-    expect((await agt(['mcp', 'create', 'a/npx', '--command', 'npx', '--arg', '-y', '--arg', '@scope/pkg', '--arg', '--verbose', '--cwd', tmp.dir], { db })).code).toBe(0);
-    expect(JSON.parse((await agt(['mcp', 'show', 'a/npx', '--json'], { db })).stdout).data.mcpServers.npx.args).toEqual(['-y', '@scope/pkg', '--verbose']);
+    expect(
+      (
+        await agt(
+          ['mcp', 'create', 'a/npx', '--command', 'npx', '--arg', '-y', '--arg', '@scope/pkg', '--arg', '--verbose', '--cwd', tmp.dir],
+          { db },
+        )
+      ).code,
+    ).toBe(0);
+    expect(JSON.parse((await agt(['mcp', 'show', 'a/npx', '--json'], { db })).stdout).data.mcpServers.npx.args).toEqual([
+      '-y',
+      '@scope/pkg',
+      '--verbose',
+    ]);
   });
 
   const root = process.getuid?.() === 0 && fs.existsSync('/usr/sbin/runuser');
-  it.skipIf(!root)(`R2 (item 8): a store the user may only read is opened read-only: reads work, writes say read-only${root ? '' : ' (skipped: needs root and runuser to act as another user)'}`, async () => {
-    const dir = path.join(tmp.dir, 'ro');
-    fs.mkdirSync(dir);
-    const db = path.join(dir, 'agt.db');
-    await agt(['agent', 'create', 'team/alice', '--name', 'Alice'], { db });
-    await agt(['mcp', 'create', 'a/s', '--command', 'python3', '--arg', PYTHON_SERVER, '--cwd', FIXTURES], { db });
-    fs.chmodSync(tmp.dir, 0o755);
-    fs.chmodSync(dir, 0o755);
-    fs.chmodSync(db, 0o644);
-    const show = await agt(['agent', 'show', 'team/alice', '--json'], { db, user: 'nobody', env: { AGT_HOME: dir } });
-    expect(show.stderr).toBe('');
-    expect(JSON.parse(show.stdout)).toMatchObject({ reference: 'team/alice', name: 'Alice' });
-    expect((await agt(['mcp', 'list'], { db, user: 'nobody', env: { AGT_HOME: dir } })).stdout).toMatch(/a\/s/);
-    const write = await agt(['agent', 'update', 'team/alice', '--name', 'Bob'], { db, user: 'nobody', env: { AGT_HOME: dir } });
-    expect(write).toMatchObject({ code: 5, stderr: expect.stringMatching(/store_unavailable: the file is read-only for this user; nothing was written/) });
-    expect(execFileSync(process.execPath, [BIN, 'agent', 'show', 'team/alice', '--json', '--store', db], { encoding: 'utf8' })).toMatch(/"Alice"/);
-  });
+  it.skipIf(!root)(
+    `R2 (item 8): a store the user may only read is opened read-only: reads work, writes say read-only${root ? '' : ' (skipped: needs root and runuser to act as another user)'}`,
+    async () => {
+      const dir = path.join(tmp.dir, 'ro');
+      fs.mkdirSync(dir);
+      const db = path.join(dir, 'agt.db');
+      await agt(['agent', 'create', 'team/alice', '--name', 'Alice'], { db });
+      await agt(['mcp', 'create', 'a/s', '--command', 'python3', '--arg', PYTHON_SERVER, '--cwd', FIXTURES], { db });
+      fs.chmodSync(tmp.dir, 0o755);
+      fs.chmodSync(dir, 0o755);
+      fs.chmodSync(db, 0o644);
+      const show = await agt(['agent', 'show', 'team/alice', '--json'], { db, user: 'nobody', env: { AGT_HOME: dir } });
+      expect(show.stderr).toBe('');
+      expect(JSON.parse(show.stdout)).toMatchObject({ reference: 'team/alice', name: 'Alice' });
+      expect((await agt(['mcp', 'list'], { db, user: 'nobody', env: { AGT_HOME: dir } })).stdout).toMatch(/a\/s/);
+      const write = await agt(['agent', 'update', 'team/alice', '--name', 'Bob'], { db, user: 'nobody', env: { AGT_HOME: dir } });
+      expect(write).toMatchObject({
+        code: 5,
+        stderr: expect.stringMatching(/store_unavailable: the file is read-only for this user; nothing was written/),
+      });
+      expect(execFileSync(process.execPath, [BIN, 'agent', 'show', 'team/alice', '--json', '--store', db], { encoding: 'utf8' })).toMatch(
+        /"Alice"/,
+      );
+    },
+  );
 });

@@ -20,8 +20,11 @@ const deepJson = (levels: number, leaf = '1') => `${'{"a":'.repeat(levels)}${lea
 
 function agt(...args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), ...args, '--store', path.join(tmp.dir, 'cli.db')], { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir }, maxBuffer: 8 * 1024 * 1024 }, (e, stdout, stderr) =>
-      resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+    execFile(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist', 'cli.js'), ...args, '--store', path.join(tmp.dir, 'cli.db')],
+      { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir }, maxBuffer: 8 * 1024 * 1024 },
+      (e, stdout, stderr) => resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
     );
   });
 }
@@ -29,16 +32,29 @@ function agt(...args: string[]): Promise<{ code: number; out: string }> {
 describe('prototype keys', () => {
   it('R2: __proto__, constructor and prototype keys in configs, agents and skills are kept as own keys; Object.prototype is untouched', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
-    const config = JSON.parse(`{"mcpServers":{"s":{"command":"node","cwd":"/srv","env":{"__proto__":"p","constructor":"c","prototype":"t"},"__proto__":{"polluted":true}}}}`);
+    const config = JSON.parse(
+      `{"mcpServers":{"s":{"command":"node","cwd":"/srv","env":{"__proto__":"p","constructor":"c","prototype":"t"},"__proto__":{"polluted":true}}}}`,
+    );
     const { warnings } = await service.write({ kind: 'mcp', reference: 'a/s', create: true, data: config });
-    const env = ((await service.read({ kind: 'mcp', reference: 'a/s' })).data as { mcpServers: { s: { env: Record<string, string> } } }).mcpServers.s.env;
+    const env = ((await service.read({ kind: 'mcp', reference: 'a/s' })).data as { mcpServers: { s: { env: Record<string, string> } } })
+      .mcpServers.s.env;
     expect(Object.keys(env)).toEqual(['__proto__', 'constructor', 'prototype']);
     expect(Object.getPrototypeOf(env)).toBe(Object.prototype);
     expect(warnings.join()).toMatch(/unknown key "__proto__" kept as is/);
     const stored = (await service.read({ kind: 'mcp', reference: 'a/s' })).data as { mcpServers: { s: Record<string, unknown> } };
     expect(Object.keys(stored.mcpServers.s)).toContain('__proto__'); // kept, as the warning says
-    await service.write({ kind: 'agent', reference: 'a/agent', create: true, data: JSON.parse('{"__proto__":{"polluted":true},"settings":{"model":"m","__proto__":{"x":1}}}') });
-    await service.write({ kind: 'skill', reference: 'a/skill', create: true, data: JSON.parse('{"description":"d","__proto__":{"polluted":true}}') });
+    await service.write({
+      kind: 'agent',
+      reference: 'a/agent',
+      create: true,
+      data: JSON.parse('{"__proto__":{"polluted":true},"settings":{"model":"m","__proto__":{"x":1}}}'),
+    });
+    await service.write({
+      kind: 'skill',
+      reference: 'a/skill',
+      create: true,
+      data: JSON.parse('{"description":"d","__proto__":{"polluted":true}}'),
+    });
     expect(Object.keys((await service.read({ kind: 'skill', reference: 'a/skill' })).data as object)).toContain('__proto__');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(prototypeNames()).toEqual(before);
@@ -46,10 +62,12 @@ describe('prototype keys', () => {
 
   it('S4/B4: a __proto__ key in tool-call arguments is an ordinary key: validation still rejects it, and nothing is polluted', async () => {
     const run = await fx.start();
-    const { results } = await run.executeBatch(batch(run, [
-      { id: 'p1', name: py('echo'), arguments: '{"message":"hi","__proto__":{"polluted":true}}' }, // echo allows no additional properties
-      { id: 'p2', name: py('whereami'), arguments: JSON.parse('{"__proto__":{"var":"HOME"},"constructor":{"x":1}}') },
-    ]));
+    const { results } = await run.executeBatch(
+      batch(run, [
+        { id: 'p1', name: py('echo'), arguments: '{"message":"hi","__proto__":{"polluted":true}}' }, // echo allows no additional properties
+        { id: 'p2', name: py('whereami'), arguments: JSON.parse('{"__proto__":{"var":"HOME"},"constructor":{"x":1}}') },
+      ]),
+    );
     expect(results.map((r) => r.status)).toEqual(['invalid_arguments', 'ok']);
     expect(fx.env.calls()).toEqual([{ tool: 'whereami', arguments: JSON.parse('{"__proto__":{"var":"HOME"},"constructor":{"x":1}}') }]); // S4: exactly as sent
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -64,7 +82,10 @@ describe('huge and deep documents', () => {
     const deep = path.join(tmp.dir, 'deep.json');
     fs.writeFileSync(deep, `{"mcpServers":{"s":{"command":"node","cwd":"/srv","extra":${deepJson(100_000)}}}}`);
     const huge = await agt('mcp', 'create', 'a/big', '--from', big);
-    expect(huge).toMatchObject({ code: 2, out: expect.stringMatching(/invalid_input: cannot read .*big\.json: it is larger than 4194304 bytes/) });
+    expect(huge).toMatchObject({
+      code: 2,
+      out: expect.stringMatching(/invalid_input: cannot read .*big\.json: it is larger than 4194304 bytes/),
+    });
     const nested = await agt('mcp', 'create', 'a/deep', '--from', deep);
     expect(nested).toMatchObject({ code: 2, out: expect.stringMatching(/invalid_input: data nests deeper than 64 levels/) });
     expect((await agt('mcp', 'list', '--json')).out.trim().split('\n')[0]).toBe('[]'); // nothing was written
@@ -75,25 +96,35 @@ describe('huge and deep documents', () => {
     const cyclic: Record<string, unknown> = { description: 'd' };
     cyclic.self = cyclic;
     for (const data of [JSON.parse(`{"description":"d","x":${deepJson(100_000)}}`), cyclic, { description: 'd', n: 10n }]) {
-      expect(await failure(service.write({ kind: 'skill', reference: 'a/s', create: true, data }))).toMatchObject({ code: 'invalid_input' });
+      expect(await failure(service.write({ kind: 'skill', reference: 'a/s', create: true, data }))).toMatchObject({
+        code: 'invalid_input',
+      });
     }
     expect(await service.store.list('skill')).toEqual([]);
   });
 });
 
 describe('arguments, batches and results beyond the limits', () => {
-  it('B5: arguments nested 50,000 levels (as a string and as an object), cyclic or over 1 MiB are that call\'s invalid_arguments; the sibling runs', async () => {
+  it("B5: arguments nested 50,000 levels (as a string and as an object), cyclic or over 1 MiB are that call's invalid_arguments; the sibling runs", async () => {
     const run = await fx.start();
     const cyclic: Record<string, unknown> = {};
     cyclic.loop = cyclic;
-    const { results } = await run.executeBatch(batch(run, [
-      { id: 'deep-string', name: py('whereami'), arguments: deepJson(50_000) },
-      { id: 'deep-object', name: py('whereami'), arguments: JSON.parse(deepJson(100_000)) },
-      { id: 'cyclic', name: py('whereami'), arguments: cyclic },
-      { id: 'large', name: py('echo'), arguments: JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) }) },
-      { id: 'fine', name: py('echo'), arguments: { message: 'still here' } },
-    ]));
-    expect(results.map((r) => [r.tool_call_id, r.status])).toEqual([['deep-string', 'invalid_arguments'], ['deep-object', 'invalid_arguments'], ['cyclic', 'invalid_arguments'], ['large', 'invalid_arguments'], ['fine', 'ok']]);
+    const { results } = await run.executeBatch(
+      batch(run, [
+        { id: 'deep-string', name: py('whereami'), arguments: deepJson(50_000) },
+        { id: 'deep-object', name: py('whereami'), arguments: JSON.parse(deepJson(100_000)) },
+        { id: 'cyclic', name: py('whereami'), arguments: cyclic },
+        { id: 'large', name: py('echo'), arguments: JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) }) },
+        { id: 'fine', name: py('echo'), arguments: { message: 'still here' } },
+      ]),
+    );
+    expect(results.map((r) => [r.tool_call_id, r.status])).toEqual([
+      ['deep-string', 'invalid_arguments'],
+      ['deep-object', 'invalid_arguments'],
+      ['cyclic', 'invalid_arguments'],
+      ['large', 'invalid_arguments'],
+      ['fine', 'ok'],
+    ]);
     expect((results[0] as { error: { message: string } }).error.message).toMatch(/deeper than 64 levels/);
     expect((results[3] as { error: { message: string } }).error.message).toMatch(/more than 1048576 bytes as UTF-8 JSON/);
     expect(fx.env.calls().map((c) => c.tool)).toEqual(['echo']);
@@ -102,7 +133,10 @@ describe('arguments, batches and results beyond the limits', () => {
   it('B6: 10,000 calls in one batch are batch_rejected (too_many_calls, limit 512); from a model, each call gets a result', async () => {
     const run = await fx.start();
     const calls = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, name: py('echo'), arguments: { message: 'x' } }));
-    await expect(run.executeBatch(batch(run, calls))).rejects.toMatchObject({ code: 'batch_rejected', details: { reason: 'too_many_calls', limit: 512 } });
+    await expect(run.executeBatch(batch(run, calls))).rejects.toMatchObject({
+      code: 'batch_rejected',
+      details: { reason: 'too_many_calls', limit: 512 },
+    });
     const model = await executeModelCalls(run, calls, { batchId: 'model' });
     expect(model.results).toHaveLength(10_000);
     expect(new Set(model.results.map((r) => (r.status === 'ok' ? 'ok' : r.error.code)))).toEqual(new Set(['batch_rejected']));
@@ -111,11 +145,13 @@ describe('arguments, batches and results beyond the limits', () => {
 
   it('B3: a result over 1 MiB is cut with a notice (ok and error results alike); a smaller limit applies as given', async () => {
     const run = await fx.start();
-    const { results } = await run.executeBatch(batch(run, [
-      { id: 'big', name: py('big'), arguments: { bytes: 3 * 1024 * 1024 } },
-      { id: 'bad', name: py('big_error'), arguments: { bytes: 2 * 1024 * 1024 } },
-      { id: 'small', name: py('big'), arguments: { bytes: 10 } },
-    ]));
+    const { results } = await run.executeBatch(
+      batch(run, [
+        { id: 'big', name: py('big'), arguments: { bytes: 3 * 1024 * 1024 } },
+        { id: 'bad', name: py('big_error'), arguments: { bytes: 2 * 1024 * 1024 } },
+        { id: 'small', name: py('big'), arguments: { bytes: 10 } },
+      ]),
+    );
     const big = results[0] as { content: { text: string }[]; structuredContent?: unknown };
     expect(big.content.map((c) => c.text.length).reduce((a, b) => a + b)).toBeLessThanOrEqual(1024 * 1024 + 200);
     expect(big.content.at(-1)?.text).toMatch(/only the first 1048576 are kept \(maxResultBytes\)/);
@@ -125,7 +161,10 @@ describe('arguments, batches and results beyond the limits', () => {
     expect(bad.error.details.truncated).toBe(true);
     expect(JSON.stringify(bad.error.details.content).length).toBeLessThan(1024 * 1024 + 500);
     expect(results[2]).toMatchObject({ status: 'ok', content: [{ text: 'x'.repeat(10) }] });
-    await expect(fx.start({ limits: { maxResultBytes: 0 } })).rejects.toMatchObject({ code: 'invalid_input', message: /limits\.maxResultBytes/ });
+    await expect(fx.start({ limits: { maxResultBytes: 0 } })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: /limits\.maxResultBytes/,
+    });
   });
 });
 

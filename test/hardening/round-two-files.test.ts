@@ -13,7 +13,8 @@ import { failure, livingWithMarker, marker, pythonConfig, runAgt, tempDir, waitF
 const tmp = tempDir('agt-files-');
 afterAll(() => tmp.cleanup());
 let n = 0;
-const agt = (args: string[], input?: string | Buffer) => runAgt(args, { home: tmp.dir, db: path.join(tmp.dir, `s-${n++}.db`), ...(input === undefined ? {} : { input }) });
+const agt = (args: string[], input?: string | Buffer) =>
+  runAgt(args, { home: tmp.dir, db: path.join(tmp.dir, `s-${n++}.db`), ...(input === undefined ? {} : { input }) });
 const fifo = (name: string) => {
   const file = path.join(tmp.dir, name);
   execFileSync('mkfifo', [file]);
@@ -22,7 +23,11 @@ const fifo = (name: string) => {
 
 describe('envFile is read bounded, asynchronously, and only as a regular text file (item 4)', () => {
   it('R3: a FIFO, /dev/zero and /proc/self/environ as envFile are spawn_failed env_file_unreadable naming why; nothing hangs or leaks', async () => {
-    const cases: [string, string][] = [[fifo('env.fifo'), 'not_regular_file'], ['/dev/zero', 'not_regular_file'], ['/proc/self/environ', 'not_text']];
+    const cases: [string, string][] = [
+      [fifo('env.fifo'), 'not_regular_file'],
+      ['/dev/zero', 'not_regular_file'],
+      ['/proc/self/environ', 'not_text'],
+    ];
     for (const [envFile, problem] of cases) {
       const error = await failure(connectMcp({ ...pythonConfig(), envFile }));
       expect(error).toMatchObject({ code: 'spawn_failed', details: { reason: 'env_file_unreadable', problem } });
@@ -34,7 +39,10 @@ describe('envFile is read bounded, asynchronously, and only as a regular text fi
     const big = path.join(tmp.dir, 'big.env');
     const comments = (bytes: number) => `${'# padding\n'.repeat(Math.floor(bytes / 10))}A=1\n`; // one env value stays small (E2BIG)
     fs.writeFileSync(big, comments(1024 * 1024 + 10));
-    expect(await failure(connectMcp({ ...pythonConfig(), envFile: big }))).toMatchObject({ code: 'spawn_failed', details: { problem: 'too_large' } });
+    expect(await failure(connectMcp({ ...pythonConfig(), envFile: big }))).toMatchObject({
+      code: 'spawn_failed',
+      details: { problem: 'too_large' },
+    });
     const fits = path.join(tmp.dir, 'fits.env');
     fs.writeFileSync(fits, comments(1024 * 1024 - 20));
     await using connection = await connectMcp({ ...pythonConfig(), envFile: fits });

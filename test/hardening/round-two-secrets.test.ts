@@ -23,7 +23,9 @@ fs.writeFileSync(envFile, `FROM_FILE=${SECRETS.file}\n`);
 const variables = { env: { ...process.env, HOST_SECRET: SECRETS.host } as Record<string, string>, inputs: { pw: SECRETS.input } };
 // The server repeats all four values in its name, version, a tool's description and the tool's result.
 const leaky = {
-  ...pythonConfig({ extra: ['--feature', 'hostile', '--leak', 'API_KEY', '--leak', 'FROM_FILE', '--leak', 'HOST_VALUE', '--leak', 'INPUT_VALUE'] }),
+  ...pythonConfig({
+    extra: ['--feature', 'hostile', '--leak', 'API_KEY', '--leak', 'FROM_FILE', '--leak', 'HOST_VALUE', '--leak', 'INPUT_VALUE'],
+  }),
   env: { API_KEY: SECRETS.env, HOST_VALUE: '${HOST_SECRET}', INPUT_VALUE: '${input:pw}' },
   envFile,
 };
@@ -50,7 +52,12 @@ describe('what a server repeats of its secrets is masked (item 6)', () => {
     await service.write({ kind: 'mcp', reference: 'tools/leaky', create: true, data: { mcpServers: { leaky } } });
     await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/leaky'] } });
     await using run = await NativeRun.start({ agent: 'team/a', service, policy: policies.autoAllow('*'), variables });
-    const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b1', calls: [{ id: 'c1', name: toolAlias('tools/leaky', 'leak'), arguments: {} }] });
+    const { results } = await run.executeBatch({
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'b1',
+      calls: [{ id: 'c1', name: toolAlias('tools/leaky', 'leak'), arguments: {} }],
+    });
     expect(results[0]?.status).toBe('ok');
     expect(shows(everything([run.tools(), results]))).toEqual([]);
   });
@@ -61,7 +68,9 @@ describe('what a server repeats of its secrets is masked (item 6)', () => {
     const env = { HOST_SECRET: SECRETS.host };
     const config = { ...leaky, env: { API_KEY: SECRETS.env, HOST_VALUE: '${HOST_SECRET}' } };
     fs.writeFileSync(path.join(home.dir, 'leaky.json'), JSON.stringify({ mcpServers: { leaky: config } }));
-    expect((await runAgt(['mcp', 'create', 'tools/leaky', '--from', path.join(home.dir, 'leaky.json')], { home: home.dir, db, env })).code).toBe(0);
+    expect(
+      (await runAgt(['mcp', 'create', 'tools/leaky', '--from', path.join(home.dir, 'leaky.json')], { home: home.dir, db, env })).code,
+    ).toBe(0);
     const masked = await runAgt(['mcp', 'probe', 'tools/leaky', '--json'], { home: home.dir, db, env });
     expect(masked.code).toBe(0);
     expect(shows(masked.stdout + masked.stderr)).toEqual([]);
@@ -78,7 +87,9 @@ describe('errors name placeholders as written, never what they resolved to (item
     expect(error).toMatchObject({ code: 'spawn_failed', details: { reason: 'command_not_found', command: '${HOST_TOKEN}' } });
     expect(error.message).toContain('"${HOST_TOKEN}" was not found');
     expect(everything(error)).not.toContain('sk-host-token-value');
-    const withInput = await failure(connectMcp({ command: '${input:pw}', cwd: tmp.dir }, { variables: { inputs: { pw: 'sk-password-input' } } }));
+    const withInput = await failure(
+      connectMcp({ command: '${input:pw}', cwd: tmp.dir }, { variables: { inputs: { pw: 'sk-password-input' } } }),
+    );
     expect(everything(withInput)).not.toContain('sk-password-input');
   });
 
@@ -111,12 +122,24 @@ describe('userinfo URLs and error causes (item 7)', () => {
       for (const error of [bearer, userinfo, provider]) expect(error.code).toBe('auth_required');
       // failure() keeps code/message/details: inspect the thrown errors themselves too.
       const thrown: unknown[] = [];
-      for (const target of [{ url: server.url, headers: { Authorization: 'Bearer sk-header-token-1' } }, { url: server.url.replace('http://', 'http://me:sk-url-password-2@') }]) {
+      for (const target of [
+        { url: server.url, headers: { Authorization: 'Bearer sk-header-token-1' } },
+        { url: server.url.replace('http://', 'http://me:sk-url-password-2@') },
+      ]) {
         await connectMcp(target).catch((error: unknown) => thrown.push(error));
       }
-      await connectMcp({ url: server.url }, { auth: { bearer: () => 'sk-provider-token-3' } }).catch((error: unknown) => thrown.push(error));
-      const text = everything([bearer, userinfo, provider]) + thrown.map((e) => `${util.inspect(e, { depth: 10 })}${JSON.stringify(e)}`).join('\n');
-      for (const secret of ['sk-header-token-1', 'sk-url-password-2', 'sk-provider-token-3', Buffer.from('me:sk-url-password-2').toString('base64')]) expect(text).not.toContain(secret);
+      await connectMcp({ url: server.url }, { auth: { bearer: () => 'sk-provider-token-3' } }).catch((error: unknown) =>
+        thrown.push(error),
+      );
+      const text =
+        everything([bearer, userinfo, provider]) + thrown.map((e) => `${util.inspect(e, { depth: 10 })}${JSON.stringify(e)}`).join('\n');
+      for (const secret of [
+        'sk-header-token-1',
+        'sk-url-password-2',
+        'sk-provider-token-3',
+        Buffer.from('me:sk-url-password-2').toString('base64'),
+      ])
+        expect(text).not.toContain(secret);
     } finally {
       await server.close();
     }
@@ -124,7 +147,7 @@ describe('userinfo URLs and error causes (item 7)', () => {
 });
 
 describe('remote bodies are bounded (item 9)', () => {
-  it('B5: a remote result over maxMessageBytes is that call\'s protocol_error; the connection still answers', async () => {
+  it("B5: a remote result over maxMessageBytes is that call's protocol_error; the connection still answers", async () => {
     const server = await startAuthCheckingServer(() => true);
     try {
       await using connection = await connectMcp({ url: server.url }, { maxMessageBytes: 64 * 1024 });
@@ -145,24 +168,45 @@ describe('what a reviewer sees of a config (items 8 and 15)', () => {
 
   it('R7: a remote entry that sends host variables warns on create, import, test and probe; show prints its placeholders as written', async () => {
     const url = 'https://mcp.example.test/mcp?k=${AWS_SECRET_ACCESS_KEY}';
-    const created = await agt('mcp', 'create', 'tools/remote', '--url', url, '--header', 'X-T: ${GITHUB_TOKEN:-}', '--header', 'Authorization: Bearer ${API_KEY}');
+    const created = await agt(
+      'mcp',
+      'create',
+      'tools/remote',
+      '--url',
+      url,
+      '--header',
+      'X-T: ${GITHUB_TOKEN:-}',
+      '--header',
+      'Authorization: Bearer ${API_KEY}',
+    );
     expect(created.code).toBe(0);
     const warning = /sends the host variables AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, API_KEY to https:\/\/mcp\.example\.test\/mcp/;
     expect(created.stdout + created.stderr).toMatch(warning);
     const file = path.join(home.dir, 'import.json');
-    fs.writeFileSync(file, JSON.stringify({ mcpServers: { other: { url, headers: { 'X-T': '${GITHUB_TOKEN:-}', Authorization: 'Bearer ${API_KEY}' } } } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { other: { url, headers: { 'X-T': '${GITHUB_TOKEN:-}', Authorization: 'Bearer ${API_KEY}' } } } }),
+    );
     expect((await agt('mcp', 'import', file, '--category', 'imp')).stdout).toMatch(warning);
     expect((await agt('mcp', 'test', 'tools/remote', '--json')).stdout).toMatch(warning);
-    const report = await new McpProber().probe({ mcpServers: { r: { url: 'http://127.0.0.1:9/mcp?k=${AWS_SECRET_ACCESS_KEY}' } } }, { variables: { env: { AWS_SECRET_ACCESS_KEY: 'x' } } }).catch((error: unknown) => error);
+    const report = await new McpProber()
+      .probe(
+        { mcpServers: { r: { url: 'http://127.0.0.1:9/mcp?k=${AWS_SECRET_ACCESS_KEY}' } } },
+        { variables: { env: { AWS_SECRET_ACCESS_KEY: 'x' } } },
+      )
+      .catch((error: unknown) => error);
     expect(report).toMatchObject({ code: 'connection_closed' }); // nothing listens: the warning is for reports that connect
-    const shown = JSON.parse((await agt("mcp", "show", "tools/remote", "--json")).stdout);
+    const shown = JSON.parse((await agt('mcp', 'show', 'tools/remote', '--json')).stdout);
     expect(shown.data.mcpServers.remote.headers).toEqual({ 'X-T': '${GITHUB_TOKEN:-}', Authorization: 'Bearer ${API_KEY}' });
   });
 
   it('R7: a probe report of a remote server that gets host variables carries the warning', async () => {
     const server = await startAuthCheckingServer(() => true);
     try {
-      const report = await new McpProber().probe({ mcpServers: { r: { url: `${server.url}?k=\${PROBE_SECRET}` } } }, { variables: { env: { PROBE_SECRET: 'sk-probe-query-1' } } });
+      const report = await new McpProber().probe(
+        { mcpServers: { r: { url: `${server.url}?k=\${PROBE_SECRET}` } } },
+        { variables: { env: { PROBE_SECRET: 'sk-probe-query-1' } } },
+      );
       expect(report.warnings.join('\n')).toMatch(/sends the host variables PROBE_SECRET to http:\/\/127\.0\.0\.1:\d+\/mcp/);
       expect(everything(report)).not.toContain('sk-probe-query-1');
     } finally {
@@ -171,7 +215,22 @@ describe('what a reviewer sees of a config (items 8 and 15)', () => {
   });
 
   it('R7: values after --token, --api-key= and --password are *** in show and list, shown with --show-secrets, kept on write-back', async () => {
-    const created = await agt('mcp', 'create', 'tools/flags', '--cwd', home.dir, '--', 'python3', 'x.py', '--token', 'sk-arg-token-77', '--api-key=sk-arg-key-88', '--password', '${PW}', '--verbose');
+    const created = await agt(
+      'mcp',
+      'create',
+      'tools/flags',
+      '--cwd',
+      home.dir,
+      '--',
+      'python3',
+      'x.py',
+      '--token',
+      'sk-arg-token-77',
+      '--api-key=sk-arg-key-88',
+      '--password',
+      '${PW}',
+      '--verbose',
+    );
     expect(created.code).toBe(0);
     const show = await agt('mcp', 'show', 'tools/flags', '--json');
     const args = JSON.parse(show.stdout).data.mcpServers.flags.args;
@@ -217,8 +276,13 @@ describe("a server's JSON-RPC error reaches the model in its own words (issue 22
     await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/leaky'] } });
     await using run = await NativeRun.start({ agent: 'team/a', service, policy: policies.autoAllow('*'), variables });
     const { results } = await run.executeBatch({
-      runId: run.id, agent: run.agent, batchId: 'b1',
-      calls: [{ id: 'c1', name: toolAlias('tools/leaky', 'rpc_fail'), arguments: {} }, { id: 'c2', name: toolAlias('tools/leaky', 'leak'), arguments: {} }],
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'b1',
+      calls: [
+        { id: 'c1', name: toolAlias('tools/leaky', 'rpc_fail'), arguments: {} },
+        { id: 'c2', name: toolAlias('tools/leaky', 'leak'), arguments: {} },
+      ],
     });
     expect(results.map((r) => r.status)).toEqual(['tool_failed', 'ok']);
     const error = (results[0] as { error: { code: string; message: string; details: Record<string, unknown> } }).error;

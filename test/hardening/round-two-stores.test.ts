@@ -29,11 +29,18 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
     const db = file();
     const store = new SqliteStore({ path: db });
     const service = new ResourceService({ store });
-    for (const name of ['good', 'bad']) await service.write({ kind: 'mcp', reference: `tools/${name}`, create: true, data: { mcpServers: { [name]: pythonConfig() } } });
+    for (const name of ['good', 'bad'])
+      await service.write({ kind: 'mcp', reference: `tools/${name}`, create: true, data: { mcpServers: { [name]: pythonConfig() } } });
     sql(db, "UPDATE agt_resources SET data = '{\"mcpServers\": {' WHERE reference = 'tools/bad'");
-    expect(await failure(store.get('mcp', 'tools/bad'))).toMatchObject({ code: 'store_unavailable', details: { reason: 'corrupt_record' } });
+    expect(await failure(store.get('mcp', 'tools/bad'))).toMatchObject({
+      code: 'store_unavailable',
+      details: { reason: 'corrupt_record' },
+    });
     const listed = await store.list('mcp');
-    expect(listed.map((r) => [r.reference, r.problem?.code ?? 'ok'])).toEqual([['tools/bad', 'corrupt_record'], ['tools/good', 'ok']]);
+    expect(listed.map((r) => [r.reference, r.problem?.code ?? 'ok'])).toEqual([
+      ['tools/bad', 'corrupt_record'],
+      ['tools/good', 'ok'],
+    ]);
     await store.close();
     const cli = await runAgt(['mcp', 'list'], { home: tmp.dir, db });
     expect(cli.code).toBe(1);
@@ -45,14 +52,32 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
     const db = file();
     const runs = new SqliteRunStore({ path: db });
     const audit = new SqliteAuditStore({ path: db });
-    const state = { version: 1 as const, runId: 'r1', agent: 'team/a', fingerprint: 'f', settingsHash: 's', mountsHash: 'm', seenBatchIds: [] };
+    const state = {
+      version: 1 as const,
+      runId: 'r1',
+      agent: 'team/a',
+      fingerprint: 'f',
+      settingsHash: 's',
+      mountsHash: 'm',
+      seenBatchIds: [],
+    };
     await runs.put({ runId: 'r1', agent: 'team/a', state }, { expectedRevision: null });
-    await audit.append({ type: 'batch_started', at: new Date().toISOString(), runId: 'r1', agent: 'team/a', batchId: 'b', calls: 1 } as AuditEvent);
+    await audit.append({
+      type: 'batch_started',
+      at: new Date().toISOString(),
+      runId: 'r1',
+      agent: 'team/a',
+      batchId: 'b',
+      calls: 1,
+    } as AuditEvent);
     sql(db, "UPDATE agt_runs SET state = 'not json'");
     sql(db, "UPDATE agt_audit SET event = '{'");
-    for (const attempt of [runs.get('r1'), runs.list(), audit.query({ runId: 'r1' })]) expect(await failure(attempt)).toMatchObject({ code: 'store_unavailable', details: { reason: 'corrupt_record' } });
+    for (const attempt of [runs.get('r1'), runs.list(), audit.query({ runId: 'r1' })])
+      expect(await failure(attempt)).toMatchObject({ code: 'store_unavailable', details: { reason: 'corrupt_record' } });
     const env = await setup();
-    expect(await failure(NativeRun.resume('r1', { store: runs, service: env.service, policy: policies.autoAllow('*') }))).toMatchObject({ code: 'store_unavailable' });
+    expect(await failure(NativeRun.resume('r1', { store: runs, service: env.service, policy: policies.autoAllow('*') }))).toMatchObject({
+      code: 'store_unavailable',
+    });
     await runs.close();
     await audit.close();
     env.tmp.cleanup();
@@ -62,7 +87,10 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
     const audit = new SqliteAuditStore({ path: file() });
     const cyclic: Record<string, unknown> = { type: 'batch_started', at: 'x', runId: 'r1' };
     cyclic.self = cyclic;
-    expect(await failure(audit.append(cyclic as unknown as AuditEvent))).toMatchObject({ code: 'invalid_input', details: { reason: 'cyclic' } });
+    expect(await failure(audit.append(cyclic as unknown as AuditEvent))).toMatchObject({
+      code: 'invalid_input',
+      details: { reason: 'cyclic' },
+    });
     expect(await audit.query({ runId: 'r1' })).toEqual([]);
     await audit.close();
   });
@@ -88,11 +116,20 @@ describe('tampered run records never resume as something else (item 13)', () => 
   it("B2: a row holding another run's state, a swapped agent, and seenBatchIds null are store_unavailable tampered_record", async () => {
     const { env, db, store, options, a, b } = await suspendedRuns();
     sql(db, 'UPDATE agt_runs SET state = (SELECT state FROM agt_runs WHERE run_id = ?) WHERE run_id = ?', b, a);
-    expect(await failure(NativeRun.resume(a, options))).toMatchObject({ code: 'store_unavailable', details: { reason: 'tampered_record' } });
+    expect(await failure(NativeRun.resume(a, options))).toMatchObject({
+      code: 'store_unavailable',
+      details: { reason: 'tampered_record' },
+    });
     sql(db, "UPDATE agt_runs SET state = json_set(state, '$.agent', 'team/boss') WHERE run_id = ?", b);
-    expect(await failure(NativeRun.resume(b, options))).toMatchObject({ code: 'store_unavailable', details: { reason: 'tampered_record' } });
+    expect(await failure(NativeRun.resume(b, options))).toMatchObject({
+      code: 'store_unavailable',
+      details: { reason: 'tampered_record' },
+    });
     sql(db, "UPDATE agt_runs SET state = json_set(state, '$.agent', 'team/alice', '$.seenBatchIds', json('null')) WHERE run_id = ?", b);
-    expect(await failure(NativeRun.resume(b, options))).toMatchObject({ code: 'store_unavailable', details: { reason: 'tampered_record' } });
+    expect(await failure(NativeRun.resume(b, options))).toMatchObject({
+      code: 'store_unavailable',
+      details: { reason: 'tampered_record' },
+    });
     await store.close();
     env.tmp.cleanup();
   });
@@ -122,7 +159,12 @@ describe('a batch is claimed before it runs (item 14)', () => {
     const hostA = await NativeRun.resume(run.id, { ...options, store: first });
     const hostB = await NativeRun.resume(run.id, { ...options, store: second });
     const step = (host: NativeRun) =>
-      host.executeBatch({ runId: host.id, agent: host.agent, batchId: 'step-1', calls: [{ id: 'c1', name: toolAlias('tools/py', 'echo'), arguments: { message: 'step-1' } }] });
+      host.executeBatch({
+        runId: host.id,
+        agent: host.agent,
+        batchId: 'step-1',
+        calls: [{ id: 'c1', name: toolAlias('tools/py', 'echo'), arguments: { message: 'step-1' } }],
+      });
     const outcomes = await Promise.allSettled([step(hostA), step(hostB)]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: 'revision_conflict' });
@@ -142,9 +184,20 @@ describe('a batch is claimed before it runs (item 14)', () => {
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
     const db = file();
     const store = new SqliteRunStore({ path: db });
-    const run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), audit: new StoreAuditSink(new SqliteAuditStore({ path: db })) });
+    const run = await NativeRun.start({
+      agent: 'team/alice',
+      service: env.service,
+      policy: policies.autoAllow('*'),
+      audit: new StoreAuditSink(new SqliteAuditStore({ path: db })),
+    });
     await run.suspend({ store });
-    for (const id of ['b1', 'b2', 'b3']) await run.executeBatch({ runId: run.id, agent: run.agent, batchId: id, calls: [{ id: 'c', name: toolAlias('tools/py', 'echo'), arguments: { message: id } }] });
+    for (const id of ['b1', 'b2', 'b3'])
+      await run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: id,
+        calls: [{ id: 'c', name: toolAlias('tools/py', 'echo'), arguments: { message: id } }],
+      });
     expect((await store.get(run.id))?.revision).toBe(4);
     await run.close();
     await store.close();

@@ -41,10 +41,12 @@ describe('nothing a call creates outlives it (issue 21 item 1)', () => {
 describe('server results are bounded before anything recurses on them (issue 21 items 2 and 9)', () => {
   it('B5: a result nested 10,000 levels deep ends that call as tool_failed result_too_deep; the sibling calls return', async () => {
     const run = await fx.start();
-    const { results } = await run.executeBatch(batch(run, [
-      { id: 'deep', name: py('deep'), arguments: { depth: 10_000 } },
-      { id: 'ok', name: py('echo'), arguments: { message: 'still here' } },
-    ]));
+    const { results } = await run.executeBatch(
+      batch(run, [
+        { id: 'deep', name: py('deep'), arguments: { depth: 10_000 } },
+        { id: 'ok', name: py('echo'), arguments: { message: 'still here' } },
+      ]),
+    );
     expect(results.map(statusOf)).toEqual(['tool_failed:protocol_error', 'ok']);
     expect(results[0]).toMatchObject({ error: { details: { reason: 'result_too_deep' }, message: /deeper than 64 levels/ } });
   });
@@ -67,7 +69,12 @@ describe('server results are bounded before anything recurses on them (issue 21 
   it('B5: a fuzz of result depths: every call returns a result, never a throw', async () => {
     const run = await fx.start();
     const depths = [1, 10, 62, 63, 64, 65, 100, 1000, 5000, 20_000];
-    const { results } = await run.executeBatch(batch(run, depths.map((depth, i) => ({ id: `d${i}`, name: py('deep'), arguments: { depth } }))));
+    const { results } = await run.executeBatch(
+      batch(
+        run,
+        depths.map((depth, i) => ({ id: `d${i}`, name: py('deep'), arguments: { depth } })),
+      ),
+    );
     // The result object is level 0 and structuredContent is `depth` nested objects (levels 1…depth): 64 levels are too deep.
     expect(results.map(statusOf)).toEqual(depths.map((d) => (d >= 64 ? 'tool_failed:protocol_error' : 'ok')));
   });
@@ -97,7 +104,13 @@ describe('argument limits at their documented boundary (issue 21 item 10)', () =
   });
 
   it('B4: the exact size counts escapes, astral characters and lone surrogates as JSON.stringify writes them', () => {
-    const samples = [{ s: '"\\\n\t\u0001' }, { s: '😀x', n: 1.5, t: true, z: null }, { s: '\ud800' }, [1, 'é', { k: [] }], { u: undefined, a: [undefined] }];
+    const samples = [
+      { s: '"\\\n\t\u0001' },
+      { s: '😀x', n: 1.5, t: true, z: null },
+      { s: '\ud800' },
+      [1, 'é', { k: [] }],
+      { u: undefined, a: [undefined] },
+    ];
     for (const sample of samples) {
       const bytes = Buffer.byteLength(JSON.stringify(sample));
       expect(jsonProblem(sample, { depth: 64, bytes })).toBeUndefined();
@@ -124,7 +137,10 @@ describe('patterns never block the event loop (issue 21 item 3)', () => {
   it('S7: every classic evil pattern either runs in linear time or fails to load as unsafe_pattern (that tool alone); none blocks', () => {
     let worst = 0;
     for (const [pattern, input] of EVIL_PATTERNS) {
-      for (const schema of [{ type: 'object', properties: { s: { type: 'string', pattern } } }, { type: 'object', propertyNames: { pattern } }]) {
+      for (const schema of [
+        { type: 'object', properties: { s: { type: 'string', pattern } } },
+        { type: 'object', propertyNames: { pattern } },
+      ]) {
         let compiled;
         try {
           compiled = registry.compile(schema, { tool: 'evil' });
@@ -140,7 +156,10 @@ describe('patterns never block the event loop (issue 21 item 3)', () => {
       try {
         keyed = registry.compile({ type: 'object', patternProperties: { [pattern]: { type: 'string' } } }, { tool: 'evil' });
       } catch (error) {
-        expect(error).toMatchObject({ code: 'schema_load_failed', details: { reason: 'unsafe_pattern', schemaPath: expect.stringMatching(/^\/patternProperties\//) } });
+        expect(error).toMatchObject({
+          code: 'schema_load_failed',
+          details: { reason: 'unsafe_pattern', schemaPath: expect.stringMatching(/^\/patternProperties\//) },
+        });
         continue;
       }
       const started = performance.now();
@@ -152,10 +171,23 @@ describe('patterns never block the event loop (issue 21 item 3)', () => {
   });
 
   it('S2: a translated pattern keeps ECMA-262 semantics (dot, \\s, \\u escapes, classes, anchors) on 2,000 random strings', () => {
-    const patterns = ['^a.c$', '^\\s+$', '^[\\s\\d]+$', '\\S', '^\\u00e9+$', '^\\u{1F600}$', '^[^\\n]*$', 'b$', '^(?:ab|cd)+$', '^[a-z]{2,4}$', '^(?<x>a)b', '^\\w+@\\w+\\.\\w{2,}$'];
+    const patterns = [
+      '^a.c$',
+      '^\\s+$',
+      '^[\\s\\d]+$',
+      '\\S',
+      '^\\u00e9+$',
+      '^\\u{1F600}$',
+      '^[^\\n]*$',
+      'b$',
+      '^(?:ab|cd)+$',
+      '^[a-z]{2,4}$',
+      '^(?<x>a)b',
+      '^\\w+@\\w+\\.\\w{2,}$',
+    ];
     const alphabet = ['a', 'b', 'c', 'd', ' ', '\n', '\r', '\u2028', '\u00a0', '\ufeff', '\t', 'é', '😀', '@', '.', '1', '_', 'x'];
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (const pattern of patterns) {
       const compiled = registry.compile({ type: 'object', properties: { s: { type: 'string', pattern } } }, { tool: 't' });
       const native = new RegExp(pattern, 'u');
@@ -167,8 +199,21 @@ describe('patterns never block the event loop (issue 21 item 3)', () => {
   });
 
   it('S8: a translated pattern is reported as the server wrote it: keyword pattern, its schema path, never the value', () => {
-    const compiled = registry.compile({ type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}\\s\\d+$' } } }, { tool: 't' });
+    const compiled = registry.compile(
+      { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}\\s\\d+$' } } },
+      { tool: 't' },
+    );
     const result = compiled.validate({ code: 'secret-value-1' });
-    expect(result).toEqual({ ok: false, issues: [{ instancePath: '/code', schemaPath: '/properties/code/pattern', keyword: 'pattern', message: 'must match the pattern "^[A-Z]{3}\\\\s\\\\d+$"' }] });
+    expect(result).toEqual({
+      ok: false,
+      issues: [
+        {
+          instancePath: '/code',
+          schemaPath: '/properties/code/pattern',
+          keyword: 'pattern',
+          message: 'must match the pattern "^[A-Z]{3}\\\\s\\\\d+$"',
+        },
+      ],
+    });
   });
 });

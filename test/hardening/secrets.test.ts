@@ -17,7 +17,12 @@ let n = 0;
 
 function agt(db: string, ...args: string[]): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), ...args, '--store', db], { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir } }, (_e, stdout, stderr) => resolve(`${stdout}\n${stderr}`));
+    execFile(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist', 'cli.js'), ...args, '--store', db],
+      { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir } },
+      (_e, stdout, stderr) => resolve(`${stdout}\n${stderr}`),
+    );
   });
 }
 
@@ -30,8 +35,37 @@ describe('secrets in CLI output', () => {
       fc.asyncProperty(secret, secret, async (envValue, headerValue) => {
         const db = path.join(tmp.dir, `cli-${n++}.db`);
         const outputs = [
-          await agt(db, 'mcp', 'create', 'tools/leaky', '--command', 'python3', '--arg', PYTHON_SERVER, '--arg=--mode', '--arg', 'leak-env', '--arg=--leak', '--arg', 'API_KEY', '--cwd', FIXTURES, '--env', `API_KEY=${envValue}`, '--json'),
-          await agt(db, 'mcp', 'create', 'tools/remote', '--url', 'http://127.0.0.1:9/mcp', '--header', `Authorization: Bearer ${headerValue}`),
+          await agt(
+            db,
+            'mcp',
+            'create',
+            'tools/leaky',
+            '--command',
+            'python3',
+            '--arg',
+            PYTHON_SERVER,
+            '--arg=--mode',
+            '--arg',
+            'leak-env',
+            '--arg=--leak',
+            '--arg',
+            'API_KEY',
+            '--cwd',
+            FIXTURES,
+            '--env',
+            `API_KEY=${envValue}`,
+            '--json',
+          ),
+          await agt(
+            db,
+            'mcp',
+            'create',
+            'tools/remote',
+            '--url',
+            'http://127.0.0.1:9/mcp',
+            '--header',
+            `Authorization: Bearer ${headerValue}`,
+          ),
           await agt(db, 'mcp', 'show', 'tools/leaky'),
           await agt(db, 'mcp', 'show', 'tools/remote', '--json'),
           await agt(db, 'mcp', 'list', '--json'),
@@ -57,7 +91,12 @@ describe('secrets in library output', () => {
     await fc.assert(
       fc.asyncProperty(secret, async (value) => {
         const env = { API_KEY: value, TOKEN: `Bearer ${value}x` };
-        const leaky = { command: 'python3', args: [PYTHON_SERVER, '--mode', 'leak-env', '--leak', 'API_KEY', '--leak', 'TOKEN'], cwd: FIXTURES, env };
+        const leaky = {
+          command: 'python3',
+          args: [PYTHON_SERVER, '--mode', 'leak-env', '--leak', 'API_KEY', '--leak', 'TOKEN'],
+          cwd: FIXTURES,
+          env,
+        };
         const report = await new McpProber().probe({ mcpServers: { leaky } });
         expect(report.stderrTail).toContain('API_KEY=***');
         const dies = { command: 'sh', args: ['-c', 'echo "key=$API_KEY token=$TOKEN" >&2; exit 3'], cwd: FIXTURES, env };
@@ -67,10 +106,29 @@ describe('secrets in library output', () => {
         await service.write({ kind: 'mcp', reference: 'tools/leaky', create: true, data: { mcpServers: { leaky } } });
         await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/leaky'], role: 'manager' } });
         const audit: AuditEvent[] = [];
-        const run = await NativeRun.start({ agent: 'team/a', service, policy: policies.autoAllow('*'), audit: { record: (e) => void audit.push(e) } });
-        const read = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b', calls: [{ id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/leaky' } }, { id: 'p', name: 'mcp_probe', arguments: { reference: 'tools/leaky' } }] });
+        const run = await NativeRun.start({
+          agent: 'team/a',
+          service,
+          policy: policies.autoAllow('*'),
+          audit: { record: (e) => void audit.push(e) },
+        });
+        const read = await run.executeBatch({
+          runId: run.id,
+          agent: run.agent,
+          batchId: 'b',
+          calls: [
+            { id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/leaky' } },
+            { id: 'p', name: 'mcp_probe', arguments: { reference: 'tools/leaky' } },
+          ],
+        });
         await run.close();
-        const everything = JSON.stringify({ report, error, test: await service.test({ kind: 'mcp', reference: 'tools/leaky' }), read, audit });
+        const everything = JSON.stringify({
+          report,
+          error,
+          test: await service.test({ kind: 'mcp', reference: 'tools/leaky' }),
+          read,
+          audit,
+        });
         expect(everything).not.toContain(value);
       }),
       { numRuns: 5 },
@@ -79,15 +137,28 @@ describe('secrets in library output', () => {
 
   it('R7: a redacted document written back keeps the stored secrets; *** for a new key is a warning', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
-    const doc = { mcpServers: { s: { url: 'https://user:pw-123456@mcp.example.test/mcp', headers: { Authorization: 'Bearer live-token-1' } } } };
+    const doc = {
+      mcpServers: { s: { url: 'https://user:pw-123456@mcp.example.test/mcp', headers: { Authorization: 'Bearer live-token-1' } } },
+    };
     await service.write({ kind: 'mcp', reference: 'tools/s', create: true, data: doc });
     const admin = new ResourceService({ store: service.store });
     await admin.write({ kind: 'agent', reference: 'team/a', create: true, data: { role: 'manager' } });
     const run = await NativeRun.start({ agent: 'team/a', service: admin, policy: policies.autoAllow('*') });
-    const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b', calls: [{ id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/s' } }] });
+    const { results } = await run.executeBatch({
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'b',
+      calls: [{ id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/s' } }],
+    });
     const shown = (results[0] as { structuredContent: { data: typeof doc } }).structuredContent.data;
-    expect(shown.mcpServers.s).toEqual({ url: 'https://user:***@mcp.example.test/mcp', headers: { Authorization: '***' }, transport: 'streamable-http' });
-    const edited = { mcpServers: { s: { ...shown.mcpServers.s, headers: { ...shown.mcpServers.s.headers, 'X-Team': 'blue', 'X-New': '***' } } } };
+    expect(shown.mcpServers.s).toEqual({
+      url: 'https://user:***@mcp.example.test/mcp',
+      headers: { Authorization: '***' },
+      transport: 'streamable-http',
+    });
+    const edited = {
+      mcpServers: { s: { ...shown.mcpServers.s, headers: { ...shown.mcpServers.s.headers, 'X-Team': 'blue', 'X-New': '***' } } },
+    };
     const { warnings } = await service.write({ kind: 'mcp', reference: 'tools/s', data: edited });
     const stored = (await service.read({ kind: 'mcp', reference: 'tools/s' })).data as typeof doc;
     expect(stored.mcpServers.s.url).toBe('https://user:pw-123456@mcp.example.test/mcp');

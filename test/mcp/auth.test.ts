@@ -17,7 +17,9 @@ const SECRET = 'tok-7f3a9c2e51b84d06';
 let valid = new Set([SECRET]);
 let server: AuthCheckingServer;
 beforeAll(async () => {
-  server = await startAuthCheckingServer((authorization) => authorization !== undefined && valid.has(authorization.replace(/^Bearer /, '')));
+  server = await startAuthCheckingServer(
+    (authorization) => authorization !== undefined && valid.has(authorization.replace(/^Bearer /, '')),
+  );
 });
 afterAll(() => server.close());
 
@@ -55,7 +57,12 @@ describe('bearer-token provider', () => {
     const out = await new Promise<string>((resolve) => {
       const bin = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
       const client = `${process.execPath} --import tsx ${path.join(REPO_ROOT, 'test/mcp/fixtures/conformance-client.ts')}`;
-      execFile(process.execPath, [bin, 'client', '--command', client, '--scenario', 'auth/metadata-default'], { cwd: REPO_ROOT, env: { ...process.env, AGT_OAUTH_NO_WAIT: '1' }, timeout: 120_000 }, (_e, stdout, stderr) => resolve(`${stdout}\n${stderr}`));
+      execFile(
+        process.execPath,
+        [bin, 'client', '--command', client, '--scenario', 'auth/metadata-default'],
+        { cwd: REPO_ROOT, env: { ...process.env, AGT_OAUTH_NO_WAIT: '1' }, timeout: 120_000 },
+        (_e, stdout, stderr) => resolve(`${stdout}\n${stderr}`),
+      );
     });
     const line = out.split('\n').find((l) => l.startsWith('AGT_ERROR '));
     expect(JSON.parse(line?.slice('AGT_ERROR '.length) ?? '{}')).toEqual({
@@ -84,7 +91,12 @@ describe('one ConnectSettings for connectMcp, McpProber and NativeRun', () => {
       await connection.close();
       expect((await new McpProber({ service, ...settings }).probe('remote/who')).ok).toBe(true);
       const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), ...settings });
-      const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b1', calls: [{ callId: 'w', name: toolAlias('remote/who', 'who'), arguments: {} }] });
+      const { results } = await run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: 'b1',
+        calls: [{ callId: 'w', name: toolAlias('remote/who', 'who'), arguments: {} }],
+      });
       expect(results[0]?.status).toBe('ok');
       await run.close();
     }
@@ -106,18 +118,31 @@ describe('tokens stay secret', () => {
     const asked: string[] = [];
     const audit: AuditEvent[] = [];
     const run = await NativeRun.start({
-      agent: 'team/alice', service, policy: policies.autoAllow('*'), audit: { record: (e) => void audit.push(e) },
+      agent: 'team/alice',
+      service,
+      policy: policies.autoAllow('*'),
+      audit: { record: (e) => void audit.push(e) },
       auth: (ref) => {
         asked.push(ref.reference);
         return { bearer: () => SECRET };
       },
     });
-    const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b1', calls: [{ id: 'w', name: toolAlias('remote/who', 'who'), arguments: {} }] });
+    const { results } = await run.executeBatch({
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'b1',
+      calls: [{ id: 'w', name: toolAlias('remote/who', 'who'), arguments: {} }],
+    });
     expect(results[0]?.status).toBe('ok');
     expect(asked).toEqual(['remote/who']);
     // The token is revoked mid-run: the next call is tool_failed auth_required, the run goes on.
     valid = new Set();
-    const revoked = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b2', calls: [{ id: 'x', name: toolAlias('remote/who', 'who'), arguments: {} }] });
+    const revoked = await run.executeBatch({
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'b2',
+      calls: [{ id: 'x', name: toolAlias('remote/who', 'who'), arguments: {} }],
+    });
     expect(revoked.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'auth_required' } });
     valid = new Set([SECRET]);
     await run.close();
@@ -131,11 +156,17 @@ describe('tokens stay secret', () => {
     const db = path.join(tmp.dir, 'agt.db');
     const agt = (...args: string[]) =>
       new Promise<{ code: number; out: string }>((resolve) => {
-        execFile(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), ...args, '--store', db], { cwd: tmp.dir }, (error, stdout, stderr) =>
-          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+        execFile(
+          process.execPath,
+          [path.join(REPO_ROOT, 'dist', 'cli.js'), ...args, '--store', db],
+          { cwd: tmp.dir },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
         );
       });
-    expect((await agt('mcp', 'create', 'remote/who', '--url', server.url, '--header', 'Authorization: Bearer tok-wrong-12345678')).code).toBe(0);
+    expect(
+      (await agt('mcp', 'create', 'remote/who', '--url', server.url, '--header', 'Authorization: Bearer tok-wrong-12345678')).code,
+    ).toBe(0);
     for (const flags of [[], ['--json']]) {
       const probe = await agt('mcp', 'probe', 'remote/who', ...flags);
       expect(probe.code).toBe(4);

@@ -22,7 +22,8 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-const features = (...names: string[]) => pythonConfig({ extra: [...names.flatMap((n) => ['--feature', n]), '--events', events, '--page-size', '2', '--resources', '5'] });
+const features = (...names: string[]) =>
+  pythonConfig({ extra: [...names.flatMap((n) => ['--feature', n]), '--events', events, '--page-size', '2', '--resources', '5'] });
 
 describe('resources and prompts (P2)', () => {
   it('P2: every page of resources/list and prompts/list; read a resource, get a prompt', async () => {
@@ -31,12 +32,21 @@ describe('resources and prompts (P2)', () => {
     expect(resources.map((r) => r.uri)).toEqual(['fixture://r/0', 'fixture://r/1', 'fixture://r/2', 'fixture://r/3', 'fixture://r/4']);
     expect(readEvents(events).filter((e) => e.method === 'resources/list')).toHaveLength(3); // 5 resources, pages of 2
     expect((await connection.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['fixture://r/{id}']);
-    expect(await connection.readResource('fixture://r/3')).toEqual({ contents: [{ uri: 'fixture://r/3', mimeType: 'text/plain', text: 'content of fixture://r/3' }] });
-    await expect(connection.readResource('fixture://nope')).rejects.toMatchObject({ code: 'not_found', message: expect.stringMatching(/resource not found$/) }); // the server's words
+    expect(await connection.readResource('fixture://r/3')).toEqual({
+      contents: [{ uri: 'fixture://r/3', mimeType: 'text/plain', text: 'content of fixture://r/3' }],
+    });
+    await expect(connection.readResource('fixture://nope')).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringMatching(/resource not found$/),
+    }); // the server's words
     expect((await connection.listPrompts()).map((p) => p.name)).toEqual(['greet', 'plain']);
     const prompt = await connection.getPrompt('greet', { who: 'Ada' });
     expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Say hello to Ada.' });
-    await expect(connection.getPrompt('missing')).rejects.toMatchObject({ code: 'not_found', message: expect.stringMatching(/no such prompt .*unknown prompt$/), details: { rpcCode: -32602 } });
+    await expect(connection.getPrompt('missing')).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringMatching(/no such prompt .*unknown prompt$/),
+      details: { rpcCode: -32602 },
+    });
   });
 
   it('P2: a server that declares neither lists nothing and is not asked', async () => {
@@ -68,14 +78,22 @@ describe('output schemas in probes (S7)', () => {
     expect(byName.get('divide')).toMatchObject({ ok: true, dialect: '2020-12', output: { dialect: '2020-12' } });
     expect(byName.get('echo')?.output).toBeUndefined();
     const broken = byName.get('broken_output_schema');
-    expect(broken).toMatchObject({ ok: false, dialect: '2020-12', output: { error: { code: 'schema_load_failed', schemaPath: expect.stringContaining('/properties/x') } } });
+    expect(broken).toMatchObject({
+      ok: false,
+      dialect: '2020-12',
+      output: { error: { code: 'schema_load_failed', schemaPath: expect.stringContaining('/properties/x') } },
+    });
     expect(broken?.output?.error?.message).toMatch(/^tool "broken_output_schema": outputSchema failed to load/);
     expect(report.tools.filter((t) => !t.ok).map((t) => t.name)).toEqual(['broken_output_schema']);
   });
 
   it('P2: the probe reports tool annotations as the server declared them', async () => {
     const report = await new McpProber().probe({ mcpServers: { py: features() } });
-    expect(report.tools.find((t) => t.name === 'withdraw')?.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+    expect(report.tools.find((t) => t.name === 'withdraw')?.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: false,
+    });
   });
 });
 
@@ -123,7 +141,15 @@ describe('call timeout, cancellation and progress', () => {
     const result = await connection.callTool('count', { n: 3 }, { onProgress: (p) => void seen.push(p) });
     expect(result.content).toEqual([{ type: 'text', text: 'counted 3' }]);
     expect(seen).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })));
-    const again = await connection.callTool('count', { n: 2 }, { onProgress: () => { throw new Error('hook bug'); } });
+    const again = await connection.callTool(
+      'count',
+      { n: 2 },
+      {
+        onProgress: () => {
+          throw new Error('hook bug');
+        },
+      },
+    );
     expect(again.isError).toBe(false);
   });
 
@@ -157,13 +183,21 @@ describe('server-initiated requests (P2: capabilities follow the handlers)', () 
 
   it('P2: a sampling handler declares sampling; a handler that throws leaks nothing to the server', async () => {
     connection = await connectMcp(features('sample'), {
-      sampling: async (request) => ({ role: 'assistant', model: 'host-model', content: { type: 'text', text: `summary of ${request.messages.length} message(s)` } }),
+      sampling: async (request) => ({
+        role: 'assistant',
+        model: 'host-model',
+        content: { type: 'text', text: `summary of ${request.messages.length} message(s)` },
+      }),
     });
     expect(connection.clientCapabilities).toEqual({ sampling: {} });
     const result = await connection.callTool('summarize', { text: 'long text' });
     expect(result.content).toEqual([{ type: 'text', text: 'summary of 1 message(s)' }]);
     await connection.close();
-    connection = await connectMcp(features('sample'), { sampling: async () => { throw new Error('internal host detail'); } });
+    connection = await connectMcp(features('sample'), {
+      sampling: async () => {
+        throw new Error('internal host detail');
+      },
+    });
     const refused = await connection.callTool('summarize', { text: 'x' });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused)).not.toContain('internal host detail');

@@ -21,8 +21,11 @@ function clientScenarios(): string[] {
 
 function run(scenario: string): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'client', '--command', CLIENT, '--scenario', scenario], { cwd: REPO_ROOT, timeout: 120_000 }, (_error, stdout, stderr) =>
-      resolve(`${stdout}\n${stderr}`),
+    execFile(
+      process.execPath,
+      [BIN, 'client', '--command', CLIENT, '--scenario', scenario],
+      { cwd: REPO_ROOT, timeout: 120_000 },
+      (_error, stdout, stderr) => resolve(`${stdout}\n${stderr}`),
     );
   });
 }
@@ -32,7 +35,16 @@ const scenarios = clientScenarios();
 describe('@modelcontextprotocol/conformance 0.1.13 client scenarios (through connectMcp)', () => {
   it('the package ships the 23 client scenarios docs/conformance.md lists', () => {
     expect(scenarios).toHaveLength(23);
-    expect(scenarios).toEqual(expect.arrayContaining(['initialize', 'tools_call', 'sse-retry', 'elicitation-sep1034-client-defaults', 'auth/scope-step-up', 'auth/client-credentials-jwt']));
+    expect(scenarios).toEqual(
+      expect.arrayContaining([
+        'initialize',
+        'tools_call',
+        'sse-retry',
+        'elicitation-sep1034-client-defaults',
+        'auth/scope-step-up',
+        'auth/client-credentials-jwt',
+      ]),
+    );
   });
 
   // Concurrently (vitest's maxConcurrency): each scenario starts its own servers on free loopback ports.

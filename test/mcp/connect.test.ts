@@ -35,7 +35,7 @@ describe('connectMcp over stdio', () => {
     await connection.close();
   });
 
-  it('R5: the server runs in its config cwd, never the host\'s, even when the host runs elsewhere', async () => {
+  it("R5: the server runs in its config cwd, never the host's, even when the host runs elsewhere", async () => {
     const serverDir = path.join(tmp.dir, 'server-home');
     const hostDir = path.join(tmp.dir, 'host-elsewhere');
     fs.mkdirSync(serverDir);
@@ -76,7 +76,8 @@ describe('connectMcp over stdio', () => {
     process.env.AGT_TEST_HOST_SECRET = 'host-only';
     try {
       const connection = await connectMcp(pythonConfig({ env: { FROM_CONFIG: 'yes' } }));
-      const has = async (name: string) => JSON.parse(textOf((await connection.callTool('whereami', { var: name })) as { content: unknown[] })).has_var;
+      const has = async (name: string) =>
+        JSON.parse(textOf((await connection.callTool('whereami', { var: name })) as { content: unknown[] })).has_var;
       expect(await has('FROM_CONFIG')).toBe(true);
       expect(await has('PATH')).toBe(true);
       expect(await has('AGT_TEST_HOST_SECRET')).toBe(false);
@@ -98,7 +99,12 @@ describe('McpProber', () => {
   it('P2: a probe by reference reports server, protocol, capabilities, timings, every tool and closes', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     const mark = marker();
-    await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig({ mark, extra: ['--page-size', '3'] }) } } });
+    await service.write({
+      kind: 'mcp',
+      reference: 'tools/py',
+      create: true,
+      data: { mcpServers: { py: pythonConfig({ mark, extra: ['--page-size', '3'] }) } },
+    });
     const report = await new McpProber({ service }).probe('tools/py');
     expect(report).toMatchObject({
       ok: true,
@@ -108,7 +114,10 @@ describe('McpProber', () => {
       warnings: [],
     });
     expect(report.tools.map((t) => [t.name, t.ok, t.dialect])).toEqual([
-      ['echo', true, '2020-12'], ['add', true, '2020-12'], ['withdraw', true, '2020-12'], ['whereami', true, '2020-12'],
+      ['echo', true, '2020-12'],
+      ['add', true, '2020-12'],
+      ['withdraw', true, '2020-12'],
+      ['whereami', true, '2020-12'],
     ]);
     for (const ms of Object.values(report.timings)) expect(ms).toBeGreaterThanOrEqual(0);
     expect(livingWithMarker(mark)).toEqual([]);
@@ -146,7 +155,9 @@ describe('McpProber', () => {
 
   it('P3: a probe executes the configured command on the host (no sandbox)', async () => {
     const marker = path.join(tmp.dir, 'executed');
-    const f = await failure(new McpProber().probe({ mcpServers: { sh: { command: '/bin/sh', args: ['-c', `touch ${marker}; exit 4`], cwd: tmp.dir } } }));
+    const f = await failure(
+      new McpProber().probe({ mcpServers: { sh: { command: '/bin/sh', args: ['-c', `touch ${marker}; exit 4`], cwd: tmp.dir } } }),
+    );
     expect(f.code).toBe('exited_early');
     expect(fs.existsSync(marker)).toBe(true);
   });
@@ -157,10 +168,17 @@ describe('McpProber', () => {
     await new McpProber().probe({ mcpServers: { py: config } });
     const connection = await connectMcp(config);
     await connection.close();
-    const [probe, run] = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const [probe, run] = fs
+      .readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(probe).toEqual(run);
     expect(probe.capabilities).toEqual({}); // no handlers: nothing declared
-    expect(probe.clientInfo).toEqual({ name: 'agt-mcp', version: JSON.parse(fs.readFileSync(path.join(FIXTURES, '../../package.json'), 'utf8')).version });
+    expect(probe.clientInfo).toEqual({
+      name: 'agt-mcp',
+      version: JSON.parse(fs.readFileSync(path.join(FIXTURES, '../../package.json'), 'utf8')).version,
+    });
   });
 
   it('P2: probing a stored reference needs a service', async () => {

@@ -62,7 +62,7 @@ describe('servers that misbehave', () => {
     expect(livingWithMarker(mark)).toEqual([]);
   });
 
-  it('hangs: handshake_timeout within the handshake timeout, never the SDK\'s 60 s; the process is gone', async () => {
+  it("hangs: handshake_timeout within the handshake timeout, never the SDK's 60 s; the process is gone", async () => {
     const mark = marker();
     const started = performance.now();
     const f = await failure(connectMcp(pythonConfig({ mode: 'hang', mark }), { timeouts: quick }));
@@ -81,7 +81,10 @@ describe('servers that misbehave', () => {
 
   it('a wrapper script whose server child hangs: the whole process group ends, grandchild included', async () => {
     const mark = marker();
-    const connection = await connectMcp({ command: WRAPPER, args: ['--mode', 'ignore-sigterm', '--marker', mark], cwd: tmp.dir }, { timeouts: quick });
+    const connection = await connectMcp(
+      { command: WRAPPER, args: ['--mode', 'ignore-sigterm', '--marker', mark], cwd: tmp.dir },
+      { timeouts: quick },
+    );
     expect(livingWithMarker(mark).length).toBe(2); // sh and python: python is the grandchild
     await connection.close();
     expect(livingWithMarker(mark)).toEqual([]);
@@ -89,7 +92,9 @@ describe('servers that misbehave', () => {
 
   it('a wrapper whose grandchild never answers: handshake_timeout, and neither process survives', async () => {
     const mark = marker();
-    const f = await failure(connectMcp({ command: WRAPPER, args: ['--mode', 'hang', '--marker', mark], cwd: tmp.dir }, { timeouts: quick }));
+    const f = await failure(
+      connectMcp({ command: WRAPPER, args: ['--mode', 'hang', '--marker', mark], cwd: tmp.dir }, { timeouts: quick }),
+    );
     expect(f.code).toBe('handshake_timeout');
     expect(livingWithMarker(mark)).toEqual([]);
   });
@@ -104,13 +109,20 @@ describe('servers that misbehave', () => {
   });
 
   it('an oversized line: protocol_error oversized_message', async () => {
-    const f = await failure(connectMcp(pythonConfig({ mode: 'oversized', extra: ['--size', String(2 * 1024 * 1024)] }), { timeouts: quick, maxMessageBytes: 1024 * 1024 }));
+    const f = await failure(
+      connectMcp(pythonConfig({ mode: 'oversized', extra: ['--size', String(2 * 1024 * 1024)] }), {
+        timeouts: quick,
+        maxMessageBytes: 1024 * 1024,
+      }),
+    );
     expect(f).toMatchObject({ code: 'protocol_error', details: { reason: 'oversized_message' } });
   });
 
   it('1 MB of stderr: drained, it neither stalls the handshake nor the close; only the tail is kept', async () => {
     const mark = marker();
-    const connection = await connectMcp(pythonConfig({ mode: 'stderr-flood', mark, extra: ['--size', String(1024 * 1024)] }), { timeouts: quick });
+    const connection = await connectMcp(pythonConfig({ mode: 'stderr-flood', mark, extra: ['--size', String(1024 * 1024)] }), {
+      timeouts: quick,
+    });
     expect((await connection.listTools()).length).toBe(4);
     expect(connection.stderrTail().length).toBeLessThanOrEqual(4096);
     const started = performance.now();
@@ -121,7 +133,9 @@ describe('servers that misbehave', () => {
 
   it('a probe of a failing server rejects with its code and leaves no process', async () => {
     const mark = marker();
-    const f = await failure(new McpProber({ timeouts: quick }).probe({ mcpServers: { bad: pythonConfig({ mode: 'crash-after-init', mark }) } }));
+    const f = await failure(
+      new McpProber({ timeouts: quick }).probe({ mcpServers: { bad: pythonConfig({ mode: 'crash-after-init', mark }) } }),
+    );
     expect(f.code).toBe('connection_closed');
     expect(livingWithMarker(mark)).toEqual([]);
   });

@@ -9,7 +9,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, documentInputs, type McpDocument, McpProber, MemoryStore, parseJsonc, ResourceService, planImport, resolveServerConfig, type VariableSources } from '../../src/index.js';
+import {
+  connectMcp,
+  documentInputs,
+  type McpDocument,
+  McpProber,
+  MemoryStore,
+  parseJsonc,
+  ResourceService,
+  planImport,
+  resolveServerConfig,
+  type VariableSources,
+} from '../../src/index.js';
 import { testMcpConfig } from '../../src/resources/config-test.js';
 import { failure, REPO_ROOT } from '../support/index.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
@@ -34,7 +45,10 @@ async function whereami(document: McpDocument, variables: VariableSources, envVa
   try {
     const result = await connection.callTool('whereami', { var: envVar });
     const text = (result.content[0] as { text: string }).text;
-    return { serverName: connection.serverInfo.name, ...(JSON.parse(text) as { cwd: string; argv: string[]; has_var: boolean; var_sha256: string }) };
+    return {
+      serverName: connection.serverInfo.name,
+      ...(JSON.parse(text) as { cwd: string; argv: string[]; has_var: boolean; var_sha256: string }),
+    };
   } finally {
     await connection.close();
   }
@@ -43,12 +57,25 @@ async function whereami(document: McpDocument, variables: VariableSources, envVa
 describe('host config files', () => {
   it('R2: every host file imports; placeholders and envFile are stored as written, never resolved', () => {
     const desktop = imported('claude-desktop/claude_desktop_config.json', 'fixture');
-    expect(desktop.mcpServers.fixture).toMatchObject({ command: 'python3', cwd: REPO_ROOT, env: { FIXTURE_API_KEY: 'sk-desktop-literal-value' } });
+    expect(desktop.mcpServers.fixture).toMatchObject({
+      command: 'python3',
+      cwd: REPO_ROOT,
+      env: { FIXTURE_API_KEY: 'sk-desktop-literal-value' },
+    });
     const code = imported('claude-code/.mcp.json', 'fixture');
-    expect(code.mcpServers.fixture).toMatchObject({ args: ['${AGT_FIXTURE_DIR:-test/fixtures}/mcp_server.py', '--name', '${AGT_FIXTURE_NAME}'], env: { FIXTURE_API_KEY: '${AGT_FIXTURE_KEY}' } });
-    expect(imported('claude-code/.mcp.json', 'api').mcpServers.api).toMatchObject({ url: '${AGT_API_BASE:-https://api.example.test}/mcp', headers: { Authorization: 'Bearer ${AGT_API_KEY}' } });
+    expect(code.mcpServers.fixture).toMatchObject({
+      args: ['${AGT_FIXTURE_DIR:-test/fixtures}/mcp_server.py', '--name', '${AGT_FIXTURE_NAME}'],
+      env: { FIXTURE_API_KEY: '${AGT_FIXTURE_KEY}' },
+    });
+    expect(imported('claude-code/.mcp.json', 'api').mcpServers.api).toMatchObject({
+      url: '${AGT_API_BASE:-https://api.example.test}/mcp',
+      headers: { Authorization: 'Bearer ${AGT_API_KEY}' },
+    });
     const vscode = imported('vscode/.vscode/mcp.json', 'fixture');
-    expect(vscode.mcpServers.fixture).toMatchObject({ envFile: '${workspaceFolder}/test/fixtures/hosts/vscode/fixture.env', env: { FIXTURE_API_KEY: '${input:fixture-key}', FIXTURE_URL: 'https://example.test/a//b' } });
+    expect(vscode.mcpServers.fixture).toMatchObject({
+      envFile: '${workspaceFolder}/test/fixtures/hosts/vscode/fixture.env',
+      env: { FIXTURE_API_KEY: '${input:fixture-key}', FIXTURE_URL: 'https://example.test/a//b' },
+    });
     expect(vscode.inputs).toEqual([
       { id: 'fixture-name', type: 'promptString', description: 'Name the fixture server reports' },
       { id: 'fixture-key', type: 'promptString', description: 'Fixture API key', password: true },
@@ -86,7 +113,11 @@ describe('host config files', () => {
     expect(seen.argv.slice(0, 2)).toEqual(['--name', 'code-fixture']);
     expect(seen.var_sha256).toBe(sha256('k-4711'));
     expect(JSON.stringify(document)).toBe(before); // the document keeps its placeholders
-    const other = await whereami(document, { env: { AGT_FIXTURE_DIR: path.join(REPO_ROOT, 'test', 'fixtures'), AGT_FIXTURE_NAME: 'b', AGT_FIXTURE_KEY: 'k2' } }, 'FIXTURE_API_KEY');
+    const other = await whereami(
+      document,
+      { env: { AGT_FIXTURE_DIR: path.join(REPO_ROOT, 'test', 'fixtures'), AGT_FIXTURE_NAME: 'b', AGT_FIXTURE_KEY: 'k2' } },
+      'FIXTURE_API_KEY',
+    );
     expect(other.serverName).toBe('b');
   });
 
@@ -101,7 +132,13 @@ describe('host config files', () => {
     expect(report.problems[0]?.fix).toMatch(/set AGT_FIXTURE_NAME in the environment/);
     expect(testMcpConfig(document, { env: { AGT_FIXTURE_NAME: 'n', AGT_FIXTURE_KEY: 'k' } })).toMatchObject({ ok: true, problems: [] });
     const f = await failure(connectMcp(document, { variables: { env: { AGT_FIXTURE_NAME: 'n' } } }));
-    expect(f).toMatchObject({ code: 'invalid_config', details: { reason: 'unresolved_variables', problems: [{ field: 'config.env.FIXTURE_API_KEY', message: '${AGT_FIXTURE_KEY} has no value' }] } });
+    expect(f).toMatchObject({
+      code: 'invalid_config',
+      details: {
+        reason: 'unresolved_variables',
+        problems: [{ field: 'config.env.FIXTURE_API_KEY', message: '${AGT_FIXTURE_KEY} has no value' }],
+      },
+    });
   });
 
   it('R4: VS Code ${input:id}, ${workspaceFolder} and envFile: the file is read at launch, the config env wins', async () => {
@@ -119,10 +156,16 @@ describe('host config files', () => {
 
   it('R4: values that placeholders and the envFile give the server are masked in its stderr tail', async () => {
     const leaky = {
-      command: 'python3', args: ['test/fixtures/mcp_server.py', '--mode', 'leak-env', '--leak', 'FIXTURE_API_KEY', '--leak', 'FIXTURE_FROM_ENV_FILE'],
-      cwd: REPO_ROOT, env: { FIXTURE_API_KEY: '${AGT_LEAK_KEY}' }, envFile: 'test/fixtures/hosts/vscode/fixture.env',
+      command: 'python3',
+      args: ['test/fixtures/mcp_server.py', '--mode', 'leak-env', '--leak', 'FIXTURE_API_KEY', '--leak', 'FIXTURE_FROM_ENV_FILE'],
+      cwd: REPO_ROOT,
+      env: { FIXTURE_API_KEY: '${AGT_LEAK_KEY}' },
+      envFile: 'test/fixtures/hosts/vscode/fixture.env',
     };
-    const report = await new McpProber().probe({ mcpServers: { leaky } }, { variables: { env: { AGT_LEAK_KEY: 'resolved-secret-31337' } } });
+    const report = await new McpProber().probe(
+      { mcpServers: { leaky } },
+      { variables: { env: { AGT_LEAK_KEY: 'resolved-secret-31337' } } },
+    );
     expect(report.stderrTail).toContain('FIXTURE_API_KEY=***');
     expect(report.stderrTail).toContain('FIXTURE_FROM_ENV_FILE=***');
     expect(JSON.stringify(report)).not.toMatch(/resolved-secret-31337|from-the-env-file/);
@@ -132,15 +175,26 @@ describe('host config files', () => {
     const service = new ResourceService({ store: new MemoryStore() });
     await service.write({ kind: 'mcp', reference: 'imported/fixture', create: true, data: imported('vscode/.vscode/mcp.json', 'fixture') });
     const without = await service.test({ kind: 'mcp', reference: 'imported/fixture' });
-    expect(without.problems.map((p) => p.message)).toEqual(['${input:fixture-name} has no value now', '${input:fixture-key} has no value now']);
-    expect(await service.test({ kind: 'mcp', reference: 'imported/fixture', inputs: { 'fixture-name': 'n', 'fixture-key': 'k' } })).toMatchObject({ ok: true });
-    const bad = await failure(service.test({ kind: 'mcp', reference: 'imported/fixture', inputs: { 'fixture-key': 5 } as unknown as Record<string, string> }));
+    expect(without.problems.map((p) => p.message)).toEqual([
+      '${input:fixture-name} has no value now',
+      '${input:fixture-key} has no value now',
+    ]);
+    expect(
+      await service.test({ kind: 'mcp', reference: 'imported/fixture', inputs: { 'fixture-name': 'n', 'fixture-key': 'k' } }),
+    ).toMatchObject({ ok: true });
+    const bad = await failure(
+      service.test({ kind: 'mcp', reference: 'imported/fixture', inputs: { 'fixture-key': 5 } as unknown as Record<string, string> }),
+    );
     expect(bad).toMatchObject({ code: 'invalid_input', details: { field: 'inputs' } });
   });
 
   it('R4: a missing envFile is spawn_failed env_file_unreadable at launch and a problem of the static test', async () => {
-    const document: McpDocument = { mcpServers: { s: { command: 'python3', args: ['test/fixtures/mcp_server.py'], cwd: REPO_ROOT, envFile: 'no-such.env' } } };
-    expect(testMcpConfig(document).problems).toEqual([expect.objectContaining({ field: 'mcpServers.s.envFile', message: 'the "envFile" cannot be read' })]);
+    const document: McpDocument = {
+      mcpServers: { s: { command: 'python3', args: ['test/fixtures/mcp_server.py'], cwd: REPO_ROOT, envFile: 'no-such.env' } },
+    };
+    expect(testMcpConfig(document).problems).toEqual([
+      expect.objectContaining({ field: 'mcpServers.s.envFile', message: 'the "envFile" cannot be read' }),
+    ]);
     expect(await failure(connectMcp(document))).toMatchObject({ code: 'spawn_failed', details: { reason: 'env_file_unreadable' } });
   });
 
@@ -155,9 +209,21 @@ describe('host config files', () => {
   });
 
   it('R4: resolveServerConfig expands every field the hosts expand and leaves cwd as written', () => {
-    const config = { command: '${BIN:-python3}', args: ['${cwd}/x', '${workspace}', '${/}'], cwd: '/srv/${NOT}', env: { A: '${env:A}' }, envFile: '${userHome}/.env' };
+    const config = {
+      command: '${BIN:-python3}',
+      args: ['${cwd}/x', '${workspace}', '${/}'],
+      cwd: '/srv/${NOT}',
+      env: { A: '${env:A}' },
+      envFile: '${userHome}/.env',
+    };
     const { config: out, unresolved } = resolveServerConfig(config, { env: { A: 'a' } }, '/home/u');
-    expect(out).toEqual({ command: 'python3', args: ['/srv/${NOT}/x', '/srv/${NOT}', path.sep], cwd: '/srv/${NOT}', env: { A: 'a' }, envFile: '/home/u/.env' });
+    expect(out).toEqual({
+      command: 'python3',
+      args: ['/srv/${NOT}/x', '/srv/${NOT}', path.sep],
+      cwd: '/srv/${NOT}',
+      env: { A: 'a' },
+      envFile: '/home/u/.env',
+    });
     expect(unresolved).toEqual([]);
     expect(config.command).toBe('${BIN:-python3}'); // the input is not changed
   });
@@ -197,7 +263,9 @@ describe('parseJsonc', () => {
 describe('urls with placeholders (R7)', () => {
   it('R7: a url is checked with its defaults at write, and after expansion at connect', async () => {
     expect(planImport({ mcpServers: { a: { url: '${BASE}/mcp' } } }).entries[0]?.problems).toEqual([]);
-    expect(planImport({ mcpServers: { a: { url: '${BASE:-ftp://x}/mcp' } } }).entries[0]?.problems).toEqual(['mcp config: mcpServers.a.url: must use http or https']);
+    expect(planImport({ mcpServers: { a: { url: '${BASE:-ftp://x}/mcp' } } }).entries[0]?.problems).toEqual([
+      'mcp config: mcpServers.a.url: must use http or https',
+    ]);
     const f = await failure(connectMcp({ url: '${BASE}/mcp' }, { variables: { env: { BASE: 'not a url' } } }));
     expect(f).toMatchObject({ code: 'invalid_config', details: { reason: 'invalid_url' } });
     expect(f.message).not.toContain('not a url');

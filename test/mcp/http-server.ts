@@ -22,14 +22,19 @@ export interface AuthCheckingServer {
  * Starts a server with one tool `who` (with `{ bytes }` it answers that many bytes of text); requests whose
  * Authorization `accept` refuses get 401, whose body repeats the header when `echo` is set (a hostile server).
  */
-export async function startAuthCheckingServer(accept: (authorization: string | undefined) => boolean, options: { echo?: boolean } = {}): Promise<AuthCheckingServer> {
+export async function startAuthCheckingServer(
+  accept: (authorization: string | undefined) => boolean,
+  options: { echo?: boolean } = {},
+): Promise<AuthCheckingServer> {
   const seen: (string | undefined)[] = [];
   const terminated: string[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     seen.push(req.headers.authorization);
     if (!accept(req.headers.authorization)) {
-      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(JSON.stringify({ error: 'invalid_token', ...(options.echo ? { got: req.headers.authorization } : {}) }));
+      res
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+        .end(JSON.stringify({ error: 'invalid_token', ...(options.echo ? { got: req.headers.authorization } : {}) }));
       return;
     }
     const sessionId = req.headers['mcp-session-id'];
@@ -44,7 +49,10 @@ export async function startAuthCheckingServer(accept: (authorization: string | u
       const bytes = Number(request.params.arguments?.bytes ?? 0);
       return { content: [{ type: 'text', text: bytes > 0 ? 'x'.repeat(bytes) : 'authorised' }] };
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
     await mcp.connect(transport);
     await transport.handleRequest(req, res);
   };

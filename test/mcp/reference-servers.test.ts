@@ -24,7 +24,10 @@ async function freePort(): Promise<number> {
 
 async function startHttp(mode: 'streamableHttp' | 'sse'): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [referenceServer('everything'), mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [referenceServer('everything'), mode], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`everything ${mode} did not start`)), 15_000);
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -40,7 +43,9 @@ async function startHttp(mode: 'streamableHttp' | 'sse'): Promise<{ child: Child
 
 describe('reference servers over stdio', () => {
   it('P2: server-everything probes with every tool compiled', async () => {
-    const report = await prober.probe({ mcpServers: { everything: { command: process.execPath, args: [referenceServer('everything'), 'stdio'], cwd: tmp.dir } } });
+    const report = await prober.probe({
+      mcpServers: { everything: { command: process.execPath, args: [referenceServer('everything'), 'stdio'], cwd: tmp.dir } },
+    });
     expect(report.server.name).toMatch(/everything/i);
     expect(report.tools.length).toBeGreaterThanOrEqual(10);
     expect(report.tools.filter((t) => !t.ok)).toEqual([]);
@@ -48,14 +53,23 @@ describe('reference servers over stdio', () => {
   });
 
   it('P2: server-filesystem probes with every tool compiled (draft-07 zod schemas)', async () => {
-    const report = await prober.probe({ mcpServers: { fs: { command: process.execPath, args: [referenceServer('filesystem'), tmp.dir], cwd: tmp.dir } } });
+    const report = await prober.probe({
+      mcpServers: { fs: { command: process.execPath, args: [referenceServer('filesystem'), tmp.dir], cwd: tmp.dir } },
+    });
     expect(report.tools.filter((t) => !t.ok)).toEqual([]);
     expect(report.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['read_text_file', 'write_file', 'list_directory']));
   });
 
   it('P2: server-memory probes with every tool compiled', async () => {
     const report = await prober.probe({
-      mcpServers: { memory: { command: process.execPath, args: [referenceServer('memory')], cwd: tmp.dir, env: { MEMORY_FILE_PATH: '${cwd}/memory.jsonl' } } },
+      mcpServers: {
+        memory: {
+          command: process.execPath,
+          args: [referenceServer('memory')],
+          cwd: tmp.dir,
+          env: { MEMORY_FILE_PATH: '${cwd}/memory.jsonl' },
+        },
+      },
     });
     expect(report.tools.filter((t) => !t.ok)).toEqual([]);
     expect(report.tools.map((t) => t.name)).toContain('create_entities');
@@ -99,6 +113,9 @@ describe('server-everything over HTTP on loopback (R7)', () => {
 
   it('R7: an unreachable URL fails with connection_closed (unreachable)', async () => {
     const port = await freePort();
-    await expect(connectMcp({ url: `http://127.0.0.1:${port}/mcp` }, { timeouts: { handshakeMs: 3000 } })).rejects.toMatchObject({ code: 'connection_closed', details: { reason: 'unreachable' } });
+    await expect(connectMcp({ url: `http://127.0.0.1:${port}/mcp` }, { timeouts: { handshakeMs: 3000 } })).rejects.toMatchObject({
+      code: 'connection_closed',
+      details: { reason: 'unreachable' },
+    });
   });
 });

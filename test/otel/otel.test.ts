@@ -21,20 +21,34 @@ describe('otelAuditSink', () => {
   it('B3: a batch span with one child span per call, named and attributed by the GenAI and MCP conventions', async () => {
     const { exporter, sink } = tracing();
     const run = await fx.start({ audit: sink, policy: policies.autoAllow(py('echo')) });
-    await run.executeBatch({ ...batch(run, [
-      { id: 'ok-1', name: py('echo'), arguments: { message: 'SECRET-ARGUMENT' } },
-      { id: 'bad-1', name: py('add'), arguments: { a: 'x' } },
-      { id: 'no-1', name: py('withdraw'), arguments: { amount: 1 } },
-    ]), batchId: 'b-otel' });
+    await run.executeBatch({
+      ...batch(run, [
+        { id: 'ok-1', name: py('echo'), arguments: { message: 'SECRET-ARGUMENT' } },
+        { id: 'bad-1', name: py('add'), arguments: { a: 'x' } },
+        { id: 'no-1', name: py('withdraw'), arguments: { amount: 1 } },
+      ]),
+      batchId: 'b-otel',
+    });
     const spans = exporter.getFinishedSpans();
     const root = spans.find((s) => s.name === 'batch team/alice');
-    expect(root?.attributes).toMatchObject({ 'agt.run.id': run.id, 'agt.batch.id': 'b-otel', 'agt.batch.size': 3, 'agt.batch.failed': 2, 'gen_ai.agent.name': 'team/alice' });
+    expect(root?.attributes).toMatchObject({
+      'agt.run.id': run.id,
+      'agt.batch.id': 'b-otel',
+      'agt.batch.size': 3,
+      'agt.batch.failed': 2,
+      'gen_ai.agent.name': 'team/alice',
+    });
     const calls = spans.filter((s) => s.name.startsWith('tools/call '));
     expect(calls.map((s) => s.name).sort()).toEqual(['tools/call add', 'tools/call echo', 'tools/call withdraw']);
     for (const span of calls) {
       expect(span.parentSpanContext?.spanId).toBe(root?.spanContext().spanId);
       expect(span.spanContext().traceId).toBe(root?.spanContext().traceId);
-      expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'mcp.method.name': 'tools/call', 'gen_ai.tool.type': 'extension', 'agt.mount': 'tools/py' });
+      expect(span.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.type': 'extension',
+        'agt.mount': 'tools/py',
+      });
     }
     const echo = calls.find((s) => s.name === 'tools/call echo');
     expect(echo?.attributes).toMatchObject({ 'gen_ai.tool.name': 'echo', 'gen_ai.tool.call.id': 'ok-1', 'agt.call.status': 'ok' });
@@ -43,7 +57,9 @@ describe('otelAuditSink', () => {
     expect(add?.attributes['error.type']).toBe('invalid_arguments');
     expect(add?.status).toMatchObject({ code: 2, message: 'invalid_arguments' });
     expect(calls.find((s) => s.name === 'tools/call withdraw')?.attributes['error.type']).toBe('permission_denied');
-    expect(JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events })))).not.toContain('SECRET-ARGUMENT');
+    expect(JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events })))).not.toContain(
+      'SECRET-ARGUMENT',
+    );
   });
 
   it('B6: a rejected batch is one error span typed by its reason; framework calls are execute_tool spans', async () => {
@@ -53,6 +69,9 @@ describe('otelAuditSink', () => {
     await run.executeBatch(batch(run, [{ id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]));
     const spans = exporter.getFinishedSpans();
     expect(spans.find((s) => s.attributes['error.type'] === 'unknown_tool')?.name).toBe('batch team/alice');
-    expect(spans.find((s) => s.name === 'execute_tool resource_read')?.attributes).toMatchObject({ 'gen_ai.tool.type': 'function', 'gen_ai.tool.name': 'resource_read' });
+    expect(spans.find((s) => s.name === 'execute_tool resource_read')?.attributes).toMatchObject({
+      'gen_ai.tool.type': 'function',
+      'gen_ai.tool.name': 'resource_read',
+    });
   });
 });

@@ -17,7 +17,8 @@ describe('package exports', () => {
 
   it('ESM: agt-mcp, agt-mcp/testing, agt-mcp/sqlite and agt-mcp/authoring resolve to working code', () => {
     const out = run([
-      '--input-type=module', '-e',
+      '--input-type=module',
+      '-e',
       `import { ToolSchemaRegistry, ResourceService, MemoryStore, isAgtError } from 'agt-mcp';
        import { storeConformanceSuite } from 'agt-mcp/testing';
        import { SqliteStore } from 'agt-mcp/sqlite';
@@ -33,7 +34,8 @@ describe('package exports', () => {
 
   it('ESM and CJS: agt-mcp/openai, agt-mcp/anthropic, agt-mcp/ai-sdk and agt-mcp/otel resolve', () => {
     const out = run([
-      '--input-type=module', '-e',
+      '--input-type=module',
+      '-e',
       `import { createRequire } from 'node:module';
        import { toOpenAITools } from 'agt-mcp/openai';
        import { toAnthropicTools } from 'agt-mcp/anthropic';
@@ -49,7 +51,8 @@ describe('package exports', () => {
 
   it('P2: agt-mcp/testing fixtureServer() (ESM and CJS) starts the shipped fixture server; a probe and a call work', () => {
     const out = run([
-      '--input-type=module', '-e',
+      '--input-type=module',
+      '-e',
       `import { createRequire } from 'node:module';
        import { connectMcp, McpProber } from 'agt-mcp';
        import { fixtureServer } from 'agt-mcp/testing';
@@ -70,7 +73,8 @@ describe('package exports', () => {
 
   it('CJS: require() gets the same API, and isAgtError recognises errors across the ESM and CJS copies', () => {
     const out = run([
-      '--input-type=module', '-e',
+      '--input-type=module',
+      '-e',
       `import { createRequire } from 'node:module';
        import * as esm from 'agt-mcp';
        const cjs = createRequire(import.meta.url)('agt-mcp');
@@ -83,25 +87,93 @@ describe('package exports', () => {
   // The value exports of every entry point, pinned: adding or removing a public name is a decision, made here.
   const PUBLIC: Record<string, string[]> = {
     'agt-mcp': [
-      'AGT_ERROR_CODES', 'AgtError', 'DEFAULT_CALL_TIMEOUT_MS', 'DEFAULT_LIMITS', 'DEFAULT_TIMEOUTS', 'FRAMEWORK_TOOL_NAMES', 'HarnessToolSet', 'JsoncError', 'McpProber',
-      'MemoryAuditStore', 'MemoryRunStore', 'MemoryStore', 'NativeRun', 'RESOURCE_KINDS', 'RESOURCE_MANAGEMENT', 'RUN_FORMAT_VERSION', 'ResourceService',
-      'SECRET_MASK', 'StoreAuditSink', 'ToolSchemaRegistry', 'checkExpectedRevision', 'clientCapabilities', 'connectMcp', 'documentInputs', 'executeModelCalls', 'expectedRevisionOf', 'isAgtError', 'isReference',
-      'isToolErrorSignal', 'parseJsonc', 'parseReference', 'planImport', 'policies', 'readToolError', 'redactMcpDocument', 'redactRecord', 'resolveServerConfig',
-      'revisionConflict', 'runAgentLoop', 'toolAlias', 'toolErrorOf',
+      'AGT_ERROR_CODES',
+      'AgtError',
+      'DEFAULT_CALL_TIMEOUT_MS',
+      'DEFAULT_LIMITS',
+      'DEFAULT_TIMEOUTS',
+      'FRAMEWORK_TOOL_NAMES',
+      'HarnessToolSet',
+      'JsoncError',
+      'McpProber',
+      'MemoryAuditStore',
+      'MemoryRunStore',
+      'MemoryStore',
+      'NativeRun',
+      'RESOURCE_KINDS',
+      'RESOURCE_MANAGEMENT',
+      'RUN_FORMAT_VERSION',
+      'ResourceService',
+      'SECRET_MASK',
+      'StoreAuditSink',
+      'ToolSchemaRegistry',
+      'checkExpectedRevision',
+      'clientCapabilities',
+      'connectMcp',
+      'documentInputs',
+      'executeModelCalls',
+      'expectedRevisionOf',
+      'isAgtError',
+      'isReference',
+      'isToolErrorSignal',
+      'parseJsonc',
+      'parseReference',
+      'planImport',
+      'policies',
+      'readToolError',
+      'redactMcpDocument',
+      'redactRecord',
+      'resolveServerConfig',
+      'revisionConflict',
+      'runAgentLoop',
+      'toolAlias',
+      'toolErrorOf',
     ],
-    'agt-mcp/testing': ['ScriptedModel', 'auditStoreConformanceSuite', 'contractSuite', 'fixtureServer', 'fixtureTools', 'runStoreConformanceSuite', 'storeConformanceSuite'],
-    'agt-mcp/authoring': ['ToolErrorSignal', 'contractCases', 'createToolServer', 'defineTool', 'parseArguments', 'runContract', 'serveStdio', 'toolError'],
+    'agt-mcp/testing': [
+      'ScriptedModel',
+      'auditStoreConformanceSuite',
+      'contractSuite',
+      'fixtureServer',
+      'fixtureTools',
+      'runStoreConformanceSuite',
+      'storeConformanceSuite',
+    ],
+    'agt-mcp/authoring': [
+      'ToolErrorSignal',
+      'contractCases',
+      'createToolServer',
+      'defineTool',
+      'parseArguments',
+      'runContract',
+      'serveStdio',
+      'toolError',
+    ],
     'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore'],
     'agt-mcp/postgres': ['POSTGRES_SCHEMA_VERSION', 'PostgresAuditStore', 'PostgresRunStore', 'PostgresStore', 'migrationSql'],
-    'agt-mcp/openai': ['fromOpenAIToolCalls', 'OPENAI_TOOL_LIMITS', 'openAIModel', 'toOpenAIToolCallItems', 'toOpenAIToolMessages', 'toOpenAITools'],
-    'agt-mcp/anthropic': ['anthropicModel', 'fromAnthropicToolUse', 'toAnthropicToolResult', 'toAnthropicToolResults', 'toAnthropicTools', 'toAnthropicToolUse'],
+    'agt-mcp/openai': [
+      'fromOpenAIToolCalls',
+      'OPENAI_TOOL_LIMITS',
+      'openAIModel',
+      'toOpenAIToolCallItems',
+      'toOpenAIToolMessages',
+      'toOpenAITools',
+    ],
+    'agt-mcp/anthropic': [
+      'anthropicModel',
+      'fromAnthropicToolUse',
+      'toAnthropicToolResult',
+      'toAnthropicToolResults',
+      'toAnthropicTools',
+      'toAnthropicToolUse',
+    ],
     'agt-mcp/ai-sdk': ['aiSdkModel', 'aiSdkTools', 'standardJsonSchema'],
     'agt-mcp/otel': ['otelAuditSink'],
   };
 
   it('every entry point exports exactly its listed public names (internals stay internal)', () => {
     const out = run([
-      '--input-type=module', '-e',
+      '--input-type=module',
+      '-e',
       `const names = {}; for (const e of ${JSON.stringify(Object.keys(PUBLIC))}) names[e] = Object.keys(await import(e)).sort(); console.log(JSON.stringify(names));`,
     ]);
     expect(JSON.parse(out)).toEqual(Object.fromEntries(Object.entries(PUBLIC).map(([k, v]) => [k, [...v].sort()])));
@@ -110,7 +182,17 @@ describe('package exports', () => {
   it('a folder index.ts lists only names the root entry point exports (runtime names: checked above; types: by their names here)', () => {
     const exported = (file: string) => {
       const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
-      return [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)].flatMap((m) => (m[1] as string).split(',')).map((n) => n.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop() ?? '').filter(Boolean);
+      return [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)]
+        .flatMap((m) => (m[1] as string).split(','))
+        .map(
+          (n) =>
+            n
+              .trim()
+              .replace(/^type\s+/, '')
+              .split(/\s+as\s+/)
+              .pop() ?? '',
+        )
+        .filter(Boolean);
     };
     const root = new Set(exported('src/index.ts'));
     for (const folder of ['framework', 'harness', 'mcp', 'resources', 'runtime', 'schema']) {

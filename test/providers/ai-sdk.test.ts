@@ -13,7 +13,12 @@ import { py, runFixture } from '../support/index.js';
 
 const fx = runFixture();
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
-const toolCall = (toolCallId: string, toolName: string, input: unknown) => ({ type: 'tool-call' as const, toolCallId, toolName, input: JSON.stringify(input) });
+const toolCall = (toolCallId: string, toolName: string, input: unknown) => ({
+  type: 'tool-call' as const,
+  toolCallId,
+  toolName,
+  input: JSON.stringify(input),
+});
 
 /** A mock model that answers with the given content per step, recording each prompt. */
 function scripted(steps: unknown[][]) {
@@ -32,39 +37,63 @@ function scripted(steps: unknown[][]) {
 describe('aiSdkTools', () => {
   it('B3/B4/B5: the calls of one step are one batch through the pipeline; invalid ones come back as results', async () => {
     const audit: AuditEvent[] = [];
-    const run = await fx.start({ audit: { record: (e) => void audit.push(e) }, policy: policies.chain(policies.autoAllow([py('echo'), py('add')])) });
-    const { model, prompts } = scripted([[toolCall('c1', py('echo'), { message: 'via ai sdk' }), toolCall('c2', py('add'), { a: 'x', b: 1 }), toolCall('c3', py('withdraw'), { amount: 1 })], [{ type: 'text', text: 'all done' }]]);
+    const run = await fx.start({
+      audit: { record: (e) => void audit.push(e) },
+      policy: policies.chain(policies.autoAllow([py('echo'), py('add')])),
+    });
+    const { model, prompts } = scripted([
+      [
+        toolCall('c1', py('echo'), { message: 'via ai sdk' }),
+        toolCall('c2', py('add'), { a: 'x', b: 1 }),
+        toolCall('c3', py('withdraw'), { amount: 1 }),
+      ],
+      [{ type: 'text', text: 'all done' }],
+    ]);
     const result = await generateText({ model, prompt: 'go', tools: aiSdkTools(run, { batchId: 'step' }), stopWhen: stepCountIs(3) });
     expect(result.text).toBe('all done');
     expect(fx.env.calls()).toEqual([{ tool: 'echo', arguments: { message: 'via ai sdk' } }]);
     const calls = audit.filter((e) => e.type === 'tool_call');
     expect(new Set(calls.map((e) => e.batchId))).toEqual(new Set(['step:1'])); // one batch for the step
-    expect(calls.map((e) => [e.callId, e.status])).toEqual(expect.arrayContaining([['c1', 'ok'], ['c2', 'invalid_arguments'], ['c3', 'permission_denied']]));
+    expect(calls.map((e) => [e.callId, e.status])).toEqual(
+      expect.arrayContaining([
+        ['c1', 'ok'],
+        ['c2', 'invalid_arguments'],
+        ['c3', 'permission_denied'],
+      ]),
+    );
     const toolMessage = JSON.stringify((prompts[1] as { prompt: unknown[] }).prompt.at(-1));
     expect(toolMessage).toContain('via ai sdk');
     expect(toolMessage).toContain('invalid_arguments');
     expect(toolMessage).toContain('permission_denied');
   });
 
-  it('the schemas the SDK sends to the model are the run\'s, object-rooted', async () => {
+  it("the schemas the SDK sends to the model are the run's, object-rooted", async () => {
     const run = await fx.start();
     const { model, prompts } = scripted([[{ type: 'text', text: 'nothing to do' }]]);
     await generateText({ model, prompt: 'go', tools: aiSdkTools(run) });
     const tools = (prompts[0] as { tools: { name: string; inputSchema: Record<string, unknown> }[] }).tools;
-    expect(tools.find((t) => t.name === py('echo'))?.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['message'] });
+    expect(tools.find((t) => t.name === py('echo'))?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string', minLength: 1, maxLength: 200 } },
+      required: ['message'],
+    });
   });
 });
 
 describe('aiSdkModel', () => {
   it('B4: runAgentLoop drives an AI SDK model; a correction after invalid_arguments costs a step', async () => {
     const run = await fx.start();
-    const { model } = scripted([[toolCall('w1', py('add'), { a: 1 })], [toolCall('w2', py('add'), { a: 1, b: 2 })], [{ type: 'text', text: 'three' }]]);
+    const { model } = scripted([
+      [toolCall('w1', py('add'), { a: 1 })],
+      [toolCall('w2', py('add'), { a: 1, b: 2 })],
+      [{ type: 'text', text: 'three' }],
+    ]);
     const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, input: 'add 1 and 2' }), maxSteps: 4 });
     expect(outcome).toMatchObject({ status: 'completed', steps: 3, text: 'three' });
     expect(fx.env.calls()).toEqual([{ tool: 'add', arguments: { a: 1, b: 2 } }]);
   });
 
-  it('B6: a rejected step\'s notice goes to the model in a user turn, never a system message (issue 22 item 8)', async () => {
+  it("B6: a rejected step's notice goes to the model in a user turn, never a system message (issue 22 item 8)", async () => {
     const run = await fx.start();
     const { model, prompts } = scripted([[toolCall('u1', 'no_such_tool', {})], [{ type: 'text', text: 'ok' }]]);
     const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, prompt: 'go' }), maxSteps: 3 }); // `prompt`: the 0.1 name of `input`, still accepted

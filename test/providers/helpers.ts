@@ -16,7 +16,10 @@ export function recordedFetch(payloads: Record<string, unknown>[]) {
     requests.push({ url: String(url), body: JSON.parse(String(init?.body ?? '{}')) });
     const next = queue.shift();
     if (next === undefined) return new Response(JSON.stringify({ error: { message: 'no more recorded payloads' } }), { status: 500 });
-    return new Response(JSON.stringify(next), { status: 200, headers: { 'content-type': 'application/json', 'request-id': 'req_recorded' } });
+    return new Response(JSON.stringify(next), {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'request-id': 'req_recorded' },
+    });
   };
   return { fetch, requests };
 }
@@ -24,10 +27,27 @@ export function recordedFetch(payloads: Record<string, unknown>[]) {
 /** The 41 real tool inputSchemas of the reference servers (../shared/data). */
 export function realToolSchemas(): { name: string; schema: Record<string, unknown> }[] {
   const dir = path.join(REPO_ROOT, 'test/fixtures/real-tool-schemas');
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => ({ name: f.replace('.input.json', ''), schema: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) }));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({ name: f.replace('.input.json', ''), schema: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) }));
 }
 
-const STRICT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'description', 'title', 'anyOf', '$defs', '$ref']);
+const STRICT_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'description',
+  'title',
+  'anyOf',
+  '$defs',
+  '$ref',
+]);
 
 /**
  * What OpenAI's strict mode rejects in a schema, per its documented rules:
@@ -46,7 +66,8 @@ export function openAIStrictIssues(schema: unknown, at = '', root = true): strin
     const props = Object.keys((s.properties as Record<string, unknown>) ?? {});
     const required = (s.required as string[]) ?? [];
     if (props.length !== required.length || props.some((p) => !required.includes(p))) issues.push(`${at}: every property must be required`);
-    for (const [k, v] of Object.entries((s.properties as Record<string, unknown>) ?? {})) issues.push(...openAIStrictIssues(v, `${at}/properties/${k}`, false));
+    for (const [k, v] of Object.entries((s.properties as Record<string, unknown>) ?? {}))
+      issues.push(...openAIStrictIssues(v, `${at}/properties/${k}`, false));
   }
   if (types.includes('array') && s.items !== undefined) issues.push(...openAIStrictIssues(s.items, `${at}/items`, false));
   for (const [i, v] of ((s.anyOf as unknown[]) ?? []).entries()) issues.push(...openAIStrictIssues(v, `${at}/anyOf/${i}`, false));

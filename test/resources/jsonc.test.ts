@@ -31,7 +31,16 @@ describe('JSONC (mcp.json as VS Code reads it)', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // The texts whose JSON.parse error names a position (Node 20's V8 names none for some).
     for (const text of ['{"a" 1}', '{nope', '{"a":1}}', '{"a":"b\n"}', '{"a":"b', '{"a":"\\q"}', '{"a":"\\u12"}', '{"a":1 "b":2}']) {
-      const native = /position (\d+)/.exec((() => { try { JSON.parse(text); return ''; } catch (e) { return (e as Error).message; } })())?.[1];
+      const native = /position (\d+)/.exec(
+        (() => {
+          try {
+            JSON.parse(text);
+            return '';
+          } catch (e) {
+            return (e as Error).message;
+          }
+        })(),
+      )?.[1];
       expect(native).toBeDefined();
       expect({ text, at: positionOf(text) }).toEqual({ text, at: Number(native) });
     }
@@ -43,7 +52,7 @@ describe('JSONC (mcp.json as VS Code reads it)', () => {
     expect(parseJsonc(`${'['.repeat(MAX_JSONC_DEPTH)}${']'.repeat(MAX_JSONC_DEPTH)}`)).toBeDefined();
   });
 
-  it('R2: agt mcp import of a malformed file says where (the character offset), never the file\'s text', async () => {
+  it("R2: agt mcp import of a malformed file says where (the character offset), never the file's text", async () => {
     const tmp = tempDir('agt-jsonc-');
     try {
       const file = path.join(tmp.dir, 'mcp.json');

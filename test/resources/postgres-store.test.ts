@@ -42,7 +42,9 @@ async function advisoryLocksOn(keys: string[]): Promise<number> {
 afterAll(async () => {
   if (!url || tables.length === 0) return;
   const driver = 'pg'; // untyped on purpose, as in the store
-  const pg = ((await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }).default;
+  const pg = (
+    (await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }
+  ).default;
   const pool = new pg.Pool({ connectionString: url });
   for (const table of tables) await pool.query(`DROP TABLE IF EXISTS ${table}`);
   await pool.end();
@@ -98,7 +100,10 @@ describe.skipIf(!url)(`PostgresStore${why}`, () => {
   it('A4: a pool that cannot hand out a client fails the migration with store_unavailable, and the next call retries', async () => {
     const real = await sharedPool(2);
     let refuse = true;
-    const pool = { query: real.query.bind(real), connect: () => (refuse ? Promise.reject(Object.assign(new Error('no'), { code: 'ECONNREFUSED' })) : real.connect()) };
+    const pool = {
+      query: real.query.bind(real),
+      connect: () => (refuse ? Promise.reject(Object.assign(new Error('no'), { code: 'ECONNREFUSED' })) : real.connect()),
+    };
     const table = `agt_test_${process.pid}_${n++}`;
     tables.push(table);
     const store = new PostgresStore({ pool, table });
@@ -114,12 +119,18 @@ describe.skipIf(!url)(`PostgresStore${why}`, () => {
     const table = tables[tables.length - 1] as string;
     const service = new ResourceService({ store });
     await service.write({ kind: 'agent', reference: 'team/shared', create: true, data: {} });
-    const outputs = await Promise.all([0, 1, 2, 3].map((p) => runTs('test/service/fixtures/add-mounts.ts', [url as string, String(p), '25', 'team/shared', table])));
+    const outputs = await Promise.all(
+      [0, 1, 2, 3].map((p) => runTs('test/service/fixtures/add-mounts.ts', [url as string, String(p), '25', 'team/shared', table])),
+    );
     expect(outputs.map((o) => JSON.parse(o).failed)).toEqual([[], [], [], []]);
     const record = await service.read({ kind: 'agent', reference: 'team/shared' });
     expect(new Set((record.data as { mcps: string[] }).mcps).size).toBe(100);
     expect(record.revision).toBe(101);
-    const stale = await Promise.allSettled([1, 50, 100].map((rev) => service.write({ kind: 'agent', reference: 'team/shared', expected_revision: rev, data: { name: 'stale' } })));
+    const stale = await Promise.allSettled(
+      [1, 50, 100].map((rev) =>
+        service.write({ kind: 'agent', reference: 'team/shared', expected_revision: rev, data: { name: 'stale' } }),
+      ),
+    );
     expect(stale.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
     await store.close();
   }, 60_000);

@@ -34,7 +34,9 @@ describe('SqliteStore specifics', () => {
     await store.migrate();
     const Database = (await import('better-sqlite3')).default;
     const raw = new Database(file, { readonly: true });
-    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
+      (t) => t.name,
+    );
     expect(tables).toContain('agt_resources');
     expect(raw.pragma('user_version', { simple: true })).toBe(2);
     raw.close();

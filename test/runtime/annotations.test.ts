@@ -17,7 +17,12 @@ const outcome = (results: { tool_call_id: string; status: string }[]) => Object.
 describe('annotations and policies', () => {
   it('G4: the policy sees the tool annotations exactly as the server declared them, frozen', async () => {
     const seen: PermissionRequest[] = [];
-    const r = await start({ review: async (request) => { seen.push(request); return { decision: 'allow', by: 'auto' }; } });
+    const r = await start({
+      review: async (request) => {
+        seen.push(request);
+        return { decision: 'allow', by: 'auto' };
+      },
+    });
     await r.executeBatch(batch(r, calls()));
     const byCall = Object.fromEntries(seen.map((s) => [s.callId, s.annotations]));
     expect(byCall.withdraw).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
@@ -29,22 +34,39 @@ describe('annotations and policies', () => {
     const r = await start(policies.chain(policies.autoAllow({ readOnly: true })));
     const { results } = await r.executeBatch(batch(r, calls()));
     expect(outcome(results)).toEqual({ echo: 'ok', add: 'ok', withdraw: 'permission_denied', where: 'permission_denied' });
-    expect(fx.env.calls().map((c) => c.tool).sort()).toEqual(['add', 'echo']);
+    expect(
+      fx.env
+        .calls()
+        .map((c) => c.tool)
+        .sort(),
+    ).toEqual(['add', 'echo']);
   });
 
   it('G4: deny({ destructive: true }) first, then a human for the rest; missing hints take the MCP defaults', async () => {
     const asked: string[] = [];
-    const r = await start(policies.chain(policies.deny({ destructive: true }, 'destructive tools need a person at the desk'), policies.human(async (req) => { asked.push(req.callId); return true; })));
+    const r = await start(
+      policies.chain(
+        policies.deny({ destructive: true }, 'destructive tools need a person at the desk'),
+        policies.human(async (req) => {
+          asked.push(req.callId);
+          return true;
+        }),
+      ),
+    );
     const { results } = await r.executeBatch(batch(r, calls()));
     // whereami declares nothing: readOnlyHint false, destructiveHint true by default, so it is denied too.
     expect(outcome(results)).toEqual({ echo: 'ok', add: 'ok', withdraw: 'permission_denied', where: 'permission_denied' });
     expect(asked.sort()).toEqual(['add', 'echo']);
-    expect(results.find((x) => x.tool_call_id === 'withdraw')).toMatchObject({ error: { message: 'destructive tools need a person at the desk' } });
+    expect(results.find((x) => x.tool_call_id === 'withdraw')).toMatchObject({
+      error: { message: 'destructive tools need a person at the desk' },
+    });
   });
 
   it('G4: an annotation match can be limited to trusted mounts, and never matches framework tools', async () => {
     const r = await start(policies.autoAllow({ readOnly: true, mounts: ['tools/other'] }), { role: 'manager' });
-    const { results } = await r.executeBatch(batch(r, [calls()[0]!, { id: 'read', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]));
+    const { results } = await r.executeBatch(
+      batch(r, [calls()[0]!, { id: 'read', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]),
+    );
     expect(outcome(results)).toEqual({ echo: 'permission_denied', read: 'permission_denied' });
   });
 });

@@ -13,7 +13,10 @@ describe('MCP Apps metadata', () => {
   it('B1: listed tools keep _meta and execution as the server declared them', async () => {
     await using connection = await connectMcp(pythonConfig({ extra: ['--feature', 'apps'] }));
     const tools = await connection.listTools();
-    expect(tools.find((t) => t.name === 'app_only')).toMatchObject({ _meta: { ui: { visibility: ['app'], resourceUri: 'ui://fixture/widget' } }, execution: { taskSupport: 'optional' } });
+    expect(tools.find((t) => t.name === 'app_only')).toMatchObject({
+      _meta: { ui: { visibility: ['app'], resourceUri: 'ui://fixture/widget' } },
+      execution: { taskSupport: 'optional' },
+    });
     expect((await connection.callTool('widget', {}))._meta).toEqual({ ui: { state: 'widget' } });
   });
 
@@ -24,7 +27,12 @@ describe('MCP Apps metadata', () => {
     expect(names).not.toContain(py('app_only'));
     expect(run.tools().find((t) => t.name === py('widget'))?._meta).toEqual({ ui: { resourceUri: 'ui://fixture/widget' } });
     expect(run.tools({ includeAppOnly: true }).map((t) => t.name)).toContain(py('app_only'));
-    const { results } = await run.executeBatch(batch(run, [{ id: 'a', name: py('app_only'), arguments: {} }, { id: 'w', name: py('widget'), arguments: {} }]));
+    const { results } = await run.executeBatch(
+      batch(run, [
+        { id: 'a', name: py('app_only'), arguments: {} },
+        { id: 'w', name: py('widget'), arguments: {} },
+      ]),
+    );
     expect(results.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(results.map((r) => (r as { _meta?: unknown })._meta)).toEqual([{ ui: { state: 'app_only' } }, { ui: { state: 'widget' } }]);
   });

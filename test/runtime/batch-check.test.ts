@@ -35,10 +35,16 @@ describe('stage 1 problems as data', () => {
     const r = await start();
     const error = await r.executeBatch(batch(r, malformed() as never)).catch((e: unknown) => e);
     expect(isAgtError(error) && error.code).toBe('batch_rejected');
-    const details = (error as { details: { reason: string; callId: string; problems: { reason: string; index: number; callId?: string }[] } }).details;
+    const details = (
+      error as { details: { reason: string; callId: string; problems: { reason: string; index: number; callId?: string }[] } }
+    ).details;
     expect(details).toMatchObject({ reason: 'unknown_tool', callId: 'u' });
     expect(details.problems.map((p) => [p.index, p.reason])).toEqual([
-      [1, 'unknown_tool'], [2, 'duplicate_call_id'], [3, 'duplicate_call_id'], [4, 'missing_call_id'], [5, 'unknown_tool'],
+      [1, 'unknown_tool'],
+      [2, 'duplicate_call_id'],
+      [3, 'duplicate_call_id'],
+      [4, 'missing_call_id'],
+      [5, 'unknown_tool'],
     ]);
     expect(env!.calls()).toEqual([]);
   });
@@ -47,7 +53,7 @@ describe('stage 1 problems as data', () => {
     const events: { type: string; reason?: unknown }[] = [];
     const r = await start({ audit: { record: (e) => void events.push(e) } });
     const out = await executeModelCalls(r, malformed(), { batchId: 'step-1' });
-    expect(out.results.map((x) => [x.callId, x.status, x.status === 'ok' ? '' : x.error.details?.reason ?? x.error.code])).toEqual([
+    expect(out.results.map((x) => [x.callId, x.status, x.status === 'ok' ? '' : (x.error.details?.reason ?? x.error.code)])).toEqual([
       ['ok', 'tool_failed', 'batch_rejected'],
       ['u', 'invalid_arguments', 'unknown_tool'],
       ['d', 'invalid_arguments', 'duplicate_call_id'],
@@ -56,26 +62,52 @@ describe('stage 1 problems as data', () => {
       ['n', 'invalid_arguments', 'unknown_tool'],
     ]);
     expect(out.rejected).toMatchObject({ reason: 'unknown_tool' });
-    expect(out.results[1]).toMatchObject({ error: { message: '"made_up" is not a tool of this run; call one of the tools you were given' } });
+    expect(out.results[1]).toMatchObject({
+      error: { message: '"made_up" is not a tool of this run; call one of the tools you were given' },
+    });
     expect(events).toEqual([expect.objectContaining({ type: 'batch_rejected', reason: 'unknown_tool' })]);
     expect(env!.calls()).toEqual([]);
   });
 
   it('B6: ScriptedModel scripts malformed model output (no id, a number for a name) and the loop answers every call', async () => {
     const r = await start();
-    const model = new ScriptedModel([{ toolCalls: [{ name: py('echo'), arguments: {} }, { callId: 'x', name: 7 }] }, { text: 'done' }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: py('echo'), arguments: {} },
+          { callId: 'x', name: 7 },
+        ],
+      },
+      { text: 'done' },
+    ]);
     const outcome = await runAgentLoop({ run: r, model, maxSteps: 2 });
     const tool = outcome.history.find((m) => m.role === 'tool');
     expect(tool?.role === 'tool' && tool.results.map((x) => x.status)).toEqual(['invalid_arguments', 'invalid_arguments']);
   });
 
-  it('B4: a call\'s JSON arguments are parsed once (a delegate call: stage 1 reads its target, stage 2 validates the same value)', async () => {
+  it("B4: a call's JSON arguments are parsed once (a delegate call: stage 1 reads its target, stage 2 validates the same value)", async () => {
     const handed: string[] = [];
-    const r = await start({ delegates: [{ name: 'hand_off', targets: ['team/bob'], handler: async (input) => { handed.push(input.agent); return 'done'; } }] });
+    const r = await start({
+      delegates: [
+        {
+          name: 'hand_off',
+          targets: ['team/bob'],
+          handler: async (input) => {
+            handed.push(input.agent);
+            return 'done';
+          },
+        },
+      ],
+    });
     const text = JSON.stringify({ agent: 'team/bob', task: 'parse me once' });
     const parse = vi.spyOn(JSON, 'parse');
     try {
-      const result = await r.executeBatch(batch(r, [{ callId: 'h', name: 'hand_off', arguments: text }, { callId: 'e', name: py('echo'), arguments: '{"message":"once"}' }]));
+      const result = await r.executeBatch(
+        batch(r, [
+          { callId: 'h', name: 'hand_off', arguments: text },
+          { callId: 'e', name: py('echo'), arguments: '{"message":"once"}' },
+        ]),
+      );
       expect(result.results.map((x) => x.status)).toEqual(['ok', 'ok']);
       expect(parse.mock.calls.filter(([t]) => t === text)).toHaveLength(1);
       expect(parse.mock.calls.filter(([t]) => t === '{"message":"once"}')).toHaveLength(1);

@@ -19,10 +19,12 @@ describe('call timeout', () => {
   it('B5: a server that never answers is ended by timeouts.callMs; the other calls of the batch still succeed', async () => {
     const audit: AuditEvent[] = [];
     const r = await start({ timeouts: { callMs: 400 }, audit: { record: (e) => void audit.push(e) } });
-    const { results } = await r.executeBatch(batch(r, [
-      { id: 'n', name: py('never'), arguments: {} },
-      { id: 'e', name: py('echo'), arguments: { message: 'hi' } },
-    ]));
+    const { results } = await r.executeBatch(
+      batch(r, [
+        { id: 'n', name: py('never'), arguments: {} },
+        { id: 'e', name: py('echo'), arguments: { message: 'hi' } },
+      ]),
+    );
     expect(results.map(statusOf)).toEqual(['tool_failed:call_timeout', 'ok']);
     expect((results[0] as { error: { message: string } }).error.message).toMatch(/did not answer within 400 ms/);
     await waitFor(() => cancelledOnServer() === 1);
@@ -43,7 +45,10 @@ describe('call timeout', () => {
     const { results } = await r.executeBatch(batch(r, [{ callId: 'n', name: py('never'), arguments: {} }]));
     expect((results[0] as { error: { message: string } }).error.message).toMatch(/did not answer within 300 ms/);
     await r.close();
-    await expect(start({ timeouts: { callMs: 0 } })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'timeouts.callMs' } });
+    await expect(start({ timeouts: { callMs: 0 } })).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'timeouts.callMs' },
+    });
     await expect(start({ callTimeoutMs: -1 })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'callTimeoutMs' } });
   });
 });
@@ -52,11 +57,13 @@ describe('cancellation', () => {
   it("a run's AbortSignal cancels every in-flight call; calls not yet started never reach the server", async () => {
     const controller = new AbortController();
     const r = await start({ signal: controller.signal, concurrency: 2 });
-    const pending = r.executeBatch(batch(r, [
-      { id: 'a', name: py('never'), arguments: {} },
-      { id: 'b', name: py('sleep'), arguments: { ms: 60_000 } },
-      { id: 'c', name: py('echo'), arguments: { message: 'queued behind the slow ones' } },
-    ]));
+    const pending = r.executeBatch(
+      batch(r, [
+        { id: 'a', name: py('never'), arguments: {} },
+        { id: 'b', name: py('sleep'), arguments: { ms: 60_000 } },
+        { id: 'c', name: py('echo'), arguments: { message: 'queued behind the slow ones' } },
+      ]),
+    );
     await waitFor(() => fx.env.calls().length === 2); // both slow calls reached the server
     controller.abort();
     const { results } = await pending;
@@ -71,7 +78,15 @@ describe('cancellation', () => {
 
   it('a batch signal cancels that batch only; a human review that never answers does not hang it (G4)', async () => {
     let asked = 0;
-    const r = await start({ policy: policies.chain(policies.autoAllow(py('echo')), policies.human(() => { asked += 1; return new Promise<boolean>(() => undefined); })) });
+    const r = await start({
+      policy: policies.chain(
+        policies.autoAllow(py('echo')),
+        policies.human(() => {
+          asked += 1;
+          return new Promise<boolean>(() => undefined);
+        }),
+      ),
+    });
     const controller = new AbortController();
     const pending = r.executeBatch(batch(r, [{ id: 'w', name: py('withdraw'), arguments: { amount: 1 } }]), { signal: controller.signal });
     await waitFor(() => asked === 1);
@@ -86,7 +101,12 @@ describe('cancellation', () => {
     const controller = new AbortController();
     let seen: AbortSignal | undefined;
     const r = await start({
-      policy: { review: (_request: PermissionRequest, context) => { seen = context?.signal; return new Promise(() => undefined); } },
+      policy: {
+        review: (_request: PermissionRequest, context) => {
+          seen = context?.signal;
+          return new Promise(() => undefined);
+        },
+      },
     });
     const pending = r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'x' } }]), { signal: controller.signal });
     await waitFor(() => seen !== undefined);
@@ -103,7 +123,9 @@ describe('progress', () => {
     const r = await start({ onProgress: (e) => void seen.push(e) });
     const { results } = await r.executeBatch(batch(r, [{ id: 'p', name: py('count'), arguments: { n: 3 } }]));
     expect(results.map(statusOf)).toEqual(['ok']);
-    expect(seen).toEqual([1, 2, 3].map((i) => ({ runId: r.id, callId: 'p', toolCallId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })));
+    expect(seen).toEqual(
+      [1, 2, 3].map((i) => ({ runId: r.id, callId: 'p', toolCallId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })),
+    );
   });
 });
 
@@ -113,7 +135,16 @@ describe('cancellation of delegates and loops', () => {
     let handlerSignal: AbortSignal | undefined;
     const r = await start({
       signal: controller.signal,
-      delegates: [{ name: 'hand_off', targets: ['team/bob'], handler: (_input, meta) => { handlerSignal = meta.signal; return new Promise(() => undefined); } }],
+      delegates: [
+        {
+          name: 'hand_off',
+          targets: ['team/bob'],
+          handler: (_input, meta) => {
+            handlerSignal = meta.signal;
+            return new Promise(() => undefined);
+          },
+        },
+      ],
     });
     const pending = r.executeBatch(batch(r, [{ id: 'd', name: 'hand_off', arguments: { agent: 'team/bob', task: 'long work' } }]));
     await waitFor(() => handlerSignal !== undefined);
@@ -122,13 +153,10 @@ describe('cancellation of delegates and loops', () => {
     expect(handlerSignal?.aborted).toBe(true);
   });
 
-  it("runAgentLoop with a signal: the step in flight is cancelled and the loop ends as cancelled", async () => {
+  it('runAgentLoop with a signal: the step in flight is cancelled and the loop ends as cancelled', async () => {
     const controller = new AbortController();
     const r = await start();
-    const model = new ScriptedModel([
-      { toolCalls: [{ id: 'n', name: py('never'), arguments: {} }] },
-      { text: 'never reached' },
-    ]);
+    const model = new ScriptedModel([{ toolCalls: [{ id: 'n', name: py('never'), arguments: {} }] }, { text: 'never reached' }]);
     const loop = runAgentLoop({ run: r, model, maxSteps: 5, signal: controller.signal });
     await waitFor(() => fx.env.calls().length === 1);
     controller.abort();

@@ -5,7 +5,12 @@ import { HarnessToolSet, isAgtError } from '../../src/index.js';
 const ticketTool = (calls: unknown[]) => ({
   name: 'create_ticket',
   description: 'Create a ticket',
-  inputSchema: { type: 'object', properties: { title: { type: 'string', minLength: 3 }, priority: { enum: ['low', 'high'] } }, required: ['title'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { title: { type: 'string', minLength: 3 }, priority: { enum: ['low', 'high'] } },
+    required: ['title'],
+    additionalProperties: false,
+  },
   handler: async (args: Record<string, unknown>) => {
     calls.push(args);
     return `created ${String(args.title)}`;
@@ -23,13 +28,17 @@ describe('H2/H3: harness dynamic tools', () => {
       return undefined;
     })();
     expect(isAgtError(error) && error.code).toBe('schema_load_failed');
-    expect(() => new HarnessToolSet([{ name: 'has space', inputSchema: { type: 'object' }, handler: async () => '' }])).toThrow(/must match/);
+    expect(() => new HarnessToolSet([{ name: 'has space', inputSchema: { type: 'object' }, handler: async () => '' }])).toThrow(
+      /must match/,
+    );
   });
 
   it('H2: an incoming call is validated first and reaches the host callback only if valid', async () => {
     const calls: unknown[] = [];
     const set = new HarnessToolSet([ticketTool(calls)]);
-    expect(set.tools()).toEqual([{ name: 'create_ticket', description: 'Create a ticket', inputSchema: expect.objectContaining({ required: ['title'] }) }]);
+    expect(set.tools()).toEqual([
+      { name: 'create_ticket', description: 'Create a ticket', inputSchema: expect.objectContaining({ required: ['title'] }) },
+    ]);
     const bad = await set.handle({ id: 't1', name: 'create_ticket', arguments: { title: 'no', priority: 'urgent' } });
     expect(bad).toMatchObject({ tool_call_id: 't1', status: 'invalid_arguments' });
     expect(calls).toEqual([]);
@@ -40,14 +49,23 @@ describe('H2/H3: harness dynamic tools', () => {
 
   it('H3: a call for a tool the set does not define is not ours to run', async () => {
     const set = new HarnessToolSet([ticketTool([])]);
-    expect(await set.handle({ id: 'x', name: 'Bash', arguments: {} })).toMatchObject({ status: 'invalid_arguments', error: { code: 'invalid_arguments', details: { reason: 'unknown_tool' } } });
+    expect(await set.handle({ id: 'x', name: 'Bash', arguments: {} })).toMatchObject({
+      status: 'invalid_arguments',
+      error: { code: 'invalid_arguments', details: { reason: 'unknown_tool' } },
+    });
   });
 });
 
 describe('G2: harness agents and the probe', () => {
   it('G2: a harness agent with resource management gets the framework tools but no probe; a native one gets the probe', () => {
     const names = (agent: Parameters<typeof frameworkToolsFor>[0]) => frameworkToolsFor(agent).map((t) => t.name);
-    expect(names({ kind: 'harness', capabilities: ['resource_management'] })).toEqual(['resource_write', 'resource_read', 'resource_test', 'resource_delete', 'agent_mcp_list']);
+    expect(names({ kind: 'harness', capabilities: ['resource_management'] })).toEqual([
+      'resource_write',
+      'resource_read',
+      'resource_test',
+      'resource_delete',
+      'agent_mcp_list',
+    ]);
     expect(names({ kind: 'native', role: 'manager' })).toContain('mcp_probe');
     expect(names({ kind: 'native', role: 'worker' })).toEqual([]);
   });

@@ -8,7 +8,8 @@ import { type AuditEvent, toolAlias } from '../../src/index.js';
 import { batch, py, pythonConfig, runFixture } from '../support/index.js';
 
 const fx = runFixture(['list-changed', 'resources', 'prompts']);
-const start = (audit?: AuditEvent[], mcps = ['tools/py']) => fx.start(audit ? { audit: { record: (e) => void audit.push(e) } } : {}, { mcps });
+const start = (audit?: AuditEvent[], mcps = ['tools/py']) =>
+  fx.start(audit ? { audit: { record: (e) => void audit.push(e) } } : {}, { mcps });
 
 const toolLists = () => fx.env.serverEvents().filter((e) => e.method === 'tools/list').length;
 
@@ -18,7 +19,11 @@ describe('list_changed refresh', () => {
     const before = r.snapshot.fingerprint;
     const { results, refresh } = await r.executeBatch(batch(r, [{ id: 'g', name: py('grow'), arguments: { name: 'fresh' } }]));
     expect(results[0]?.status).toBe('ok');
-    expect(refresh).toEqual({ status: 'applied', trigger: 'list_changed', message: expect.stringMatching(/^tools reloaded after a list change announced by tools\/py \(tools\)/) });
+    expect(refresh).toEqual({
+      status: 'applied',
+      trigger: 'list_changed',
+      message: expect.stringMatching(/^tools reloaded after a list change announced by tools\/py \(tools\)/),
+    });
     expect(r.snapshot.aliases).toContain(py('fresh'));
     expect(r.snapshot.fingerprint).not.toBe(before); // F6: the refresh updated the fingerprint
     expect(r.staleMounts).toEqual([]);
@@ -29,10 +34,14 @@ describe('list_changed refresh', () => {
 
   it('F2: calls in the batch that announced a change use the old snapshot', async () => {
     const r = await start();
-    await expect(r.executeBatch(batch(r, [
-      { id: 'g', name: py('grow'), arguments: { name: 'later' } },
-      { id: 'l', name: py('later'), arguments: {} },
-    ]))).rejects.toMatchObject({ details: { reason: 'unknown_tool' } }); // stage 1 judged the batch against the snapshot it started with
+    await expect(
+      r.executeBatch(
+        batch(r, [
+          { id: 'g', name: py('grow'), arguments: { name: 'later' } },
+          { id: 'l', name: py('later'), arguments: {} },
+        ]),
+      ),
+    ).rejects.toMatchObject({ details: { reason: 'unknown_tool' } }); // stage 1 judged the batch against the snapshot it started with
   });
 
   it('a storm of 1,000 list_changed causes exactly one refresh (one tools/list) at the boundary', async () => {
@@ -42,7 +51,9 @@ describe('list_changed refresh', () => {
     const { refresh } = await r.executeBatch(batch(r, [{ id: 's', name: py('storm'), arguments: { n: 1000 } }]));
     expect(refresh?.status).toBe('applied');
     expect(toolLists()).toBe(listsBefore + 1);
-    expect(audit.filter((e) => e.type === 'refresh')).toEqual([expect.objectContaining({ trigger: 'list_changed', mounts: ['tools/py'], status: 'applied' })]);
+    expect(audit.filter((e) => e.type === 'refresh')).toEqual([
+      expect.objectContaining({ trigger: 'list_changed', mounts: ['tools/py'], status: 'applied' }),
+    ]);
     const quiet = await r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'calm' } }]));
     expect(quiet.refresh).toBeUndefined();
     expect(toolLists()).toBe(listsBefore + 1);
@@ -60,13 +71,19 @@ describe('list_changed refresh', () => {
     const r = await start(undefined, ['tools/py', 'tools/other']);
     const aliases = r.snapshot.aliases;
     // Someone else edits the other mount's config and the agent's mounts meanwhile.
-    await fx.env.service.write({ kind: 'mcp', reference: 'tools/other', data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'edited', '--echo-max', '5'] }) } } });
+    await fx.env.service.write({
+      kind: 'mcp',
+      reference: 'tools/other',
+      data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'edited', '--echo-max', '5'] }) } },
+    });
     await fx.env.service.write({ kind: 'agent', reference: 'team/alice', data: { mcps: [] } });
     const { refresh } = await r.executeBatch(batch(r, [{ id: 'g', name: py('grow'), arguments: { name: 'extra' } }]));
     expect(refresh?.status).toBe('applied');
     expect(r.snapshot.mounts.map((m) => m.reference)).toEqual(['tools/other', 'tools/py']);
     expect(r.snapshot.aliases).toEqual(expect.arrayContaining([...aliases, py('extra')]));
-    const other = await r.executeBatch(batch(r, [{ id: 'o', name: toolAlias('tools/other', 'echo'), arguments: { message: 'longer than five' } }]));
+    const other = await r.executeBatch(
+      batch(r, [{ id: 'o', name: toolAlias('tools/other', 'echo'), arguments: { message: 'longer than five' } }]),
+    );
     expect(other.results[0]?.status).toBe('ok'); // still the old config's schema (maxLength 200)
   });
 
@@ -76,7 +93,13 @@ describe('list_changed refresh', () => {
     const old = r.snapshot;
     const { results, refresh } = await r.executeBatch(batch(r, [{ id: 's', name: py('sabotage'), arguments: {} }]));
     expect(results[0]?.status).toBe('ok');
-    expect(refresh).toEqual({ status: 'failed', trigger: 'list_changed', message: expect.stringMatching(/^tools\/py \(tools\) announced a list change, but reloading failed: .*tools\/list.*; the previous tools stay$/) });
+    expect(refresh).toEqual({
+      status: 'failed',
+      trigger: 'list_changed',
+      message: expect.stringMatching(
+        /^tools\/py \(tools\) announced a list change, but reloading failed: .*tools\/list.*; the previous tools stay$/,
+      ),
+    });
     expect(r.snapshot).toBe(old);
     expect(audit.filter((e) => e.type === 'refresh')).toEqual([expect.objectContaining({ status: 'failed', code: 'protocol_error' })]);
     const lists = toolLists();

@@ -25,7 +25,10 @@ describe('B1/B2: the run snapshot', () => {
     expect(r.snapshot.aliases).toEqual([py('echo'), py('add'), py('withdraw'), py('whereami')]);
     const echo = r.tools().find((t) => t.name === py('echo'));
     expect(echo?.inputSchema).toEqual({
-      type: 'object', properties: { message: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['message'], additionalProperties: false,
+      type: 'object',
+      properties: { message: { type: 'string', minLength: 1, maxLength: 200 } },
+      required: ['message'],
+      additionalProperties: false,
     });
   });
 
@@ -34,7 +37,11 @@ describe('B1/B2: the run snapshot', () => {
     const before = r.snapshot.fingerprint;
     await r.close();
     const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as { mcpServers: { py: { args: string[] } } };
-    await env.service.write({ kind: 'mcp', reference: 'tools/py', data: { mcpServers: { py: { ...stored.mcpServers.py, args: [...stored.mcpServers.py.args, '--echo-max', '50'] } } } });
+    await env.service.write({
+      kind: 'mcp',
+      reference: 'tools/py',
+      data: { mcpServers: { py: { ...stored.mcpServers.py, args: [...stored.mcpServers.py.args, '--echo-max', '50'] } } },
+    });
     run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*') });
     expect(run.snapshot.fingerprint).not.toBe(before);
     expect(run.snapshot.aliases).toEqual(r.snapshot.aliases);
@@ -42,12 +49,24 @@ describe('B1/B2: the run snapshot', () => {
 
   it('B1: a mount that fails to load fails start, naming the mount and the cause; nothing is left running', async () => {
     env = await setup();
-    await env.service.write({ kind: 'mcp', reference: 'tools/broken', create: true, data: { mcpServers: { b: { command: 'agt-no-such-cmd', cwd: env.tmp.dir } } } });
+    await env.service.write({
+      kind: 'mcp',
+      reference: 'tools/broken',
+      create: true,
+      data: { mcpServers: { b: { command: 'agt-no-such-cmd', cwd: env.tmp.dir } } },
+    });
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py', 'tools/broken'] } });
-    const error = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*') }).catch((e: unknown) => e);
+    const error = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*') }).catch(
+      (e: unknown) => e,
+    );
     expect(isAgtError(error) && error.code).toBe('spawn_failed');
     expect((error as Error).message).toMatch(/^mount "tools\/broken" failed to load/);
-    const skipping = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), skipBrokenMounts: true });
+    const skipping = await NativeRun.start({
+      agent: 'team/alice',
+      service: env.service,
+      policy: policies.autoAllow('*'),
+      skipBrokenMounts: true,
+    });
     expect(skipping.snapshot.mounts.map((m) => m.reference)).toEqual(['tools/py']);
     expect(skipping.notices.join()).toMatch(/tools\/broken.*skipped/);
     run = skipping;
@@ -57,16 +76,32 @@ describe('B1/B2: the run snapshot', () => {
 describe('B3–B6: one batch', () => {
   it('B4/B5: a mixed batch — valid, invalid and denied calls — each gets its own result, in call order', async () => {
     let asked = 0;
-    const r = await start({ mcps: ['tools/py'] }, {
-      policy: policies.chain(policies.autoAllow([py('echo'), py('add')]), policies.human(async () => { asked += 1; return false; })),
-    });
-    const { results } = await r.executeBatch(batch(r, [
-      { id: 'c1', name: py('echo'), arguments: '{"message":"hello"}' },
-      { id: 'c2', name: py('add'), arguments: { a: 'two', b: 3 } },
-      { id: 'c3', name: py('withdraw'), arguments: { amount: 5 } },
-      { id: 'c4', name: py('add'), arguments: { a: 2, b: 3 } },
-    ]));
-    expect(results.map((x) => [x.tool_call_id, x.status])).toEqual([['c1', 'ok'], ['c2', 'invalid_arguments'], ['c3', 'permission_denied'], ['c4', 'ok']]);
+    const r = await start(
+      { mcps: ['tools/py'] },
+      {
+        policy: policies.chain(
+          policies.autoAllow([py('echo'), py('add')]),
+          policies.human(async () => {
+            asked += 1;
+            return false;
+          }),
+        ),
+      },
+    );
+    const { results } = await r.executeBatch(
+      batch(r, [
+        { id: 'c1', name: py('echo'), arguments: '{"message":"hello"}' },
+        { id: 'c2', name: py('add'), arguments: { a: 'two', b: 3 } },
+        { id: 'c3', name: py('withdraw'), arguments: { amount: 5 } },
+        { id: 'c4', name: py('add'), arguments: { a: 2, b: 3 } },
+      ]),
+    );
+    expect(results.map((x) => [x.tool_call_id, x.status])).toEqual([
+      ['c1', 'ok'],
+      ['c2', 'invalid_arguments'],
+      ['c3', 'permission_denied'],
+      ['c4', 'ok'],
+    ]);
     expect(asked).toBe(1); // only the valid withdraw reached the human
     expect(env.calls().map((c) => c.tool)).toEqual(expect.arrayContaining(['echo', 'add']));
     expect(env.calls()).toHaveLength(2);
@@ -74,33 +109,65 @@ describe('B3–B6: one batch', () => {
 
   it('B4: invalid arguments create no approval and never reach the server; the result keeps the tool_call_id and the issues', async () => {
     const reviewed: PermissionRequest[] = [];
-    const r = await start({ mcps: ['tools/py'] }, { policy: { review: async (req) => { reviewed.push(req); return { decision: 'allow', by: 'auto' }; } } });
-    const { results } = await r.executeBatch(batch(r, [
-      { id: 'x1', name: py('echo'), arguments: { message: '' } },
-      { id: 'x2', name: py('echo'), arguments: '{not json' },
-      { id: 'x3', name: py('echo'), arguments: { message: 'ok', extra: true } },
-    ]));
+    const r = await start(
+      { mcps: ['tools/py'] },
+      {
+        policy: {
+          review: async (req) => {
+            reviewed.push(req);
+            return { decision: 'allow', by: 'auto' };
+          },
+        },
+      },
+    );
+    const { results } = await r.executeBatch(
+      batch(r, [
+        { id: 'x1', name: py('echo'), arguments: { message: '' } },
+        { id: 'x2', name: py('echo'), arguments: '{not json' },
+        { id: 'x3', name: py('echo'), arguments: { message: 'ok', extra: true } },
+      ]),
+    );
     expect(results.every((x) => x.status === 'invalid_arguments')).toBe(true);
     expect(results.map((x) => x.tool_call_id)).toEqual(['x1', 'x2', 'x3']);
-    expect(results[0]).toMatchObject({ error: { code: 'invalid_arguments', details: { issues: [{ instancePath: '/message', keyword: 'minLength' }] } } });
+    expect(results[0]).toMatchObject({
+      error: { code: 'invalid_arguments', details: { issues: [{ instancePath: '/message', keyword: 'minLength' }] } },
+    });
     expect(reviewed).toEqual([]);
     expect(env.calls()).toEqual([]);
   });
 
   it('B6: an unknown tool rejects the whole batch before anything runs', async () => {
     const r = await start({ mcps: ['tools/py'] });
-    const error = await r.executeBatch(batch(r, [
-      { id: 'a', name: py('echo'), arguments: { message: 'must not run' } },
-      { id: 'b', name: 'no_such_tool', arguments: {} },
-    ])).catch((e: unknown) => e);
+    const error = await r
+      .executeBatch(
+        batch(r, [
+          { id: 'a', name: py('echo'), arguments: { message: 'must not run' } },
+          { id: 'b', name: 'no_such_tool', arguments: {} },
+        ]),
+      )
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'batch_rejected', details: { reason: 'unknown_tool', tool: 'no_such_tool' } });
     expect(env.calls()).toEqual([]);
   });
 
   it.each([
     ['identity_mismatch', (r: NativeRun) => ({ runId: 'other-run', agent: r.agent, batchId: 'z1', calls: [] })],
-    ['duplicate_call_id', (r: NativeRun) => ({ runId: r.id, agent: r.agent, batchId: 'z2', calls: [{ id: 'same', name: py('echo'), arguments: { message: 'a' } }, { id: 'same', name: py('echo'), arguments: { message: 'b' } }] })],
-    ['missing_call_id', (r: NativeRun) => ({ runId: r.id, agent: r.agent, batchId: 'z3', calls: [{ id: '', name: py('echo'), arguments: {} }] })],
+    [
+      'duplicate_call_id',
+      (r: NativeRun) => ({
+        runId: r.id,
+        agent: r.agent,
+        batchId: 'z2',
+        calls: [
+          { id: 'same', name: py('echo'), arguments: { message: 'a' } },
+          { id: 'same', name: py('echo'), arguments: { message: 'b' } },
+        ],
+      }),
+    ],
+    [
+      'missing_call_id',
+      (r: NativeRun) => ({ runId: r.id, agent: r.agent, batchId: 'z3', calls: [{ id: '', name: py('echo'), arguments: {} }] }),
+    ],
   ])('B6: %s rejects the whole batch', async (reason, make) => {
     const r = await start({ mcps: ['tools/py'] });
     await expect(r.executeBatch(make(r) as never)).rejects.toMatchObject({ code: 'batch_rejected', details: { reason } });
@@ -117,13 +184,30 @@ describe('B3–B6: one batch', () => {
 
   it('B3: order of stages: validation → permission → before hooks → execute → after hooks', async () => {
     const order: string[] = [];
-    const r = await start({ mcps: ['tools/py'] }, {
-      policy: { review: async () => { order.push('permission'); return { decision: 'allow', by: 'auto' }; } },
-      hooks: {
-        before: [() => { order.push('before'); }],
-        after: [(_req, result) => { order.push(`after:${result.status}`); return { content: [{ type: 'text', text: '[redacted]' }] }; }],
+    const r = await start(
+      { mcps: ['tools/py'] },
+      {
+        policy: {
+          review: async () => {
+            order.push('permission');
+            return { decision: 'allow', by: 'auto' };
+          },
+        },
+        hooks: {
+          before: [
+            () => {
+              order.push('before');
+            },
+          ],
+          after: [
+            (_req, result) => {
+              order.push(`after:${result.status}`);
+              return { content: [{ type: 'text', text: '[redacted]' }] };
+            },
+          ],
+        },
       },
-    });
+    );
     const { results } = await r.executeBatch(batch(r, [{ id: 'c', name: py('echo'), arguments: { message: 'secret' } }]));
     expect(order).toEqual(['permission', 'before', 'after:ok']);
     expect(results[0]).toMatchObject({ status: 'ok', content: [{ type: 'text', text: '[redacted]' }] });
@@ -131,18 +215,33 @@ describe('B3–B6: one batch', () => {
   });
 
   it('B3: a before hook may deny; it cannot change the arguments (they are frozen)', async () => {
-    const r = await start({ mcps: ['tools/py'] }, {
-      hooks: { before: [(req) => { Reflect.set(req.arguments, 'a', 1000); }, (req) => (req.tool === py('withdraw') ? { deny: 'withdrawals need a ticket' } : undefined)] },
-    });
-    const { results } = await r.executeBatch(batch(r, [
-      { id: 'c1', name: py('add'), arguments: { a: 1, b: 2 } },
-      { id: 'c2', name: py('withdraw'), arguments: { amount: 1 } },
-    ]));
+    const r = await start(
+      { mcps: ['tools/py'] },
+      {
+        hooks: {
+          before: [
+            (req) => {
+              Reflect.set(req.arguments, 'a', 1000);
+            },
+            (req) => (req.tool === py('withdraw') ? { deny: 'withdrawals need a ticket' } : undefined),
+          ],
+        },
+      },
+    );
+    const { results } = await r.executeBatch(
+      batch(r, [
+        { id: 'c1', name: py('add'), arguments: { a: 1, b: 2 } },
+        { id: 'c2', name: py('withdraw'), arguments: { amount: 1 } },
+      ]),
+    );
     expect(results[0]).toMatchObject({ status: 'ok', structuredContent: { sum: 3 } });
-    expect(results[1]).toMatchObject({ status: 'permission_denied', error: { message: 'withdrawals need a ticket', details: { by: 'hook' } } });
+    expect(results[1]).toMatchObject({
+      status: 'permission_denied',
+      error: { message: 'withdrawals need a ticket', details: { by: 'hook' } },
+    });
   });
 
-  it('a server\'s business error is a tool_error result with its code, not an exception', async () => {
+  it("a server's business error is a tool_error result with its code, not an exception", async () => {
     const r = await start({ mcps: ['tools/py'] });
     const { results } = await r.executeBatch(batch(r, [{ id: 'c', name: py('withdraw'), arguments: { amount: 1e9 } }]));
     expect(results[0]).toMatchObject({ status: 'tool_error', error: { code: 'insufficient_funds' } });
@@ -161,15 +260,31 @@ describe('B3–B6: one batch', () => {
 
   it('every call, denial and rejected batch produces an audit event without argument values', async () => {
     const events: AuditEvent[] = [];
-    const r = await start({ mcps: ['tools/py'] }, { audit: { record: (e) => void events.push(e) }, policy: policies.autoAllow(py('echo')) });
-    await r.executeBatch(batch(r, [
-      { id: 'c1', name: py('echo'), arguments: { message: 'SECRET-ARG-1' } },
-      { id: 'c2', name: py('withdraw'), arguments: { amount: 31.4159265 } },
-    ]));
+    const r = await start(
+      { mcps: ['tools/py'] },
+      { audit: { record: (e) => void events.push(e) }, policy: policies.autoAllow(py('echo')) },
+    );
+    await r.executeBatch(
+      batch(r, [
+        { id: 'c1', name: py('echo'), arguments: { message: 'SECRET-ARG-1' } },
+        { id: 'c2', name: py('withdraw'), arguments: { amount: 31.4159265 } },
+      ]),
+    );
     await r.executeBatch(batch(r, [{ id: 'c3', name: 'nope', arguments: { message: 'SECRET-ARG-2' } }])).catch(() => undefined);
-    const seen = events.map((e) => [e.type, e.type === 'tool_call' ? e.status : e.type === 'batch_rejected' ? e.reason : e.type === 'refresh' ? e.status : e.calls]);
+    const seen = events.map((e) => [
+      e.type,
+      e.type === 'tool_call' ? e.status : e.type === 'batch_rejected' ? e.reason : e.type === 'refresh' ? e.status : e.calls,
+    ]);
     expect(seen).toHaveLength(5);
-    expect(seen).toEqual(expect.arrayContaining([['batch_started', 2], ['tool_call', 'ok'], ['tool_call', 'permission_denied'], ['batch_finished', 2], ['batch_rejected', 'unknown_tool']]));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        ['batch_started', 2],
+        ['tool_call', 'ok'],
+        ['tool_call', 'permission_denied'],
+        ['batch_finished', 2],
+        ['batch_rejected', 'unknown_tool'],
+      ]),
+    );
     expect(JSON.stringify(events)).not.toMatch(/SECRET-ARG|31\.4159265/);
   });
 });
@@ -178,27 +293,52 @@ describe('G1–G5, B7: who may call what', () => {
   it('G1: framework tools are unknown tools for an agent without resource_management', async () => {
     const r = await start({ mcps: ['tools/py'] });
     expect(r.tools().map((t) => t.name)).not.toContain('resource_write');
-    await expect(r.executeBatch(batch(r, [{ id: 'c', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } }]))).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
+    await expect(
+      r.executeBatch(batch(r, [{ id: 'c', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } }])),
+    ).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
   });
 
   it('G1: the manager and agents with resource_management see the framework tools, which still pass the policy', async () => {
     const r = await start({ capabilities: ['resource_management'] }, { policy: policies.autoAllow('resource_read') });
-    expect(r.tools().map((t) => t.name)).toEqual(['resource_write', 'resource_read', 'resource_test', 'resource_delete', 'mcp_probe', 'agent_mcp_list']);
-    const { results } = await r.executeBatch(batch(r, [
-      { id: 'r', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } },
-      { id: 'w', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/alice', data: { name: 'x' } } },
-    ]));
+    expect(r.tools().map((t) => t.name)).toEqual([
+      'resource_write',
+      'resource_read',
+      'resource_test',
+      'resource_delete',
+      'mcp_probe',
+      'agent_mcp_list',
+    ]);
+    const { results } = await r.executeBatch(
+      batch(r, [
+        { id: 'r', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } },
+        { id: 'w', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/alice', data: { name: 'x' } } },
+      ]),
+    );
     expect(results.map((x) => x.status)).toEqual(['ok', 'permission_denied']);
   });
 
   it('H1: framework tools validate through the registry, keep the ToolError shape and then apply domain rules', async () => {
     const r = await start({ role: 'manager' });
-    const { results } = await r.executeBatch(batch(r, [
-      { id: 'bad', name: 'resource_write', arguments: { kind: 'robot', reference: 'a/b' } },
-      { id: 'domain', name: 'resource_write', arguments: { kind: 'mcp', reference: 'tools/rel', create: true, data: { mcpServers: { x: { command: './run.sh', cwd: '/srv' } } } } },
-      { id: 'missing', name: 'resource_read', arguments: { kind: 'skill', reference: 'no/such' } },
-    ]));
-    expect(results[0]).toMatchObject({ status: 'invalid_arguments', error: { details: { issues: [{ instancePath: '/kind', keyword: 'enum' }] } } });
+    const { results } = await r.executeBatch(
+      batch(r, [
+        { id: 'bad', name: 'resource_write', arguments: { kind: 'robot', reference: 'a/b' } },
+        {
+          id: 'domain',
+          name: 'resource_write',
+          arguments: {
+            kind: 'mcp',
+            reference: 'tools/rel',
+            create: true,
+            data: { mcpServers: { x: { command: './run.sh', cwd: '/srv' } } },
+          },
+        },
+        { id: 'missing', name: 'resource_read', arguments: { kind: 'skill', reference: 'no/such' } },
+      ]),
+    );
+    expect(results[0]).toMatchObject({
+      status: 'invalid_arguments',
+      error: { details: { issues: [{ instancePath: '/kind', keyword: 'enum' }] } },
+    });
     expect(results[1]).toMatchObject({ status: 'tool_error', error: { code: 'invalid_config' } });
     expect(results[2]).toMatchObject({ status: 'tool_error', error: { code: 'not_found', message: expect.any(String) } });
   });
@@ -213,7 +353,9 @@ describe('G1–G5, B7: who may call what', () => {
     const r = await start({ mcps: ['tools/py'] });
     const other = toolAlias('tools/other', 'echo');
     expect(r.tools().map((t) => t.name)).not.toContain(other);
-    await expect(r.executeBatch(batch(r, [{ id: 'c', name: other, arguments: { message: 'x' } }]))).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
+    await expect(r.executeBatch(batch(r, [{ id: 'c', name: other, arguments: { message: 'x' } }]))).rejects.toMatchObject({
+      details: { reason: 'unknown_tool' },
+    });
   });
 
   it('G4: every call passes the policy; with no allowing policy, calls are denied (default deny)', async () => {
@@ -232,31 +374,53 @@ describe('G1–G5, B7: who may call what', () => {
 
   it('B7: delegate tools have a fixed schema and fixed targets; another target rejects the batch', async () => {
     const handed: string[] = [];
-    const r = await start({}, {
-      delegates: [{ name: 'delegate_research', targets: ['team/bob'], handler: async (input) => { handed.push(input.agent); return 'done'; } }],
-    });
+    const r = await start(
+      {},
+      {
+        delegates: [
+          {
+            name: 'delegate_research',
+            targets: ['team/bob'],
+            handler: async (input) => {
+              handed.push(input.agent);
+              return 'done';
+            },
+          },
+        ],
+      },
+    );
     const tool = r.tools().find((t) => t.name === 'delegate_research');
     expect(tool?.inputSchema).toMatchObject({ required: ['agent', 'task'], additionalProperties: false });
     const ok = await r.executeBatch(batch(r, [{ id: 'd1', name: 'delegate_research', arguments: { agent: 'team/bob', task: 'find X' } }]));
     expect(ok.results[0]?.status).toBe('ok');
-    await expect(r.executeBatch(batch(r, [
-      { id: 'd2', name: 'delegate_research', arguments: { agent: 'team/bob', task: 'fine' } },
-      { id: 'd3', name: 'delegate_research', arguments: { agent: 'team/mallory', task: 'steal' } },
-    ]))).rejects.toMatchObject({ details: { reason: 'delegation_forbidden' } });
+    await expect(
+      r.executeBatch(
+        batch(r, [
+          { id: 'd2', name: 'delegate_research', arguments: { agent: 'team/bob', task: 'fine' } },
+          { id: 'd3', name: 'delegate_research', arguments: { agent: 'team/mallory', task: 'steal' } },
+        ]),
+      ),
+    ).rejects.toMatchObject({ details: { reason: 'delegation_forbidden' } });
     expect(handed).toEqual(['team/bob']);
   });
 
   it('A7: an allowMcp binding option fails with option_removed', async () => {
     env = await setup();
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: {} });
-    await expect(NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), allowMcp: true } as never)).rejects.toMatchObject({ code: 'option_removed' });
+    await expect(
+      NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*'), allowMcp: true } as never),
+    ).rejects.toMatchObject({ code: 'option_removed' });
   });
 
   it('a disabled agent or a harness agent is not run natively', async () => {
     env = await setup();
     await env.service.write({ kind: 'agent', reference: 'team/off', create: true, data: { enabled: false } });
     await env.service.write({ kind: 'agent', reference: 'team/h', create: true, data: { kind: 'harness' } });
-    await expect(NativeRun.start({ agent: 'team/off', service: env.service, policy: policies.autoAllow('*') })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(NativeRun.start({ agent: 'team/h', service: env.service, policy: policies.autoAllow('*') })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(NativeRun.start({ agent: 'team/off', service: env.service, policy: policies.autoAllow('*') })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    await expect(NativeRun.start({ agent: 'team/h', service: env.service, policy: policies.autoAllow('*') })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 });

@@ -5,7 +5,16 @@
  * prompts, and the same capabilities in probes and runs (P2, B3, G3).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpProber, MemoryStore, NativeRun, type NativeRunOptions, policies, type ProgressEvent, ResourceService, toolAlias } from '../../src/index.js';
+import {
+  McpProber,
+  MemoryStore,
+  NativeRun,
+  type NativeRunOptions,
+  policies,
+  type ProgressEvent,
+  ResourceService,
+  toolAlias,
+} from '../../src/index.js';
 import { referenceServer, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-everything-');
@@ -30,13 +39,17 @@ async function start(extra: Partial<NativeRunOptions> = {}) {
   return { run, service };
 }
 
-const step = (r: NativeRun, id: string, calls: { id: string; name: string; arguments: Record<string, unknown> }[]) => r.executeBatch({ runId: r.id, agent: r.agent, batchId: id, calls });
+const step = (r: NativeRun, id: string, calls: { id: string; name: string; arguments: Record<string, unknown> }[]) =>
+  r.executeBatch({ runId: r.id, agent: r.agent, batchId: id, calls });
 
 describe('server-everything in a run', () => {
   it('B3: get-structured-content declares a draft-07 outputSchema; its result passes the output check', async () => {
     const { run: r } = await start();
     const { results } = await step(r, 'b1', [{ id: 'w', name: every('get-structured-content'), arguments: { location: 'Chicago' } }]);
-    expect(results[0]).toMatchObject({ status: 'ok', structuredContent: { temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) } });
+    expect(results[0]).toMatchObject({
+      status: 'ok',
+      structuredContent: { temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) },
+    });
   });
 
   it('progress of trigger-long-running-operation reaches onProgress; a call over callTimeoutMs is cancelled', async () => {
@@ -44,8 +57,13 @@ describe('server-everything in a run', () => {
     const { run: r } = await start({ onProgress: (e) => void seen.push(e), callTimeoutMs: 1_500 });
     const ok = await step(r, 'b1', [{ id: 'p', name: every('trigger-long-running-operation'), arguments: { duration: 0.2, steps: 2 } }]);
     expect(ok.results[0]?.status).toBe('ok');
-    expect(seen.map((e) => [e.toolCallId, e.progress, e.total])).toEqual([['p', 1, 2], ['p', 2, 2]]);
-    const slow = await step(r, 'b2', [{ id: 'slow', name: every('trigger-long-running-operation'), arguments: { duration: 60, steps: 2 } }]);
+    expect(seen.map((e) => [e.toolCallId, e.progress, e.total])).toEqual([
+      ['p', 1, 2],
+      ['p', 2, 2],
+    ]);
+    const slow = await step(r, 'b2', [
+      { id: 'slow', name: every('trigger-long-running-operation'), arguments: { duration: 60, steps: 2 } },
+    ]);
     expect(slow.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'call_timeout' } });
   });
 
@@ -82,7 +100,7 @@ describe('server-everything in a run', () => {
     expect(report).toMatchObject({ resources: { count: expect.any(Number) }, prompts: { count: expect.any(Number) } });
   });
 
-  it('G3: resources and prompts of the run\'s own mounts are listed, read and rendered; other references are refused', async () => {
+  it("G3: resources and prompts of the run's own mounts are listed, read and rendered; other references are refused", async () => {
     const { run: r } = await start();
     const resources = await r.listResources('ref/everything');
     expect(resources.length).toBeGreaterThan(0);

@@ -19,33 +19,114 @@ const secret = () => new Error('db password hunter2 in a stack');
 
 describe('handler outcomes', () => {
   it('H1: delegate tools: output, a declared failure and a hidden one', async () => {
-    const outcomes = [async () => ({ ticket: 7 }), async () => { throw declared(); }, async () => { throw secret(); }];
-    const run = await fx.start({ policy: policies.autoAllow('*'), delegates: outcomes.map((handler, i) => ({ name: `d${i}`, targets: ['team/b'], handler: handler as never })) });
-    const { results } = await run.executeBatch(batch(run, outcomes.map((_h, i) => ({ id: `c${i}`, name: `d${i}`, arguments: { agent: 'team/b', task: 't' } }))));
-    expect(results[0]).toEqual({ callId: 'c0', tool_call_id: 'c0', status: 'ok', content: [{ type: 'text', text: '{"ticket":7}' }], structuredContent: { ticket: 7 } });
-    expect(results[1]).toEqual({ callId: 'c1', tool_call_id: 'c1', status: 'tool_error', error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } } });
-    expect(results[2]).toEqual({ callId: 'c2', tool_call_id: 'c2', status: 'tool_failed', error: { code: 'tool_failed', message: 'the delegate tool failed' } });
+    const outcomes = [
+      async () => ({ ticket: 7 }),
+      async () => {
+        throw declared();
+      },
+      async () => {
+        throw secret();
+      },
+    ];
+    const run = await fx.start({
+      policy: policies.autoAllow('*'),
+      delegates: outcomes.map((handler, i) => ({ name: `d${i}`, targets: ['team/b'], handler: handler as never })),
+    });
+    const { results } = await run.executeBatch(
+      batch(
+        run,
+        outcomes.map((_h, i) => ({ id: `c${i}`, name: `d${i}`, arguments: { agent: 'team/b', task: 't' } })),
+      ),
+    );
+    expect(results[0]).toEqual({
+      callId: 'c0',
+      tool_call_id: 'c0',
+      status: 'ok',
+      content: [{ type: 'text', text: '{"ticket":7}' }],
+      structuredContent: { ticket: 7 },
+    });
+    expect(results[1]).toEqual({
+      callId: 'c1',
+      tool_call_id: 'c1',
+      status: 'tool_error',
+      error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } },
+    });
+    expect(results[2]).toEqual({
+      callId: 'c2',
+      tool_call_id: 'c2',
+      status: 'tool_failed',
+      error: { code: 'tool_failed', message: 'the delegate tool failed' },
+    });
   });
 
   it('H1: harness tools give the same outcomes for the same handlers', async () => {
     const set = new HarnessToolSet([
       { name: 'ok', inputSchema: { type: 'object' }, handler: async () => ({ ticket: 7 }) },
-      { name: 'declared', inputSchema: { type: 'object' }, handler: async () => { throw declared(); } },
+      {
+        name: 'declared',
+        inputSchema: { type: 'object' },
+        handler: async () => {
+          throw declared();
+        },
+      },
       { name: 'signal', inputSchema: { type: 'object' }, handler: async () => toolError('conflict', 'already closed') },
-      { name: 'hidden', inputSchema: { type: 'object' }, handler: async () => { throw secret(); } },
+      {
+        name: 'hidden',
+        inputSchema: { type: 'object' },
+        handler: async () => {
+          throw secret();
+        },
+      },
     ]);
-    const [ok, agt, signal, hidden] = await Promise.all(['ok', 'declared', 'signal', 'hidden'].map((name) => set.handle({ id: name, name, arguments: {} })));
-    expect(ok).toEqual({ callId: 'ok', tool_call_id: 'ok', status: 'ok', content: [{ type: 'text', text: '{"ticket":7}' }], structuredContent: { ticket: 7 } });
-    expect(agt).toEqual({ callId: 'declared', tool_call_id: 'declared', status: 'tool_error', error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } } });
-    expect(signal).toEqual({ callId: 'signal', tool_call_id: 'signal', status: 'tool_error', error: { code: 'conflict', message: 'already closed' } });
-    expect(hidden).toEqual({ callId: 'hidden', tool_call_id: 'hidden', status: 'tool_failed', error: { code: 'tool_failed', message: 'the tool failed unexpectedly' } });
+    const [ok, agt, signal, hidden] = await Promise.all(
+      ['ok', 'declared', 'signal', 'hidden'].map((name) => set.handle({ id: name, name, arguments: {} })),
+    );
+    expect(ok).toEqual({
+      callId: 'ok',
+      tool_call_id: 'ok',
+      status: 'ok',
+      content: [{ type: 'text', text: '{"ticket":7}' }],
+      structuredContent: { ticket: 7 },
+    });
+    expect(agt).toEqual({
+      callId: 'declared',
+      tool_call_id: 'declared',
+      status: 'tool_error',
+      error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } },
+    });
+    expect(signal).toEqual({
+      callId: 'signal',
+      tool_call_id: 'signal',
+      status: 'tool_error',
+      error: { code: 'conflict', message: 'already closed' },
+    });
+    expect(hidden).toEqual({
+      callId: 'hidden',
+      tool_call_id: 'hidden',
+      status: 'tool_failed',
+      error: { code: 'tool_failed', message: 'the tool failed unexpectedly' },
+    });
   });
 
   it('C4: an authored server sends the same codes as isError results, and hides unexpected causes', async () => {
     const tools = [
-      defineTool({ name: 'declared', description: 'd', input: v.object({}), handler: () => { throw declared(); } }),
+      defineTool({
+        name: 'declared',
+        description: 'd',
+        input: v.object({}),
+        handler: () => {
+          throw declared();
+        },
+      }),
       defineTool({ name: 'signal', description: 's', input: v.object({}), handler: () => toolError('conflict', 'already closed') }),
-      defineTool({ name: 'hidden', description: 'h', input: v.object({}), handler: () => { throw secret(); } }),
+      defineTool({
+        name: 'hidden',
+        description: 'h',
+        input: v.object({}),
+        handler: () => {
+          throw secret();
+        },
+      }),
     ];
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await createToolServer({ name: 't', version: '1', tools }).connect(serverSide);

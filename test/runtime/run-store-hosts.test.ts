@@ -15,14 +15,16 @@ const tables = { resources: `agt_res_hosts_${suffix}`, runs: `agt_runs_hosts_${s
 afterAll(async () => {
   if (!url) return;
   const driver = 'pg';
-  const pg = ((await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }).default;
+  const pg = (
+    (await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }
+  ).default;
   const pool = new pg.Pool({ connectionString: url });
   for (const t of Object.values(tables)) await pool.query(`DROP TABLE IF EXISTS ${t}`);
   await pool.end();
 });
 
 describe.skipIf(!url)(`runs across hosts on PostgreSQL${why}`, () => {
-  it('F6: host A suspends; host B (another process) resumes by id, runs a batch and suspends; A\'s stale copy cannot overwrite it', async () => {
+  it("F6: host A suspends; host B (another process) resumes by id, runs a batch and suspends; A's stale copy cannot overwrite it", async () => {
     const registry = new PostgresStore({ connectionString: url as string, table: tables.resources });
     const store = new PostgresRunStore({ connectionString: url as string, table: tables.runs });
     await Promise.all([registry.migrate(), store.migrate()]);
@@ -33,7 +35,9 @@ describe.skipIf(!url)(`runs across hosts on PostgreSQL${why}`, () => {
     await run.executeBatch({ ...batch(run, [{ id: 'a1', name: py('echo'), arguments: { message: 'on host a' } }]), batchId: 'on-host-a' });
     await run.suspend({ store });
 
-    const other = JSON.parse(await runTs('test/runtime/fixtures/resume-elsewhere.ts', [url as string, tables.resources, tables.runs, run.id]));
+    const other = JSON.parse(
+      await runTs('test/runtime/fixtures/resume-elsewhere.ts', [url as string, tables.resources, tables.runs, run.id]),
+    );
     expect(other.pid).not.toBe(process.pid);
     expect(other.statuses).toEqual(['ok']);
     expect(other.seen).toEqual(['on-host-a', 'on-host-b']);

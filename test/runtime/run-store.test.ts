@@ -24,16 +24,22 @@ const url = process.env.AGT_TEST_PG_URL;
 const why = url ? '' : ' (skipped: AGT_TEST_PG_URL is not set; .ci/run starts a throwaway PostgreSQL)';
 let tables = 0;
 describe.skipIf(!url)(`PostgreSQL run and audit stores${why}`, () => {
-  runStoreConformanceSuite(async () => {
-    const store = new PostgresRunStore({ connectionString: url as string, table: `agt_runs_t${process.pid}_${tables++}` });
-    await store.migrate();
-    return store;
-  }, { test: it, label: 'PostgresRunStore' });
-  auditStoreConformanceSuite(async () => {
-    const store = new PostgresAuditStore({ connectionString: url as string, table: `agt_audit_t${process.pid}_${tables++}` });
-    await store.migrate();
-    return store;
-  }, { test: it, label: 'PostgresAuditStore' });
+  runStoreConformanceSuite(
+    async () => {
+      const store = new PostgresRunStore({ connectionString: url as string, table: `agt_runs_t${process.pid}_${tables++}` });
+      await store.migrate();
+      return store;
+    },
+    { test: it, label: 'PostgresRunStore' },
+  );
+  auditStoreConformanceSuite(
+    async () => {
+      const store = new PostgresAuditStore({ connectionString: url as string, table: `agt_audit_t${process.pid}_${tables++}` });
+      await store.migrate();
+      return store;
+    },
+    { test: it, label: 'PostgresAuditStore' },
+  );
 });
 
 describe('suspend and resume through a RunStore', () => {
@@ -47,7 +53,9 @@ describe('suspend and resume through a RunStore', () => {
     expect(await store.get(run.id)).toMatchObject({ runId: run.id, agent: 'team/alice', revision: 1, state });
     const again = await NativeRun.resume(run.id, { store, service: fx.env.service, policy: policies.autoAllow('*') });
     expect(again.snapshot.fingerprint).toBe(run.snapshot.fingerprint);
-    await expect(again.executeBatch({ runId: again.id, agent: again.agent, batchId: 'first', calls: [] })).rejects.toMatchObject({ details: { reason: 'duplicate_batch_id' } });
+    await expect(again.executeBatch({ runId: again.id, agent: again.agent, batchId: 'first', calls: [] })).rejects.toMatchObject({
+      details: { reason: 'duplicate_batch_id' },
+    });
     await again.suspend({ store });
     expect((await store.get(run.id))?.revision).toBe(2);
     // The first host's copy is now stale: its next suspend is a revision conflict, nothing is overwritten.
@@ -61,17 +69,32 @@ describe('suspend and resume through a RunStore', () => {
     const run = await fx.start();
     const options = { service: fx.env.service, policy: policies.autoAllow('*') };
     await expect(NativeRun.resume('run-none', { ...options, store })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(NativeRun.resume(run.id, options)).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/needs \{ store \}/) });
+    await expect(NativeRun.resume(run.id, options)).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/needs \{ store \}/),
+    });
     const state = { ...(await run.suspend()), version: 3 };
-    await expect(NativeRun.resume(state as never, options)).rejects.toMatchObject({ code: 'store_unavailable', details: { reason: 'newer_format', formatVersion: 3 }, message: expect.stringMatching(/format version 3/) }); // the same rule as a stored record of a newer format
+    await expect(NativeRun.resume(state as never, options)).rejects.toMatchObject({
+      code: 'store_unavailable',
+      details: { reason: 'newer_format', formatVersion: 3 },
+      message: expect.stringMatching(/format version 3/),
+    }); // the same rule as a stored record of a newer format
   });
 
-  it('StoreAuditSink keeps a run\'s audit queryable by run id, with no argument values', async () => {
+  it("StoreAuditSink keeps a run's audit queryable by run id, with no argument values", async () => {
     const audit = new SqliteAuditStore({ path: file() });
     const run = await fx.start({ audit: new StoreAuditSink(audit) });
-    await run.executeBatch(batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'secret-argument-value' } }, { id: 'x', name: py('add'), arguments: { a: 'oops' } }]));
+    await run.executeBatch(
+      batch(run, [
+        { id: 'e', name: py('echo'), arguments: { message: 'secret-argument-value' } },
+        { id: 'x', name: py('add'), arguments: { a: 'oops' } },
+      ]),
+    );
     const events = await audit.query({ runId: run.id, type: 'tool_call' });
-    expect(events.map((e) => (e.type === 'tool_call' ? [e.callId, e.status] : [])).sort()).toEqual([['e', 'ok'], ['x', 'invalid_arguments']]); // in the order the calls ended
+    expect(events.map((e) => (e.type === 'tool_call' ? [e.callId, e.status] : [])).sort()).toEqual([
+      ['e', 'ok'],
+      ['x', 'invalid_arguments'],
+    ]); // in the order the calls ended
     expect(JSON.stringify(events)).not.toContain('secret-argument-value');
     await audit.close();
   });

@@ -26,12 +26,17 @@ describe('server-initiated requests in runs', () => {
         return { role: 'assistant', model: 'host-model', content: { type: 'text', text: 'a summary' } };
       },
     });
-    const { results } = await r.executeBatch(batch(r, [
-      { id: 'ask-1', name: py('ask'), arguments: { question: 'ready?' } },
-      { id: 'sum-1', name: py('summarize'), arguments: { text: 'long' } },
-    ]));
+    const { results } = await r.executeBatch(
+      batch(r, [
+        { id: 'ask-1', name: py('ask'), arguments: { question: 'ready?' } },
+        { id: 'sum-1', name: py('summarize'), arguments: { text: 'long' } },
+      ]),
+    );
     expect(results.map((x) => x.status)).toEqual(['ok', 'ok']);
-    expect((results[0] as { structuredContent: unknown }).structuredContent).toEqual({ action: 'accept', content: { answer: 're: ready?', mood: 'fine' } });
+    expect((results[0] as { structuredContent: unknown }).structuredContent).toEqual({
+      action: 'accept',
+      content: { answer: 're: ready?', mood: 'fine' },
+    });
     expect((results[1] as { content: unknown }).content).toEqual([{ type: 'text', text: 'a summary' }]);
     for (const context of contexts) {
       expect(context).toMatchObject({ runId: r.id, agent: 'team/alice', mount: 'tools/py' });
@@ -50,16 +55,28 @@ describe('server-initiated requests in runs', () => {
     const env = await setup();
     fx.adopt(env);
     const initLog = path.join(env.tmp.dir, 'init.log');
-    await env.service.write({ kind: 'mcp', reference: 'tools/logged', create: true, data: { mcpServers: { l: pythonConfig({ extra: ['--log-init', initLog] }) } } });
+    await env.service.write({
+      kind: 'mcp',
+      reference: 'tools/logged',
+      create: true,
+      data: { mcpServers: { l: pythonConfig({ extra: ['--log-init', initLog] }) } },
+    });
     await env.service.write({ kind: 'agent', reference: 'team/boss', create: true, data: { role: 'manager', mcps: ['tools/logged'] } });
     const run = await NativeRun.start({
-      agent: 'team/boss', service: env.service, policy: policies.autoAllow('*'),
-      elicitation: async () => ({ action: 'decline' }), sampling: async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }),
+      agent: 'team/boss',
+      service: env.service,
+      policy: policies.autoAllow('*'),
+      elicitation: async () => ({ action: 'decline' }),
+      sampling: async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }),
     });
     fx.adopt(env, run);
     const { results } = await run.executeBatch(batch(run, [{ id: 'p', name: 'mcp_probe', arguments: { reference: 'tools/logged' } }]));
     expect(results[0]?.status).toBe('ok');
-    const declared = fs.readFileSync(initLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l).capabilities);
+    const declared = fs
+      .readFileSync(initLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).capabilities);
     expect(declared).toHaveLength(2); // the run's connection, then the probe's
     expect(declared[0]).toEqual({ elicitation: { form: { applyDefaults: true } }, sampling: {} });
     expect(declared[1]).toEqual(declared[0]);

@@ -36,13 +36,24 @@ describe('tool contract, end to end', () => {
       () => ({ toolCalls: [call('reg', 'resource_write', { kind: 'mcp', reference: 'tools/py', create: true, data: server })] }),
       // P1 then P2: static test, live probe
       (input) => {
-        expect(lastResults(input)[0]).toMatchObject({ status: 'ok', structuredContent: { kind: 'mcp', reference: 'tools/py', revision: 1 } });
-        return { toolCalls: [call('t', 'resource_test', { kind: 'mcp', reference: 'tools/py' }), call('p', 'mcp_probe', { reference: 'tools/py' })] };
+        expect(lastResults(input)[0]).toMatchObject({
+          status: 'ok',
+          structuredContent: { kind: 'mcp', reference: 'tools/py', revision: 1 },
+        });
+        return {
+          toolCalls: [
+            call('t', 'resource_test', { kind: 'mcp', reference: 'tools/py' }),
+            call('p', 'mcp_probe', { reference: 'tools/py' }),
+          ],
+        };
       },
       (input) => {
         const [test, probe] = lastResults(input);
         expect(test).toMatchObject({ status: 'ok', structuredContent: { ok: true, transport: 'stdio' } });
-        expect(probe).toMatchObject({ status: 'ok', structuredContent: { ok: true, tools: expect.arrayContaining([expect.objectContaining({ name: 'add', ok: true })]) } });
+        expect(probe).toMatchObject({
+          status: 'ok',
+          structuredContent: { ok: true, tools: expect.arrayContaining([expect.objectContaining({ name: 'add', ok: true })]) },
+        });
         expect(input.tools.map((t) => t.name)).not.toContain(py('add'));
         return { toolCalls: [call('mount', 'resource_write', { kind: 'agent', reference: 'team/builder', add: { mcps: ['tools/py'] } })] };
       },
@@ -60,7 +71,9 @@ describe('tool contract, end to end', () => {
       },
       (input) => {
         expect(lastResults(input)[0]).toMatchObject({ tool_call_id: 'good', status: 'ok', structuredContent: { sum: 3 } });
-        return { toolCalls: [call('unmount', 'resource_write', { kind: 'agent', reference: 'team/builder', remove: { mcps: ['tools/py'] } })] };
+        return {
+          toolCalls: [call('unmount', 'resource_write', { kind: 'agent', reference: 'team/builder', remove: { mcps: ['tools/py'] } })],
+        };
       },
       (input) => {
         expect(input.tools.map((t) => t.name)).not.toContain(py('add'));
@@ -71,23 +84,40 @@ describe('tool contract, end to end', () => {
     expect(outcome).toMatchObject({ status: 'completed', steps: 7, text: 'done' });
     expect(env.calls()).toEqual([{ tool: 'add', arguments: { a: 1, b: 2 } }]);
     // after the batch the tools are gone: calling one now rejects the batch (unknown tool)
-    await expect(run.executeBatch(batch(run, [call('late', py('add'), { a: 1, b: 1 })]))).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
+    await expect(run.executeBatch(batch(run, [call('late', py('add'), { a: 1, b: 1 })]))).rejects.toMatchObject({
+      details: { reason: 'unknown_tool' },
+    });
     expect(outcome.history.filter((m) => m.role === 'system').map((m) => (m as { text: string }).text)).toEqual([
-      expect.stringMatching(/tools reloaded/), expect.stringMatching(/tools reloaded/),
+      expect.stringMatching(/tools reloaded/),
+      expect.stringMatching(/tools reloaded/),
     ]);
   });
 
   it('F4: a mount whose server is broken: refresh fails, the old tools still work, the model is told', async () => {
     env = await setup();
-    await env.service.write({ kind: 'mcp', reference: 'tools/broken', create: true, data: { mcpServers: { b: pythonConfig({ mode: 'hang' }) } } });
+    await env.service.write({
+      kind: 'mcp',
+      reference: 'tools/broken',
+      create: true,
+      data: { mcpServers: { b: pythonConfig({ mode: 'hang' }) } },
+    });
     await env.service.write({ kind: 'agent', reference: 'team/builder', create: true, data: { role: 'manager', mcps: ['tools/py'] } });
-    const run = await NativeRun.start({ agent: 'team/builder', service: env.service, policy: policies.autoAllow('*'), timeouts: { handshakeMs: 800, closeGraceMs: 200 } });
+    const run = await NativeRun.start({
+      agent: 'team/builder',
+      service: env.service,
+      policy: policies.autoAllow('*'),
+      timeouts: { handshakeMs: 800, closeGraceMs: 200 },
+    });
     runs.push(run);
     const model = new ScriptedModel([
       { toolCalls: [call('m', 'resource_write', { kind: 'agent', reference: 'team/builder', add: { mcps: ['tools/broken'] } })] },
       (input) => {
         const notice = input.history.find((m) => m.role === 'system');
-        expect(notice).toMatchObject({ text: expect.stringMatching(/^configuration saved, but loading failed: mount "tools\/broken" failed to load: the server did not answer initialize/) });
+        expect(notice).toMatchObject({
+          text: expect.stringMatching(
+            /^configuration saved, but loading failed: mount "tools\/broken" failed to load: the server did not answer initialize/,
+          ),
+        });
         return { toolCalls: [call('e', py('echo'), { message: 'old tools still work' })] };
       },
       (input) => {
@@ -105,9 +135,15 @@ describe('tool contract, end to end', () => {
     runs.push(run);
     const names = run.tools().map((t) => t.name);
     expect(names.filter((n) => n.startsWith('resource_') || n === 'mcp_probe' || n === 'agent_mcp_list')).toEqual([]);
-    await expect(run.executeBatch(batch(run, [call('w', 'resource_write', { kind: 'agent', reference: 'team/worker', add: { mcps: ['tools/py'] } })]))).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
-    await expect(run.executeBatch(batch(run, [call('x', py('echo'), { message: 'not mine' })]))).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
+    await expect(
+      run.executeBatch(batch(run, [call('w', 'resource_write', { kind: 'agent', reference: 'team/worker', add: { mcps: ['tools/py'] } })])),
+    ).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
+    await expect(run.executeBatch(batch(run, [call('x', py('echo'), { message: 'not mine' })]))).rejects.toMatchObject({
+      details: { reason: 'unknown_tool' },
+    });
     expect(env.calls()).toEqual([]);
-    expect(((await env.service.read({ kind: 'agent', reference: 'team/worker' })).data as { mcps: string[] }).mcps).toEqual(['tools/other']);
+    expect(((await env.service.read({ kind: 'agent', reference: 'team/worker' })).data as { mcps: string[] }).mcps).toEqual([
+      'tools/other',
+    ]);
   });
 });

@@ -22,13 +22,26 @@ async function registryWithVsCodeServer(): Promise<ResourceService> {
 }
 
 describe('variables in runs', () => {
-  it('B1/R4: a run connects its mounts with the run\'s variables; the stored config keeps its placeholders', async () => {
+  it("B1/R4: a run connects its mounts with the run's variables; the stored config keeps its placeholders", async () => {
     const service = await registryWithVsCodeServer();
-    run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), variables: { inputs: { 'fixture-name': 'run-fixture', 'fixture-key': 'run-secret' } } });
+    run = await NativeRun.start({
+      agent: 'team/alice',
+      service,
+      policy: policies.autoAllow('*'),
+      variables: { inputs: { 'fixture-name': 'run-fixture', 'fixture-key': 'run-secret' } },
+    });
     const alias = toolAlias('imported/fixture', 'whereami');
-    const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: 'b1', calls: [{ id: 'c1', name: alias, arguments: { var: 'FIXTURE_API_KEY' } }] });
+    const { results } = await run.executeBatch({
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'b1',
+      calls: [{ id: 'c1', name: alias, arguments: { var: 'FIXTURE_API_KEY' } }],
+    });
     expect(results[0]?.status).toBe('ok');
-    const seen = JSON.parse((results[0] as { content: { text: string }[] }).content[0]?.text ?? '{}') as { var_sha256: string; argv: string[] };
+    const seen = JSON.parse((results[0] as { content: { text: string }[] }).content[0]?.text ?? '{}') as {
+      var_sha256: string;
+      argv: string[];
+    };
     expect(seen.var_sha256).toBe(createHash('sha256').update('run-secret').digest('hex'));
     expect(seen.argv).toEqual(['--name', '***']); // a resolved input value the server repeats is masked (issue 21 item 6)
     const stored = await service.read({ kind: 'mcp', reference: 'imported/fixture' });
@@ -37,7 +50,9 @@ describe('variables in runs', () => {
 
   it('B1/R4: a run whose mount has a placeholder without a value does not start, naming it', async () => {
     const service = await registryWithVsCodeServer();
-    const f = await failure(NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), variables: { inputs: { 'fixture-name': 'n' } } }));
+    const f = await failure(
+      NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), variables: { inputs: { 'fixture-name': 'n' } } }),
+    );
     expect(f.code).toBe('invalid_config');
     expect(f.message).toMatch(/\$\{input:fixture-key\} has no value/);
   });

@@ -4,7 +4,9 @@
  */
 import { runDialect, SUITE_DIALECTS, summarise } from './conformance-suite.js';
 
-console.log('| suite | tests | registry passes | raw cfworker passes | rejected at load (by rule) | registry / raw on schemas the registry loads |');
+console.log(
+  '| suite | tests | registry passes | raw cfworker passes | rejected at load (by rule) | registry / raw on schemas the registry loads |',
+);
 console.log('| --- | --- | --- | --- | --- | --- |');
 for (const entry of SUITE_DIALECTS) {
   const s = summarise(runDialect(entry));

@@ -49,8 +49,12 @@ export interface DialectOutcome {
 
 /** Counts of a dialect's outcome. */
 export function summarise(outcome: DialectOutcome): {
-  total: number; registryPassed: number; rawPassed: number; rejected: number;
-  registryPassedWhereLoaded: number; rawPassedWhereLoaded: number;
+  total: number;
+  registryPassed: number;
+  rawPassed: number;
+  rejected: number;
+  registryPassedWhereLoaded: number;
+  rawPassedWhereLoaded: number;
 } {
   const loaded = outcome.cases.filter((c) => c.registry !== 'rejected');
   return {
@@ -64,9 +68,9 @@ export function summarise(outcome: DialectOutcome): {
 }
 
 function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)],
-  );
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 let remotes: Record<string, unknown> | undefined;
@@ -75,9 +79,7 @@ function offlineDocuments(): Record<string, unknown> {
     remotes = {};
     const base = path.join(SUITE_ROOT, 'remotes');
     for (const file of walk(base).filter((f) => f.endsWith('.json'))) {
-      remotes[`http://localhost:1234/${path.relative(base, file).split(path.sep).join('/')}`] = JSON.parse(
-        fs.readFileSync(file, 'utf8'),
-      );
+      remotes[`http://localhost:1234/${path.relative(base, file).split(path.sep).join('/')}`] = JSON.parse(fs.readFileSync(file, 'utf8'));
     }
     for (const d of SUITE_DIALECTS) {
       for (const doc of metaschemaDocuments(d.dialect)) {
@@ -98,7 +100,10 @@ export function caseId(file: string, group: string, test: string): string {
 export function runDialect(entry: (typeof SUITE_DIALECTS)[number]): DialectOutcome {
   const dir = path.join(SUITE_ROOT, 'tests', entry.dir);
   const outcome: DialectOutcome = { dir: entry.dir, cases: [] };
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const groups = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as SuiteGroup[];
     for (const group of groups) {
       const withDollarSchema = addDialect(group.schema, entry.dialect);

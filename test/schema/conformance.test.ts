@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { runDialect, SUITE_DIALECTS, SUITE_ROOT, summarise } from './conformance-suite.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const expectedFailures = JSON.parse(
-  fs.readFileSync(path.join(here, 'conformance-expected-failures.json'), 'utf8'),
-) as Record<string, Record<string, string>>;
+const expectedFailures = JSON.parse(fs.readFileSync(path.join(here, 'conformance-expected-failures.json'), 'utf8')) as Record<
+  string,
+  Record<string, string>
+>;
 
 describe('JSON-Schema-Test-Suite (S1, S2, S5, S6)', () => {
   it('the official suite is vendored under test/fixtures', () => {

@@ -17,7 +17,11 @@ describe('ToolSchemaRegistry cache', () => {
 
   it('the hash is canonical: key order does not change it, content does', () => {
     const registry = new ToolSchemaRegistry();
-    const reordered = { required: ['a'], properties: { b: { items: { type: 'integer' }, type: 'array' }, a: { minLength: 1, type: 'string' } }, type: 'object' };
+    const reordered = {
+      required: ['a'],
+      properties: { b: { items: { type: 'integer' }, type: 'array' }, a: { minLength: 1, type: 'string' } },
+      type: 'object',
+    };
     const one = registry.compile(medium(), { tool: 'a' });
     const two = registry.compile(reordered, { tool: 'a' });
     expect(two).toBe(one);

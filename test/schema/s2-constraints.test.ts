@@ -12,9 +12,20 @@ describe('S2: constraints are enforced as the schema says', () => {
   it('S2: a fully valid call passes', () => {
     expect(
       v.validate({
-        name: 'abc', count: 2, ratio: 0.5, tags: ['a', 'b'], pair: ['x', 1], mode: 'fast', kind: 'x',
-        nested: { child: { child: { v: 1 } } }, choice: 'one', flag: null, notString: 3, cond: 'long',
-        bag: { n_1: 1 }, list: [1, 2, 'x'],
+        name: 'abc',
+        count: 2,
+        ratio: 0.5,
+        tags: ['a', 'b'],
+        pair: ['x', 1],
+        mode: 'fast',
+        kind: 'x',
+        nested: { child: { child: { v: 1 } } },
+        choice: 'one',
+        flag: null,
+        notString: 3,
+        cond: 'long',
+        bag: { n_1: 1 },
+        list: [1, 2, 'x'],
       }),
     ).toEqual({ ok: true });
   });

@@ -79,7 +79,7 @@ describe('S4: no coercion, no defaults, no tightening', () => {
     expect(load({ ...schema, additionalProperties: { type: 'integer' } }).validate({ anything: 1 }).ok).toBe(true);
   });
 
-  it('S4: the caller\'s schema is not mutated and a frozen schema loads', () => {
+  it("S4: the caller's schema is not mutated and a frozen schema loads", () => {
     const original = deepFreeze({
       type: 'object',
       properties: { a: { $ref: '#/$defs/a' } },

@@ -27,12 +27,9 @@ describe('S5: references resolve inside the schema, offline', () => {
     expect(reasonOf({ type: 'object', properties: { a: { $ref: ref } } })).toBe('external_ref');
   });
 
-  it.each(['#/$defs/missing', '#/properties/nope', '#unknown-anchor', '#/enum/0'])(
-    'S5: dangling $ref %s fails to load',
-    (ref) => {
-      expect(reasonOf({ type: 'object', properties: { a: { $ref: ref } }, enum: [{}] })).toBe('dangling_ref');
-    },
-  );
+  it.each(['#/$defs/missing', '#/properties/nope', '#unknown-anchor', '#/enum/0'])('S5: dangling $ref %s fails to load', (ref) => {
+    expect(reasonOf({ type: 'object', properties: { a: { $ref: ref } }, enum: [{}] })).toBe('dangling_ref');
+  });
 
   it('S5: a reference cycle without progress fails to load; one through properties is fine', () => {
     expect(
@@ -55,11 +52,23 @@ describe('S5: references resolve inside the schema, offline', () => {
   it('S5: compiling never fetches and never reads a file', () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch').mockRejectedValue(new Error('no network in S5'));
     const spies = [
-      vi.spyOn(http, 'request'), vi.spyOn(http, 'get'), vi.spyOn(https, 'request'), vi.spyOn(https, 'get'),
-      vi.spyOn(fs, 'readFileSync'), vi.spyOn(fs, 'readFile'), vi.spyOn(fs, 'openSync'), vi.spyOn(fs, 'open'),
-      vi.spyOn(fs.promises, 'readFile'), vi.spyOn(fs.promises, 'open'),
+      vi.spyOn(http, 'request'),
+      vi.spyOn(http, 'get'),
+      vi.spyOn(https, 'request'),
+      vi.spyOn(https, 'get'),
+      vi.spyOn(fs, 'readFileSync'),
+      vi.spyOn(fs, 'readFile'),
+      vi.spyOn(fs, 'openSync'),
+      vi.spyOn(fs, 'open'),
+      vi.spyOn(fs.promises, 'readFile'),
+      vi.spyOn(fs.promises, 'open'),
     ];
-    for (const dialect of [undefined, 'http://json-schema.org/draft-04/schema#', 'http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft/2019-09/schema']) {
+    for (const dialect of [
+      undefined,
+      'http://json-schema.org/draft-04/schema#',
+      'http://json-schema.org/draft-07/schema#',
+      'https://json-schema.org/draft/2019-09/schema',
+    ]) {
       for (const ref of ['https://example.com/s.json', 'file:///etc/hostname', 'local.json', '#/definitions/ok']) {
         reasonOf({ ...(dialect ? { $schema: dialect } : {}), type: 'object', properties: { a: { $ref: ref } }, definitions: { ok: {} } });
       }

@@ -57,7 +57,12 @@ describe('S7: invalid schemas fail at load, naming the tool and location', () =>
 
   it('S7: valid schemas in every dialect load', () => {
     for (const $schema of [undefined, D04, D07, D19]) {
-      const schema = { ...($schema ? { $schema } : {}), type: 'object', properties: { a: { type: 'string', minLength: 1 } }, required: ['a'] };
+      const schema = {
+        ...($schema ? { $schema } : {}),
+        type: 'object',
+        properties: { a: { type: 'string', minLength: 1 } },
+        required: ['a'],
+      };
       expect(failure(schema).message).toBe('loaded');
     }
   });

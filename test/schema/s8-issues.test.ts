@@ -54,17 +54,11 @@ describe('S8: argument errors report where, never what', () => {
   it('S8: every missing required property is named (from the schema)', () => {
     const v = registry.compile({ type: 'object', required: ['a', 'b', 'c'] }, { tool: 'req' });
     const r = v.validate({ b: 1 });
-    expect(r.ok ? [] : r.issues.map((i) => i.message)).toEqual([
-      'must have required property "a"',
-      'must have required property "c"',
-    ]);
+    expect(r.ok ? [] : r.issues.map((i) => i.message)).toEqual(['must have required property "a"', 'must have required property "c"']);
   });
 
   it('S8: property names with URI-special characters decode to plain pointers', () => {
-    const v = registry.compile(
-      { type: 'object', properties: { 'a b%/c#': { type: 'string' } } },
-      { tool: 'chars' },
-    );
+    const v = registry.compile({ type: 'object', properties: { 'a b%/c#': { type: 'string' } } }, { tool: 'chars' });
     const r = v.validate({ 'a b%/c#': 1 });
     expect(r.ok ? [] : r.issues).toEqual([
       { instancePath: '/a b%~1c#', schemaPath: '/properties/a b%~1c#/type', keyword: 'type', message: 'must be string' },
@@ -96,7 +90,22 @@ describe('S8: argument errors report where, never what', () => {
   // one in a message proves the message echoed the arguments.
   const MARK = 'ZQ7';
   const marked = fc.string({ maxLength: 12 }).map((s) => `${MARK}${s}`);
-  const schemaKeys = ['name', 'count', 'ratio', 'tags', 'pair', 'mode', 'kind', 'nested', 'choice', 'flag', 'notString', 'cond', 'bag', 'list'];
+  const schemaKeys = [
+    'name',
+    'count',
+    'ratio',
+    'tags',
+    'pair',
+    'mode',
+    'kind',
+    'nested',
+    'choice',
+    'flag',
+    'notString',
+    'cond',
+    'bag',
+    'list',
+  ];
   const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     leaf: fc.oneof(marked, fc.double({ noNaN: true }), fc.integer(), fc.boolean(), fc.constant(null)),
     node: fc.oneof(

@@ -25,7 +25,7 @@ const mcp = (reference: string, config: Record<string, unknown> = { command: 'no
 const agent = (reference: string, data: Record<string, unknown> = {}) => service.write({ kind: 'agent', reference, create: true, data });
 const mountsOf = async (reference: string) => ((await service.read({ kind: 'agent', reference })).data as { mcps: string[] }).mcps;
 
-describe('A1/A2: mounts are the agent\'s data.mcps, replaced as a whole', () => {
+describe("A1/A2: mounts are the agent's data.mcps, replaced as a whole", () => {
   it('A1: the mounts are data.mcps of the agent record; describeAgent shows them', async () => {
     await mcp('tools/search');
     await agent('team/alice', { mcps: ['tools/search'] });
@@ -45,7 +45,12 @@ describe('A1/A2: mounts are the agent\'s data.mcps, replaced as a whole', () => 
   });
 
   it('A2: skills follow the same rules', async () => {
-    await service.write({ kind: 'skill', reference: 'skills/triage', create: true, data: { description: 'Triage tickets', instructions: 'Read first.' } });
+    await service.write({
+      kind: 'skill',
+      reference: 'skills/triage',
+      create: true,
+      data: { description: 'Triage tickets', instructions: 'Read first.' },
+    });
     await agent('team/alice', { skills: ['skills/triage'] });
     await service.write({ kind: 'agent', reference: 'team/alice', remove: { skills: ['skills/triage'] } });
     expect((await service.read({ kind: 'agent', reference: 'team/alice' })).data).toMatchObject({ skills: [] });
@@ -63,7 +68,9 @@ describe('A3: single-item add/remove, never losing each other', () => {
 
   it('A3: 50 concurrent adds in one process all land (MemoryStore)', async () => {
     await agent('team/alice');
-    await Promise.all(Array.from({ length: 50 }, (_, i) => service.write({ kind: 'agent', reference: 'team/alice', add: { mcps: [`m/x${i}`] } })));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => service.write({ kind: 'agent', reference: 'team/alice', add: { mcps: [`m/x${i}`] } })),
+    );
     expect((await mountsOf('team/alice')).length).toBe(50);
   });
 
@@ -84,7 +91,9 @@ describe('A3: single-item add/remove, never losing each other', () => {
     };
     const queued = new ResourceService({ store: counting });
     await queued.write({ kind: 'agent', reference: 'team/q', create: true, data: {} });
-    await Promise.all(Array.from({ length: 50 }, (_, i) => queued.write({ kind: 'agent', reference: 'team/q', add: { mcps: [`m/q${i}`] } })));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => queued.write({ kind: 'agent', reference: 'team/q', add: { mcps: [`m/q${i}`] } })),
+    );
     expect(((await queued.read({ kind: 'agent', reference: 'team/q' })).data as { mcps: string[] }).mcps).toHaveLength(50);
     expect(conflicts).toBe(0);
   });
@@ -92,7 +101,12 @@ describe('A3: single-item add/remove, never losing each other', () => {
   it('A3: concurrent adds and removes interleave without loss (SqliteStore, one process)', async () => {
     const sqlite = new SqliteStore({ path: path.join(tmp.dir, 'one.db') });
     const svc = new ResourceService({ store: sqlite });
-    await svc.write({ kind: 'agent', reference: 'team/bob', create: true, data: { mcps: Array.from({ length: 20 }, (_, i) => `m/old${i}`) } });
+    await svc.write({
+      kind: 'agent',
+      reference: 'team/bob',
+      create: true,
+      data: { mcps: Array.from({ length: 20 }, (_, i) => `m/old${i}`) },
+    });
     await Promise.all([
       ...Array.from({ length: 25 }, (_, i) => svc.write({ kind: 'agent', reference: 'team/bob', add: { mcps: [`m/new${i}`] } })),
       ...Array.from({ length: 20 }, (_, i) => svc.write({ kind: 'agent', reference: 'team/bob', remove: { mcps: [`m/old${i}`] } })),
@@ -165,7 +179,12 @@ describe('A5/A6: resolved mounts and agent descriptions', () => {
     await agent('team/plain');
     const boss = await service.describeAgent('team/boss');
     expect(boss).toMatchObject({
-      reference: 'team/boss', name: 'Boss', role: 'manager', kind: 'native', enabled: true, resourceManagement: true,
+      reference: 'team/boss',
+      name: 'Boss',
+      role: 'manager',
+      kind: 'native',
+      enabled: true,
+      resourceManagement: true,
       mcps: [{ reference: 'tools/remote', exists: true, transport: 'streamable-http', problems: [] }],
       settings: { model: 'm1' },
     });
@@ -217,7 +236,10 @@ describe('entry rules: bad input loses nothing', () => {
     ['a wrong type', { kind: 'agent', reference: 'a/b', create: true, data: { mcps: 'tools/a' } }],
     ['a bad mount reference', { kind: 'agent', reference: 'a/b', create: true, data: { mcps: ['not a ref'] } }],
     ['a misspelt expectedrevision', { kind: 'agent', reference: 'a/b', data: {}, expectedrevision: 1 }],
-    ['expectedRevision and expected_revision that differ', { kind: 'agent', reference: 'a/b', data: {}, expectedRevision: 1, expected_revision: 2 }],
+    [
+      'expectedRevision and expected_revision that differ',
+      { kind: 'agent', reference: 'a/b', data: {}, expectedRevision: 1, expected_revision: 2 },
+    ],
     ['a non-integer revision', { kind: 'agent', reference: 'a/b', data: {}, expected_revision: 1.5 }],
     ['a skill without description', { kind: 'skill', reference: 'a/b', create: true, data: { instructions: 'x' } }],
     ['add on an mcp', { kind: 'mcp', reference: 'a/b', add: { mcps: ['x/y'] } }],
@@ -233,9 +255,13 @@ describe('entry rules: bad input loses nothing', () => {
   it('A4: expectedRevision (the TypeScript spelling) and expected_revision (the JSON one) guard the same way', async () => {
     await agent('a/b');
     expect((await service.write({ kind: 'agent', reference: 'a/b', data: { name: 'one' }, expectedRevision: 1 })).record.revision).toBe(2);
-    expect((await failure(service.write({ kind: 'agent', reference: 'a/b', data: { name: 'stale' }, expectedRevision: 1 }))).code).toBe('revision_conflict');
+    expect((await failure(service.write({ kind: 'agent', reference: 'a/b', data: { name: 'stale' }, expectedRevision: 1 }))).code).toBe(
+      'revision_conflict',
+    );
     expect((await service.write({ kind: 'agent', reference: 'a/b', data: { name: 'two' }, expected_revision: 2 })).record.revision).toBe(3);
-    await expect(service.delete({ kind: 'agent', reference: 'a/b', expectedRevision: 2 })).rejects.toMatchObject({ code: 'revision_conflict' });
+    await expect(service.delete({ kind: 'agent', reference: 'a/b', expectedRevision: 2 })).rejects.toMatchObject({
+      code: 'revision_conflict',
+    });
     expect(await service.describeAgent({ reference: 'a/b' })).toEqual(await service.describeAgent('a/b'));
     expect(await service.agentMcpList({ kind: 'agent', reference: 'a/b' })).toEqual([]);
   });

@@ -44,7 +44,9 @@ describe('R1/R2: registering stores one config, nothing else', () => {
 
   it('R2: the stored document is the normal form; unknown keys are kept and warned about', async () => {
     const { record, warnings } = await create({ mcpServers: { s: { command: 'node', cwd: '/srv', disabled: true, alwaysAllow: ['x'] } } });
-    expect(record.data).toEqual({ mcpServers: { s: { command: 'node', args: [], cwd: '/srv', env: {}, disabled: true, alwaysAllow: ['x'] } } });
+    expect(record.data).toEqual({
+      mcpServers: { s: { command: 'node', args: [], cwd: '/srv', env: {}, disabled: true, alwaysAllow: ['x'] } },
+    });
     expect(warnings).toEqual([
       'mcpServers.s: unknown key "disabled" kept as is (it has no effect)',
       'mcpServers.s: unknown key "alwaysAllow" kept as is (it has no effect)',
@@ -72,11 +74,20 @@ describe('R3/R4: launch rules at write time', () => {
     expect((await store.list('mcp')).length).toBe(2);
   });
 
-  it('R4: ${cwd}/${workspace} and the hosts\' placeholders are allowed in args and env; unsupported ones are warned about', async () => {
+  it("R4: ${cwd}/${workspace} and the hosts' placeholders are allowed in args and env; unsupported ones are warned about", async () => {
     const { warnings, record } = await create(
-      stdioDoc({ command: 'node', args: ['${cwd}/server.js', '--root=${workspace}', '${workspaceFolder}', '${config:editor.tabSize}'], cwd: '/srv', env: { DATA: '${cwd}/data', KEY: '${API_KEY:-none}' } }),
+      stdioDoc({
+        command: 'node',
+        args: ['${cwd}/server.js', '--root=${workspace}', '${workspaceFolder}', '${config:editor.tabSize}'],
+        cwd: '/srv',
+        env: { DATA: '${cwd}/data', KEY: '${API_KEY:-none}' },
+      }),
     );
-    expect(warnings).toEqual([expect.stringMatching(/args\[3\]: placeholder \$\{config:editor.tabSize\}: this placeholder is not supported, so the server cannot start until it is replaced/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /args\[3\]: placeholder \$\{config:editor.tabSize\}: this placeholder is not supported, so the server cannot start until it is replaced/,
+      ),
+    ]);
     expect((record.data as { mcpServers: { server: { args: string[] } } }).mcpServers.server.args[0]).toBe('${cwd}/server.js');
   });
 
@@ -95,7 +106,9 @@ describe('R6: legacy configs without an absolute cwd', () => {
     await store.put({ kind: 'mcp', reference: 'tools/old', data: legacy }, { expectedRevision: null });
     expect((await service.read({ kind: 'mcp', reference: 'tools/old' })).data).toEqual(legacy);
     const { record, warnings } = await service.write({
-      kind: 'mcp', reference: 'tools/old', data: { mcpServers: { old: { command: 'node', args: ['server.js', '--v'] } } },
+      kind: 'mcp',
+      reference: 'tools/old',
+      data: { mcpServers: { old: { command: 'node', args: ['server.js', '--v'] } } },
     });
     expect(record.revision).toBe(2);
     expect(warnings.join()).toMatch(/cannot start until fixed/);
@@ -106,7 +119,9 @@ describe('R6: legacy configs without an absolute cwd', () => {
 
   it('R6: fixing a legacy record works; a new problem on it is still rejected', async () => {
     await store.put({ kind: 'mcp', reference: 'tools/old', data: legacy }, { expectedRevision: null });
-    expect((await failure(service.write({ kind: 'mcp', reference: 'tools/old', data: stdioDoc({ command: './run.sh' }) }))).code).toBe('invalid_config');
+    expect((await failure(service.write({ kind: 'mcp', reference: 'tools/old', data: stdioDoc({ command: './run.sh' }) }))).code).toBe(
+      'invalid_config',
+    );
     await service.write({ kind: 'mcp', reference: 'tools/old', data: stdioDoc({ command: 'node', args: ['server.js'], cwd: tmp.dir }) });
     expect((await service.test({ kind: 'mcp', reference: 'tools/old' })).problems.filter((p) => p.field.endsWith('.cwd'))).toEqual([]);
   });
@@ -115,7 +130,9 @@ describe('R6: legacy configs without an absolute cwd', () => {
 describe('R7: remote servers by url', () => {
   it('R7: url plus headers, Streamable HTTP by default, SSE on request', async () => {
     const { record } = await create({ mcpServers: { r: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer t' } } } });
-    expect(record.data).toEqual({ mcpServers: { r: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer t' }, transport: 'streamable-http' } } });
+    expect(record.data).toEqual({
+      mcpServers: { r: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer t' }, transport: 'streamable-http' } },
+    });
     const sse = await create({ mcpServers: { r: { url: 'http://127.0.0.1:9/sse', transport: 'sse' } } }, 'tools/sse');
     expect((await service.test({ kind: 'mcp', reference: 'tools/sse' })).transport).toBe('sse');
     expect(sse.record.revision).toBe(1);
@@ -125,9 +142,13 @@ describe('R7: remote servers by url', () => {
     await create({ mcpServers: { a: { type: 'http', url: 'https://a.example.test/mcp' } } }, 'vs/http');
     await create({ mcpServers: { a: { type: 'sse', url: 'https://a.example.test/sse' } } }, 'vs/sse');
     await create({ mcpServers: { a: { type: 'stdio', command: 'node', cwd: '/srv' } } }, 'vs/stdio');
-    const transports = await Promise.all(['vs/http', 'vs/sse', 'vs/stdio'].map(async (reference) => (await service.test({ kind: 'mcp', reference })).transport));
+    const transports = await Promise.all(
+      ['vs/http', 'vs/sse', 'vs/stdio'].map(async (reference) => (await service.test({ kind: 'mcp', reference })).transport),
+    );
     expect(transports).toEqual(['streamable-http', 'sse', 'stdio']);
-    expect((await failure(create({ mcpServers: { a: { type: 'sse', command: 'node', cwd: '/srv' } } }, 'vs/bad'))).code).toBe('invalid_input');
+    expect((await failure(create({ mcpServers: { a: { type: 'sse', command: 'node', cwd: '/srv' } } }, 'vs/bad'))).code).toBe(
+      'invalid_input',
+    );
   });
 
   it.each([['not a url'], ['ftp://example.test/x'], ['file:///tmp/x']])('R7: url %s is rejected', async (url) => {
@@ -138,14 +159,30 @@ describe('R7: remote servers by url', () => {
 describe('P1: resource_test is static', () => {
   it('P1: a good config passes; it never spawns a process or opens a connection', async () => {
     const spies = [
-      vi.spyOn(childProcess, 'spawn'), vi.spyOn(childProcess, 'spawnSync'), vi.spyOn(childProcess, 'exec'),
-      vi.spyOn(childProcess, 'execFile'), vi.spyOn(childProcess, 'execFileSync'), vi.spyOn(childProcess, 'fork'),
-      vi.spyOn(net, 'connect'), vi.spyOn(net, 'createConnection'), vi.spyOn(globalThis, 'fetch'),
+      vi.spyOn(childProcess, 'spawn'),
+      vi.spyOn(childProcess, 'spawnSync'),
+      vi.spyOn(childProcess, 'exec'),
+      vi.spyOn(childProcess, 'execFile'),
+      vi.spyOn(childProcess, 'execFileSync'),
+      vi.spyOn(childProcess, 'fork'),
+      vi.spyOn(net, 'connect'),
+      vi.spyOn(net, 'createConnection'),
+      vi.spyOn(globalThis, 'fetch'),
     ];
     await create(stdioDoc({ command: 'sh', args: ['-c', 'exit 0'], cwd: tmp.dir }), 'tools/sh');
     await create({ mcpServers: { r: { url: 'http://127.0.0.1:1/mcp' } } }, 'tools/remote');
-    expect(await service.test({ kind: 'mcp', reference: 'tools/sh' })).toEqual({ ok: true, transport: 'stdio', problems: [], warnings: [] });
-    expect(await service.test({ kind: 'mcp', reference: 'tools/remote' })).toEqual({ ok: true, transport: 'streamable-http', problems: [], warnings: [] });
+    expect(await service.test({ kind: 'mcp', reference: 'tools/sh' })).toEqual({
+      ok: true,
+      transport: 'stdio',
+      problems: [],
+      warnings: [],
+    });
+    expect(await service.test({ kind: 'mcp', reference: 'tools/remote' })).toEqual({
+      ok: true,
+      transport: 'streamable-http',
+      problems: [],
+      warnings: [],
+    });
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();
   });
 
@@ -157,7 +194,8 @@ describe('P1: resource_test is static', () => {
     await create(stdioDoc({ command: path.join(tmp.dir, 'missing'), cwd: tmp.dir }), 'p/missing');
     await create(stdioDoc({ command: script, cwd: tmp.dir }), 'p/noexec');
     await create(stdioDoc({ command: 'node', cwd: script }), 'p/notdir');
-    const messages = async (reference: string) => (await service.test({ kind: 'mcp', reference })).problems.map((p) => `${p.message} | ${p.fix}`);
+    const messages = async (reference: string) =>
+      (await service.test({ kind: 'mcp', reference })).problems.map((p) => `${p.message} | ${p.fix}`);
     expect(await messages('p/cwd')).toEqual([expect.stringMatching(/"cwd" directory does not exist \| create it/)]);
     expect(await messages('p/path')).toEqual([expect.stringMatching(/was not found in PATH \| install it/)]);
     expect(await messages('p/missing')).toEqual([expect.stringMatching(/file does not exist/)]);

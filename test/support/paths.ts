@@ -34,9 +34,14 @@ export async function failure(promise: Promise<unknown>): Promise<{ code: string
 /** Runs a TypeScript file of this repo in a child Node process (through tsx). */
 export function runTs(file: string, args: string[], nodeArgs: string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(REPO_ROOT, file), ...args], { cwd: REPO_ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${file} failed: ${stderr || error.message}`));
-      else resolve(stdout);
-    });
+    execFile(
+      process.execPath,
+      [...nodeArgs, '--import', 'tsx', path.join(REPO_ROOT, file), ...args],
+      { cwd: REPO_ROOT, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${file} failed: ${stderr || error.message}`));
+        else resolve(stdout);
+      },
+    );
   });
 }

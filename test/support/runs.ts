@@ -17,10 +17,27 @@ export async function setup(options: { mode?: string; features?: string[] } = {}
   const store = new MemoryStore();
   const service = new ResourceService({ store });
   const extra = ['--log', log, '--events', events, ...(options.features ?? []).flatMap((f) => ['--feature', f])];
-  await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig({ mode: options.mode ?? 'normal', extra }) } } });
-  await service.write({ kind: 'mcp', reference: 'tools/other', create: true, data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'other'] }) } } });
+  await service.write({
+    kind: 'mcp',
+    reference: 'tools/py',
+    create: true,
+    data: { mcpServers: { py: pythonConfig({ mode: options.mode ?? 'normal', extra }) } },
+  });
+  await service.write({
+    kind: 'mcp',
+    reference: 'tools/other',
+    create: true,
+    data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'other'] }) } },
+  });
   const calls = (): { tool: string; arguments: unknown }[] =>
-    fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+    fs.existsSync(log)
+      ? fs
+          .readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
   return { tmp, log, events, store, service, calls, serverEvents: () => readEvents(events) };
 }
 

@@ -16,7 +16,13 @@ export function marker(): string {
 export function pythonConfig(options: { mode?: string; extra?: string[]; cwd?: string; env?: Record<string, string>; mark?: string } = {}) {
   return {
     command: 'python3',
-    args: [PYTHON_SERVER, '--mode', options.mode ?? 'normal', ...(options.mark ? ['--marker', options.mark] : []), ...(options.extra ?? [])],
+    args: [
+      PYTHON_SERVER,
+      '--mode',
+      options.mode ?? 'normal',
+      ...(options.mark ? ['--marker', options.mark] : []),
+      ...(options.extra ?? []),
+    ],
     cwd: options.cwd ?? FIXTURES,
     ...(options.env ? { env: options.env } : {}),
   };
@@ -46,7 +52,14 @@ export function referenceServer(name: 'everything' | 'filesystem' | 'memory'): s
 
 /** The JSON lines of an --events file of the Python server (list requests, cancellations). */
 export function readEvents(file: string): { event: string; method?: string; requestId?: unknown; reason?: string }[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
 /** Waits until `check()` is true, polling; rejects after `timeoutMs` (a bound that proves "not hung", not a timing). */

@@ -11,7 +11,11 @@ describe('fixtureServer', () => {
       ...contractCases(echo, { valid: [{ message: 'hi' }] }),
       ...contractCases(add, { valid: [{ a: 1, b: 2 }] }),
       // fail never succeeds: its base example only derives the invalid cases.
-      ...contractCases(fail, { valid: [{ code: 'out_of_stock' }], validBoundaries: false, businessErrors: [{ name: 'asked to fail', args: { code: 'out_of_stock' }, code: 'out_of_stock' }] }).filter((c) => !c.name.startsWith('valid example')),
+      ...contractCases(fail, {
+        valid: [{ code: 'out_of_stock' }],
+        validBoundaries: false,
+        businessErrors: [{ name: 'asked to fail', args: { code: 'out_of_stock' }, code: 'out_of_stock' }],
+      }).filter((c) => !c.name.startsWith('valid example')),
       ...contractCases(sleep, { valid: [{ ms: 0 }], validBoundaries: false }),
       ...contractCases(env, { valid: [{ name: 'PATH' }] }),
     ];

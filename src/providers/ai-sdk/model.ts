@@ -51,7 +51,9 @@ function messages(prompt: string, history: readonly LoopMessage[]): Record<strin
       out.push({
         role: 'tool',
         content: m.results.map((r) => ({
-          type: 'tool-result', toolCallId: r.callId, toolName: names.get(r.callId) ?? '',
+          type: 'tool-result',
+          toolCallId: r.callId,
+          toolName: names.get(r.callId) ?? '',
           output: { type: r.status === 'ok' ? 'text' : 'error-text', value: resultText(r) },
         })),
       });
@@ -68,12 +70,20 @@ function messages(prompt: string, history: readonly LoopMessage[]): Record<strin
 export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
   return {
     async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
-      const described = Object.fromEntries(tools.map((t) => [t.name, { ...defined({ description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) }]));
+      const described = Object.fromEntries(
+        tools.map((t) => [
+          t.name,
+          { ...defined({ description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) },
+        ]),
+      );
       const system = instructionsOf(options);
       const input = 'input' in options ? options.input : options.prompt;
       const result = await options.generateText({
-        ...options.request, model: options.model, ...(system ? { system } : {}),
-        messages: messages(input, history), tools: described,
+        ...options.request,
+        model: options.model,
+        ...(system ? { system } : {}),
+        messages: messages(input, history),
+        tools: described,
       });
       const toolCalls = (result.toolCalls ?? []).map((c) => ({ callId: c.toolCallId, name: c.toolName, arguments: c.input }));
       return { ...(result.text ? { text: result.text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };

@@ -43,7 +43,12 @@ export interface AiSdkToolsOptions {
 /** A JSON Schema as a Standard JSON Schema object that accepts every value (the run validates). */
 export function standardJsonSchema(schema: Record<string, unknown>): StandardJsonSchema {
   return {
-    '~standard': { version: 1, vendor: 'agt-mcp', validate: (value) => ({ value }), jsonSchema: { input: () => schema, output: () => schema } },
+    '~standard': {
+      version: 1,
+      vendor: 'agt-mcp',
+      validate: (value) => ({ value }),
+      jsonSchema: { input: () => schema, output: () => schema },
+    },
   };
 }
 
@@ -66,7 +71,11 @@ export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Rec
     batches += 1;
     const signal = step.find((p) => p.signal !== undefined)?.signal;
     try {
-      const result = await executeModelCalls(run, step.map((p) => p.call), { batchId: `${prefix}:${batches}`, ...defined({ signal }) });
+      const result = await executeModelCalls(
+        run,
+        step.map((p) => p.call),
+        { batchId: `${prefix}:${batches}`, ...defined({ signal }) },
+      );
       options.onBatch?.(result);
       step.forEach((p, i) => p.resolve(result.results[i] as ToolResult));
     } catch (error) {

@@ -66,7 +66,8 @@ export function toAnthropicToolUse(call: ModelCall): AnthropicToolUseBlock {
 
 /** One result as a tool_result block. */
 export function toAnthropicToolResult(result: ToolResult): AnthropicToolResultBlock {
-  if (result.status !== 'ok') return { type: 'tool_result', tool_use_id: result.callId, content: [{ type: 'text', text: resultText(result) }], is_error: true };
+  if (result.status !== 'ok')
+    return { type: 'tool_result', tool_use_id: result.callId, content: [{ type: 'text', text: resultText(result) }], is_error: true };
   if (!result.content.some((part) => imagePart(part) !== undefined)) {
     const text = resultText(result);
     return { type: 'tool_result', tool_use_id: result.callId, content: [{ type: 'text', text: text === '' ? '(no output)' : text }] };
@@ -81,7 +82,10 @@ export function toAnthropicToolResult(result: ToolResult): AnthropicToolResultBl
     if (image) images.push({ type: 'image', source: { type: 'base64', media_type: image.mediaType as 'image/png', data: image.data } });
   }
   const text = resultText(result, { apart: (part) => block(part) !== undefined });
-  const content: AnthropicResultContent[] = [...(text === '' && images.length > 0 ? [] : [{ type: 'text' as const, text: text === '' ? '(no output)' : text }]), ...images];
+  const content: AnthropicResultContent[] = [
+    ...(text === '' && images.length > 0 ? [] : [{ type: 'text' as const, text: text === '' ? '(no output)' : text }]),
+    ...images,
+  ];
   return { type: 'tool_result', tool_use_id: result.callId, content, ...(result.status === 'ok' ? {} : { is_error: true }) };
 }
 

@@ -34,10 +34,7 @@ function messages(options: AnthropicModelOptions, history: readonly LoopMessage[
     if (m.role === 'assistant') {
       out.push({
         role: 'assistant',
-        content: [
-          ...(m.text ? [{ type: 'text', text: m.text }] : []),
-          ...(m.toolCalls ?? []).map(toAnthropicToolUse),
-        ],
+        content: [...(m.text ? [{ type: 'text', text: m.text }] : []), ...(m.toolCalls ?? []).map(toAnthropicToolUse)],
       });
     } else if (m.role === 'tool') {
       for (const r of m.results) user({ ...toAnthropicToolResult(r) });
@@ -55,11 +52,17 @@ export function anthropicModel(options: AnthropicModelOptions): ModelLike {
       const messagesApi = options.client.messages;
       const system = instructionsOf(options);
       const response = (await (messagesApi.create as (body: Record<string, unknown>) => PromiseLike<unknown>).call(messagesApi, {
-        ...options.request, model: options.model, max_tokens: options.maxTokens,
+        ...options.request,
+        model: options.model,
+        max_tokens: options.maxTokens,
         ...(system ? { system } : {}),
-        messages: messages(options, history), tools: toAnthropicTools(tools),
+        messages: messages(options, history),
+        tools: toAnthropicTools(tools),
       })) as { content?: unknown[] };
-      const text = (response.content ?? []).filter((b): b is { type: 'text'; text: string } => (b as { type?: unknown }).type === 'text').map((b) => b.text).join('\n');
+      const text = (response.content ?? [])
+        .filter((b): b is { type: 'text'; text: string } => (b as { type?: unknown }).type === 'text')
+        .map((b) => b.text)
+        .join('\n');
       const toolCalls = fromAnthropicToolUse(response);
       return { ...(text ? { text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
     },

@@ -109,7 +109,10 @@ export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOption
 /** The run's tools as Responses API tools. */
 export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOptions & { api: 'responses' }): OpenAIResponsesTool[];
 /** The run's tools in the format of `options.api`. */
-export function toOpenAITools(tools: readonly ModelTool[], options: OpenAIOptions & { api: OpenAIApi }): (OpenAIChatTool | OpenAIResponsesTool)[] {
+export function toOpenAITools(
+  tools: readonly ModelTool[],
+  options: OpenAIOptions & { api: OpenAIApi },
+): (OpenAIChatTool | OpenAIResponsesTool)[] {
   const fitted = fitTools(tools, OPENAI_TOOL_LIMITS);
   if (fitted.notice !== undefined) options.onNotice?.(fitted.notice);
   return fitted.tools.map((tool) => {
@@ -135,10 +138,16 @@ export function fromOpenAIToolCalls(source: unknown, options: OpenAIOptions & { 
     return { callId: id, name, arguments: parseArguments(args, decoder) };
   };
   if (isPlainObject(source) && Array.isArray(source.tool_calls)) {
-    return source.tool_calls.map((c) => (isPlainObject(c) && isPlainObject(c.function) ? call(c.id, c.function.name, c.function.arguments) : call(isPlainObject(c) ? c.id : undefined, undefined, undefined)));
+    return source.tool_calls.map((c) =>
+      isPlainObject(c) && isPlainObject(c.function)
+        ? call(c.id, c.function.name, c.function.arguments)
+        : call(isPlainObject(c) ? c.id : undefined, undefined, undefined),
+    );
   }
   const output = Array.isArray(source) ? source : isPlainObject(source) && Array.isArray(source.output) ? source.output : [];
-  return output.filter((item) => isPlainObject(item) && item.type === 'function_call').map((item) => call(item.call_id, item.name, item.arguments));
+  return output
+    .filter((item) => isPlainObject(item) && item.type === 'function_call')
+    .map((item) => call(item.call_id, item.name, item.arguments));
 }
 
 // Only strict mode's nulls need undoing; anything else goes to the run as sent (stage 2
@@ -157,8 +166,14 @@ export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, optio
 /** The results of a step as Responses API function call outputs, in call order. */
 export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, options: { api: 'responses' }): OpenAIFunctionCallOutput[];
 /** The results of a step in the format of `options.api`. */
-export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, options: { api: OpenAIApi }): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[];
-export function toOpenAIToolMessages(result: Pick<BatchResult, 'results'>, options: { api: OpenAIApi }): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[] {
+export function toOpenAIToolMessages(
+  result: Pick<BatchResult, 'results'>,
+  options: { api: OpenAIApi },
+): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[];
+export function toOpenAIToolMessages(
+  result: Pick<BatchResult, 'results'>,
+  options: { api: OpenAIApi },
+): (OpenAIChatToolMessage | OpenAIFunctionCallOutput)[] {
   return result.results.map((r) =>
     options.api === 'chat'
       ? { role: 'tool', tool_call_id: r.callId, content: resultText(r) }
@@ -173,8 +188,14 @@ export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { ap
 /** A step's calls as Responses API function call items. */
 export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { api: 'responses' }): OpenAIFunctionCallItem[];
 /** A step's calls in the format of `options.api`. */
-export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { api: OpenAIApi }): (OpenAIChatToolCall | OpenAIFunctionCallItem)[];
-export function toOpenAIToolCallItems(calls: readonly ModelCall[], options: { api: OpenAIApi }): (OpenAIChatToolCall | OpenAIFunctionCallItem)[] {
+export function toOpenAIToolCallItems(
+  calls: readonly ModelCall[],
+  options: { api: OpenAIApi },
+): (OpenAIChatToolCall | OpenAIFunctionCallItem)[];
+export function toOpenAIToolCallItems(
+  calls: readonly ModelCall[],
+  options: { api: OpenAIApi },
+): (OpenAIChatToolCall | OpenAIFunctionCallItem)[] {
   return calls.map((call) => {
     const { callId, name, arguments: args } = historyCall(call);
     return options.api === 'chat'

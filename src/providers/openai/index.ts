@@ -7,8 +7,15 @@ export { fromOpenAIToolCalls, toOpenAIToolCallItems, toOpenAITools, toOpenAITool
 export { OPENAI_TOOL_LIMITS } from '../limits.js';
 export type { ProviderToolLimits } from '../limits.js';
 export type {
-  OpenAIApi, OpenAIChatAssistantMessage, OpenAIChatTool, OpenAIChatToolCall, OpenAIChatToolMessage, OpenAIFunctionCallItem,
-  OpenAIFunctionCallOutput, OpenAIOptions, OpenAIResponsesTool,
+  OpenAIApi,
+  OpenAIChatAssistantMessage,
+  OpenAIChatTool,
+  OpenAIChatToolCall,
+  OpenAIChatToolMessage,
+  OpenAIFunctionCallItem,
+  OpenAIFunctionCallOutput,
+  OpenAIOptions,
+  OpenAIResponsesTool,
 } from './format.js';
 export { openAIModel } from './model.js';
 export type { OpenAIClientLike, OpenAIModelOptions } from './model.js';

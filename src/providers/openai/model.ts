@@ -8,7 +8,14 @@ import { AgtError } from '../../errors.js';
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/run-options.js';
 import type { ConversationOptions } from '../conversation.js';
-import { fromOpenAIToolCalls, type OpenAIApi, type OpenAIOptions, toOpenAIToolCallItems, toOpenAIToolMessages, toOpenAITools } from './format.js';
+import {
+  fromOpenAIToolCalls,
+  type OpenAIApi,
+  type OpenAIOptions,
+  toOpenAIToolCallItems,
+  toOpenAIToolMessages,
+  toOpenAITools,
+} from './format.js';
 import { defined } from '../../json.js';
 
 /**
@@ -66,8 +73,10 @@ function responsesInput(options: OpenAIModelOptions, history: readonly LoopMessa
 function outputText(output: unknown[] | undefined): string {
   const parts: string[] = [];
   for (const item of output ?? []) {
-    const content = (item as { type?: unknown; content?: unknown }).type === 'message' ? (item as { content?: unknown }).content : undefined;
-    for (const part of Array.isArray(content) ? content : []) if (part?.type === 'output_text' && typeof part.text === 'string') parts.push(part.text);
+    const content =
+      (item as { type?: unknown; content?: unknown }).type === 'message' ? (item as { content?: unknown }).content : undefined;
+    for (const part of Array.isArray(content) ? content : [])
+      if (part?.type === 'output_text' && typeof part.text === 'string') parts.push(part.text);
   }
   return parts.join('');
 }
@@ -80,7 +89,12 @@ export function openAIModel(options: OpenAIModelOptions): ModelLike {
       if (options.api === 'chat') {
         const completions = options.client.chat?.completions;
         if (!completions) throw new AgtError('invalid_input', 'openAIModel: the client has no chat.completions (pass an OpenAI client)');
-        const response = (await (completions.create as Create).call(completions, { ...options.request, model: options.model, messages: chatMessages(options, history), tools: toOpenAITools(tools, { api: 'chat', ...strict }) })) as { choices?: { message?: { content?: string | null } }[] };
+        const response = (await (completions.create as Create).call(completions, {
+          ...options.request,
+          model: options.model,
+          messages: chatMessages(options, history),
+          tools: toOpenAITools(tools, { api: 'chat', ...strict }),
+        })) as { choices?: { message?: { content?: string | null } }[] };
         const message = response.choices?.[0]?.message ?? {};
         const toolCalls = fromOpenAIToolCalls(message, { tools, ...strict });
         return { ...(typeof message.content === 'string' ? { text: message.content } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
@@ -88,8 +102,11 @@ export function openAIModel(options: OpenAIModelOptions): ModelLike {
       const responses = options.client.responses;
       if (!responses) throw new AgtError('invalid_input', 'openAIModel: the client has no responses (pass an OpenAI client)');
       const response = (await (responses.create as Create).call(responses, {
-        ...options.request, model: options.model, ...(options.instructions ? { instructions: options.instructions } : {}),
-        input: responsesInput(options, history), tools: toOpenAITools(tools, { api: 'responses', ...strict }),
+        ...options.request,
+        model: options.model,
+        ...(options.instructions ? { instructions: options.instructions } : {}),
+        input: responsesInput(options, history),
+        tools: toOpenAITools(tools, { api: 'responses', ...strict }),
       })) as { output_text?: string; output?: unknown[] };
       const toolCalls = fromOpenAIToolCalls(response, { tools, ...strict });
       const text = response.output_text ?? outputText(response.output); // output_text is the official SDK's convenience
