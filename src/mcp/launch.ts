@@ -18,7 +18,8 @@ import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile } from '../files.js';
 import { setOwn } from '../json.js';
 import { findInPath, isExecutableFile } from '../resources/config-test.js';
-import { hasCwd, isBareCommand, launchProblems, type NormalisedStdioConfig, type StdioServerConfig } from '../resources/mcp-config.js';
+import { hasCwd, isBareCommand, launchProblems } from '../resources/launch-rules.js';
+import type { NormalisedStdioConfig, StdioServerConfig } from '../resources/mcp-config.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 
 /** Exactly what is spawned. */

@@ -9,15 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import {
-  type ConfigProblem,
-  isBareCommand,
-  hasCwd,
-  launchProblems,
-  type McpTransport,
-  normaliseMcpDocument,
-  type NormalisedStdioConfig,
-} from './mcp-config.js';
+import { isBareCommand, hasCwd, launchProblems } from './launch-rules.js';
+import { type ConfigProblem, type McpTransport, normaliseMcpDocument, type NormalisedStdioConfig } from './mcp-config.js';
 import { resolveServerConfig, type VariableSources } from './variables.js';
 
 /** The outcome of a static config test. */

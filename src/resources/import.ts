@@ -8,7 +8,8 @@
  */
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import { type DeclaredInput, launchProblems, type McpDocument, normaliseMcpDocument, writtenDocument } from './mcp-config.js';
+import { launchProblems } from './launch-rules.js';
+import { type DeclaredInput, type McpDocument, normaliseMcpDocument, writtenDocument } from './mcp-config.js';
 import { isReference } from './reference.js';
 import { inputsUsedBy } from './variables.js';
 

@@ -1,14 +1,13 @@
 /**
  * MCP server configs: the `{ mcpServers: { NAME: config } }` document (R2),
- * its normal form, and the launch rules (R3, R4) shared by writes, static
- * tests and the connect path (the placeholder grammar: placeholders.ts).
+ * as written and in its normal form (the launch rules R3, R4:
+ * launch-rules.ts; the placeholder grammar: placeholders.ts).
  *
  * Configs can be pasted from real hosts: Claude Desktop/Code and Cursor write
  * `command`/`args`/`env` or `url`; VS Code adds `type: "stdio" | "http" | "sse"`.
  * Unknown keys are kept and warned about, never silently dropped. No message
  * contains an env value, a header value or an argument.
  */
-import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
 import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
@@ -282,52 +281,4 @@ function warnUnknownPlaceholders(value: string, at: string, warnings: string[]):
 export function transportOf(config: McpServerConfig | NormalisedServerConfig): McpTransport {
   if ('command' in config) return 'stdio';
   return config.transport ?? 'streamable-http';
-}
-
-/** True when a stdio config names its working directory (R3 still checks that it is absolute). */
-export function hasCwd<C extends { cwd?: string }>(config: C): config is C & { cwd: string } {
-  return typeof config.cwd === 'string' && config.cwd !== '';
-}
-
-/** True for a bare command name looked up in PATH (no path separator). */
-export function isBareCommand(command: string): boolean {
-  return !command.includes('/') && !command.includes('\\');
-}
-
-/** Launch rules R3: absolute cwd; command a bare name or an absolute path. */
-export function launchProblems(
-  config: McpServerConfig | NormalisedServerConfig,
-  at = 'config',
-  options: { quoteValues?: boolean } = {},
-): ConfigProblem[] {
-  if (!('command' in config)) return [];
-  const problems: ConfigProblem[] = [];
-  const cwd: string | undefined = config.cwd;
-  if (cwd === undefined || cwd === '') {
-    problems.push({
-      field: `${at}.cwd`,
-      message:
-        'a stdio server needs an absolute "cwd": it never inherits the working directory of the host, agent or prober, so it starts the same way for everyone',
-      fix: 'set "cwd" to the absolute directory the server runs in, e.g. the folder of its source',
-    });
-  } else if (!path.isAbsolute(cwd)) {
-    problems.push({
-      field: `${at}.cwd`,
-      message: '"cwd" must be an absolute path',
-      fix: 'replace "cwd" with the absolute path of that directory',
-    });
-  }
-  const command = config.command;
-  // A command that starts with a placeholder (`${HOME}/bin/x`) is checked once it is expanded, at launch.
-  if (!isBareCommand(command) && !path.isAbsolute(command) && !command.startsWith('${')) {
-    // Never for an expanded config (quoteValues: false): a resolved placeholder may be a secret.
-    const suggestion =
-      options.quoteValues !== false && cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
-    problems.push({
-      field: `${at}.command`,
-      message: '"command" must be a bare command name found in PATH (like "node") or an absolute path; a relative path is ambiguous',
-      fix: `use the absolute path of the program${suggestion}, or a bare command name; relative paths belong in "args", which resolve against "cwd"`,
-    });
-  }
-  return problems;
 }

@@ -5,7 +5,8 @@
  */
 import { AgtError } from '../errors.js';
 import { applyAgentUpdate, checkAgentFields, defaultAgent, type MountChanges, readAgent, type StoredAgentData } from './agent-data.js';
-import { type ConfigProblem, launchProblems, normaliseMcpDocument } from './mcp-config.js';
+import { launchProblems } from './launch-rules.js';
+import { type ConfigProblem, normaliseMcpDocument } from './mcp-config.js';
 import { keepMaskedSecrets, SECRET_MASK } from './secrets.js';
 import { checkSkillData } from './skill-data.js';
 import type { ResourceKind, ResourceRecord } from './types.js';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AgtError } from '../errors.js';
-import { type FrameworkOutcome, frameworkToolsFor } from '../framework/tools.js';
+import { frameworkToolsFor } from '../framework/tools.js';
 import {
   type ListChangedKind,
   type McpConnection,
@@ -21,11 +21,12 @@ import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { batchRejection, checkBatch } from './batch-check.js';
-import { type CallContext, processCall, recordSafely } from './call.js';
+import { type CallContext, processCall } from './call.js';
+import { mapLimit, RunAudit } from './run-audit.js';
 import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
 import { resolveLimits, type RunLimits } from './limits.js';
 import { NEVER_ABORTED } from './stages.js';
-import { RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
+import { fingerprintMismatch, RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
 import {
   buildContext,
   type ModelTool,
@@ -36,7 +37,7 @@ import {
   type RunWiring,
   type SuspendedRun,
 } from './run-options.js';
-import type { RunSnapshot, SnapshotState } from './snapshot.js';
+import { affectsSnapshot, type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
 import type { BatchResult, ToolBatch } from './types.js';
 
 /** One native run of an agent. */
@@ -54,6 +55,7 @@ export class NativeRun {
   #refreshPending = false;
   #closed = false;
   readonly #limits: RunLimits;
+  readonly #audit: RunAudit;
   readonly #callMs: number;
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
@@ -72,6 +74,7 @@ export class NativeRun {
     this.#wiring = parts.wiring;
     this.#stale = parts.stale;
     this.#limits = resolveLimits(options.limits);
+    this.#audit = new RunAudit(options.audit, this.id, this.agent);
     this.#callMs = runTimeouts(options).callMs;
     this.#prober = new McpProber(proberOptions(options, parts.wiring, parts.registry));
   }
@@ -106,7 +109,7 @@ export class NativeRun {
 
   /** The snapshot as hosts see it, frozen: fingerprint, mounts with revisions, aliases (no connections or routes). */
   get snapshot(): RunSnapshot {
-    return view(this.#snapshot);
+    return snapshotView(this.#snapshot);
   }
 
   /** Notices from loading (skipped tools or mounts). */
@@ -141,44 +144,17 @@ export class NativeRun {
     });
     if (!check.ok) {
       const error = batchRejection(check.problems);
-      await recordSafely(this.#options.audit, {
-        type: 'batch_rejected',
-        at: new Date().toISOString(),
-        runId: this.id,
-        agent: this.agent,
-        batchId: (batch as { batchId?: unknown })?.batchId ?? null,
-        reason: error.details?.reason,
-      });
+      await this.#audit.rejected((batch as { batchId?: unknown })?.batchId, error.details?.reason);
       throw error;
     }
     const routed = check.routed;
     this.#seen.add(batch.batchId);
     await this.#claim(batch.batchId);
     const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
-    const audit = this.#options.audit;
     const started = performance.now();
-    if (audit)
-      await recordSafely(audit, {
-        type: 'batch_started',
-        at: new Date().toISOString(),
-        runId: this.id,
-        agent: this.agent,
-        batchId: batch.batchId,
-        calls: routed.length,
-      });
+    await this.#audit.started(batch.batchId, routed.length);
     const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
-    if (audit) {
-      await recordSafely(audit, {
-        type: 'batch_finished',
-        at: new Date().toISOString(),
-        runId: this.id,
-        agent: this.agent,
-        batchId: batch.batchId,
-        calls: results.length,
-        failed: results.filter((r) => r.status !== 'ok').length,
-        durationMs: performance.now() - started,
-      });
-    }
+    await this.#audit.finished(batch.batchId, results, started);
     // The batch boundary: at most one refresh, whatever was announced during the batch.
     const framework = this.#refreshPending;
     if (!framework && this.#stale.size === 0) return { results };
@@ -207,7 +183,7 @@ export class NativeRun {
       callTimeoutMs: this.#callMs,
       onProgress: o.onProgress,
       onFrameworkChange: (outcome) => {
-        if (affects(outcome, this.agent, snapshot)) this.#refreshPending = true; // F1; other writes: F8
+        if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refreshPending = true; // F1; other writes: F8
       },
     };
   }
@@ -226,29 +202,15 @@ export class NativeRun {
       for (const mount of outcome.snapshot.loaded.keys()) this.#broken.delete(mount);
       await closeUnused(old, outcome.snapshot);
     }
-    const announced = [...stale].map(([mount, kinds]) => `${mount} (${[...kinds].join(', ')})`).join('; ');
-    const trigger = framework ? 'framework_change' : 'list_changed';
-    const loadedText = outcome.ok ? `${outcome.snapshot.aliases.length} tools from ${outcome.snapshot.mounts.length} mounts` : '';
-    const message = outcome.ok
-      ? framework
-        ? `tools reloaded: ${loadedText}`
-        : `tools reloaded after a list change announced by ${announced}: ${loadedText}`
-      : framework
-        ? `configuration saved, but loading failed: ${outcome.error.message}`
-        : `${announced} announced a list change, but reloading failed: ${outcome.error.message}; the previous tools stay`;
-    await recordSafely(o.audit, {
-      type: 'refresh',
-      at: new Date().toISOString(),
-      runId: this.id,
-      agent: this.agent,
-      trigger,
-      status: outcome.ok ? 'applied' : 'failed',
-      message,
-      durationMs: performance.now() - started,
-      ...(relist.size > 0 ? { mounts: [...relist] } : {}),
-      ...(outcome.ok ? { fingerprint: outcome.snapshot.fingerprint } : { code: outcome.error.code }),
-    });
-    return { status: outcome.ok ? 'applied' : 'failed', message, trigger };
+    const figures = outcome.ok
+      ? {
+          ok: true as const,
+          fingerprint: outcome.snapshot.fingerprint,
+          tools: outcome.snapshot.aliases.length,
+          mounts: outcome.snapshot.mounts.length,
+        }
+      : { ok: false as const, error: outcome.error };
+    return this.#audit.refresh(framework, stale, figures, started);
   }
 
   /** The resources a mount's server lists (all pages; [] when it declares none). Only the run's own mounts (G3). */
@@ -324,17 +286,10 @@ export class NativeRun {
     const run = await NativeRun.#open(state.runId, { ...options, agent: state.agent });
     run.#storedRevision = revision;
     if (typeof target === 'string') run.#store = options.store;
-    const now = run.#snapshot;
-    const part = now.settingsHash !== state.settingsHash ? 'settings' : now.mountsHash !== state.mountsHash ? 'mounts' : undefined;
-    if (part !== undefined) {
+    const mismatch = fingerprintMismatch(state, run.#snapshot);
+    if (mismatch !== undefined) {
       await run.close();
-      throw new AgtError(
-        'fingerprint_mismatch',
-        `the run cannot resume: its ${part === 'settings' ? 'model, provider, base prompt, permissions or delegation' : 'mounted tools'} changed since it was suspended; start a new run`,
-        {
-          details: { part, expected: state.fingerprint, actual: now.fingerprint },
-        },
-      );
+      throw mismatch;
     }
     for (const id of state.seenBatchIds) run.#seen.add(id);
     return run;
@@ -350,35 +305,4 @@ export class NativeRun {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-const views = new WeakMap<SnapshotState, RunSnapshot>();
-function view(state: SnapshotState): RunSnapshot {
-  let v = views.get(state);
-  if (v === undefined)
-    views.set(state, (v = Object.freeze({ fingerprint: state.fingerprint, mounts: state.mounts, aliases: state.aliases })));
-  return v;
-}
-
-/** F1: a successful change of this agent, or of an mcp/skill it currently mounts. */
-function affects(outcome: FrameworkOutcome, agent: string, snapshot: SnapshotState): boolean {
-  const changed = outcome.changed;
-  if (changed === undefined) return false;
-  if (changed.kind === 'agent') return changed.reference === agent;
-  if (changed.kind === 'mcp') return snapshot.loaded.has(changed.reference);
-  return snapshot.skills.includes(changed.reference);
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  if (items.length === 1) return [await fn(items[0] as T)];
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }

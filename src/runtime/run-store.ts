@@ -178,3 +178,16 @@ function isShaped(state: unknown): state is SuspendedRun {
     s.seenBatchIds.every((id) => typeof id === 'string')
   );
 }
+
+/** F6, F7: the resumed run's snapshot against the suspended state — fingerprint_mismatch naming the part that changed, or undefined. */
+export function fingerprintMismatch(
+  state: SuspendedRun,
+  now: { fingerprint: string; settingsHash: string; mountsHash: string },
+): AgtError | undefined {
+  const part = now.settingsHash !== state.settingsHash ? 'settings' : now.mountsHash !== state.mountsHash ? 'mounts' : undefined;
+  if (part === undefined) return undefined;
+  const what = part === 'settings' ? 'model, provider, base prompt, permissions or delegation' : 'mounted tools';
+  return new AgtError('fingerprint_mismatch', `the run cannot resume: its ${what} changed since it was suspended; start a new run`, {
+    details: { part, expected: state.fingerprint, actual: now.fingerprint },
+  });
+}

@@ -4,7 +4,7 @@
  * built once per run (and per refresh) and never changes afterwards.
  */
 import { AgtError } from '../errors.js';
-import type { FrameworkTool } from '../framework/tools.js';
+import type { FrameworkOutcome, FrameworkTool } from '../framework/tools.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
 import { canonicalHash } from '../schema/canonical.js';
@@ -178,4 +178,22 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     skills: Object.freeze([...input.skills]),
     framework: input.framework,
   });
+}
+
+const views = new WeakMap<SnapshotState, RunSnapshot>();
+/** The snapshot as hosts see it, frozen (one view per state). */
+export function snapshotView(state: SnapshotState): RunSnapshot {
+  let v = views.get(state);
+  if (v === undefined)
+    views.set(state, (v = Object.freeze({ fingerprint: state.fingerprint, mounts: state.mounts, aliases: state.aliases })));
+  return v;
+}
+
+/** F1: a successful change of this agent, or of an mcp/skill it currently mounts. */
+export function affectsSnapshot(outcome: FrameworkOutcome, agent: string, snapshot: SnapshotState): boolean {
+  const changed = outcome.changed;
+  if (changed === undefined) return false;
+  if (changed.kind === 'agent') return changed.reference === agent;
+  if (changed.kind === 'mcp') return snapshot.loaded.has(changed.reference);
+  return snapshot.skills.includes(changed.reference);
 }
