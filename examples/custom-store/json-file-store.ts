@@ -6,7 +6,14 @@
  * a temp file, then rename), so a crash never leaves half a file.
  */
 import fs from 'node:fs/promises';
-import { type ResourceKind, type ResourceRecord, type ResourceStore, type ResourceWrite, revisionConflict } from 'agt-mcp';
+import {
+  checkExpectedRevision,
+  expectedRevisionOf,
+  type ResourceKind,
+  type ResourceRecord,
+  type ResourceStore,
+  type ResourceWrite,
+} from 'agt-mcp';
 
 type FileContent = Record<string, ResourceRecord>;
 
@@ -49,13 +56,12 @@ export class JsonFileStore implements ResourceStore {
       .sort((a, b) => (a.reference < b.reference ? -1 : a.reference > b.reference ? 1 : 0));
   }
 
-  put(record: ResourceWrite, options: { expectedRevision: number | null }): Promise<ResourceRecord> {
+  async put(record: ResourceWrite, options: { expectedRevision: number | null }): Promise<ResourceRecord> {
+    const expected = expectedRevisionOf(options, 'JsonFileStore.put'); // required: null (create) or the revision read
     return this.#exclusive((content) => {
       const key = `${record.kind}:${record.reference}`;
       const current = content[key];
-      if ((current?.revision ?? null) !== options.expectedRevision) {
-        throw revisionConflict(record.kind, record.reference, options.expectedRevision, current?.revision ?? null);
-      }
+      checkExpectedRevision(record, expected, current?.revision ?? null); // else revision_conflict, nothing written
       const now = new Date().toISOString();
       const next: ResourceRecord = {
         kind: record.kind,
@@ -73,9 +79,7 @@ export class JsonFileStore implements ResourceStore {
     return this.#exclusive((content) => {
       const key = `${kind}:${reference}`;
       const current = content[key];
-      if (options.expectedRevision !== undefined && current?.revision !== options.expectedRevision) {
-        throw revisionConflict(kind, reference, options.expectedRevision, current?.revision ?? null);
-      }
+      checkExpectedRevision({ kind, reference }, options.expectedRevision, current?.revision ?? null);
       if (current === undefined) return { result: false };
       const { [key]: _removed, ...rest } = content;
       return { result: true, content: rest };

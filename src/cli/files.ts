@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile, readBoundedStream } from '../files.js';
 import { setOwn } from '../json.js';
-import { JsoncError, parseJsonc } from '../resources/jsonc.js';
+import { JsoncError, MAX_JSONC_DEPTH, parseJsonc } from '../resources/jsonc.js';
 
 /** The largest config file the CLI reads. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -36,8 +36,12 @@ export async function readConfigFile(file: string, stdin: NodeJS.ReadableStream 
     return parseJsonc(text);
   } catch (error) {
     // Only the position is passed on, never the file's text (it may hold secrets).
-    const at =
-      error instanceof JsoncError ? ` (near character ${error.position}${error.reason === 'TooDeep' ? ': nested too deep' : ''})` : '';
+    const at = error instanceof JsoncError ? ` (near character ${error.position})` : '';
+    if (error instanceof JsoncError && error.reason === 'TooDeep') {
+      throw new AgtError('invalid_input', `${file} nests deeper than ${MAX_JSONC_DEPTH} levels${at}; no MCP config needs that`, {
+        details: { reason: 'too_deep' },
+      });
+    }
     throw new AgtError('invalid_input', `${file} is not valid JSON or JSONC${at}; check its commas, quotes and brackets`, {
       details: { reason: 'parse_error' },
     });

@@ -36,6 +36,16 @@ function frozenCopy(value: unknown): unknown {
 /** Runs stages 2–6 for one call and records its audit event. */
 export async function processCall(call: CheckedCall, route: Route, ctx: CallContext): Promise<ToolResult> {
   const started = performance.now();
+  // Who and what, as the audit event and the permission request both name them.
+  const identity = {
+    runId: ctx.runId,
+    agent: ctx.agent,
+    batchId: ctx.batchId,
+    callId: call.callId,
+    tool: route.name,
+    kind: route.kind,
+    ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
+  };
   const audit = async (result: ToolResult, decidedBy?: string): Promise<ToolResult> => {
     if (ctx.audit === undefined) return result; // no sink: build no event
     const issues =
@@ -45,13 +55,7 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
     await recordSafely(ctx.audit, {
       type: 'tool_call',
       at: new Date().toISOString(),
-      runId: ctx.runId,
-      agent: ctx.agent,
-      batchId: ctx.batchId,
-      callId: call.callId,
-      tool: route.name,
-      kind: route.kind,
-      ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
+      ...identity,
       status: result.status,
       ...(result.status === 'ok' ? {} : { code: result.error.code }),
       ...(decidedBy ? { decidedBy } : {}),
@@ -64,13 +68,8 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
   const parsed = validateArguments(call.callId, call.arguments, route);
   if (!parsed.go) return audit(parsed.result);
   const request: PermissionRequest = Object.freeze({
-    runId: ctx.runId,
-    agent: ctx.agent,
-    batchId: ctx.batchId,
-    callId: call.callId,
-    tool: route.name,
-    kind: route.kind,
-    ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool, ...defined({ annotations: route.annotations }) } : {}),
+    ...identity,
+    ...(route.kind === 'mcp' ? defined({ annotations: route.annotations }) : {}),
     arguments: frozenCopy(parsed.value) as Readonly<Record<string, unknown>>,
   });
   const permission = await reviewPermission(request, ctx.policy, ctx.signal);

@@ -7,6 +7,7 @@ export type { RunSnapshot } from './snapshot.js';
 export { runAgentLoop } from './agent-loop.js';
 export { executeModelCalls } from './model-calls.js';
 export type { ModelCall, ModelCallsResult } from './model-calls.js';
+export type { BatchProblem, BatchRejectReason } from './batch-check.js';
 export type { LoopMessage, LoopOutcome, ModelLike } from './agent-loop.js';
 export type {
   AfterHook,
@@ -17,6 +18,7 @@ export type {
   BatchResult,
   BatchStartedEvent,
   BeforeHook,
+  CallIdentity,
   RefreshEvent,
   ToolCallEvent,
   DelegateTool,

@@ -65,8 +65,8 @@ export interface BatchResult {
 /** Where a call goes. */
 export type RouteKind = 'mcp' | 'framework' | 'delegate';
 
-/** What a permission policy is asked to decide. Arguments are included for the decider; audits never hold them. */
-export interface PermissionRequest {
+/** Which call of which batch of which run, and where it goes: named alike in permission requests and audit events. */
+export interface CallIdentity {
   runId: string;
   agent: string;
   batchId: string;
@@ -77,6 +77,10 @@ export interface PermissionRequest {
   /** For MCP calls: the mounted resource and the server's own tool name. */
   mount?: string;
   remoteTool?: string;
+}
+
+/** What a permission policy is asked to decide. Arguments are included for the decider; audits never hold them. */
+export interface PermissionRequest extends CallIdentity {
   /**
    * For MCP calls: the server's behaviour hints (readOnlyHint, destructiveHint,
    * idempotentHint, openWorldHint), as declared. Untrusted unless you trust the server.
@@ -127,15 +131,8 @@ interface AuditBase {
 }
 
 /** One call through the pipeline, whatever its outcome. */
-export interface ToolCallEvent extends AuditBase {
+export interface ToolCallEvent extends AuditBase, CallIdentity {
   type: 'tool_call';
-  batchId: string;
-  callId: string;
-  /** The name the model used. */
-  tool: string;
-  kind: RouteKind;
-  mount?: string;
-  remoteTool?: string;
   status: ToolResult['status'];
   /** The error code of a failed call. */
   code?: string;

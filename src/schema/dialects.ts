@@ -44,34 +44,6 @@ export function dialectLabel(dialect: Dialect): string {
   return dialect.startsWith('draft') ? dialect : `draft ${dialect}`;
 }
 
-/**
- * Keywords cfworker evaluates (asserts or applies) regardless of dialect.
- * A keyword in this set that the selected dialect does not define must be
- * removed from the private copy so that it stays an annotation (S2).
- */
-const CF_EVALUATED = [
-  'id',
-  '$id',
-  '$anchor',
-  '$recursiveRef',
-  '$recursiveAnchor',
-  'const',
-  'contains',
-  'propertyNames',
-  'if',
-  'then',
-  'else',
-  'prefixItems',
-  'additionalItems',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'dependentRequired',
-  'dependentSchemas',
-  'dependencies',
-  'minContains',
-  'maxContains',
-] as const;
-
 const DRAFT4_ONLY = ['id', 'dependencies', 'additionalItems'];
 const DRAFT7_EXTRA = ['$id', 'const', 'contains', 'propertyNames', 'if', 'then', 'else'];
 const MODERN = [
@@ -91,7 +63,7 @@ const MODERN = [
   'maxContains',
 ];
 
-// Of CF_EVALUATED, the keywords each dialect defines.
+// Of the keywords cfworker evaluates in every dialect (CF_EVALUATED), the ones each dialect defines.
 const DEFINED: Record<Dialect, ReadonlySet<string>> = {
   'draft-04': new Set(DRAFT4_ONLY),
   'draft-07': new Set(['dependencies', 'additionalItems', ...DRAFT7_EXTRA]),
@@ -99,9 +71,17 @@ const DEFINED: Record<Dialect, ReadonlySet<string>> = {
   '2020-12': new Set([...MODERN, 'prefixItems']),
 };
 
+/**
+ * Keywords cfworker evaluates (asserts or applies) regardless of dialect: the
+ * union of the above. A keyword in this set that the selected dialect does
+ * not define must be removed from the private copy so that it stays an
+ * annotation (S2).
+ */
+const CF_EVALUATED: ReadonlySet<string> = new Set(Object.values(DEFINED).flatMap((keywords) => [...keywords]));
+
 /** True when cfworker would evaluate `keyword` but `dialect` gives it no meaning. */
 export function isForeignKeyword(dialect: Dialect, keyword: string): boolean {
-  return (CF_EVALUATED as readonly string[]).includes(keyword) && !DEFINED[dialect].has(keyword);
+  return CF_EVALUATED.has(keyword) && !DEFINED[dialect].has(keyword);
 }
 
 /** Keywords whose value is one subschema. */

@@ -187,54 +187,33 @@ function literal(value: unknown): string {
   return text.length > MAX_LITERAL ? `${text.slice(0, MAX_LITERAL)}…` : text;
 }
 
+// The schema-built message of each keyword (`v`: the keyword's value in the schema, shown as a bounded literal).
+const MESSAGES: Readonly<Record<string, (v: unknown, node: Record<string, unknown>) => string>> = {
+  type: (v) => `must be ${Array.isArray(v) ? v.join(' or ') : String(v)}`,
+  const: (v) => `must be exactly ${literal(v)}`,
+  enum: (v) => `must be one of ${literal(v)}`,
+  not: () => 'must not match the schema in "not"',
+  anyOf: () => 'must match at least one of the schemas in "anyOf"',
+  oneOf: () => 'must match exactly one of the schemas in "oneOf"',
+  minProperties: (v) => `must have at least ${literal(v)} properties`,
+  maxProperties: (v) => `must have at most ${literal(v)} properties`,
+  contains: () => 'must contain at least one item that matches "contains"',
+  minContains: (v) => `must contain at least ${literal(v)} items that match "contains"`,
+  maxContains: (v) => `must contain at most ${literal(v)} items that match "contains"`,
+  minItems: (v) => `must have at least ${literal(v)} items`,
+  maxItems: (v) => `must have at most ${literal(v)} items`,
+  uniqueItems: () => 'must not contain duplicate items',
+  minimum: (v, node) => `must be ${node.exclusiveMinimum === true ? '>' : '>='} ${literal(v)}`,
+  maximum: (v, node) => `must be ${node.exclusiveMaximum === true ? '<' : '<='} ${literal(v)}`,
+  exclusiveMinimum: (v) => `must be > ${literal(v)}`,
+  exclusiveMaximum: (v) => `must be < ${literal(v)}`,
+  multipleOf: (v) => `must be a multiple of ${literal(v)}`,
+  minLength: (v) => `must be at least ${literal(v)} characters long`,
+  maxLength: (v) => `must be at most ${literal(v)} characters long`,
+  pattern: (v) => `must match the pattern ${literal(v)}`,
+};
+
 function messageFor(keyword: string, node: Record<string, unknown>): string {
-  const v = node[keyword];
-  switch (keyword) {
-    case 'type':
-      return `must be ${Array.isArray(v) ? v.join(' or ') : String(v)}`;
-    case 'const':
-      return `must be exactly ${literal(v)}`;
-    case 'enum':
-      return `must be one of ${literal(v)}`;
-    case 'not':
-      return 'must not match the schema in "not"';
-    case 'anyOf':
-      return 'must match at least one of the schemas in "anyOf"';
-    case 'oneOf':
-      return 'must match exactly one of the schemas in "oneOf"';
-    case 'minProperties':
-      return `must have at least ${literal(v)} properties`;
-    case 'maxProperties':
-      return `must have at most ${literal(v)} properties`;
-    case 'contains':
-      return 'must contain at least one item that matches "contains"';
-    case 'minContains':
-      return `must contain at least ${literal(v)} items that match "contains"`;
-    case 'maxContains':
-      return `must contain at most ${literal(v)} items that match "contains"`;
-    case 'minItems':
-      return `must have at least ${literal(v)} items`;
-    case 'maxItems':
-      return `must have at most ${literal(v)} items`;
-    case 'uniqueItems':
-      return 'must not contain duplicate items';
-    case 'minimum':
-      return `must be ${node.exclusiveMinimum === true ? '>' : '>='} ${literal(v)}`;
-    case 'maximum':
-      return `must be ${node.exclusiveMaximum === true ? '<' : '<='} ${literal(v)}`;
-    case 'exclusiveMinimum':
-      return `must be > ${literal(v)}`;
-    case 'exclusiveMaximum':
-      return `must be < ${literal(v)}`;
-    case 'multipleOf':
-      return `must be a multiple of ${literal(v)}`;
-    case 'minLength':
-      return `must be at least ${literal(v)} characters long`;
-    case 'maxLength':
-      return `must be at most ${literal(v)} characters long`;
-    case 'pattern':
-      return `must match the pattern ${literal(v)}`;
-    default:
-      return `does not satisfy "${keyword}"`;
-  }
+  const message = Object.hasOwn(MESSAGES, keyword) ? MESSAGES[keyword] : undefined;
+  return message === undefined ? `does not satisfy "${keyword}"` : message(node[keyword], node);
 }

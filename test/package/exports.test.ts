@@ -178,25 +178,4 @@ describe('package exports', () => {
     ]);
     expect(JSON.parse(out)).toEqual(Object.fromEntries(Object.entries(PUBLIC).map(([k, v]) => [k, [...v].sort()])));
   });
-
-  it('a folder index.ts lists only names the root entry point exports (runtime names: checked above; types: by their names here)', () => {
-    const exported = (file: string) => {
-      const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
-      return [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)]
-        .flatMap((m) => (m[1] as string).split(','))
-        .map(
-          (n) =>
-            n
-              .trim()
-              .replace(/^type\s+/, '')
-              .split(/\s+as\s+/)
-              .pop() ?? '',
-        )
-        .filter(Boolean);
-    };
-    const root = new Set(exported('src/index.ts'));
-    for (const folder of ['framework', 'harness', 'mcp', 'resources', 'runtime', 'schema']) {
-      expect({ folder, unexported: exported(`src/${folder}/index.ts`).filter((n) => !root.has(n)) }).toEqual({ folder, unexported: [] });
-    }
-  });
 });
