@@ -72,20 +72,22 @@ try {
 
   const model = new ScriptedModel([
     {
-      toolCalls: [{ id: 'c1', name: t('create_ticket'), arguments: '{"title":"Export is broken","priority":"urgent","assignee":"alice"}' }],
-    },
-    {
       toolCalls: [
-        { id: 'c2', name: t('create_ticket'), arguments: { title: 'Export is broken', priority: 'high', assignee: 'alice' } },
-        { id: 'c3', name: t('close_ticket'), arguments: { id: 1, resolution: 'fixed' } },
+        { callId: 'c1', name: t('create_ticket'), arguments: '{"title":"Export is broken","priority":"urgent","assignee":"alice"}' },
       ],
     },
     {
       toolCalls: [
-        { id: 'c4', name: 'resource_write', arguments: { kind: 'agent', reference: 'demo/assistant', add: { mcps: ['demo/calc'] } } },
+        { callId: 'c2', name: t('create_ticket'), arguments: { title: 'Export is broken', priority: 'high', assignee: 'alice' } },
+        { callId: 'c3', name: t('close_ticket'), arguments: { id: 1, resolution: 'fixed' } },
       ],
     },
-    { toolCalls: [{ id: 'c5', name: add, arguments: { a: 19, b: 23 } }] },
+    {
+      toolCalls: [
+        { callId: 'c4', name: 'resource_write', arguments: { kind: 'agent', reference: 'demo/assistant', add: { mcps: ['demo/calc'] } } },
+      ],
+    },
+    { toolCalls: [{ callId: 'c5', name: add, arguments: { a: 19, b: 23 } }] },
     { text: 'Ticket 3 is open for alice; closing ticket 1 was not approved; 19 + 23 = 42.' },
   ]);
   const outcome = await runAgentLoop({ run, model, maxSteps: 8 });
@@ -93,7 +95,7 @@ try {
   for (const message of outcome.history) {
     if (message.role === 'assistant' && message.toolCalls)
       say(`step ${++step}  model calls ${message.toolCalls.map((c) => c.name).join(', ')}`);
-    if (message.role === 'tool') for (const r of message.results) say(`        ${r.tool_call_id} → ${brief(r)}`);
+    if (message.role === 'tool') for (const r of message.results) say(`        ${r.callId} → ${brief(r)}`);
     if (message.role === 'system') say(`        refresh → ${message.text}`);
     if (message.role === 'assistant' && message.text) say(`step ${++step}  model answers: ${message.text}`);
   }

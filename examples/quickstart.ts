@@ -27,7 +27,7 @@ console.log(`probe: ${report.ok ? 'ok' : 'problems'}, ${report.tools.length} too
 
 const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('tools/calc') });
 const model = new ScriptedModel([
-  { toolCalls: [{ id: '1', name: toolAlias('tools/calc', 'add'), arguments: { a: 2, b: 3 } }] },
+  { toolCalls: [{ callId: '1', name: toolAlias('tools/calc', 'add'), arguments: { a: 2, b: 3 } }] },
   { text: 'done' },
 ]);
 const outcome = await runAgentLoop({ run, model, maxSteps: 5 });
