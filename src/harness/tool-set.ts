@@ -10,7 +10,7 @@ import { failureOf, outputContent } from '../results.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
 import { defined, isPlainObject } from '../json.js';
 import { modelCallId } from '../runtime/model-calls.js';
-import { failedResult, parseAndValidate, resultIds } from '../runtime/stages.js';
+import { failedResult, okResult, parseAndValidate, withIds } from '../runtime/stages.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 
@@ -67,9 +67,9 @@ export class HarnessToolSet {
     const parsed = parseAndValidate(id, call.arguments, entry);
     if (!parsed.go) return parsed.result;
     try {
-      return { ...resultIds(id), status: 'ok', ...outputContent(await entry.def.handler(parsed.value, { callId: id, id })) };
+      return okResult(id, outputContent(await entry.def.handler(parsed.value, { callId: id, id })));
     } catch (error) {
-      return { ...resultIds(id), ...failureOf(error, 'the tool failed unexpectedly') };
+      return withIds(id, failureOf(error, 'the tool failed unexpectedly'));
     }
   }
 }

@@ -4,8 +4,17 @@
  * event per call. One call's failure never stops the others (B5). Audit events
  * carry no argument values.
  */
-import { defined, setOwn } from '../json.js';
-import type { AuditEvent, AuditSink, BeforeHook, AfterHook, PermissionPolicy, PermissionRequest, ToolResult } from './types.js';
+import { setOwn } from '../json.js';
+import type {
+  AfterHook,
+  AuditEvent,
+  AuditSink,
+  BeforeHook,
+  CallIdentity,
+  PermissionPolicy,
+  PermissionRequest,
+  ToolResult,
+} from './types.js';
 import type { CheckedCall } from './batch-check.js';
 import { execute, type ExecuteContext } from './execute.js';
 import type { Route } from './snapshot.js';
@@ -33,19 +42,17 @@ function frozenCopy(value: unknown): unknown {
   return value;
 }
 
+// Who and what: the fields the permission request and the audit event both name (a fresh object each time).
+function callIdentity(ctx: CallContext, call: CheckedCall, route: Route): CallIdentity {
+  const { runId, agent, batchId } = ctx;
+  return route.kind === 'mcp'
+    ? { runId, agent, batchId, callId: call.callId, tool: route.name, kind: route.kind, mount: route.mount, remoteTool: route.remoteTool }
+    : { runId, agent, batchId, callId: call.callId, tool: route.name, kind: route.kind };
+}
+
 /** Runs stages 2–6 for one call and records its audit event. */
 export async function processCall(call: CheckedCall, route: Route, ctx: CallContext): Promise<ToolResult> {
   const started = performance.now();
-  // Who and what, as the audit event and the permission request both name them.
-  const identity = {
-    runId: ctx.runId,
-    agent: ctx.agent,
-    batchId: ctx.batchId,
-    callId: call.callId,
-    tool: route.name,
-    kind: route.kind,
-    ...(route.kind === 'mcp' ? { mount: route.mount, remoteTool: route.remoteTool } : {}),
-  };
   const audit = async (result: ToolResult, decidedBy?: string): Promise<ToolResult> => {
     if (ctx.audit === undefined) return result; // no sink: build no event
     const issues =
@@ -55,7 +62,7 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
     await recordSafely(ctx.audit, {
       type: 'tool_call',
       at: new Date().toISOString(),
-      ...identity,
+      ...callIdentity(ctx, call, route),
       status: result.status,
       ...(result.status === 'ok' ? {} : { code: result.error.code }),
       ...(decidedBy ? { decidedBy } : {}),
@@ -67,11 +74,10 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
   if (ctx.signal.aborted) return audit(cancelledResult(call.callId));
   const parsed = validateArguments(call.callId, call.arguments, route);
   if (!parsed.go) return audit(parsed.result);
-  const request: PermissionRequest = Object.freeze({
-    ...identity,
-    ...(route.kind === 'mcp' ? defined({ annotations: route.annotations }) : {}),
-    arguments: frozenCopy(parsed.value) as Readonly<Record<string, unknown>>,
-  });
+  const request = callIdentity(ctx, call, route) as PermissionRequest; // completed here, then frozen
+  if (route.kind === 'mcp' && route.annotations !== undefined) request.annotations = route.annotations;
+  request.arguments = frozenCopy(parsed.value) as Readonly<Record<string, unknown>>;
+  Object.freeze(request);
   const permission = await reviewPermission(request, ctx.policy, ctx.signal);
   if (!permission.go) return audit(permission.result, permission.decidedBy);
   const before = await runBeforeHooks(request, ctx.before, ctx.signal);

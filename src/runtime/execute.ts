@@ -10,7 +10,7 @@ import { type AgtError, contentText, isAgtError, readToolError } from '../errors
 import { failureOf, outputContent } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
-import { abortable, cancelledResult, failed, resultIds, wasAborted } from './stages.js';
+import { abortable, cancelledResult, failed, failedResult, okResult, wasAborted, withIds } from './stages.js';
 import type { CheckedCall } from './batch-check.js';
 import type { ProgressEvent, ResultError, ToolResult } from './types.js';
 import { defined } from '../json.js';
@@ -49,9 +49,9 @@ export async function execute(call: CheckedCall, route: Route, args: Record<stri
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
     if (outcome.changed) ctx.onFrameworkChange(outcome);
-    return { ...resultIds(call.callId), status: 'ok', ...outputContent(outcome.result as Record<string, unknown>) };
+    return okResult(call.callId, outputContent(outcome.result as Record<string, unknown>));
   } catch (error) {
-    return { ...resultIds(call.callId), ...failureOf(error, 'the framework tool failed unexpectedly') }; // H1: domain errors keep the ToolError shape
+    return withIds(call.callId, failureOf(error, 'the framework tool failed unexpectedly')); // H1: domain errors keep the ToolError shape
   }
 }
 
@@ -73,14 +73,8 @@ async function executeMcp(call: CheckedCall, route: McpRoute, args: Record<strin
       timeoutMs: ctx.callTimeoutMs,
       ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, toolCallId: id, tool: route.name, ...p }) } : {}),
     });
-    if (result.isError) return { ...resultIds(id), status: 'tool_error', error: serverError(result.content) };
-    return {
-      ...resultIds(id),
-      status: 'ok',
-      content: result.content,
-      ...defined({ structuredContent: result.structuredContent }),
-      ...defined({ _meta: result._meta }),
-    };
+    if (result.isError) return failedResult(id, 'tool_error', serverError(result.content));
+    return okResult(id, { content: result.content, ...defined({ structuredContent: result.structuredContent, _meta: result._meta }) });
   } catch (error) {
     const code = isAgtError(error) ? error.code : 'tool_failed';
     if (code === 'connection_closed') ctx.brokenMounts.add(route.mount);
@@ -137,9 +131,9 @@ async function executeDelegate(
       ctx.signal,
     );
     if (wasAborted(out)) return cancelledResult(id);
-    return { ...resultIds(id), status: 'ok', ...outputContent(out) };
+    return okResult(id, outputContent(out));
   } catch (error) {
-    return { ...resultIds(id), ...failureOf(error, 'the delegate tool failed') };
+    return withIds(id, failureOf(error, 'the delegate tool failed'));
   }
 }
 

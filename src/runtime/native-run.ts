@@ -152,9 +152,9 @@ export class NativeRun {
     await this.#claim(batch.batchId);
     const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
     const started = performance.now();
-    await this.#audit.started(batch.batchId, routed.length);
+    if (this.#options.audit) await this.#audit.started(batch.batchId, routed.length); // no sink: not even a microtask
     const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
-    await this.#audit.finished(batch.batchId, results, started);
+    if (this.#options.audit) await this.#audit.finished(batch.batchId, results, started);
     // The batch boundary: at most one refresh, whatever was announced during the batch.
     const framework = this.#refreshPending;
     if (!framework && this.#stale.size === 0) return { results };

@@ -27,12 +27,23 @@ export interface Stopped {
 /** A stage's outcome: go on with a value, or stop with a failed result. */
 export type Stage<T> = { go: true; value: T } | Stopped;
 
-/** The result fields that name the call (`callId`, and `tool_call_id` until 0.3). */
-export const resultIds = (callId: string): { callId: string; tool_call_id: string } => ({ callId, tool_call_id: callId });
+/** A result of a call that went through, with `fields` (content, structuredContent, _meta); one literal, no intermediate objects. */
+export function okResult(
+  callId: string,
+  fields: { content: unknown[]; structuredContent?: unknown; _meta?: Record<string, unknown> },
+): ToolResult {
+  return { callId, tool_call_id: callId, status: 'ok', ...fields };
+}
+
+/** A failed result from a `{ status, error }` outcome (failureOf). */
+export function withIds(callId: string, outcome: Pick<FailedResult, 'status' | 'error'>): FailedResult {
+  return { callId, tool_call_id: callId, status: outcome.status, error: outcome.error };
+}
 
 /** A failed result of a call. */
 export const failedResult = (callId: string, status: FailedResult['status'], error: ResultError): FailedResult => ({
-  ...resultIds(callId),
+  callId,
+  tool_call_id: callId,
   status,
   error,
 });
