@@ -5,7 +5,7 @@
  * - a list_changed-driven refresh of 1 of 8 Python mounts (the batch whose
  *   call announces the change, plus the boundary refresh) against connect+list
  *   of that server; target ≤ 1.3×;
- * - a batch of 8 calls that never answer, with callTimeoutMs: how long past
+ * - a batch of 8 calls that never answer, with timeouts.callMs: how long past
  *   the timeout it returns (target ≤ 100 ms) and what is left in flight (0).
  */
 import fs from 'node:fs';
@@ -135,7 +135,7 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
       agent: 'bench/agent',
       service,
       policy: policies.autoAllow('*'),
-      callTimeoutMs: timeoutMs,
+      timeouts: { callMs: timeoutMs },
       concurrency: 8,
     });
     const calls = Array.from({ length: 8 }, (_, i) => ({ id: `n${i}`, name: toolAlias('bench/slow', 'never'), arguments: {} }));
@@ -167,7 +167,7 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
     await direct.close();
     const worst = Math.max(...over);
     targets.push({
-      name: `8 never-answered calls return within callTimeoutMs + 100 ms`,
+      name: `8 never-answered calls return within timeouts.callMs + 100 ms`,
       ok: median(over) <= 100,
       detail: `median +${median(over).toFixed(0)} ms, worst +${worst.toFixed(0)} ms`,
     });
@@ -179,7 +179,7 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
     return [
       `| batch of 8 calls that never answer, median of 5 | past the deadline |`,
       '| --- | --- |',
-      `| callTimeoutMs ${timeoutMs}: returns after the timeout by | ${median(over).toFixed(1)} ms |`,
+      `| timeouts.callMs ${timeoutMs}: returns after the timeout by | ${median(over).toFixed(1)} ms |`,
       `| signal aborted at 100 ms: returns after the abort by | ${median(aborted).toFixed(1)} ms |`,
       '',
       `Left in flight on the client: ${inFlight}; calls the server never saw cancelled: ${leftover} of 80.`,
