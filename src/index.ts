@@ -12,3 +12,4 @@ export * from './mcp/index.js';
 export * from './runtime/index.js';
 export * from './framework/index.js';
 export * from './harness/index.js';
+export * from './pool/index.js';

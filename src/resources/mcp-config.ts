@@ -23,6 +23,8 @@ export interface StdioServerConfig {
   envFile?: string;
   /** How long the handshake may take (cold `npx`/`uvx` starts need more). */
   handshakeTimeoutMs?: number;
+  /** false: with an McpPool, every run gets its own connection, even within a scope (a browser server, one page per user). Default true. */
+  shared?: boolean;
 }
 
 /** A server reached by URL: Streamable HTTP (default) or the older HTTP+SSE (R7). */
@@ -32,6 +34,8 @@ export interface RemoteServerConfig {
   transport?: 'streamable-http' | 'sse';
   /** How long the handshake may take. */
   handshakeTimeoutMs?: number;
+  /** false: with an McpPool, every run gets its own connection, even within a scope. Default true. */
+  shared?: boolean;
 }
 
 /** One server's launch or connection configuration, as written. */
@@ -92,8 +96,8 @@ export interface NormalisedMcp {
 }
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', 'handshakeTimeoutMs', 'type']);
-const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'handshakeTimeoutMs', 'type']);
+const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', 'handshakeTimeoutMs', 'shared', 'type']);
+const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'handshakeTimeoutMs', 'shared', 'type']);
 const TYPE_ALIASES: Record<string, McpTransport> = {
   stdio: 'stdio',
   http: 'streamable-http',
@@ -155,6 +159,7 @@ function checkTimeout(raw: Record<string, unknown>, at: string): void {
   const t = raw.handshakeTimeoutMs;
   if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000))
     throw invalid(`${at}.handshakeTimeoutMs`, 'must be a whole number of milliseconds between 1 and 600000');
+  if (raw.shared !== undefined && typeof raw.shared !== 'boolean') throw invalid(`${at}.shared`, 'must be true or false');
 }
 
 function normaliseServer(raw: unknown, at: string, warnings: string[]): { config: NormalisedServerConfig; transport: McpTransport } {
@@ -197,7 +202,7 @@ function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: stri
     ...defined({ cwd: raw.cwd }),
     env,
     ...defined({ envFile: raw.envFile }),
-    ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs as number | undefined }),
+    ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs as number | undefined, shared: raw.shared as boolean | undefined }),
   };
 }
 
@@ -225,7 +230,13 @@ function normaliseRemote(
   const sends = hostVariablesWarning({ url: raw.url, headers });
   if (sends !== undefined) warnings.push(`${at}: ${sends}`);
   const unknown = keepUnknown(raw, REMOTE_KEYS, at, warnings);
-  return { ...unknown, url: raw.url, headers, transport, ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs }) } as RemoteServerConfig;
+  return {
+    ...unknown,
+    url: raw.url,
+    headers,
+    transport,
+    ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs, shared: raw.shared }),
+  } as RemoteServerConfig;
 }
 
 // A URL with placeholders is checked with stand-ins (a default where one is written);

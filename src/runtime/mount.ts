@@ -25,8 +25,20 @@ export interface MountContext {
   registry: ToolSchemaRegistry;
   /** The connect options of one mount (timeouts, handlers, auth). */
   connectOptions(reference: string): ConnectOptions;
-  /** Called with each new connection, before its tools are listed. */
-  watch?(reference: string, connection: McpConnection): void;
+  /** Where connections come from: a pool's lease; default: a connection of the run's own, closed at release. */
+  open?(
+    reference: string,
+    record: { revision: number; data: unknown },
+    options: ConnectOptions,
+  ): Promise<{ connection: McpConnection; release(): Promise<void> }>;
+  /** Called with each new connection, before its tools are listed; returns the unsubscribe. */
+  watch?(reference: string, connection: McpConnection): () => void;
+}
+
+// A connection of the run's own: released by closing it.
+async function ownConnection(_reference: string, record: { data: unknown }, options: ConnectOptions) {
+  const connection = await connectMcp(record.data as McpDocument, options);
+  return { connection, release: () => connection.close() };
 }
 
 /** Loads one mount: connect, list, compile, route. Closes the connection if anything fails. */
@@ -37,18 +49,28 @@ export async function loadMount(reference: string, ctx: MountContext, notices: s
   } catch (error) {
     throw mountFailed(reference, error);
   }
-  let connection: McpConnection | undefined;
+  let opened: { connection: McpConnection; release(): Promise<void> } | undefined;
+  let unwatch: (() => void) | undefined;
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    unwatch?.();
+    await opened?.release();
+  };
   try {
-    connection = await connectMcp(record.data as McpDocument, { registry: ctx.registry, ...ctx.connectOptions(reference) });
-    ctx.watch?.(reference, connection);
+    opened = await (ctx.open ?? ownConnection)(reference, record, { registry: ctx.registry, ...ctx.connectOptions(reference) });
+    const connection = opened.connection;
+    unwatch = ctx.watch?.(reference, connection);
     return {
       reference,
       revision: record.revision,
       connection,
+      release,
       ...routesOf(reference, await connection.listTools(), connection, ctx.registry, notices),
     };
   } catch (error) {
-    await connection?.close();
+    await release();
     throw mountFailed(reference, error);
   }
 }

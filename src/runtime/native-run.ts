@@ -298,7 +298,7 @@ export class NativeRun {
   /** Closes every connection of the run. */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#snapshot.loaded.values()].map((m) => m.connection.close()));
+    await Promise.all([...this.#snapshot.loaded.values()].map((m) => m.release()));
   }
 
   /** `await using run = await NativeRun.start(…)` closes the run at the end of the scope. */

@@ -75,9 +75,7 @@ export async function buildSnapshot(
 }
 
 async function closeNew(loaded: ReadonlyMap<string, LoadedMount>, live: ReadonlyMap<string, LoadedMount>): Promise<void> {
-  await Promise.all(
-    [...loaded.values()].filter((m) => live.get(m.reference)?.connection !== m.connection).map((m) => m.connection.close()),
-  );
+  await Promise.all([...loaded.values()].filter((m) => live.get(m.reference)?.release !== m.release).map((m) => m.release()));
 }
 
 /** A refresh's outcome: the new snapshot, or the error that kept the old one. */
@@ -138,6 +136,6 @@ export async function relistSnapshot(current: SnapshotState, relist: ReadonlySet
 
 /** Closes the connections of `old` that `next` no longer uses. */
 export async function closeUnused(old: SnapshotState, next: SnapshotState): Promise<void> {
-  const kept = new Set([...next.loaded.values()].map((m) => m.connection));
-  await Promise.all([...old.loaded.values()].filter((m) => !kept.has(m.connection)).map((m) => m.connection.close()));
+  const kept = new Set([...next.loaded.values()].map((m) => m.release));
+  await Promise.all([...old.loaded.values()].filter((m) => !kept.has(m.release)).map((m) => m.release()));
 }

@@ -15,6 +15,8 @@ import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
 import type { BuildContext } from './refresh.js';
+import type { McpPool } from '../pool/pool.js';
+import type { McpDocument } from '../resources/mcp-config.js';
 import type { Route } from './snapshot.js';
 import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
 
@@ -39,6 +41,10 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   onProgress?(event: ProgressEvent): void;
   /** Bounds on batches, arguments and results (defaults: DEFAULT_LIMITS). */
   limits?: Partial<RunLimits>;
+  /** Lease the mounts' connections from this pool instead of opening the run's own (docs/hosts.md, "Serving many users"). */
+  pool?: McpPool;
+  /** With `pool`: the isolation scope (a tenant, a user); runs share connections only within one. Default: the run's own id. */
+  scope?: string;
 }
 
 /** What `suspend()` returns: JSON, to be passed to `NativeRun.resume` (format version 1). */
@@ -155,14 +161,36 @@ export function buildContext(
     delegates: options.delegates ?? [],
     skipBrokenMounts: options.skipBrokenMounts ?? false,
     connectOptions: (reference) => mountConnectOptions(options, parts.wiring, reference),
+    ...(options.pool ? { open: poolSource(options.pool, options.scope ?? parts.wiring.runId, parts.wiring) } : {}),
     // Subscribed right after connecting, before the first tools/list, so no announcement is missed.
     watch: (reference, connection) => {
-      if (watched.has(connection)) return;
+      if (watched.has(connection)) return () => undefined;
       watched.add(connection);
-      connection.onListChanged((kind) => {
+      const unsubscribe = connection.onListChanged((kind) => {
         const kinds = parts.stale.get(reference) ?? parts.stale.set(reference, new Set()).get(reference)!;
         kinds.add(kind);
       });
+      return () => {
+        watched.delete(connection);
+        unsubscribe();
+      };
     },
+  };
+}
+
+// A mount's connection leased from the pool, in the run's scope; server requests reach this run only while it has calls in flight there.
+function poolSource(pool: McpPool, scope: string, wiring: RunWiring): NonNullable<BuildContext['open']> {
+  return async (reference, record, connect) => {
+    const document = record.data as McpDocument;
+    const lease = await pool.lease({
+      reference,
+      revision: record.revision,
+      document,
+      scope,
+      owner: wiring.runId,
+      connect,
+      busy: () => (wiring.inFlight.get(reference)?.size ?? 0) > 0,
+    });
+    return { connection: lease.connection, release: () => lease.release() };
   };
 }

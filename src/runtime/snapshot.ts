@@ -58,6 +58,8 @@ export interface LoadedMount {
   reference: string;
   revision: number;
   connection: McpConnection;
+  /** Gives the connection back: closes it (own connection) or returns the pool lease; also unsubscribes the run. Shared by relisted copies. */
+  release(): Promise<void>;
   routes: McpRoute[];
   /** Canonical hashes of its tools' schemas and annotations, for the fingerprint. */
   tools: { name: string; schema: string; output?: string; annotations?: string }[];

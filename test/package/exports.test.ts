@@ -95,6 +95,7 @@ describe('package exports', () => {
       'FRAMEWORK_TOOL_NAMES',
       'HarnessToolSet',
       'JsoncError',
+      'McpPool',
       'McpProber',
       'MemoryAuditStore',
       'MemoryRunStore',

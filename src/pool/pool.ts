@@ -1,0 +1,250 @@
+/**
+ * McpPool: MCP connections shared by the runs of one host within a scope.
+ * A run leases each mount's connection instead of opening its own, and gives
+ * the lease back when it closes, unmounts or refreshes the mount. A pooled
+ * connection's key is everything that makes two connections different: the
+ * mount reference and config revision, a hash of the resolved launch (command,
+ * args, cwd, env, url, headers after variable expansion), the auth identity,
+ * the server requests the runs answer, and the run's scope (default: the run
+ * itself, so nothing is shared until the host names a scope). Two runs share a
+ * connection only when every part matches: that is the isolation boundary.
+ */
+import os from 'node:os';
+import { AgtError } from '../errors.js';
+import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
+import type { McpConnection } from '../mcp/connection.js';
+import { authFor, type ConnectSettings } from '../mcp/settings.js';
+import type { McpDocument } from '../resources/mcp-config.js';
+import type { ResourceService } from '../resources/service.js';
+import { resolveServerConfig } from '../resources/variables.js';
+import { canonicalHash } from '../schema/canonical.js';
+import { ToolSchemaRegistry } from '../schema/registry.js';
+import { identityOf, type ServerRequestRouter, routedHandlers } from './routing.js';
+
+/** Options of {@link McpPool}: its ConnectSettings (a run's own auth and variables win for its leases), and its bounds. */
+export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 'sampling'> {
+  service: ResourceService;
+  registry?: ToolSchemaRegistry;
+  /** How long a connection without leases stays open. Default 300,000 (5 min). */
+  idleMs?: number;
+  /** Connections kept open at most; beyond it the least recently used idle one closes (a leased one never). Default 64. */
+  maxConnections?: number;
+}
+
+/** What a run asks the pool for: one mount's connection, in its scope. */
+export interface LeaseRequest {
+  reference: string;
+  revision: number;
+  document: McpDocument;
+  /** The isolation scope (a tenant, a user); runs share only within one. */
+  scope: string;
+  /** The leasing run's id: a config with `"shared": false` gets a connection per owner. */
+  owner: string;
+  /** The run's connect options for this mount (auth, variables, server-request handlers). */
+  connect: ConnectOptions;
+  /** True while the leasing run has calls in flight on this connection (server requests are routed by it). */
+  busy(): boolean;
+}
+
+/** A leased connection; `release()` gives it back (once; later calls do nothing). */
+export interface McpLease {
+  readonly connection: McpConnection;
+  readonly key: string;
+  release(): Promise<void>;
+}
+
+/** One key's state, for hosts' dashboards. No values. */
+export interface PoolKeyStats {
+  key: string;
+  reference: string;
+  scope: string;
+  state: 'starting' | 'open' | 'idle' | 'closed';
+  leases: number;
+  starts: number;
+  lastErrorCode?: string;
+}
+
+/** The pool's state. */
+export interface PoolStats {
+  connections: number;
+  leases: number;
+  keys: PoolKeyStats[];
+}
+
+interface Entry {
+  key: string;
+  reference: string;
+  scope: string;
+  connection?: McpConnection;
+  starting?: Promise<McpConnection>;
+  routers: Set<ServerRequestRouter>;
+  starts: number;
+  lastErrorCode?: string;
+  lastUsed: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+const DEFAULT_IDLE_MS = 300_000;
+const DEFAULT_MAX_CONNECTIONS = 64;
+
+/** Shares MCP connections between runs within a scope (`NativeRun.start({ pool, scope })`). */
+export class McpPool implements AsyncDisposable {
+  readonly #options: McpPoolOptions;
+  readonly #registry: ToolSchemaRegistry;
+  readonly #entries = new Map<string, Entry>();
+  #closed = false;
+
+  constructor(options: McpPoolOptions) {
+    if (options?.service === undefined)
+      throw new AgtError('invalid_input', 'McpPool needs { service }: the registry its runs read mounts from');
+    for (const field of ['idleMs', 'maxConnections'] as const) {
+      const value = options[field];
+      if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+        throw new AgtError('invalid_input', `McpPool: ${field} must be a positive whole number`, { details: { field } });
+      }
+    }
+    this.#options = options;
+    this.#registry = options.registry ?? new ToolSchemaRegistry();
+  }
+
+  /** The service the pool's runs read their mounts from. */
+  get service(): ResourceService {
+    return this.#options.service;
+  }
+
+  /** Leases the connection of `request`'s key, starting it if needed (concurrent leases of one key start it once). */
+  async lease(request: LeaseRequest): Promise<McpLease> {
+    if (this.#closed) throw new AgtError('connection_closed', 'the pool is closed');
+    const connect: ConnectOptions = {
+      registry: this.#registry,
+      timeouts: { ...this.#options.timeouts, ...request.connect.timeouts },
+      ...defaults(request.connect, this.#options, request.reference),
+    };
+    const key = keyOf(request, connect);
+    let entry = this.#entries.get(key);
+    if (entry?.connection?.closed) entry = this.#drop(entry); // a dead server is started again
+    if (entry === undefined) {
+      entry = { key, reference: request.reference, scope: request.scope, routers: new Set(), starts: 0, lastUsed: Date.now() };
+      this.#entries.set(key, entry);
+    }
+    const router: ServerRequestRouter = { handlers: request.connect, busy: request.busy };
+    entry.routers.add(router);
+    clearTimeout(entry.idleTimer);
+    entry.lastUsed = Date.now();
+    try {
+      const connection = entry.connection ?? (await (entry.starting ??= this.#start(entry, request.document, connect, request.connect)));
+      let released = false;
+      return {
+        connection,
+        key,
+        release: async () => {
+          if (released) return;
+          released = true;
+          await this.#release(entry, router);
+        },
+      };
+    } catch (error) {
+      entry.routers.delete(router);
+      throw error;
+    }
+  }
+
+  async #start(entry: Entry, document: McpDocument, connect: ConnectOptions, declared: ConnectOptions): Promise<McpConnection> {
+    entry.starts += 1;
+    try {
+      // Server requests go to the one run with calls in flight on this connection (routing.ts), never to another's user.
+      const connection = await connectMcp(document, { ...connect, ...routedHandlers(entry.routers, declared) });
+      entry.connection = connection;
+      delete entry.lastErrorCode;
+      await this.#evictBeyondLimit();
+      return connection;
+    } catch (error) {
+      entry.lastErrorCode = (error as { code?: string }).code ?? 'connection_closed';
+      if (this.#entries.get(entry.key) === entry && entry.routers.size <= 1) this.#entries.delete(entry.key);
+      throw error;
+    } finally {
+      delete entry.starting;
+    }
+  }
+
+  async #release(entry: Entry, router: ServerRequestRouter): Promise<void> {
+    entry.routers.delete(router);
+    entry.lastUsed = Date.now();
+    if (entry.routers.size > 0 || this.#entries.get(entry.key) !== entry) return;
+    if (this.#closed || entry.connection?.closed) {
+      await this.#close(entry);
+      return;
+    }
+    entry.idleTimer = setTimeout(() => void this.#close(entry), this.#options.idleMs ?? DEFAULT_IDLE_MS);
+    entry.idleTimer.unref(); // an idle pool never keeps the host alive
+    await this.#evictBeyondLimit();
+  }
+
+  // Beyond maxConnections, the least recently used idle connections close; leased ones never do.
+  async #evictBeyondLimit(): Promise<void> {
+    const limit = this.#options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const open = [...this.#entries.values()].filter((e) => e.connection !== undefined);
+    if (open.length <= limit) return;
+    const idle = open.filter((e) => e.routers.size === 0).sort((a, b) => a.lastUsed - b.lastUsed);
+    await Promise.all(idle.slice(0, open.length - limit).map((e) => this.#close(e)));
+  }
+
+  #drop(entry: Entry): undefined {
+    if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
+    clearTimeout(entry.idleTimer);
+    return undefined;
+  }
+
+  async #close(entry: Entry): Promise<void> {
+    this.#drop(entry);
+    await entry.connection?.close();
+  }
+
+  /** Per key: state, leases, starts, the last error code. */
+  stats(): PoolStats {
+    const keys = [...this.#entries.values()].map((e): PoolKeyStats => ({
+      key: e.key,
+      reference: e.reference,
+      scope: e.scope,
+      state: e.connection === undefined ? 'starting' : e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle',
+      leases: e.routers.size,
+      starts: e.starts,
+      ...(e.lastErrorCode === undefined ? {} : { lastErrorCode: e.lastErrorCode }),
+    }));
+    return {
+      connections: keys.filter((k) => k.state === 'open' || k.state === 'idle').length,
+      leases: keys.reduce((n, k) => n + k.leases, 0),
+      keys,
+    };
+  }
+
+  /** Closes every connection (leased ones too: their runs' calls then fail with connection_closed) and ends their process trees. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const entries = [...this.#entries.values()];
+    await Promise.all(entries.map(async (e) => (await e.starting?.catch(() => undefined), this.#close(e))));
+  }
+
+  /** `await using pool = new McpPool(…)` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+// The run's auth and variables for this mount, else the pool's.
+function defaults(own: ConnectOptions, pool: McpPoolOptions, reference: string): Pick<ConnectOptions, 'auth' | 'variables'> {
+  const auth = authFor(own.auth ?? pool.auth, { kind: 'mcp', reference });
+  const variables = own.variables ?? pool.variables;
+  return { ...(auth === undefined ? {} : { auth }), ...(variables === undefined ? {} : { variables }) };
+}
+
+// Everything that makes two connections different (the isolation boundary); values only as a hash.
+function keyOf(request: LeaseRequest, connect: ConnectOptions): string {
+  const server = Object.values(request.document.mcpServers ?? {})[0] as Record<string, unknown> | undefined;
+  const { config } = resolveServerConfig(server ?? {}, connect.variables ?? {}, os.homedir());
+  const launch = canonicalHash({ config, inputs: request.document.inputs ?? [] });
+  const handles = [request.connect.elicitation ? 'elicitation' : '', request.connect.sampling ? 'sampling' : ''].join(',');
+  const own = server?.shared === false ? request.owner : ''; // "shared": false — one connection per run, even within a scope
+  const parts = [request.scope, own, request.reference, String(request.revision), launch, identityOf(connect.auth), handles];
+  return canonicalHash(parts).slice(0, 32);
+}

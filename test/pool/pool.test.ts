@@ -1,0 +1,150 @@
+/**
+ * McpPool (issue 24, first step): runs lease their mounts' connections from a
+ * pool, shared only within a scope; real Python server processes, counted by
+ * their marker.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpPool, MemoryStore, NativeRun, policies, ResourceService, type RunRequestContext, toolAlias } from '../../src/index.js';
+import { livingWithMarker, marker, pythonConfig, waitFor } from '../support/index.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function registry(options: { features?: string[]; shared?: boolean } = {}) {
+  const mark = marker();
+  const service = new ResourceService({ store: new MemoryStore() });
+  const extra = (options.features ?? []).flatMap((f) => ['--feature', f]);
+  const config = { ...pythonConfig({ mark, extra }), ...(options.shared === undefined ? {} : { shared: options.shared }) };
+  await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: config } } });
+  for (const agent of ['team/alice', 'team/bob'])
+    await service.write({ kind: 'agent', reference: agent, create: true, data: { mcps: ['tools/py'] } });
+  return { service, mark };
+}
+
+function pool(service: ResourceService, options: Partial<ConstructorParameters<typeof McpPool>[0]> = {}) {
+  const p = new McpPool({ service, ...options });
+  cleanups.push(() => p.close());
+  return p;
+}
+
+async function start(service: ResourceService, options: Partial<Parameters<typeof NativeRun.start>[0]> = {}) {
+  const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), ...options });
+  cleanups.push(() => run.close());
+  return run;
+}
+
+const echo = (run: NativeRun, callId: string) =>
+  run.executeBatch({
+    runId: run.id,
+    agent: run.agent,
+    batchId: `b-${callId}`,
+    calls: [{ callId, name: toolAlias('tools/py', 'echo'), arguments: { message: callId } }],
+  });
+
+describe('McpPool', () => {
+  it('B1: runs of one scope share one server process; another scope, or no scope, never reaches it', async () => {
+    const { service, mark } = await registry();
+    const p = pool(service);
+    const a = await start(service, { pool: p, scope: 'tenant-1' });
+    const b = await start(service, { agent: 'team/bob', pool: p, scope: 'tenant-1' });
+    expect(livingWithMarker(mark)).toHaveLength(1);
+    expect((await echo(a, 'a1')).results[0]?.status).toBe('ok');
+    expect((await echo(b, 'b1')).results[0]?.status).toBe('ok');
+    const other = await start(service, { pool: p, scope: 'tenant-2' });
+    const unscoped = await start(service, { pool: p }); // default scope: the run itself
+    expect((await echo(other, 'o1')).results[0]?.status).toBe('ok');
+    expect(livingWithMarker(mark)).toHaveLength(3);
+    expect(p.stats()).toMatchObject({ connections: 3, leases: 4 });
+    expect(
+      p
+        .stats()
+        .keys.map((k) => k.scope)
+        .sort(),
+    ).toEqual([unscoped.id, 'tenant-1', 'tenant-2'].sort());
+    await p.close();
+    await waitFor(() => livingWithMarker(mark).length === 0);
+  });
+
+  it('B1: 50 runs started at once in one scope start the server once; closing them keeps it warm, pool.close() ends it', async () => {
+    const { service, mark } = await registry();
+    const p = pool(service, { idleMs: 60_000 });
+    const runs = await Promise.all(Array.from({ length: 50 }, () => start(service, { pool: p, scope: 'shared' })));
+    expect(livingWithMarker(mark)).toHaveLength(1);
+    expect(p.stats().keys).toEqual([expect.objectContaining({ starts: 1, leases: 50, state: 'open' })]);
+    await Promise.all(runs.map((r) => r.close()));
+    expect(p.stats().keys).toEqual([expect.objectContaining({ leases: 0, state: 'idle' })]);
+    expect(livingWithMarker(mark)).toHaveLength(1); // warm for the next run
+    const again = await start(service, { pool: p, scope: 'shared' });
+    expect(p.stats().keys[0]).toMatchObject({ starts: 1, leases: 1 });
+    await again.close();
+    await p.close();
+    await waitFor(() => livingWithMarker(mark).length === 0);
+  });
+
+  it('B1: an idle connection closes after idleMs; beyond maxConnections the least recently used idle one closes', async () => {
+    const { service, mark } = await registry();
+    const p = pool(service, { idleMs: 50 });
+    const run = await start(service, { pool: p, scope: 's' });
+    await run.close();
+    await waitFor(() => p.stats().connections === 0 && livingWithMarker(mark).length === 0);
+    const lru = pool(service, { maxConnections: 2 });
+    const [r1, r2, r3] = [
+      await start(service, { pool: lru, scope: 'x1' }),
+      await start(service, { pool: lru, scope: 'x2' }),
+      await start(service, { pool: lru, scope: 'x3' }),
+    ];
+    expect(lru.stats().connections).toBe(3); // all leased: none is closed
+    await r1!.close();
+    await r2!.close(); // now x1 and x2 are idle; the oldest (x1) goes
+    expect(
+      lru
+        .stats()
+        .keys.map((k) => k.scope)
+        .sort(),
+    ).toEqual(['x2', 'x3']);
+    await r3!.close();
+  });
+
+  it('B1: a config with "shared": false gives every run its own connection, even within one scope', async () => {
+    const { service, mark } = await registry({ shared: false });
+    const p = pool(service);
+    await start(service, { pool: p, scope: 'tenant-1' });
+    await start(service, { agent: 'team/bob', pool: p, scope: 'tenant-1' });
+    expect(livingWithMarker(mark)).toHaveLength(2);
+  });
+
+  it("G3: a server's elicitation on a shared connection reaches only the run whose call is in flight", async () => {
+    const { service } = await registry({ features: ['elicit'] });
+    const p = pool(service);
+    const asked: string[] = [];
+    const handler = (who: string) => async (_request: unknown, context: RunRequestContext) => {
+      asked.push(`${who}:${context.callIds.join(',')}`);
+      return { action: 'accept' as const, content: { answer: who } };
+    };
+    const a = await start(service, { pool: p, scope: 't', elicitation: handler('alice') });
+    const b = await start(service, { agent: 'team/bob', pool: p, scope: 't', elicitation: handler('bob') });
+    expect(p.stats().connections).toBe(1);
+    const ask = (run: NativeRun, callId: string) =>
+      run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: `b-${callId}`,
+        calls: [{ callId, name: toolAlias('tools/py', 'ask'), arguments: { question: 'ok?' } }],
+      });
+    expect((await ask(b, 'bob-1')).results[0]).toMatchObject({ status: 'ok', structuredContent: { content: { answer: 'bob' } } });
+    expect((await ask(a, 'alice-1')).results[0]).toMatchObject({ status: 'ok', structuredContent: { content: { answer: 'alice' } } });
+    expect(asked).toEqual(['bob:bob-1', 'alice:alice-1']);
+  });
+
+  it('B1: without a pool nothing changes: each run starts and ends its own server', async () => {
+    const { service, mark } = await registry();
+    const a = await start(service);
+    const b = await start(service, { agent: 'team/bob' });
+    expect(livingWithMarker(mark)).toHaveLength(2);
+    await a.close();
+    await b.close();
+    await waitFor(() => livingWithMarker(mark).length === 0);
+  });
+});
