@@ -3,9 +3,11 @@
  * pool, shared only within a scope; real Python server processes, counted by
  * their marker.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpPool, MemoryStore, NativeRun, policies, ResourceService, type RunRequestContext, toolAlias } from '../../src/index.js';
-import { livingWithMarker, marker, pythonConfig, waitFor } from '../support/index.js';
+import { livingWithMarker, marker, pythonConfig, tempDir, waitFor } from '../support/index.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -14,13 +16,16 @@ afterEach(async () => {
 
 async function registry(options: { features?: string[]; shared?: boolean } = {}) {
   const mark = marker();
+  const dir = tempDir('agt-pool-');
+  cleanups.push(async () => dir.cleanup());
+  const log = path.join(dir.dir, 'calls.log');
   const service = new ResourceService({ store: new MemoryStore() });
-  const extra = (options.features ?? []).flatMap((f) => ['--feature', f]);
+  const extra = ['--log', log, ...(options.features ?? []).flatMap((f) => ['--feature', f])];
   const config = { ...pythonConfig({ mark, extra }), ...(options.shared === undefined ? {} : { shared: options.shared }) };
   await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: config } } });
   for (const agent of ['team/alice', 'team/bob'])
     await service.write({ kind: 'agent', reference: agent, create: true, data: { mcps: ['tools/py'] } });
-  return { service, mark };
+  return { service, mark, log };
 }
 
 function pool(service: ResourceService, options: Partial<ConstructorParameters<typeof McpPool>[0]> = {}) {
@@ -136,6 +141,34 @@ describe('McpPool', () => {
     expect((await ask(b, 'bob-1')).results[0]).toMatchObject({ status: 'ok', structuredContent: { content: { answer: 'bob' } } });
     expect((await ask(a, 'alice-1')).results[0]).toMatchObject({ status: 'ok', structuredContent: { content: { answer: 'alice' } } });
     expect(asked).toEqual(['bob:bob-1', 'alice:alice-1']);
+  });
+
+  it('G3: while calls of two runs are in flight on a shared connection, an elicitation reaches neither user: it is declined to the server', async () => {
+    const { service, log } = await registry({ features: ['elicit', 'slow'] });
+    const p = pool(service);
+    const asked: string[] = [];
+    const handler = (who: string) => async () => {
+      asked.push(who);
+      return { action: 'accept' as const, content: { answer: who } };
+    };
+    const a = await start(service, { pool: p, scope: 't', elicitation: handler('alice') });
+    const b = await start(service, { agent: 'team/bob', pool: p, scope: 't', elicitation: handler('bob') });
+    const stop = new AbortController();
+    const waiting = b.executeBatch(
+      { runId: b.id, agent: b.agent, batchId: 'b-never', calls: [{ callId: 'n', name: toolAlias('tools/py', 'never'), arguments: {} }] },
+      { signal: stop.signal },
+    );
+    await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('"never"')); // bob's call reached the server
+    const { results } = await a.executeBatch({
+      runId: a.id,
+      agent: a.agent,
+      batchId: 'b-ask',
+      calls: [{ callId: 'q', name: toolAlias('tools/py', 'ask'), arguments: { question: 'whose?' } }],
+    });
+    expect(results[0]).toMatchObject({ status: 'tool_error', error: { code: 'client_refused' } });
+    expect(asked).toEqual([]);
+    stop.abort();
+    expect((await waiting).results[0]).toMatchObject({ error: { code: 'cancelled' } });
   });
 
   it('B1: without a pool nothing changes: each run starts and ends its own server', async () => {
