@@ -8,6 +8,7 @@ import { runCliBench } from './cli.bench.js';
 import { runContractBench } from './contract.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runHostsBench } from './hosts.bench.js';
+import { runPoolBench } from './pool.bench.js';
 import { runProbeBench } from './probe.bench.js';
 import { runRuntimeBench } from './runtime.bench.js';
 import { runSchemaBench } from './schema.bench.js';
@@ -22,6 +23,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   hosts: runHostsBench,
   cli: runCliBench,
   hostile: runHostileBench,
+  pool: runPoolBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

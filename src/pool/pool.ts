@@ -13,6 +13,7 @@ import os from 'node:os';
 import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
+import type { RawTool } from '../mcp/lists.js';
 import { authFor, type ConnectSettings } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
@@ -50,6 +51,8 @@ export interface LeaseRequest {
 export interface McpLease {
   readonly connection: McpConnection;
   readonly key: string;
+  /** The server's tools, listed once per connection and again after it announces a tools change. */
+  listTools(): Promise<RawTool[]>;
   release(): Promise<void>;
 }
 
@@ -81,6 +84,8 @@ interface Entry {
   starts: number;
   lastErrorCode?: string;
   lastUsed: number;
+  /** The tool list, shared by the leases until the server announces a tools change. */
+  tools?: Promise<RawTool[]>;
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -137,6 +142,11 @@ export class McpPool implements AsyncDisposable {
       return {
         connection,
         key,
+        listTools: () => {
+          const listed = (entry.tools ??= connection.listTools());
+          listed.catch(() => entry.tools === listed && delete entry.tools); // a failed list is not kept
+          return listed;
+        },
         release: async () => {
           if (released) return;
           released = true;
@@ -155,6 +165,7 @@ export class McpPool implements AsyncDisposable {
       // Server requests go to the one run with calls in flight on this connection (routing.ts), never to another's user.
       const connection = await connectMcp(document, { ...connect, ...routedHandlers(entry.routers, declared) });
       entry.connection = connection;
+      connection.onListChanged((kind) => kind === 'tools' && delete entry.tools);
       delete entry.lastErrorCode;
       await this.#evictBeyondLimit();
       return connection;

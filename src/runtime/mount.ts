@@ -26,13 +26,16 @@ export interface MountContext {
   /** The connect options of one mount (timeouts, handlers, auth). */
   connectOptions(reference: string): ConnectOptions;
   /** Where connections come from: a pool's lease; default: a connection of the run's own, closed at release. */
-  open?(
-    reference: string,
-    record: { revision: number; data: unknown },
-    options: ConnectOptions,
-  ): Promise<{ connection: McpConnection; release(): Promise<void> }>;
+  open?(reference: string, record: { revision: number; data: unknown }, options: ConnectOptions): Promise<OpenedConnection>;
   /** Called with each new connection, before its tools are listed; returns the unsubscribe. */
   watch?(reference: string, connection: McpConnection): () => void;
+}
+
+/** A mount's connection as opened: released by the run when it gives the mount back; `listTools` may be a shared, cached list. */
+export interface OpenedConnection {
+  connection: McpConnection;
+  release(): Promise<void>;
+  listTools?(): Promise<RawTool[]>;
 }
 
 // A connection of the run's own: released by closing it.
@@ -49,7 +52,7 @@ export async function loadMount(reference: string, ctx: MountContext, notices: s
   } catch (error) {
     throw mountFailed(reference, error);
   }
-  let opened: { connection: McpConnection; release(): Promise<void> } | undefined;
+  let opened: OpenedConnection | undefined;
   let unwatch: (() => void) | undefined;
   let released = false;
   const release = async () => {
@@ -62,12 +65,13 @@ export async function loadMount(reference: string, ctx: MountContext, notices: s
     opened = await (ctx.open ?? ownConnection)(reference, record, { registry: ctx.registry, ...ctx.connectOptions(reference) });
     const connection = opened.connection;
     unwatch = ctx.watch?.(reference, connection);
+    const tools = await (opened.listTools ? opened.listTools() : connection.listTools());
     return {
       reference,
       revision: record.revision,
       connection,
       release,
-      ...routesOf(reference, await connection.listTools(), connection, ctx.registry, notices),
+      ...routesOf(reference, tools, connection, ctx.registry, notices),
     };
   } catch (error) {
     await release();

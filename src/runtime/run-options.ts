@@ -191,6 +191,6 @@ function poolSource(pool: McpPool, scope: string, wiring: RunWiring): NonNullabl
       connect,
       busy: () => (wiring.inFlight.get(reference)?.size ?? 0) > 0,
     });
-    return { connection: lease.connection, release: () => lease.release() };
+    return { connection: lease.connection, release: () => lease.release(), listTools: () => lease.listTools() };
   };
 }

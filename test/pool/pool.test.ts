@@ -171,6 +171,24 @@ describe('McpPool', () => {
     expect((await waiting).results[0]).toMatchObject({ error: { code: 'cancelled' } });
   });
 
+  it('F1: the tool list a pool shares is listed once per connection, and again after the server announces a tools change', async () => {
+    const { service, mark } = await registry({ features: ['list-changed'] });
+    const p = pool(service);
+    const a = await start(service, { pool: p, scope: 't' });
+    const grown = toolAlias('tools/py', 'fresh_tool');
+    expect(a.tools().map((t) => t.name)).not.toContain(grown);
+    const out = await a.executeBatch({
+      runId: a.id,
+      agent: a.agent,
+      batchId: 'g',
+      calls: [{ callId: 'g', name: toolAlias('tools/py', 'grow'), arguments: { name: 'fresh_tool' } }],
+    });
+    expect(out.refresh?.status).toBe('applied'); // the run that saw the change relisted at its batch boundary
+    const b = await start(service, { agent: 'team/bob', pool: p, scope: 't' });
+    expect(b.tools().map((t) => t.name)).toContain(grown); // a later lease does not get the stale list
+    expect(livingWithMarker(mark)).toHaveLength(1);
+  });
+
   it('B1: without a pool nothing changes: each run starts and ends its own server', async () => {
     const { service, mark } = await registry();
     const a = await start(service);

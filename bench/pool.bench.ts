@@ -1,0 +1,116 @@
+/**
+ * McpPool (issue 24): what a pool saves a host that serves many users.
+ * - NativeRun.start of an agent with 8 Python mounts, warm from the pool
+ *   (each mount leased, its tools listed again on the live connection)
+ *   against the same start cold (8 servers started). Target: warm ≤ 2 ms
+ *   median and ≥ 50× faster than cold.
+ * - 100 concurrent runs of 10 echo calls each on one pooled server against
+ *   one run making the same 1,000 calls (batches of 100). Target: ≤ 1.3×,
+ *   with exactly one server process.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpPool, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../src/index.js';
+import { type BenchReport, median } from './harness.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const server = path.join(root, 'test/fixtures/mcp_server.py');
+
+async function registry(mounts: number, dir: string) {
+  const service = new ResourceService({ store: new MemoryStore() });
+  const refs = Array.from({ length: mounts }, (_, i) => `bench/py${i}`);
+  for (const [i, reference] of refs.entries()) {
+    await service.write({
+      kind: 'mcp',
+      reference,
+      create: true,
+      data: { mcpServers: { py: { command: 'python3', args: [server, '--name', `py${i}`], cwd: dir } } },
+    });
+  }
+  await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: { mcps: refs } });
+  return { service, refs };
+}
+
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+/** Runs the pool benchmarks. */
+export async function runPoolBench(): Promise<BenchReport> {
+  const targets: BenchReport['targets'] = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agt-bench-pool-'));
+  try {
+    const { service } = await registry(8, dir);
+    const policy = policies.autoAllow('*');
+    const cold: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      const run = await NativeRun.start({ agent: 'bench/agent', service, policy });
+      cold.push(performance.now() - t);
+      await run.close();
+    }
+    await using pool = new McpPool({ service });
+    await (await NativeRun.start({ agent: 'bench/agent', service, policy, pool, scope: 'bench' })).close(); // warms the 8 connections
+    const warm: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const t = performance.now();
+      const run = await NativeRun.start({ agent: 'bench/agent', service, policy, pool, scope: 'bench' });
+      warm.push(performance.now() - t);
+      await run.close();
+    }
+    const speedup = median(cold) / median(warm);
+    targets.push({ name: 'start with 8 warm pooled mounts ≤ 2 ms median', ok: median(warm) <= 2, detail: ms(median(warm)) });
+    targets.push({ name: 'start with 8 warm pooled mounts ≥ 50× faster than cold', ok: speedup >= 50, detail: `${speedup.toFixed(0)}×` });
+
+    const one = await registry(1, dir);
+    await using shared = new McpPool({ service: one.service });
+    const echo = toolAlias('bench/py0', 'echo');
+    const calls = (n: number, prefix: string) =>
+      Array.from({ length: n }, (_, i) => ({ callId: `${prefix}${i}`, name: echo, arguments: { message: 'hi' } }));
+    const single = await NativeRun.start({ agent: 'bench/agent', service: one.service, policy, pool: shared, scope: 'many' });
+    const alone: number[] = [];
+    const many: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      let t = performance.now();
+      for (let b = 0; b < 10; b++)
+        await single.executeBatch({ runId: single.id, agent: single.agent, batchId: `r${round}-${b}`, calls: calls(100, 'c') }, {});
+      alone.push(performance.now() - t);
+      const runs = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          NativeRun.start({ agent: 'bench/agent', service: one.service, policy, pool: shared, scope: 'many' }),
+        ),
+      );
+      t = performance.now();
+      await Promise.all(runs.map((r) => r.executeBatch({ runId: r.id, agent: r.agent, batchId: `m${round}`, calls: calls(10, 'c') })));
+      many.push(performance.now() - t);
+      await Promise.all(runs.map((r) => r.close()));
+    }
+    await single.close();
+    const ratio = median(many) / median(alone);
+    const processes = shared.stats().keys.reduce((n, k) => n + k.starts, 0);
+    targets.push({
+      name: '100 concurrent runs × 10 calls on one pooled server ≤ 1.3× one run making the 1,000 calls',
+      ok: ratio <= 1.3,
+      detail: `${ratio.toFixed(2)}×`,
+    });
+    targets.push({ name: 'those 100 runs use exactly one server process', ok: processes === 1, detail: `${processes} started` });
+    const markdown = [
+      '| 8 Python mounts | median |',
+      '| --- | --- |',
+      `| NativeRun.start, cold (8 servers started), of 5 | ${ms(median(cold))} |`,
+      `| NativeRun.start, warm from the pool (8 leases, tool lists cached per connection), of 25 | ${ms(median(warm))} |`,
+      '',
+      `Warm / cold: ${speedup.toFixed(0)}× faster.`,
+      '',
+      '| 1,000 echo calls on one pooled server, median of 3 | time |',
+      '| --- | --- |',
+      `| one run, 10 batches of 100 | ${ms(median(alone))} |`,
+      `| 100 concurrent runs, 10 calls each | ${ms(median(many))} |`,
+      '',
+      `100 runs / one run: ${ratio.toFixed(2)}×; server processes started: ${processes}.`,
+    ].join('\n');
+    return { title: 'McpPool (issue 24)', markdown, targets };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
