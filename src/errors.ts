@@ -28,6 +28,7 @@ export const AGT_ERROR_CODES = [
   'cancelled', // the host cancelled a call (AbortSignal); the server was told
   'auth_required', // a remote server wants (other) credentials: 401/403 or an unfinished OAuth flow
   'output_invalid', // a tool result's structuredContent does not match the tool's outputSchema
+  'server_unavailable', // a pooled server failed to start repeatedly; its key fails fast for a cool-down
 ] as const;
 
 /** A stable error code (one of {@link AGT_ERROR_CODES}). */

@@ -26,6 +26,7 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   batch_rejected: EXIT.failed,
   output_invalid: EXIT.failed,
   store_unavailable: EXIT.store,
+  server_unavailable: EXIT.launch,
 };
 
 // Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the

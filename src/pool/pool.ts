@@ -30,6 +30,8 @@ export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 's
   idleMs?: number;
   /** Connections kept open at most; beyond it the least recently used idle one closes (a leased one never). Default 64. */
   maxConnections?: number;
+  /** After `failures` failed starts in a row, a key fails fast with `server_unavailable` for `coolDownMs`. Default 3 and 30,000. */
+  breaker?: { failures?: number; coolDownMs?: number };
 }
 
 /** What a run asks the pool for: one mount's connection, in its scope. */
@@ -61,9 +63,12 @@ export interface PoolKeyStats {
   key: string;
   reference: string;
   scope: string;
-  state: 'starting' | 'open' | 'idle' | 'closed';
+  /** `failed`: its last start failed; `unavailable`: the breaker is open (leases fail fast with server_unavailable). */
+  state: 'starting' | 'open' | 'idle' | 'closed' | 'failed' | 'unavailable';
   leases: number;
   starts: number;
+  /** Starts after its server died or closed (the next lease started it again). */
+  restarts: number;
   lastErrorCode?: string;
 }
 
@@ -82,6 +87,10 @@ interface Entry {
   starting?: Promise<McpConnection>;
   routers: Set<ServerRequestRouter>;
   starts: number;
+  restarts: number;
+  /** Failed starts in a row, and until when the breaker is open. */
+  failures: number;
+  openUntil?: number;
   lastErrorCode?: string;
   lastUsed: number;
   /** The tool list, shared by the leases until the server announces a tools change. */
@@ -91,6 +100,8 @@ interface Entry {
 
 const DEFAULT_IDLE_MS = 300_000;
 const DEFAULT_MAX_CONNECTIONS = 64;
+const BREAKER_FAILURES = 3;
+const BREAKER_COOL_DOWN_MS = 30_000;
 
 /** Shares MCP connections between runs within a scope (`NativeRun.start({ pool, scope })`). */
 export class McpPool implements AsyncDisposable {
@@ -127,10 +138,32 @@ export class McpPool implements AsyncDisposable {
     };
     const key = keyOf(request, connect);
     let entry = this.#entries.get(key);
-    if (entry?.connection?.closed) entry = this.#drop(entry); // a dead server is started again
+    if (entry?.connection?.closed) {
+      // A dead server is started again by this lease (its runs' calls failed with connection_closed).
+      delete entry.connection;
+      delete entry.tools;
+      entry.restarts += 1;
+    }
     if (entry === undefined) {
-      entry = { key, reference: request.reference, scope: request.scope, routers: new Set(), starts: 0, lastUsed: Date.now() };
+      entry = {
+        key,
+        reference: request.reference,
+        scope: request.scope,
+        routers: new Set(),
+        starts: 0,
+        restarts: 0,
+        failures: 0,
+        lastUsed: Date.now(),
+      };
       this.#entries.set(key, entry);
+    }
+    if (entry.connection === undefined && entry.starting === undefined && entry.openUntil !== undefined && Date.now() < entry.openUntil) {
+      const wait = Math.ceil((entry.openUntil - Date.now()) / 1000);
+      throw new AgtError(
+        'server_unavailable',
+        `the server of mount "${request.reference}" failed to start ${entry.failures} times in a row; the pool tries again in ${wait} s`,
+        { details: { mount: request.reference, failures: entry.failures, lastErrorCode: entry.lastErrorCode } },
+      );
     }
     const router: ServerRequestRouter = { handlers: request.connect, busy: request.busy };
     entry.routers.add(router);
@@ -155,8 +188,17 @@ export class McpPool implements AsyncDisposable {
       };
     } catch (error) {
       entry.routers.delete(router);
+      if (entry.routers.size === 0 && entry.connection === undefined) this.#forgetLater(entry);
       throw error;
     }
+  }
+
+  // A key without a connection or leases is kept while its breaker may matter, then forgotten.
+  #forgetLater(entry: Entry): void {
+    clearTimeout(entry.idleTimer);
+    const wait = Math.max(this.#options.idleMs ?? DEFAULT_IDLE_MS, (entry.openUntil ?? 0) - Date.now());
+    entry.idleTimer = setTimeout(() => this.#drop(entry), wait);
+    entry.idleTimer.unref();
   }
 
   async #start(entry: Entry, document: McpDocument, connect: ConnectOptions, declared: ConnectOptions): Promise<McpConnection> {
@@ -167,11 +209,16 @@ export class McpPool implements AsyncDisposable {
       entry.connection = connection;
       connection.onListChanged((kind) => kind === 'tools' && delete entry.tools);
       delete entry.lastErrorCode;
+      entry.failures = 0;
+      delete entry.openUntil;
       await this.#evictBeyondLimit();
       return connection;
     } catch (error) {
       entry.lastErrorCode = (error as { code?: string }).code ?? 'connection_closed';
-      if (this.#entries.get(entry.key) === entry && entry.routers.size <= 1) this.#entries.delete(entry.key);
+      entry.failures += 1;
+      if (entry.failures >= (this.#options.breaker?.failures ?? BREAKER_FAILURES)) {
+        entry.openUntil = Date.now() + (this.#options.breaker?.coolDownMs ?? BREAKER_COOL_DOWN_MS);
+      }
       throw error;
     } finally {
       delete entry.starting;
@@ -217,9 +264,10 @@ export class McpPool implements AsyncDisposable {
       key: e.key,
       reference: e.reference,
       scope: e.scope,
-      state: e.connection === undefined ? 'starting' : e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle',
+      state: stateOf(e),
       leases: e.routers.size,
       starts: e.starts,
+      restarts: e.restarts,
       ...(e.lastErrorCode === undefined ? {} : { lastErrorCode: e.lastErrorCode }),
     }));
     return {
@@ -240,6 +288,12 @@ export class McpPool implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+function stateOf(e: Entry): PoolKeyStats['state'] {
+  if (e.connection !== undefined) return e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle';
+  if (e.starting !== undefined) return 'starting';
+  return e.openUntil !== undefined && Date.now() < e.openUntil ? 'unavailable' : 'failed';
 }
 
 // The run's auth and variables for this mount, else the pool's.

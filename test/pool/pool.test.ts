@@ -189,6 +189,34 @@ describe('McpPool', () => {
     expect(livingWithMarker(mark)).toHaveLength(1);
   });
 
+  it('B1: a pooled server killed with SIGKILL is started again by the next lease; the run on it fails its calls, never crashes', async () => {
+    const { service, mark } = await registry();
+    const p = pool(service);
+    const a = await start(service, { pool: p, scope: 't' });
+    const [pid] = livingWithMarker(mark);
+    process.kill(pid as number, 'SIGKILL');
+    await waitFor(() => p.stats().keys[0]?.state === 'closed');
+    expect((await echo(a, 'after-kill')).results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'connection_closed' } });
+    const b = await start(service, { agent: 'team/bob', pool: p, scope: 't' });
+    expect((await echo(b, 'b1')).results[0]?.status).toBe('ok');
+    expect(p.stats().keys[0]).toMatchObject({ starts: 2, restarts: 1, state: 'open' });
+    expect(livingWithMarker(mark)).toHaveLength(1);
+  });
+
+  it('B1: a server that fails to start 3 times in a row fails fast with server_unavailable until the cool-down ends', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    const missing = { command: '/nonexistent/agt-pool-server', cwd: '/' };
+    await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: missing } } });
+    await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
+    const p = pool(service, { breaker: { failures: 3, coolDownMs: 60_000 } });
+    for (let i = 0; i < 3; i++) await expect(start(service, { pool: p, scope: 't' })).rejects.toMatchObject({ code: 'spawn_failed' });
+    await expect(start(service, { pool: p, scope: 't' })).rejects.toMatchObject({
+      code: 'server_unavailable',
+      details: { failures: 3, lastErrorCode: 'spawn_failed' },
+    });
+    expect(p.stats().keys).toEqual([expect.objectContaining({ state: 'unavailable', starts: 3, leases: 0 })]);
+  });
+
   it('B1: without a pool nothing changes: each run starts and ends its own server', async () => {
     const { service, mark } = await registry();
     const a = await start(service);
