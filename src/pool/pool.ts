@@ -9,18 +9,16 @@
  * itself, so nothing is shared until the host names a scope). Two runs share a
  * connection only when every part matches: that is the isolation boundary.
  */
-import os from 'node:os';
 import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
-import { authFor, type ConnectSettings } from '../mcp/settings.js';
+import type { ConnectSettings } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
-import { resolveServerConfig } from '../resources/variables.js';
-import { canonicalHash } from '../schema/canonical.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { identityOf, type ServerRequestRouter, routedHandlers } from './routing.js';
+import { connectDefaults, keyOf } from './key.js';
+import { type ServerRequestRouter, routedHandlers } from './routing.js';
 
 /** Options of {@link McpPool}: its ConnectSettings (a run's own auth and variables win for its leases), and its bounds. */
 export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 'sampling'> {
@@ -83,6 +81,9 @@ interface Entry {
   key: string;
   reference: string;
   scope: string;
+  revision: number;
+  /** A newer revision of its config was leased in its scope: it closes with its last lease. */
+  superseded?: boolean;
   connection?: McpConnection;
   starting?: Promise<McpConnection>;
   routers: Set<ServerRequestRouter>;
@@ -134,7 +135,7 @@ export class McpPool implements AsyncDisposable {
     const connect: ConnectOptions = {
       registry: this.#registry,
       timeouts: { ...this.#options.timeouts, ...request.connect.timeouts },
-      ...defaults(request.connect, this.#options, request.reference),
+      ...connectDefaults(request.connect, this.#options, request.reference),
     };
     const key = keyOf(request, connect);
     let entry = this.#entries.get(key);
@@ -149,6 +150,7 @@ export class McpPool implements AsyncDisposable {
         key,
         reference: request.reference,
         scope: request.scope,
+        revision: request.revision,
         routers: new Set(),
         starts: 0,
         restarts: 0,
@@ -156,6 +158,7 @@ export class McpPool implements AsyncDisposable {
         lastUsed: Date.now(),
       };
       this.#entries.set(key, entry);
+      await this.#supersede(entry);
     }
     if (entry.connection === undefined && entry.starting === undefined && entry.openUntil !== undefined && Date.now() < entry.openUntil) {
       const wait = Math.ceil((entry.openUntil - Date.now()) / 1000);
@@ -191,6 +194,15 @@ export class McpPool implements AsyncDisposable {
       if (entry.routers.size === 0 && entry.connection === undefined) this.#forgetLater(entry);
       throw error;
     }
+  }
+
+  // A config update makes a new key: the older revisions' connections in that scope close with their last lease (now, if idle).
+  async #supersede(newer: Entry): Promise<void> {
+    const older = [...this.#entries.values()].filter(
+      (e) => e.reference === newer.reference && e.scope === newer.scope && e.revision < newer.revision,
+    );
+    for (const e of older) e.superseded = true;
+    await Promise.all(older.filter((e) => e.routers.size === 0 && e.starting === undefined).map((e) => this.#close(e)));
   }
 
   // A key without a connection or leases is kept while its breaker may matter, then forgotten.
@@ -229,7 +241,7 @@ export class McpPool implements AsyncDisposable {
     entry.routers.delete(router);
     entry.lastUsed = Date.now();
     if (entry.routers.size > 0 || this.#entries.get(entry.key) !== entry) return;
-    if (this.#closed || entry.connection?.closed) {
+    if (this.#closed || entry.superseded || entry.connection?.closed) {
       await this.#close(entry);
       return;
     }
@@ -294,22 +306,4 @@ function stateOf(e: Entry): PoolKeyStats['state'] {
   if (e.connection !== undefined) return e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle';
   if (e.starting !== undefined) return 'starting';
   return e.openUntil !== undefined && Date.now() < e.openUntil ? 'unavailable' : 'failed';
-}
-
-// The run's auth and variables for this mount, else the pool's.
-function defaults(own: ConnectOptions, pool: McpPoolOptions, reference: string): Pick<ConnectOptions, 'auth' | 'variables'> {
-  const auth = authFor(own.auth ?? pool.auth, { kind: 'mcp', reference });
-  const variables = own.variables ?? pool.variables;
-  return { ...(auth === undefined ? {} : { auth }), ...(variables === undefined ? {} : { variables }) };
-}
-
-// Everything that makes two connections different (the isolation boundary); values only as a hash.
-function keyOf(request: LeaseRequest, connect: ConnectOptions): string {
-  const server = Object.values(request.document.mcpServers ?? {})[0] as Record<string, unknown> | undefined;
-  const { config } = resolveServerConfig(server ?? {}, connect.variables ?? {}, os.homedir());
-  const launch = canonicalHash({ config, inputs: request.document.inputs ?? [] });
-  const handles = [request.connect.elicitation ? 'elicitation' : '', request.connect.sampling ? 'sampling' : ''].join(',');
-  const own = server?.shared === false ? request.owner : ''; // "shared": false — one connection per run, even within a scope
-  const parts = [request.scope, own, request.reference, String(request.revision), launch, identityOf(connect.auth), handles];
-  return canonicalHash(parts).slice(0, 32);
 }

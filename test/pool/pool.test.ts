@@ -217,6 +217,23 @@ describe('McpPool', () => {
     expect(p.stats().keys).toEqual([expect.objectContaining({ state: 'unavailable', starts: 3, leases: 0 })]);
   });
 
+  it('F6: a config update makes a new key; the run on the old revision keeps its connection, which closes with its last lease', async () => {
+    const { service, mark } = await registry();
+    const p = pool(service, { idleMs: 60_000 });
+    const old = await start(service, { pool: p, scope: 't' });
+    const record = await service.read({ kind: 'mcp', reference: 'tools/py' });
+    const data = record.data as { mcpServers: { py: { args: string[] } } };
+    data.mcpServers.py.args.push('--name', 'py-v2');
+    await service.write({ kind: 'mcp', reference: 'tools/py', data, expectedRevision: record.revision });
+    const fresh = await start(service, { agent: 'team/bob', pool: p, scope: 't' });
+    expect(livingWithMarker(mark)).toHaveLength(2); // each revision its own server
+    expect((await echo(old, 'old')).results[0]?.status).toBe('ok'); // the old run keeps its connection
+    await old.close();
+    await waitFor(() => livingWithMarker(mark).length === 1); // closed with its last lease, not after idleMs
+    expect(p.stats().keys.map((k) => [k.state, k.leases])).toEqual([['open', 1]]);
+    await fresh.close();
+  });
+
   it('B1: without a pool nothing changes: each run starts and ends its own server', async () => {
     const { service, mark } = await registry();
     const a = await start(service);
