@@ -7,6 +7,8 @@
  * - 100 concurrent runs of 10 echo calls each on one pooled server against
  *   one run making the same 1,000 calls (batches of 100). Target: ≤ 1.3×,
  *   with exactly one server process.
+ * - Memory: the host's RSS plus its servers' RSS with 100 runs × 4 pooled
+ *   mounts open, against one run with the same 4 mounts. Target: ≤ 1.2×.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +20,7 @@ import { type BenchReport, median } from './harness.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const server = path.join(root, 'test/fixtures/mcp_server.py');
 
-async function registry(mounts: number, dir: string) {
+async function registry(mounts: number, dir: string, mark = `agt-bench-pool-${process.pid}`) {
   const service = new ResourceService({ store: new MemoryStore() });
   const refs = Array.from({ length: mounts }, (_, i) => `bench/py${i}`);
   for (const [i, reference] of refs.entries()) {
@@ -26,7 +28,7 @@ async function registry(mounts: number, dir: string) {
       kind: 'mcp',
       reference,
       create: true,
-      data: { mcpServers: { py: { command: 'python3', args: [server, '--name', `py${i}`], cwd: dir } } },
+      data: { mcpServers: { py: { command: 'python3', args: [server, '--name', `py${i}`, '--marker', mark], cwd: dir } } },
     });
   }
   await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: { mcps: refs } });
@@ -94,7 +96,15 @@ export async function runPoolBench(): Promise<BenchReport> {
       detail: `${ratio.toFixed(2)}×`,
     });
     targets.push({ name: 'those 100 runs use exactly one server process', ok: processes === 1, detail: `${processes} started` });
+    const memory = await memoryRows(dir, policy);
+    targets.push({
+      name: 'RSS (host + servers) of 100 runs × 4 pooled mounts ≤ 1.2× one run with the same 4 mounts',
+      ok: memory.ratio <= 1.2,
+      detail: `${memory.ratio.toFixed(2)}×`,
+    });
     const markdown = [
+      ...memory.rows,
+      '',
       '| 8 Python mounts | median |',
       '| --- | --- |',
       `| NativeRun.start, cold (8 servers started), of 5 | ${ms(median(cold))} |`,
@@ -113,4 +123,48 @@ export async function runPoolBench(): Promise<BenchReport> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// The RSS of this process and of the living processes whose command line holds `mark`, in MB.
+function rssMb(mark: string): number {
+  let kb = process.memoryUsage().rss / 1024;
+  for (const pid of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid)) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(mark)) continue;
+      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return kb / 1024;
+}
+
+async function memoryRows(dir: string, policy: ReturnType<typeof policies.autoAllow>): Promise<{ rows: string[]; ratio: number }> {
+  const mark = `agt-bench-pool-rss-${process.pid}`;
+  const { service } = await registry(4, dir, mark);
+  await using pool = new McpPool({ service });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+  const first = await NativeRun.start({ agent: 'bench/agent', service, policy, pool, scope: 'rss' });
+  globalThis.gc?.();
+  await settle();
+  const one = rssMb(mark);
+  const more = await Promise.all(
+    Array.from({ length: 99 }, () => NativeRun.start({ agent: 'bench/agent', service, policy, pool, scope: 'rss' })),
+  );
+  globalThis.gc?.();
+  await settle();
+  const hundred = rssMb(mark);
+  await Promise.all([first, ...more].map((r) => r.close()));
+  const ratio = hundred / one;
+  return {
+    rows: [
+      '| 4 pooled Python mounts | RSS, host + servers |',
+      '| --- | --- |',
+      `| 1 run | ${one.toFixed(1)} MB |`,
+      `| 100 runs in one scope | ${hundred.toFixed(1)} MB |`,
+      '',
+      `100 runs / 1 run: ${ratio.toFixed(2)}×.`,
+    ],
+    ratio,
+  };
 }

@@ -129,6 +129,11 @@ export class McpPool implements AsyncDisposable {
     return this.#options.service;
   }
 
+  /** The schema registry the pool's runs compile with when they bring none (compiled schemas are shared, never per-user). */
+  get registry(): ToolSchemaRegistry {
+    return this.#registry;
+  }
+
   /** Leases the connection of `request`'s key, starting it if needed (concurrent leases of one key start it once). */
   async lease(request: LeaseRequest): Promise<McpLease> {
     if (this.#closed) throw new AgtError('connection_closed', 'the pool is closed');

@@ -99,7 +99,7 @@ export class NativeRun {
       throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
     if (!agent.enabled) throw new AgtError('forbidden', `agent "${options.agent}" is disabled; enable its binding before dispatching work`);
     const parts = {
-      registry: options.registry ?? new ToolSchemaRegistry(),
+      registry: options.registry ?? options.pool?.registry ?? new ToolSchemaRegistry(), // pooled runs share compiled schemas
       wiring: { runId: id, agent: options.agent, inFlight: new Map() },
       stale: new Map(),
     };
