@@ -9,6 +9,7 @@
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
+import { modelCallId } from './model-calls.js';
 import type { Route } from './snapshot.js';
 import type { ToolBatch } from './types.js';
 
@@ -99,11 +100,6 @@ function batchProblem(batch: ToolBatch, run: BatchCheckContext): BatchProblem | 
   return undefined;
 }
 
-const callIdOf = (call: Record<string, unknown>): string => {
-  const id = call.callId ?? call.id; // `id`: the 0.1 name, accepted until 0.3
-  return typeof id === 'string' ? id : '';
-};
-
 /** Checks a batch against the run: every problem of the batch and of each call, or each call with its route. */
 export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck {
   const whole = batchProblem(batch, run);
@@ -113,7 +109,7 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
   const routed: RoutedCall[] = [];
   for (const [index, raw] of (batch.calls as unknown[]).entries()) {
     const call = isPlainObject(raw) ? raw : {};
-    const callId = callIdOf(call);
+    const callId = modelCallId(call); // `id`: the 0.1 name, accepted until 0.3
     if (callId === '') {
       problems.push({ reason: 'missing_call_id', message: `call ${index} has no id; every tool call needs one`, index });
       continue;
