@@ -29,6 +29,7 @@ export const AGT_ERROR_CODES = [
   'auth_required', // a remote server wants (other) credentials: 401/403 or an unfinished OAuth flow
   'output_invalid', // a tool result's structuredContent does not match the tool's outputSchema
   'server_unavailable', // a pooled server failed to start repeatedly; its key fails fast for a cool-down
+  'approval_stale', // an approved call's tool changed or went away since it was deferred; it did not run
 ] as const;
 
 /** A stable error code (one of {@link AGT_ERROR_CODES}). */

@@ -25,6 +25,7 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   cancelled: EXIT.failed,
   batch_rejected: EXIT.failed,
   output_invalid: EXIT.failed,
+  approval_stale: EXIT.failed,
   store_unavailable: EXIT.store,
   server_unavailable: EXIT.launch,
 };

@@ -2,18 +2,29 @@
  * runAgentLoop: a minimal model loop for hosts that want one. Each model step
  * becomes one batch; results (including invalid_arguments and rejected
  * batches) go back to the model, and the step budget `maxSteps` is the only
- * bound on corrections: there is no separate retry loop (B4).
+ * bound on corrections: there is no separate retry loop (B4). A step whose
+ * calls a policy deferred ends the loop as `awaiting_approval`; called again
+ * with that outcome's `history` and the host's `decisions` (in this process,
+ * or another that resumed the run), the loop decides them, completes the step
+ * — one result per call id, in call order — and goes on.
  */
-import { executeModelCalls, type ModelCall } from './model-calls.js';
+import { AgtError } from '../errors.js';
+import { executeModelCalls, type ModelCall, modelCallId } from './model-calls.js';
 import type { NativeRun } from './native-run.js';
 import type { ModelTool } from './run-options.js';
-import type { BatchResult } from './types.js';
+import type { ApprovalDecision, BatchResult, PendingApproval, ToolResult } from './types.js';
 import { defined } from '../json.js';
 
 /** One entry of the loop's history, as the model is shown it. */
 export type LoopMessage =
   | { role: 'assistant'; text?: string; toolCalls?: readonly ModelCall[] }
-  | { role: 'tool'; batchId: string; results: BatchResult['results'] }
+  | {
+      role: 'tool';
+      batchId: string;
+      results: BatchResult['results'];
+      /** The ids of calls still waiting for a decision: the model is not asked again until there are none. */
+      pending?: readonly string[];
+    }
   | { role: 'system'; text: string };
 
 /** A model the loop can drive (a real client adapter, or ScriptedModel in tests). */
@@ -24,23 +35,40 @@ export interface ModelLike {
 
 /** How a loop ended. */
 export interface LoopOutcome {
-  /** `cancelled`: the signal aborted; the step in flight was cancelled (its calls end as cancelled). */
-  status: 'completed' | 'max_steps' | 'cancelled';
+  /**
+   * `cancelled`: the signal aborted; the step in flight was cancelled (its calls end as cancelled).
+   * `awaiting_approval`: calls of the last step wait for a decision (`pending`); call runAgentLoop again with `history` and `decisions`.
+   */
+  status: 'completed' | 'max_steps' | 'cancelled' | 'awaiting_approval';
+  /** The model steps taken so far, this call and earlier ones of the same history. */
   steps: number;
   text?: string;
   history: LoopMessage[];
+  /** awaiting_approval: what waits, with the validated arguments to show the approver. */
+  pending?: PendingApproval[];
 }
 
-/** Drives `model` against `run` until it answers without tool calls or `maxSteps` is used up. */
-export async function runAgentLoop(options: {
+/** Options of {@link runAgentLoop}. */
+export interface AgentLoopOptions {
   run: NativeRun;
   model: ModelLike;
+  /** The bound on model steps, counting those already in `history`. */
   maxSteps: number;
   signal?: AbortSignal;
-}): Promise<LoopOutcome> {
+  /** To go on after `awaiting_approval`: that outcome's history (JSON: it may come from another process). */
+  history?: readonly LoopMessage[];
+  /** With `history`: decisions for calls of its waiting step, by call id (see run.decide). */
+  decisions?: Record<string, ApprovalDecision>;
+}
+
+/** Drives `model` against `run` until it answers without tool calls, `maxSteps` is used up, or calls wait for an approval. */
+export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutcome> {
   const { run, model, maxSteps, signal } = options;
-  const history: LoopMessage[] = [];
-  for (let step = 1; step <= maxSteps; step++) {
+  const history: LoopMessage[] = [...(options.history ?? [])];
+  const done = history.filter((m) => m.role === 'assistant').length;
+  const waiting = await settleWaitingStep(run, history, options.decisions, signal);
+  if (waiting !== undefined) return { status: 'awaiting_approval', steps: done, history, pending: waiting };
+  for (let step = done + 1; step <= maxSteps; step++) {
     if (signal?.aborted) return { status: 'cancelled', steps: step - 1, history };
     const out = await model.respond({ tools: run.tools(), history });
     if (!out.toolCalls || out.toolCalls.length === 0) {
@@ -51,9 +79,59 @@ export async function runAgentLoop(options: {
     const batchId = `${run.id}:${step}`;
     // Every call gets a result, so the history stays valid for model APIs; B6: a rejected step ran nothing.
     const result = await executeModelCalls(run, out.toolCalls, { batchId, ...defined({ signal }) });
-    history.push({ role: 'tool', batchId, results: result.results });
+    const pending = result.pending ?? [];
+    history.push({
+      role: 'tool',
+      batchId,
+      results: result.results,
+      ...(pending.length > 0 ? { pending: pending.map((p) => p.callId) } : {}),
+    });
     if (result.rejected) history.push({ role: 'system', text: result.rejected.message }); // the model may correct it
     if (result.refresh) history.push({ role: 'system', text: result.refresh.message });
+    if (pending.length > 0) return { status: 'awaiting_approval', steps: step, history, pending };
   }
-  return signal?.aborted ? { status: 'cancelled', steps: maxSteps, history } : { status: 'max_steps', steps: maxSteps, history };
+  const steps = Math.max(done, maxSteps);
+  return signal?.aborted ? { status: 'cancelled', steps, history } : { status: 'max_steps', steps, history };
 }
+
+// Decides the waiting step of `history` (if any) and completes its tool message; returns what still waits.
+async function settleWaitingStep(
+  run: NativeRun,
+  history: LoopMessage[],
+  decisions: Record<string, ApprovalDecision> | undefined,
+  signal: AbortSignal | undefined,
+): Promise<PendingApproval[] | undefined> {
+  const index = history.findLastIndex((m) => m.role === 'tool' && (m.pending?.length ?? 0) > 0);
+  if (index < 0) return undefined;
+  const message = history[index] as Extract<LoopMessage, { role: 'tool' }>;
+  if (decisions === undefined) {
+    const pending = run.pendingApprovals(message.batchId);
+    if (pending.length > 0) return pending;
+    throw new AgtError(
+      'not_found',
+      `the waiting calls of batch "${message.batchId}" are not pending in this run (decided elsewhere?); resume the run from its store`,
+      { details: { batchId: message.batchId } },
+    );
+  }
+  const decided = await run.decide(message.batchId, decisions, defined({ signal }));
+  const order = callOrder(history, index);
+  const results = [...message.results, ...decided.results].sort((a, b) => rank(order, a) - rank(order, b));
+  const pending = decided.pending ?? [];
+  history[index] = {
+    role: 'tool',
+    batchId: message.batchId,
+    results,
+    ...(pending.length > 0 ? { pending: pending.map((p) => p.callId) } : {}),
+  };
+  if (decided.refresh) history.push({ role: 'system', text: decided.refresh.message });
+  return pending.length > 0 ? pending : undefined;
+}
+
+// The position of each call id in the assistant step before history[index].
+function callOrder(history: readonly LoopMessage[], index: number): Map<string, number> {
+  const step = history.slice(0, index).findLast((m) => m.role === 'assistant');
+  const calls = step?.role === 'assistant' ? (step.toolCalls ?? []) : [];
+  return new Map(calls.map((c, i) => [modelCallId(c), i]));
+}
+
+const rank = (order: ReadonlyMap<string, number>, result: ToolResult): number => order.get(result.callId) ?? Number.MAX_SAFE_INTEGER;

@@ -40,9 +40,10 @@ export interface BatchProblem {
   batchId?: unknown;
 }
 
-/** A call as stage 1 read it: its id, name and arguments (read once). */
+/** A call as stage 1 read it: its id, position in the batch, name and arguments (read once). */
 export interface CheckedCall {
   callId: string;
+  index: number;
   name: string;
   arguments: ArgumentsRead;
 }
@@ -142,7 +143,7 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
         continue;
       }
     }
-    routed.push({ call: { callId, name: route.name, arguments: args }, route });
+    routed.push({ call: { callId, index, name: route.name, arguments: args }, route });
   }
   if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) };
   return { ok: true, routed };

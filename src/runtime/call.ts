@@ -4,7 +4,7 @@
  * event per call. One call's failure never stops the others (B5). Audit events
  * carry no argument values.
  */
-import { setOwn } from '../json.js';
+import { defined, setOwn } from '../json.js';
 import type {
   AfterHook,
   AuditEvent,
@@ -17,9 +17,19 @@ import type {
 } from './types.js';
 import type { CheckedCall } from './batch-check.js';
 import { execute, type ExecuteContext } from './execute.js';
+import { type StoredApproval, toolHashOf } from './approvals.js';
 import type { Route } from './snapshot.js';
 import type { RunLimits } from './limits.js';
-import { boundResult, cancelledResult, checkOutput, reviewPermission, validateArguments, runAfterHooks, runBeforeHooks } from './stages.js';
+import {
+  boundResult,
+  cancelledResult,
+  checkOutput,
+  type Deferred,
+  reviewPermission,
+  validateArguments,
+  runAfterHooks,
+  runBeforeHooks,
+} from './stages.js';
 
 /** What every call of a batch shares. */
 export interface CallContext extends ExecuteContext {
@@ -29,6 +39,8 @@ export interface CallContext extends ExecuteContext {
   after: readonly AfterHook[];
   audit: AuditSink | undefined;
   limits: RunLimits;
+  /** How long a deferred call waits for its decision (approvalTtlMs). */
+  approvalTtlMs: number;
 }
 
 // One pass: a frozen deep copy of JSON arguments (hooks and policies get this; the backend gets the original).
@@ -43,17 +55,20 @@ function frozenCopy(value: unknown): unknown {
 }
 
 // Who and what: the fields the permission request and the audit event both name (a fresh object each time).
-function callIdentity(ctx: CallContext, call: CheckedCall, route: Route): CallIdentity {
+function callIdentity(ctx: CallContext, callId: string, route: Route): CallIdentity {
   const { runId, agent, batchId } = ctx;
   return route.kind === 'mcp'
-    ? { runId, agent, batchId, callId: call.callId, tool: route.name, kind: route.kind, mount: route.mount, remoteTool: route.remoteTool }
-    : { runId, agent, batchId, callId: call.callId, tool: route.name, kind: route.kind };
+    ? { runId, agent, batchId, callId, tool: route.name, kind: route.kind, mount: route.mount, remoteTool: route.remoteTool }
+    : { runId, agent, batchId, callId, tool: route.name, kind: route.kind };
 }
 
-/** Runs stages 2–6 for one call and records its audit event. */
-export async function processCall(call: CheckedCall, route: Route, ctx: CallContext): Promise<ToolResult> {
+/** Records a call's one tool_call event when it ends (no sink: builds nothing); returns the result. */
+export type CallAudit = (result: ToolResult, decidedBy?: string) => Promise<ToolResult>;
+
+/** The audit of one call, timed from now. */
+export function callAudit(ctx: CallContext, identity: () => CallIdentity): CallAudit {
   const started = performance.now();
-  const audit = async (result: ToolResult, decidedBy?: string): Promise<ToolResult> => {
+  return async (result, decidedBy) => {
     if (ctx.audit === undefined) return result; // no sink: build no event
     const issues =
       result.status !== 'ok' && result.error.code === 'output_invalid'
@@ -62,7 +77,7 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
     await recordSafely(ctx.audit, {
       type: 'tool_call',
       at: new Date().toISOString(),
-      ...callIdentity(ctx, call, route),
+      ...identity(),
       status: result.status,
       ...(result.status === 'ok' ? {} : { code: result.error.code }),
       ...(decidedBy ? { decidedBy } : {}),
@@ -71,21 +86,72 @@ export async function processCall(call: CheckedCall, route: Route, ctx: CallCont
     });
     return result;
   };
+}
+
+/** The permission request of a valid call: its identity, the tool's annotations and a frozen copy of the arguments. */
+export function permissionRequest(ctx: CallContext, callId: string, route: Route, args: Record<string, unknown>): PermissionRequest {
+  const request = callIdentity(ctx, callId, route) as PermissionRequest; // completed here, then frozen
+  if (route.kind === 'mcp' && route.annotations !== undefined) request.annotations = route.annotations;
+  request.arguments = frozenCopy(args) as Readonly<Record<string, unknown>>;
+  return Object.freeze(request);
+}
+
+/** What a call came to: its result, or its approval pending (a policy deferred it). */
+export type CallOutcome = ToolResult | { deferred: StoredApproval };
+
+/** Runs stages 2–6 for one call and records its audit event; a deferred call records approval_requested instead. */
+export async function processCall(call: CheckedCall, route: Route, ctx: CallContext): Promise<CallOutcome> {
+  const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
   if (ctx.signal.aborted) return audit(cancelledResult(call.callId));
   const parsed = validateArguments(call.callId, call.arguments, route);
   if (!parsed.go) return audit(parsed.result);
-  const request = callIdentity(ctx, call, route) as PermissionRequest; // completed here, then frozen
-  if (route.kind === 'mcp' && route.annotations !== undefined) request.annotations = route.annotations;
-  request.arguments = frozenCopy(parsed.value) as Readonly<Record<string, unknown>>;
-  Object.freeze(request);
+  const request = permissionRequest(ctx, call.callId, route, parsed.value);
   const permission = await reviewPermission(request, ctx.policy, ctx.signal);
+  if ('deferred' in permission) return defer(call.index, route, request, permission, ctx);
   if (!permission.go) return audit(permission.result, permission.decidedBy);
+  return runPermitted(request, route, parsed.value, permission.value, ctx, audit);
+}
+
+/** Stages 4–6 for a permitted call (`by`: who allowed it): before hooks → execute → output check → after hooks. */
+export async function runPermitted(
+  request: PermissionRequest,
+  route: Route,
+  args: Record<string, unknown>,
+  by: string,
+  ctx: CallContext,
+  audit: CallAudit,
+): Promise<ToolResult> {
   const before = await runBeforeHooks(request, ctx.before, ctx.signal);
-  if (!before.go) return audit(before.result, permission.value);
-  let result = await execute(call, route, parsed.value, ctx);
+  if (!before.go) return audit(before.result, by);
+  let result = await execute(request.callId, route, args, ctx);
   if (route.kind === 'mcp') result = checkOutput(result, route); // structured results come from the server
   result = boundResult(result, ctx.limits.maxResultBytes);
-  return audit(await runAfterHooks(request, result, ctx.after, ctx.signal), permission.value);
+  return audit(await runAfterHooks(request, result, ctx.after, ctx.signal), by);
+}
+
+// A deferred call: kept with its validated arguments until the host decides it (run.decide).
+async function defer(index: number, route: Route, request: PermissionRequest, verdict: Deferred, ctx: CallContext): Promise<CallOutcome> {
+  const now = Date.now();
+  const { runId: _runId, agent: _agent, ...identity } = request;
+  const approval: StoredApproval = {
+    ...identity,
+    index,
+    by: verdict.by,
+    ...defined({ reason: verdict.reason }),
+    deferredAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + ctx.approvalTtlMs).toISOString(),
+    toolHash: toolHashOf(route),
+  };
+  if (ctx.audit !== undefined) {
+    await recordSafely(ctx.audit, {
+      type: 'approval_requested',
+      at: approval.deferredAt,
+      ...callIdentity(ctx, request.callId, route),
+      decidedBy: verdict.by,
+      expiresAt: approval.expiresAt,
+    });
+  }
+  return { deferred: approval };
 }
 
 /** Records an audit event; a failing sink never breaks a run. */

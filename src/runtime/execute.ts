@@ -11,7 +11,6 @@ import { failureOf, outputContent } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
 import { abortable, cancelledResult, failed, failedResult, okResult, wasAborted, withIds } from './stages.js';
-import type { CheckedCall } from './batch-check.js';
 import type { ProgressEvent, ResultError, ToolResult } from './types.js';
 import { defined } from '../json.js';
 
@@ -33,14 +32,14 @@ export interface ExecuteContext {
 }
 
 /** Stage 5: execute on the route. */
-export async function execute(call: CheckedCall, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
-  if (ctx.signal.aborted) return cancelledResult(call.callId);
-  if (route.kind === 'mcp') return executeMcp(call, route, args, ctx);
-  if (route.kind === 'delegate') return executeDelegate(call, route, args, ctx);
+export async function execute(callId: string, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+  if (ctx.signal.aborted) return cancelledResult(callId);
+  if (route.kind === 'mcp') return executeMcp(callId, route, args, ctx);
+  if (route.kind === 'delegate') return executeDelegate(callId, route, args, ctx);
   // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
   const parsed = route.tool.parse(args);
   if (!parsed.ok) {
-    return failed(call.callId, 'invalid_arguments', {
+    return failed(callId, 'invalid_arguments', {
       code: 'invalid_arguments',
       message: 'the arguments are not valid for this tool',
       details: { issues: parsed.issues },
@@ -49,14 +48,13 @@ export async function execute(call: CheckedCall, route: Route, args: Record<stri
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
     if (outcome.changed) ctx.onFrameworkChange(outcome);
-    return okResult(call.callId, outputContent(outcome.result as Record<string, unknown>));
+    return okResult(callId, outputContent(outcome.result as Record<string, unknown>));
   } catch (error) {
-    return withIds(call.callId, failureOf(error, 'the framework tool failed unexpectedly')); // H1: domain errors keep the ToolError shape
+    return withIds(callId, failureOf(error, 'the framework tool failed unexpectedly')); // H1: domain errors keep the ToolError shape
   }
 }
 
-async function executeMcp(call: CheckedCall, route: McpRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
-  const id = call.callId;
+async function executeMcp(id: string, route: McpRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
   if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
     ctx.brokenMounts.add(route.mount);
     return failed(id, 'tool_failed', {
@@ -113,13 +111,7 @@ function callFailure(code: string, route: McpRoute, timeoutMs: number): string {
 
 // Delegates hand work to another agent, which may take long: they are not bounded by
 // callTimeoutMs, only cancelled with the run or batch (their handler gets the signal).
-async function executeDelegate(
-  call: CheckedCall,
-  route: DelegateRoute,
-  args: Record<string, unknown>,
-  ctx: ExecuteContext,
-): Promise<ToolResult> {
-  const id = call.callId;
+async function executeDelegate(id: string, route: DelegateRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
   try {
     const input = {
       agent: String(args.agent),

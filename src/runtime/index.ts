@@ -8,9 +8,11 @@ export { runAgentLoop } from './agent-loop.js';
 export { executeModelCalls } from './model-calls.js';
 export type { ModelCall, ModelCallsResult } from './model-calls.js';
 export type { BatchProblem, BatchRejectReason } from './batch-check.js';
-export type { LoopMessage, LoopOutcome, ModelLike } from './agent-loop.js';
+export type { AgentLoopOptions, LoopMessage, LoopOutcome, ModelLike } from './agent-loop.js';
 export type {
   AfterHook,
+  ApprovalDecision,
+  ApprovalRequestedEvent,
   AuditEvent,
   AuditSink,
   BatchFinishedEvent,
@@ -22,6 +24,7 @@ export type {
   RefreshEvent,
   ToolCallEvent,
   DelegateTool,
+  PendingApproval,
   PermissionDecision,
   PermissionPolicy,
   PermissionRequest,
@@ -39,4 +42,5 @@ export type { RunStore, RunWrite, StoredRun } from './run-store.js';
 export { MemoryAuditStore, StoreAuditSink } from './audit-store.js';
 export type { AuditQuery, AuditStore } from './audit-store.js';
 export { DEFAULT_LIMITS } from './limits.js';
+export { DEFAULT_APPROVAL_TTL_MS } from './approvals.js';
 export type { RunLimits } from './limits.js';

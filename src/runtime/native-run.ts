@@ -20,7 +20,9 @@ import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
+import { OpenApprovals, pendingView } from './approvals.js';
 import { batchRejection, checkBatch } from './batch-check.js';
+import { decideCalls } from './decide.js';
 import { type CallContext, processCall } from './call.js';
 import { mapLimit, RunAudit } from './run-audit.js';
 import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
@@ -28,6 +30,7 @@ import { resolveLimits, type RunLimits } from './limits.js';
 import { NEVER_ABORTED } from './stages.js';
 import { fingerprintMismatch, RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
 import {
+  approvalTtl,
   buildContext,
   type ModelTool,
   modelTools,
@@ -38,7 +41,7 @@ import {
   type SuspendedRun,
 } from './run-options.js';
 import { affectsSnapshot, type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
-import type { BatchResult, ToolBatch } from './types.js';
+import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch, ToolResult } from './types.js';
 
 /** One native run of an agent. */
 export class NativeRun {
@@ -57,6 +60,8 @@ export class NativeRun {
   readonly #limits: RunLimits;
   readonly #audit: RunAudit;
   readonly #callMs: number;
+  readonly #approvalTtlMs: number;
+  readonly #approvals = new OpenApprovals();
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
   #storedRevision: number | null = null;
@@ -76,6 +81,7 @@ export class NativeRun {
     this.#limits = resolveLimits(options.limits);
     this.#audit = new RunAudit(options.audit, this.id, this.agent);
     this.#callMs = runTimeouts(options).callMs;
+    this.#approvalTtlMs = approvalTtl(options);
     this.#prober = new McpProber(proberOptions(options, parts.wiring, parts.registry));
   }
 
@@ -94,6 +100,7 @@ export class NativeRun {
     }
     resolveLimits(options.limits); // bad limits fail before anything connects
     runTimeouts(options); // bad timeouts fail before anything connects
+    approvalTtl(options);
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);
     if (agent.kind === 'harness')
       throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
@@ -153,15 +160,56 @@ export class NativeRun {
     const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
     const started = performance.now();
     if (this.#options.audit) await this.#audit.started(batch.batchId, routed.length); // no sink: not even a microtask
-    const results = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
+    const outcomes = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
+    const results: ToolResult[] = [];
+    for (const outcome of outcomes)
+      if ('deferred' in outcome) this.#approvals.add(outcome.deferred);
+      else results.push(outcome);
     if (this.#options.audit) await this.#audit.finished(batch.batchId, results, started);
-    // The batch boundary: at most one refresh, whatever was announced during the batch.
+    return this.#boundary(batch.batchId, results);
+  }
+
+  /**
+   * Ends deferred calls of batch `batchId` with the host's decisions: a
+   * rejected call is permission_denied (with `reason`), an expired one
+   * permission_denied (approval expired), an approved one runs through before →
+   * execute → after once its tool is checked unchanged (else approval_stale).
+   * Returns their results, the calls still pending, and the refresh at this
+   * boundary. A stored run records the decision first (compare-and-set): of two
+   * hosts deciding one call, one runs it and the other gets revision_conflict.
+   */
+  async decide(batchId: string, decisions: Record<string, ApprovalDecision>, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
+    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    const taken = this.#approvals.take(batchId, decisions); // synchronous: a second decide cannot take them again
+    if (this.#store !== undefined) {
+      try {
+        await this.suspend({ store: this.#store });
+      } catch (error) {
+        this.#approvals.restore(taken);
+        throw error;
+      }
+    }
+    const snapshot = this.#snapshot;
+    const ctx = this.#callContext(batchId, snapshot, options.signal);
+    const results = await decideCalls(taken, snapshot.routes, ctx, this.#options.concurrency ?? 4);
+    return this.#boundary(batchId, results);
+  }
+
+  /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
+  pendingApprovals(batchId?: string): PendingApproval[] {
+    return this.#approvals.list(batchId).map(pendingView);
+  }
+
+  // The batch boundary: the batch's pending approvals, and at most one refresh, whatever was announced during the batch.
+  async #boundary(batchId: string, results: ToolResult[]): Promise<BatchResult> {
+    const pending = this.pendingApprovals(batchId);
+    const base: BatchResult = pending.length > 0 ? { results, pending } : { results };
     const framework = this.#refreshPending;
-    if (!framework && this.#stale.size === 0) return { results };
+    if (!framework && this.#stale.size === 0) return base;
     const stale = new Map(this.#stale);
     this.#stale.clear();
     this.#refreshPending = false;
-    return { results, refresh: await this.#refresh(framework, stale) };
+    return { ...base, refresh: await this.#refresh(framework, stale) };
   }
 
   #callContext(batchId: string, snapshot: SnapshotState, batchSignal: AbortSignal | undefined): CallContext {
@@ -176,6 +224,7 @@ export class NativeRun {
       after: o.hooks?.after ?? [],
       audit: o.audit,
       limits: this.#limits,
+      approvalTtlMs: this.#approvalTtlMs,
       framework: { service: o.service, prober: this.#prober, agent: this.agent },
       brokenMounts: this.#broken,
       inFlight: this.#wiring.inFlight,
@@ -247,14 +296,16 @@ export class NativeRun {
    */
   async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
     const s = this.#snapshot;
+    const pending = this.#approvals.list();
     const state: SuspendedRun = {
-      version: RUN_FORMAT_VERSION,
+      version: pending.length > 0 ? RUN_FORMAT_VERSION : 1, // without approvals, readable by 0.2 hosts too
       runId: this.id,
       agent: this.agent,
       fingerprint: s.fingerprint,
       settingsHash: s.settingsHash,
       mountsHash: s.mountsHash,
       seenBatchIds: [...this.#seen],
+      ...(pending.length > 0 ? { pending } : {}),
     };
     if (options.store) {
       const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
@@ -292,12 +343,14 @@ export class NativeRun {
       throw mismatch;
     }
     for (const id of state.seenBatchIds) run.#seen.add(id);
+    for (const approval of state.pending ?? []) run.#approvals.add(approval);
     return run;
   }
 
   /** Closes every connection of the run. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#approvals.clear();
     await Promise.all([...this.#snapshot.loaded.values()].map((m) => m.release()));
   }
 

@@ -1,5 +1,6 @@
 /**
- * Built-in permission policies (G4): explicit auto-allow, human approval,
+ * Built-in permission policies (G4): explicit auto-allow, human approval
+ * (in process, or deferred to a decision that may come from another process),
  * model review, and a chain of them. Every real call passes one; there is no
  * MCP master switch. Default is deny.
  */
@@ -71,7 +72,20 @@ function deny(match: AutoAllowMatch, reason = 'denied by policy'): PermissionPol
   };
 }
 
-/** Asks a human through the host's callback: true allows, false denies. */
+/**
+ * Defers matching calls: they do not run, and wait — in this process or, with
+ * the run suspended to a RunStore, in another — until the host decides them
+ * with `run.decide` (docs/hosts.md, "Approvals that wait"); abstains for the rest.
+ */
+function approval(match: AutoAllowMatch, reason = 'this call needs an approval'): PermissionPolicy {
+  return {
+    async review(request) {
+      return matches(match, request) ? { decision: 'defer', by: 'policy', reason } : ABSTAIN;
+    },
+  };
+}
+
+/** Asks a human through the host's callback, holding the call open in this process: true allows, false denies. */
 function human(ask: (request: PermissionRequest) => Promise<boolean>): PermissionPolicy {
   return {
     async review(request) {
@@ -93,7 +107,7 @@ function modelReview(review: (request: PermissionRequest) => Promise<boolean>): 
   };
 }
 
-/** The first decision that is not `abstain` wins; all abstaining denies. */
+/** The first decision that is not `abstain` (allow, deny or defer) wins; all abstaining denies. */
 function chain(...list: PermissionPolicy[]): PermissionPolicy {
   return {
     async review(request, context) {
@@ -112,4 +126,4 @@ function denyAll(): PermissionPolicy {
 }
 
 /** The built-in policies. */
-export const policies = { autoAllow, deny, human, modelReview, chain, denyAll };
+export const policies = { autoAllow, deny, approval, human, modelReview, chain, denyAll };

@@ -14,6 +14,7 @@ import { resolveTimeouts, type Timeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
+import { DEFAULT_APPROVAL_TTL_MS, type StoredApproval } from './approvals.js';
 import type { BuildContext } from './refresh.js';
 import type { McpPool } from '../pool/pool.js';
 import type { McpDocument } from '../resources/mcp-config.js';
@@ -45,17 +46,26 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   pool?: McpPool;
   /** With `pool`: the isolation scope (a tenant, a user); runs share connections only within one. Default: the run's own id. */
   scope?: string;
+  /** How long a deferred call waits for `run.decide`; decided later, it ends as permission_denied. Default 24 h. */
+  approvalTtlMs?: number;
 }
 
-/** What `suspend()` returns: JSON, to be passed to `NativeRun.resume` (format version 1). */
+/**
+ * What `suspend()` returns: JSON, to be passed to `NativeRun.resume`. Format 1
+ * without pending approvals; format 2 with them (`pending`, which holds their
+ * validated arguments: docs/security.md), so a host of 0.2 refuses such a run
+ * instead of dropping its approvals.
+ */
 export interface SuspendedRun {
-  version: 1;
+  version: 1 | 2;
   runId: string;
   agent: string;
   fingerprint: string;
   settingsHash: string;
   mountsHash: string;
   seenBatchIds: string[];
+  /** The calls waiting for a decision (format 2). */
+  pending?: StoredApproval[];
 }
 
 /** A tool as the model sees it. */
@@ -115,6 +125,14 @@ function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string
     ...(elicitation ? { elicitation: (request, { signal }) => elicitation(request, context(signal)) } : {}),
     ...(sampling ? { sampling: (request, { signal }) => sampling(request, context(signal)) } : {}),
   };
+}
+
+/** The run's approvalTtlMs, checked: invalid_input unless a positive number of milliseconds. */
+export function approvalTtl(options: NativeRunOptions): number {
+  const ttl = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
+  if (!(Number.isFinite(ttl) && ttl > 0))
+    throw new AgtError('invalid_input', 'approvalTtlMs must be a positive number of milliseconds', { details: { field: 'approvalTtlMs' } });
+  return ttl;
 }
 
 /** The run's time limits as given (the 0.1 `callTimeoutMs` folded into `callMs`), checked: invalid_input names a bad one. */

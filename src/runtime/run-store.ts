@@ -8,9 +8,12 @@
 import { AgtError } from '../errors.js';
 import { checkExpectedRevision, expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
+import { isStoredApproval } from './approvals.js';
 
-/** The format of SuspendedRun this version reads and writes. */
-export const RUN_FORMAT_VERSION = 1;
+/** The newest format of SuspendedRun this version reads and writes (2: with pending approvals; 1 is read too, and written without them). */
+export const RUN_FORMAT_VERSION = 2;
+
+const readsFormat = (version: unknown): boolean => version === 1 || version === 2;
 
 /** A suspended run as stored. `revision` starts at 1 and increases on every put. */
 export interface StoredRun {
@@ -65,7 +68,7 @@ export function newerFormat(runId: string, version: unknown): AgtError {
 /** Checks a record read from a store: a newer format than this version reads is store_unavailable (newer_format). */
 export function readableRun(run: StoredRun): StoredRun {
   const version = (run.state as { version?: unknown } | null)?.version;
-  if (version !== RUN_FORMAT_VERSION) throw newerFormat(run.runId, version);
+  if (!readsFormat(version)) throw newerFormat(run.runId, version);
   return run;
 }
 
@@ -157,7 +160,7 @@ export async function suspendedState(
   const version = (state as { version?: unknown } | null)?.version;
   if (typeof version === 'number' && version > RUN_FORMAT_VERSION)
     throw newerFormat(String((state as { runId?: unknown }).runId ?? ''), version);
-  if (version !== RUN_FORMAT_VERSION || !isShaped(state)) {
+  if (!readsFormat(version) || !isShaped(state)) {
     throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
   }
   return { state, revision };
@@ -175,7 +178,8 @@ function isShaped(state: unknown): state is SuspendedRun {
     typeof s.settingsHash === 'string' &&
     typeof s.mountsHash === 'string' &&
     Array.isArray(s.seenBatchIds) &&
-    s.seenBatchIds.every((id) => typeof id === 'string')
+    s.seenBatchIds.every((id) => typeof id === 'string') &&
+    (s.pending === undefined || (s.version === 2 && Array.isArray(s.pending) && s.pending.every(isStoredApproval)))
   );
 }
 

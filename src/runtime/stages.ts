@@ -27,6 +27,14 @@ export interface Stopped {
 /** A stage's outcome: go on with a value, or stop with a failed result. */
 export type Stage<T> = { go: true; value: T } | Stopped;
 
+/** Stage 3 deferred the call: it waits, without a result, for the host's decision (run.decide). */
+export interface Deferred {
+  go: false;
+  deferred: true;
+  by: string;
+  reason?: string;
+}
+
 /** A result of a call that went through, with `fields` (content, structuredContent, _meta); one literal, no intermediate objects. */
 export function okResult(
   callId: string,
@@ -123,8 +131,15 @@ export function parseAndValidate(
   return validateArguments(callId, readArguments(raw, limits), route);
 }
 
-/** Stage 3: the permission policy (G4). A throw or an abstention denies; a cancelled run ends the wait. */
-export async function reviewPermission(request: PermissionRequest, policy: PermissionPolicy, signal: AbortSignal): Promise<Stage<string>> {
+/**
+ * Stage 3: the permission policy (G4). A throw or an abstention denies; a
+ * cancelled run ends the wait; `defer` leaves the call waiting for run.decide.
+ */
+export async function reviewPermission(
+  request: PermissionRequest,
+  policy: PermissionPolicy,
+  signal: AbortSignal,
+): Promise<Stage<string> | Deferred> {
   let verdict;
   try {
     verdict = await abortable(policy.review(request, { signal }), signal);
@@ -133,6 +148,7 @@ export async function reviewPermission(request: PermissionRequest, policy: Permi
   }
   if (wasAborted(verdict)) return { go: false, result: cancelledResult(request.callId) };
   if (verdict.decision === 'allow') return { go: true, value: verdict.by };
+  if (verdict.decision === 'defer') return { go: false, deferred: true, by: verdict.by, ...defined({ reason: verdict.reason }) };
   return failed(
     request.callId,
     'permission_denied',

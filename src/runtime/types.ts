@@ -55,9 +55,30 @@ export type ToolResult =
     })
   | (ResultIds & { status: 'invalid_arguments' | 'permission_denied' | 'tool_error' | 'tool_failed'; error: ResultError });
 
+/**
+ * A call a policy deferred (`{ decision: 'defer' }`, policies.approval): it has
+ * not run and has no result yet; `run.decide(batchId, …)` ends it. The
+ * arguments are the validated ones, for the host to show the approver.
+ */
+export interface PendingApproval extends Omit<CallIdentity, 'runId' | 'agent'> {
+  annotations?: Readonly<ToolAnnotations>;
+  arguments: Readonly<Record<string, unknown>>;
+  /** Why the policy deferred it (its own words). */
+  reason?: string;
+  /** ISO 8601: when it was deferred, and when it expires (approvalTtlMs); decided later, it ends as permission_denied. */
+  deferredAt: string;
+  expiresAt: string;
+}
+
+/** A host's answer to one pending approval. */
+export type ApprovalDecision = { approve: true } | { approve: false; reason?: string };
+
 /** The outcome of a batch, including the refresh that followed it (F1). */
 export interface BatchResult {
+  /** One per call that ended, in call order; a deferred call has none until it is decided. */
   results: ToolResult[];
+  /** Calls waiting for an approval (`run.decide`); the batch stays open while there are any. */
+  pending?: PendingApproval[];
   /** `trigger`: the run's own framework change (F1), or a mounted server's list_changed. */
   refresh?: { status: 'applied' | 'failed'; message: string; trigger: 'framework_change' | 'list_changed' };
 }
@@ -96,9 +117,13 @@ export interface ReviewContext {
   signal: AbortSignal;
 }
 
-/** A policy's verdict. `abstain` passes the decision on (see policies.chain). */
+/**
+ * A policy's verdict. `abstain` passes the decision on (see policies.chain);
+ * `defer` leaves the call pending until the host decides it (run.decide), in
+ * this process or another.
+ */
 export interface PermissionDecision {
-  decision: 'allow' | 'deny' | 'abstain';
+  decision: 'allow' | 'deny' | 'abstain' | 'defer';
   by: 'auto' | 'human' | 'model' | 'policy';
   reason?: string;
 }
@@ -143,6 +168,13 @@ export interface ToolCallEvent extends AuditBase, CallIdentity {
   durationMs: number;
 }
 
+/** A policy deferred a call: it waits for `run.decide` (its end is a later tool_call event). */
+export interface ApprovalRequestedEvent extends AuditBase, CallIdentity {
+  type: 'approval_requested';
+  decidedBy: string;
+  expiresAt: string;
+}
+
 /** A batch passed stage 1 and its calls start. */
 export interface BatchStartedEvent extends AuditBase {
   type: 'batch_started';
@@ -180,7 +212,8 @@ export interface RefreshEvent extends AuditBase {
 }
 
 /** One audit event, by `type`. Never holds argument or env values. */
-export type AuditEvent = ToolCallEvent | BatchStartedEvent | BatchFinishedEvent | BatchRejectedEvent | RefreshEvent;
+export type AuditEvent =
+  ToolCallEvent | ApprovalRequestedEvent | BatchStartedEvent | BatchFinishedEvent | BatchRejectedEvent | RefreshEvent;
 
 /** Receives audit events; called in order, awaited, errors ignored. */
 export interface AuditSink {

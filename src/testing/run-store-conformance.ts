@@ -13,7 +13,7 @@ import { isAgtError } from '../errors.js';
 import type { AuditStore } from '../runtime/audit-store.js';
 import type { AuditEvent } from '../runtime/types.js';
 import type { SuspendedRun } from '../runtime/run-options.js';
-import type { RunStore } from '../runtime/run-store.js';
+import { RUN_FORMAT_VERSION, type RunStore } from '../runtime/run-store.js';
 import { caseRegistrar, type TestFunction } from './store-conformance.js';
 
 /** Options of the run and audit store suites. */
@@ -153,13 +153,37 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
   });
 
   run('a run of a newer format is store_unavailable (reason newer_format) naming the version', async (store) => {
+    const newer = RUN_FORMAT_VERSION + 1;
     await store.put(
-      { runId: 'run-new', agent: 'team/a', state: { ...state('run-new'), version: 2 } as unknown as SuspendedRun },
+      { runId: 'run-new', agent: 'team/a', state: { ...state('run-new'), version: newer } as unknown as SuspendedRun },
       { expectedRevision: null },
     );
     await expectCode(store.get('run-new'), 'store_unavailable', (d) =>
-      assert.deepEqual([d?.reason, d?.formatVersion], ['newer_format', 2]),
+      assert.deepEqual([d?.reason, d?.formatVersion], ['newer_format', newer]),
     );
+  });
+
+  run('a run with pending approvals (format 2) comes back field for field, arguments included', async (store) => {
+    const pending = [
+      {
+        batchId: 'b1',
+        callId: 'c1',
+        index: 0,
+        tool: 'files__write',
+        kind: 'mcp' as const,
+        mount: 'tools/files',
+        remoteTool: 'write',
+        annotations: { destructiveHint: true },
+        arguments: { path: 'ünïcode ✓.txt', lines: [1, 2.5, null, { deep: [true] }] },
+        by: 'policy',
+        reason: 'writes need a human',
+        deferredAt: '2026-12-04T10:00:00.000Z',
+        expiresAt: '2026-12-05T10:00:00.000Z',
+        toolHash: 'h'.repeat(64),
+      },
+    ];
+    await store.put(write('run-pending', 'team/a', { version: 2, pending }), { expectedRevision: null });
+    assert.deepEqual((await store.get('run-pending'))?.state.pending, pending);
   });
 
   run("a write without a run id, or with another run's state, is invalid_input", async (store) => {

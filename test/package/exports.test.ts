@@ -89,6 +89,7 @@ describe('package exports', () => {
     'agt-mcp': [
       'AGT_ERROR_CODES',
       'AgtError',
+      'DEFAULT_APPROVAL_TTL_MS',
       'DEFAULT_CALL_TIMEOUT_MS',
       'DEFAULT_LIMITS',
       'DEFAULT_TIMEOUTS',

@@ -273,7 +273,15 @@ describe('B3–B6: one batch', () => {
     await r.executeBatch(batch(r, [{ id: 'c3', name: 'nope', arguments: { message: 'SECRET-ARG-2' } }])).catch(() => undefined);
     const seen = events.map((e) => [
       e.type,
-      e.type === 'tool_call' ? e.status : e.type === 'batch_rejected' ? e.reason : e.type === 'refresh' ? e.status : e.calls,
+      e.type === 'tool_call'
+        ? e.status
+        : e.type === 'batch_rejected'
+          ? e.reason
+          : e.type === 'refresh'
+            ? e.status
+            : e.type === 'approval_requested'
+              ? e.decidedBy
+              : e.calls,
     ]);
     expect(seen).toHaveLength(5);
     expect(seen).toEqual(

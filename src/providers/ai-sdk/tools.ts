@@ -8,7 +8,7 @@
  * SDK — validates (B4: invalid arguments come back to the model as results).
  */
 import type { ModelCall } from '../../runtime/model-calls.js';
-import { executeModelCalls } from '../../runtime/model-calls.js';
+import { executeModelCalls, modelCallId } from '../../runtime/model-calls.js';
 import type { NativeRun } from '../../runtime/native-run.js';
 import type { ToolResult } from '../../runtime/types.js';
 import { resultText } from '../content.js';
@@ -59,6 +59,12 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+const CANNOT_WAIT = {
+  approve: false,
+  reason:
+    'this call needs an approval, and tools the AI SDK runs itself cannot wait for one; the host drives approvals with runAgentLoop and aiSdkModel',
+} as const;
+
 /** The run's current tools as an AI SDK ToolSet; call it again after a refresh (e.g. in `prepareStep`). */
 export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Record<string, AiSdkTool> {
   const prefix = options.batchId ?? run.id;
@@ -76,6 +82,16 @@ export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Rec
         step.map((p) => p.call),
         { batchId: `${prefix}:${batches}`, ...defined({ signal }) },
       );
+      // The SDK runs its own loop and cannot wait: a deferred call is rejected at once, so each call has its one result.
+      if (result.pending !== undefined) {
+        const decided = await run.decide(
+          result.pending[0]!.batchId,
+          Object.fromEntries(result.pending.map((p) => [p.callId, CANNOT_WAIT])),
+        );
+        const order = new Map(step.map((p, i) => [modelCallId(p.call), i])); // a batch that ran has unique call ids
+        result.results = [...result.results, ...decided.results].sort((a, b) => order.get(a.callId)! - order.get(b.callId)!);
+        delete result.pending;
+      }
       options.onBatch?.(result);
       step.forEach((p, i) => p.resolve(result.results[i] as ToolResult));
     } catch (error) {

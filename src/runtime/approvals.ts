@@ -1,0 +1,186 @@
+/**
+ * Durable approvals: the calls a policy deferred (`{ decision: 'defer' }`),
+ * kept per open batch until the host decides them with `run.decide`, in this
+ * process or — through the run record of a RunStore — in another. The
+ * validated arguments are kept here and in the run record: the one place
+ * agt-mcp stores arguments (docs/security.md); audit events never hold them.
+ */
+import { AgtError } from '../errors.js';
+import { defined, isPlainObject } from '../json.js';
+import type { ToolAnnotations } from '../mcp/lists.js';
+import { canonicalHash } from '../schema/canonical.js';
+import type { Route } from './snapshot.js';
+import type { ApprovalDecision, PendingApproval, RouteKind } from './types.js';
+
+/** How long a deferred call waits by default before it can only be denied: 24 hours. */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** A deferred call as the run keeps it, and as the run record stores it (JSON). */
+export interface StoredApproval {
+  batchId: string;
+  callId: string;
+  /** Its position in the batch: decided results come back in call order. */
+  index: number;
+  tool: string;
+  kind: RouteKind;
+  mount?: string;
+  remoteTool?: string;
+  annotations?: ToolAnnotations;
+  arguments: Record<string, unknown>;
+  reason?: string;
+  /** Who deferred it (the policy's `by`). */
+  by: string;
+  deferredAt: string;
+  expiresAt: string;
+  /** The tool as it was when deferred (schemas and annotations): a changed tool ends the call as approval_stale. */
+  toolHash: string;
+}
+
+/** A decided approval, taken out of the open batch. */
+export interface TakenApproval {
+  approval: StoredApproval;
+  decision: ApprovalDecision;
+}
+
+/** The hash of what a call was approved against: the route's compiled schemas and, for MCP tools, its server's hints. */
+export function toolHashOf(route: Route): string {
+  return canonicalHash({
+    kind: route.kind,
+    input: route.validator.hash,
+    ...(route.kind === 'mcp'
+      ? {
+          mount: route.mount,
+          remoteTool: route.remoteTool,
+          output: route.outputValidator?.hash ?? null,
+          annotations: route.annotations ?? null,
+        }
+      : {}),
+  });
+}
+
+/** What hosts see of a stored approval (arguments frozen: a host shows them, it does not change them). */
+export function pendingView(a: StoredApproval): PendingApproval {
+  return Object.freeze({
+    batchId: a.batchId,
+    callId: a.callId,
+    tool: a.tool,
+    kind: a.kind,
+    ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations, reason: a.reason }),
+    arguments: structuredClone(a.arguments),
+    deferredAt: a.deferredAt,
+    expiresAt: a.expiresAt,
+  });
+}
+
+/** True when the approval can no longer be granted at `now` (ms since the epoch). */
+export const isExpired = (a: StoredApproval, now: number): boolean => now >= Date.parse(a.expiresAt);
+
+/** The open batches of a run and their pending approvals. */
+export class OpenApprovals {
+  readonly #batches = new Map<string, Map<string, StoredApproval>>();
+
+  /** Keeps a deferred call. */
+  add(approval: StoredApproval): void {
+    const batch = this.#batches.get(approval.batchId) ?? this.#batches.set(approval.batchId, new Map()).get(approval.batchId)!;
+    batch.set(approval.callId, approval);
+  }
+
+  /** The pending approvals (of one batch), in batch and call order. */
+  list(batchId?: string): StoredApproval[] {
+    const batches = batchId === undefined ? [...this.#batches.values()] : [this.#batches.get(batchId) ?? new Map()];
+    return batches.flatMap((b) => [...b.values()].sort((x, y) => x.index - y.index));
+  }
+
+  /** How many calls wait, in every batch. */
+  get size(): number {
+    let n = 0;
+    for (const b of this.#batches.values()) n += b.size;
+    return n;
+  }
+
+  /**
+   * Checks `decisions` against the open batch and takes the decided calls out
+   * (at once, so a second decide of the same call cannot take it again). Any
+   * problem throws before anything is taken: not_found for a batch with
+   * nothing pending or a call that is not pending, invalid_input for a
+   * malformed decision.
+   */
+  take(batchId: string, decisions: unknown): TakenApproval[] {
+    const batch = typeof batchId === 'string' ? this.#batches.get(batchId) : undefined;
+    if (batch === undefined)
+      throw new AgtError(
+        'not_found',
+        `batch "${String(batchId)}" has no pending approvals in this run (decided already, or never deferred)`,
+        {
+          details: { batchId },
+        },
+      );
+    if (!isPlainObject(decisions) || Object.keys(decisions).length === 0)
+      throw new AgtError(
+        'invalid_input',
+        'decide needs { [callId]: { approve: true } | { approve: false, reason? } } for at least one pending call',
+      );
+    const taken: TakenApproval[] = [];
+    for (const [callId, decision] of Object.entries(decisions)) {
+      const approval = batch.get(callId);
+      if (approval === undefined)
+        throw new AgtError('not_found', `call "${callId}" of batch "${batchId}" is not pending (decided already, or never deferred)`, {
+          details: { batchId, callId },
+        });
+      taken.push({ approval, decision: checkDecision(callId, decision) });
+    }
+    for (const { approval } of taken) batch.delete(approval.callId);
+    if (batch.size === 0) this.#batches.delete(batchId);
+    return taken.sort((x, y) => x.approval.index - y.approval.index);
+  }
+
+  /** Puts taken approvals back (their decision could not be recorded). */
+  restore(taken: readonly TakenApproval[]): void {
+    for (const { approval } of taken) this.add(approval);
+  }
+
+  /** Forgets every pending approval (the run closed). */
+  clear(): void {
+    this.#batches.clear();
+  }
+}
+
+function checkDecision(callId: string, decision: unknown): ApprovalDecision {
+  const d = decision as { approve?: unknown; reason?: unknown } | null;
+  if (!isPlainObject(d) || typeof d.approve !== 'boolean' || (d.reason !== undefined && typeof d.reason !== 'string'))
+    throw new AgtError(
+      'invalid_input',
+      `the decision for call "${callId}" must be { approve: true } or { approve: false, reason?: string }`,
+      {
+        details: { callId },
+      },
+    );
+  return d.approve ? { approve: true } : { approve: false, ...defined({ reason: d.reason as string | undefined }) };
+}
+
+const KINDS: readonly string[] = ['mcp', 'framework', 'delegate'];
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+
+/** True for a stored approval as suspend() writes it (resume checks every field it reads). */
+export function isStoredApproval(value: unknown): value is StoredApproval {
+  const a = value as Partial<Record<keyof StoredApproval, unknown>> | null;
+  return (
+    isPlainObject(a) &&
+    typeof a.batchId === 'string' &&
+    typeof a.callId === 'string' &&
+    Number.isInteger(a.index) &&
+    typeof a.tool === 'string' &&
+    KINDS.includes(a.kind as string) &&
+    optionalString(a.mount) &&
+    optionalString(a.remoteTool) &&
+    optionalString(a.reason) &&
+    (a.annotations === undefined || isPlainObject(a.annotations)) &&
+    isPlainObject(a.arguments) &&
+    typeof a.by === 'string' &&
+    typeof a.toolHash === 'string' &&
+    typeof a.deferredAt === 'string' &&
+    !Number.isNaN(Date.parse(a.deferredAt)) &&
+    typeof a.expiresAt === 'string' &&
+    !Number.isNaN(Date.parse(a.expiresAt))
+  );
+}
