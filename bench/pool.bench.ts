@@ -9,12 +9,15 @@
  *   with exactly one server process.
  * - Memory: the host's RSS plus its servers' RSS with 100 runs × 4 pooled
  *   mounts open, against one run with the same 4 mounts. Target: ≤ 1.2×.
+ * - Durable approvals: suspend with 8 pending + resume + decide against
+ *   suspend + resume (approvals.bench.ts). Target: ≤ 1.2×.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpPool, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../src/index.js';
+import { approvalRows } from './approvals.bench.js';
 import { type BenchReport, median } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -96,6 +99,12 @@ export async function runPoolBench(): Promise<BenchReport> {
       detail: `${ratio.toFixed(2)}×`,
     });
     targets.push({ name: 'those 100 runs use exactly one server process', ok: processes === 1, detail: `${processes} started` });
+    const approvals = await approvalRows(one.service, shared, dir);
+    targets.push({
+      name: 'suspend with 8 pending approvals + resume + decide ≤ 1.2× suspend + resume',
+      ok: approvals.ratio <= 1.2,
+      detail: `${approvals.ratio.toFixed(2)}×`,
+    });
     const memory = await memoryRows(dir, policy);
     targets.push({
       name: 'RSS (host + servers) of 100 runs × 4 pooled mounts ≤ 1.2× one run with the same 4 mounts',
@@ -118,6 +127,8 @@ export async function runPoolBench(): Promise<BenchReport> {
       `| 100 concurrent runs, 10 calls each | ${ms(median(many))} |`,
       '',
       `100 runs / one run: ${ratio.toFixed(2)}×; server processes started: ${processes}.`,
+      '',
+      ...approvals.rows,
     ].join('\n');
     return { title: 'McpPool (issue 24)', markdown, targets };
   } finally {

@@ -9,7 +9,7 @@ import type { ConnectOptions } from '../mcp/connect.js';
 import { authFor, type ConnectSettings } from '../mcp/settings.js';
 import { resolveServerConfig } from '../resources/variables.js';
 import { canonicalHash } from '../schema/canonical.js';
-import type { LeaseRequest } from './pool.js';
+import type { LeaseRequest } from './types.js';
 import { identityOf } from './routing.js';
 
 /** The run's auth and variables for this mount, else the pool's. */

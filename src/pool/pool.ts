@@ -12,103 +12,27 @@
 import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
-import type { RawTool } from '../mcp/lists.js';
-import type { ConnectSettings } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { connectDefaults, keyOf } from './key.js';
 import { type ServerRequestRouter, routedHandlers } from './routing.js';
-
-/** Options of {@link McpPool}: its ConnectSettings (a run's own auth and variables win for its leases), and its bounds. */
-export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 'sampling'> {
-  service: ResourceService;
-  registry?: ToolSchemaRegistry;
-  /** How long a connection without leases stays open. Default 300,000 (5 min). */
-  idleMs?: number;
-  /** Connections kept open at most; beyond it the least recently used idle one closes (a leased one never). Default 64. */
-  maxConnections?: number;
-  /** After `failures` failed starts in a row, a key fails fast with `server_unavailable` for `coolDownMs`. Default 3 and 30,000. */
-  breaker?: { failures?: number; coolDownMs?: number };
-}
-
-/** What a run asks the pool for: one mount's connection, in its scope. */
-export interface LeaseRequest {
-  reference: string;
-  revision: number;
-  document: McpDocument;
-  /** The isolation scope (a tenant, a user); runs share only within one. */
-  scope: string;
-  /** The leasing run's id: a config with `"shared": false` gets a connection per owner. */
-  owner: string;
-  /** The run's connect options for this mount (auth, variables, server-request handlers). */
-  connect: ConnectOptions;
-  /** True while the leasing run has calls in flight on this connection (server requests are routed by it). */
-  busy(): boolean;
-}
-
-/** A leased connection; `release()` gives it back (once; later calls do nothing). */
-export interface McpLease {
-  readonly connection: McpConnection;
-  readonly key: string;
-  /** The server's tools, listed once per connection and again after it announces a tools change. */
-  listTools(): Promise<RawTool[]>;
-  release(): Promise<void>;
-}
-
-/** One key's state, for hosts' dashboards. No values. */
-export interface PoolKeyStats {
-  key: string;
-  reference: string;
-  scope: string;
-  /** `failed`: its last start failed; `unavailable`: the breaker is open (leases fail fast with server_unavailable). */
-  state: 'starting' | 'open' | 'idle' | 'closed' | 'failed' | 'unavailable';
-  leases: number;
-  starts: number;
-  /** Starts after its server died or closed (the next lease started it again). */
-  restarts: number;
-  lastErrorCode?: string;
-}
-
-/** The pool's state. */
-export interface PoolStats {
-  connections: number;
-  leases: number;
-  keys: PoolKeyStats[];
-}
-
-interface Entry {
-  key: string;
-  reference: string;
-  scope: string;
-  revision: number;
-  /** A newer revision of its config was leased in its scope: it closes with its last lease. */
-  superseded?: boolean;
-  connection?: McpConnection;
-  starting?: Promise<McpConnection>;
-  routers: Set<ServerRequestRouter>;
-  starts: number;
-  restarts: number;
-  /** Failed starts in a row, and until when the breaker is open. */
-  failures: number;
-  openUntil?: number;
-  lastErrorCode?: string;
-  lastUsed: number;
-  /** The tool list, shared by the leases until the server announces a tools change. */
-  tools?: Promise<RawTool[]>;
-  idleTimer?: NodeJS.Timeout;
-}
+import { type PoolEvent, recordPoolEvent } from './events.js';
+import { type Entry, type LeaseRequest, type McpLease, type McpPoolOptions, type PoolKeyStats, type PoolStats, stateOf } from './types.js';
+import { setTimeout as delay } from 'node:timers/promises';
 
 const DEFAULT_IDLE_MS = 300_000;
 const DEFAULT_MAX_CONNECTIONS = 64;
 const BREAKER_FAILURES = 3;
 const BREAKER_COOL_DOWN_MS = 30_000;
+const BACKOFF_MS = 100;
 
 /** Shares MCP connections between runs within a scope (`NativeRun.start({ pool, scope })`). */
 export class McpPool implements AsyncDisposable {
   readonly #options: McpPoolOptions;
   readonly #registry: ToolSchemaRegistry;
   readonly #entries = new Map<string, Entry>();
+  readonly #closing = new AbortController();
   #closed = false;
 
   constructor(options: McpPoolOptions) {
@@ -146,9 +70,11 @@ export class McpPool implements AsyncDisposable {
     let entry = this.#entries.get(key);
     if (entry?.connection?.closed) {
       // A dead server is started again by this lease (its runs' calls failed with connection_closed).
+      this.#emit(entry, 'closed', { reason: 'died' });
       delete entry.connection;
       delete entry.tools;
       entry.restarts += 1;
+      entry.restarting = true;
     }
     if (entry === undefined) {
       entry = {
@@ -207,7 +133,7 @@ export class McpPool implements AsyncDisposable {
       (e) => e.reference === newer.reference && e.scope === newer.scope && e.revision < newer.revision,
     );
     for (const e of older) e.superseded = true;
-    await Promise.all(older.filter((e) => e.routers.size === 0 && e.starting === undefined).map((e) => this.#close(e)));
+    await Promise.all(older.filter((e) => e.routers.size === 0 && e.starting === undefined).map((e) => this.#close(e, 'superseded')));
   }
 
   // A key without a connection or leases is kept while its breaker may matter, then forgotten.
@@ -219,22 +145,30 @@ export class McpPool implements AsyncDisposable {
   }
 
   async #start(entry: Entry, document: McpDocument, connect: ConnectOptions, declared: ConnectOptions): Promise<McpConnection> {
-    entry.starts += 1;
+    const breaker = this.#options.breaker ?? {};
+    const coolDownMs = breaker.coolDownMs ?? BREAKER_COOL_DOWN_MS;
     try {
+      if (entry.failures > 0) await this.#backoff(Math.min(coolDownMs, (breaker.backoffMs ?? BACKOFF_MS) * 2 ** (entry.failures - 1)));
+      entry.starts += 1;
       // Server requests go to the one run with calls in flight on this connection (routing.ts), never to another's user.
       const connection = await connectMcp(document, { ...connect, ...routedHandlers(entry.routers, declared) });
       entry.connection = connection;
       connection.onListChanged((kind) => kind === 'tools' && delete entry.tools);
+      this.#emit(entry, entry.restarting === true ? 'restarted' : 'started');
+      delete entry.restarting;
       delete entry.lastErrorCode;
       entry.failures = 0;
       delete entry.openUntil;
       await this.#evictBeyondLimit();
       return connection;
     } catch (error) {
-      entry.lastErrorCode = (error as { code?: string }).code ?? 'connection_closed';
+      const code = (error as { code?: string }).code ?? 'connection_closed';
+      entry.lastErrorCode = code;
       entry.failures += 1;
-      if (entry.failures >= (this.#options.breaker?.failures ?? BREAKER_FAILURES)) {
-        entry.openUntil = Date.now() + (this.#options.breaker?.coolDownMs ?? BREAKER_COOL_DOWN_MS);
+      this.#emit(entry, 'start_failed', { code });
+      if (entry.failures >= (breaker.failures ?? BREAKER_FAILURES)) {
+        entry.openUntil = Date.now() + coolDownMs;
+        this.#emit(entry, 'breaker_open', { code });
       }
       throw error;
     } finally {
@@ -242,15 +176,37 @@ export class McpPool implements AsyncDisposable {
     }
   }
 
+  // Waits before a start that follows a failed one; pool.close() ends the wait (the lease fails with connection_closed).
+  async #backoff(ms: number): Promise<void> {
+    try {
+      await delay(ms, undefined, { signal: this.#closing.signal, ref: false });
+    } catch {
+      throw new AgtError('connection_closed', 'the pool is closed');
+    }
+  }
+
+  #emit(entry: Entry, action: PoolEvent['action'], extra: Pick<PoolEvent, 'reason' | 'code'> = {}): void {
+    recordPoolEvent(this.#options.audit, {
+      type: 'pool_connection',
+      at: new Date().toISOString(),
+      action,
+      ...extra,
+      reference: entry.reference,
+      scope: entry.scope,
+      key: entry.key,
+      starts: entry.starts,
+    });
+  }
+
   async #release(entry: Entry, router: ServerRequestRouter): Promise<void> {
     entry.routers.delete(router);
     entry.lastUsed = Date.now();
     if (entry.routers.size > 0 || this.#entries.get(entry.key) !== entry) return;
     if (this.#closed || entry.superseded || entry.connection?.closed) {
-      await this.#close(entry);
+      await this.#close(entry, entry.superseded ? 'superseded' : undefined);
       return;
     }
-    entry.idleTimer = setTimeout(() => void this.#close(entry), this.#options.idleMs ?? DEFAULT_IDLE_MS);
+    entry.idleTimer = setTimeout(() => void this.#close(entry, 'idle'), this.#options.idleMs ?? DEFAULT_IDLE_MS);
     entry.idleTimer.unref(); // an idle pool never keeps the host alive
     await this.#evictBeyondLimit();
   }
@@ -261,7 +217,7 @@ export class McpPool implements AsyncDisposable {
     const open = [...this.#entries.values()].filter((e) => e.connection !== undefined);
     if (open.length <= limit) return;
     const idle = open.filter((e) => e.routers.size === 0).sort((a, b) => a.lastUsed - b.lastUsed);
-    await Promise.all(idle.slice(0, open.length - limit).map((e) => this.#close(e)));
+    await Promise.all(idle.slice(0, open.length - limit).map((e) => this.#close(e, 'evicted')));
   }
 
   #drop(entry: Entry): undefined {
@@ -270,9 +226,14 @@ export class McpPool implements AsyncDisposable {
     return undefined;
   }
 
-  async #close(entry: Entry): Promise<void> {
+  // Closes a key's connection and tells the audit why (a server found dead: `died`).
+  async #close(entry: Entry, why?: 'idle' | 'superseded' | 'evicted' | 'pool_closed'): Promise<void> {
     this.#drop(entry);
-    await entry.connection?.close();
+    const connection = entry.connection;
+    if (connection === undefined) return;
+    if (connection.closed) this.#emit(entry, 'closed', { reason: 'died' });
+    else if (why !== undefined) this.#emit(entry, why === 'evicted' ? 'evicted' : 'closed', why === 'evicted' ? {} : { reason: why });
+    await connection.close();
   }
 
   /** Per key: state, leases, starts, the last error code. */
@@ -297,18 +258,13 @@ export class McpPool implements AsyncDisposable {
   /** Closes every connection (leased ones too: their runs' calls then fail with connection_closed) and ends their process trees. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const entries = [...this.#entries.values()];
-    await Promise.all(entries.map(async (e) => (await e.starting?.catch(() => undefined), this.#close(e))));
+    await Promise.all(entries.map(async (e) => (await e.starting?.catch(() => undefined), this.#close(e, 'pool_closed'))));
   }
 
   /** `await using pool = new McpPool(…)` closes it at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-function stateOf(e: Entry): PoolKeyStats['state'] {
-  if (e.connection !== undefined) return e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle';
-  if (e.starting !== undefined) return 'starting';
-  return e.openUntil !== undefined && Date.now() < e.openUntil ? 'unavailable' : 'failed';
 }

@@ -10,7 +10,7 @@ import { type AgtError, contentText, isAgtError, readToolError } from '../errors
 import { failureOf, outputContent } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
-import { abortable, cancelledResult, failed, failedResult, okResult, wasAborted, withIds } from './stages.js';
+import { abortable, cancelledResult, failed, failedResult, NEVER_ABORTED, okResult, wasAborted, withIds } from './stages.js';
 import type { ProgressEvent, ResultError, ToolResult } from './types.js';
 import { defined } from '../json.js';
 
@@ -19,8 +19,8 @@ export interface ExecuteContext {
   runId: string;
   agent: string;
   framework: FrameworkContext;
-  /** Mounts whose server died during this run. */
-  brokenMounts: Set<string>;
+  /** Mounts whose server died during this run, with the code their calls fail with (connection_closed, or why a restart failed). */
+  brokenMounts: Map<string, string>;
   /** The run's calls in flight, per mount (told to elicitation and sampling handlers). */
   inFlight: Map<string, Set<string>>;
   /** Aborted when the run or this batch is cancelled. */
@@ -56,10 +56,14 @@ export async function execute(callId: string, route: Route, args: Record<string,
 
 async function executeMcp(id: string, route: McpRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
   if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
-    ctx.brokenMounts.add(route.mount);
+    const code = ctx.brokenMounts.get(route.mount) ?? 'connection_closed';
+    ctx.brokenMounts.set(route.mount, code);
     return failed(id, 'tool_failed', {
-      code: 'connection_closed',
-      message: `the server of mount "${route.mount}" is not running; it is loaded again by the next run`,
+      code,
+      message:
+        code === 'connection_closed'
+          ? `the server of mount "${route.mount}" is not running; it is loaded again at the next batch boundary (pooled runs) or by the next run`
+          : `the server of mount "${route.mount}" went away and could not be started again (${code}); its calls fail until it can`,
     }).result;
   }
   const inFlight = ctx.inFlight.get(route.mount) ?? ctx.inFlight.set(route.mount, new Set()).get(route.mount)!;
@@ -67,7 +71,8 @@ async function executeMcp(id: string, route: McpRoute, args: Record<string, unkn
   try {
     const onProgress = ctx.onProgress;
     const result = await route.connection.callTool(route.remoteTool, args, {
-      signal: ctx.signal,
+      // NEVER_ABORTED is shared by every run: hooking each call to it would only pile up listeners.
+      ...(ctx.signal === NEVER_ABORTED ? {} : { signal: ctx.signal }),
       timeoutMs: ctx.callTimeoutMs,
       ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, toolCallId: id, tool: route.name, ...p }) } : {}),
     });
@@ -75,7 +80,7 @@ async function executeMcp(id: string, route: McpRoute, args: Record<string, unkn
     return okResult(id, { content: result.content, ...defined({ structuredContent: result.structuredContent, _meta: result._meta }) });
   } catch (error) {
     const code = isAgtError(error) ? error.code : 'tool_failed';
-    if (code === 'connection_closed') ctx.brokenMounts.add(route.mount);
+    if (code === 'connection_closed') ctx.brokenMounts.set(route.mount, code);
     // A protocol_error's message and reason are our own words about the server's answer (never its values).
     const reason = isAgtError(error) && code === 'protocol_error' ? error.details?.reason : undefined;
     if (reason === 'server_error') {

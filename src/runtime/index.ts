@@ -22,6 +22,7 @@ export type {
   BeforeHook,
   CallIdentity,
   RefreshEvent,
+  RefreshTrigger,
   ToolCallEvent,
   DelegateTool,
   PendingApproval,

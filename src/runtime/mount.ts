@@ -44,7 +44,7 @@ async function ownConnection(_reference: string, record: { data: unknown }, opti
   return { connection, release: () => connection.close() };
 }
 
-/** Loads one mount: connect, list, compile, route. Closes the connection if anything fails. */
+/** Loads one mount as stored now: connect, list, compile, route. Closes the connection if anything fails. */
 export async function loadMount(reference: string, ctx: MountContext, notices: string[]): Promise<LoadedMount> {
   let record;
   try {
@@ -52,6 +52,20 @@ export async function loadMount(reference: string, ctx: MountContext, notices: s
   } catch (error) {
     throw mountFailed(reference, error);
   }
+  return openMount(reference, record, ctx, notices);
+}
+
+/** Opens a mount of a pooled run again after its server died: the same revision, so the same pool key (the pool restarts it). */
+export function reopenMount(dead: LoadedMount, ctx: MountContext, notices: string[]): Promise<LoadedMount> {
+  return openMount(dead.reference, { revision: dead.revision, data: dead.data }, ctx, notices);
+}
+
+async function openMount(
+  reference: string,
+  record: { revision: number; data: unknown },
+  ctx: MountContext,
+  notices: string[],
+): Promise<LoadedMount> {
   let opened: OpenedConnection | undefined;
   let unwatch: (() => void) | undefined;
   let released = false;
@@ -65,11 +79,14 @@ export async function loadMount(reference: string, ctx: MountContext, notices: s
     opened = await (ctx.open ?? ownConnection)(reference, record, { registry: ctx.registry, ...ctx.connectOptions(reference) });
     const connection = opened.connection;
     unwatch = ctx.watch?.(reference, connection);
-    const tools = await (opened.listTools ? opened.listTools() : connection.listTools());
+    const listTools = opened.listTools ?? (() => connection.listTools());
+    const tools = await listTools();
     return {
       reference,
       revision: record.revision,
+      data: record.data,
       connection,
+      listTools,
       release,
       ...routesOf(reference, tools, connection, ctx.registry, notices),
     };
@@ -79,10 +96,10 @@ export async function loadMount(reference: string, ctx: MountContext, notices: s
   }
 }
 
-/** Lists a loaded mount's tools again on its live connection (the server announced a change). */
+/** Lists a loaded mount's tools again on its live connection (the server announced a change); a pooled list is listed once per connection. */
 export async function relistMount(live: LoadedMount, registry: ToolSchemaRegistry, notices: string[]): Promise<LoadedMount> {
   try {
-    const raw = await live.connection.listTools();
+    const raw = await live.listTools();
     return { ...live, ...routesOf(live.reference, raw, live.connection, registry, notices) };
   } catch (error) {
     throw mountFailed(live.reference, error);

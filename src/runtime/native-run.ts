@@ -24,11 +24,11 @@ import { OpenApprovals, pendingView } from './approvals.js';
 import { batchRejection, checkBatch } from './batch-check.js';
 import { decideCalls } from './decide.js';
 import { type CallContext, processCall } from './call.js';
-import { mapLimit, RunAudit } from './run-audit.js';
+import { callContext, type RunParts } from './call-context.js';
+import { mapLimit, RunAudit, type RefreshCause } from './run-audit.js';
 import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
 import { resolveLimits, type RunLimits } from './limits.js';
-import { NEVER_ABORTED } from './stages.js';
-import { fingerprintMismatch, RUN_FORMAT_VERSION, type RunStore, suspendedState } from './run-store.js';
+import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
 import {
   approvalTtl,
   buildContext,
@@ -52,15 +52,14 @@ export class NativeRun {
   readonly #registry: ToolSchemaRegistry;
   readonly #wiring: RunWiring;
   readonly #stale: Map<string, Set<ListChangedKind>>;
-  readonly #prober: McpProber;
   readonly #seen = new Set<string>();
-  readonly #broken = new Set<string>();
+  readonly #broken = new Map<string, string>();
   #refreshPending = false;
   #closed = false;
   readonly #limits: RunLimits;
   readonly #audit: RunAudit;
-  readonly #callMs: number;
-  readonly #approvalTtlMs: number;
+  /** What every batch's call context is built from. */
+  readonly #parts: RunParts;
   readonly #approvals = new OpenApprovals();
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
@@ -80,9 +79,17 @@ export class NativeRun {
     this.#stale = parts.stale;
     this.#limits = resolveLimits(options.limits);
     this.#audit = new RunAudit(options.audit, this.id, this.agent);
-    this.#callMs = runTimeouts(options).callMs;
-    this.#approvalTtlMs = approvalTtl(options);
-    this.#prober = new McpProber(proberOptions(options, parts.wiring, parts.registry));
+    this.#parts = {
+      runId: this.id,
+      agent: this.agent,
+      options,
+      limits: this.#limits,
+      callTimeoutMs: runTimeouts(options).callMs,
+      approvalTtlMs: approvalTtl(options),
+      prober: new McpProber(proberOptions(options, parts.wiring, parts.registry)),
+      brokenMounts: this.#broken,
+      inFlight: parts.wiring.inFlight,
+    };
   }
 
   /** Reads the agent, connects its mounts, lists and compiles their tools, and freezes the snapshot (B1). */
@@ -205,61 +212,42 @@ export class NativeRun {
     const pending = this.pendingApprovals(batchId);
     const base: BatchResult = pending.length > 0 ? { results, pending } : { results };
     const framework = this.#refreshPending;
-    if (!framework && this.#stale.size === 0) return base;
+    // A pooled mount whose server died is leased again (the pool starts it once for all its runs).
+    const dead = this.#options.pool ? [...this.#snapshot.loaded.values()].filter((m) => m.connection.closed).map((m) => m.reference) : [];
+    if (!framework && this.#stale.size === 0 && dead.length === 0) return base;
     const stale = new Map(this.#stale);
     this.#stale.clear();
     this.#refreshPending = false;
-    return { ...base, refresh: await this.#refresh(framework, stale) };
+    const before = dead.map((m) => this.#broken.get(m));
+    const refresh = await this.#refresh({ framework, stale, reopen: dead });
+    // A restart that fails again for the same reason is not news for the model.
+    const repeated =
+      !framework && stale.size === 0 && refresh.status === 'failed' && dead.every((m, i) => this.#broken.get(m) === before[i]);
+    return repeated ? base : { ...base, refresh };
   }
 
   #callContext(batchId: string, snapshot: SnapshotState, batchSignal: AbortSignal | undefined): CallContext {
-    const o = this.#options;
-    const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
-    return {
-      runId: this.id,
-      agent: this.agent,
-      batchId,
-      policy: o.policy,
-      before: o.hooks?.before ?? [],
-      after: o.hooks?.after ?? [],
-      audit: o.audit,
-      limits: this.#limits,
-      approvalTtlMs: this.#approvalTtlMs,
-      framework: { service: o.service, prober: this.#prober, agent: this.agent },
-      brokenMounts: this.#broken,
-      inFlight: this.#wiring.inFlight,
-      signal: signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals),
-      callTimeoutMs: this.#callMs,
-      onProgress: o.onProgress,
-      onFrameworkChange: (outcome) => {
-        if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refreshPending = true; // F1; other writes: F8
-      },
-    };
+    return callContext(this.#parts, batchId, batchSignal, (outcome) => {
+      if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refreshPending = true; // F1; other writes: F8
+    });
   }
 
-  async #refresh(framework: boolean, stale: ReadonlyMap<string, ReadonlySet<ListChangedKind>>): Promise<BatchResult['refresh']> {
+  async #refresh(cause: RefreshCause): Promise<NonNullable<BatchResult['refresh']>> {
     const o = this.#options;
     const ctx = buildContext(o, { registry: this.#registry, wiring: this.#wiring, stale: this.#stale });
-    const relist = new Set(stale.keys());
+    const relist = new Set(cause.stale.keys());
     const started = performance.now();
-    const outcome = framework
+    const outcome = cause.framework
       ? await refreshSnapshot(this.#snapshot, this.agent, { ...ctx, frameworkFor: frameworkToolsFor }, relist)
-      : await relistSnapshot(this.#snapshot, relist, ctx); // F8: a list change never reads the stored configuration
+      : await relistSnapshot(this.#snapshot, relist, ctx, new Set(cause.reopen)); // F8: never reads the stored configuration
+    if (!outcome.ok) for (const mount of cause.reopen) this.#broken.set(mount, outcome.error.code); // their calls fail with why
     if (outcome.ok) {
       const old = this.#snapshot;
       this.#snapshot = outcome.snapshot; // F3: switch only when everything is ready
       for (const mount of outcome.snapshot.loaded.keys()) this.#broken.delete(mount);
       await closeUnused(old, outcome.snapshot);
     }
-    const figures = outcome.ok
-      ? {
-          ok: true as const,
-          fingerprint: outcome.snapshot.fingerprint,
-          tools: outcome.snapshot.aliases.length,
-          mounts: outcome.snapshot.mounts.length,
-        }
-      : { ok: false as const, error: outcome.error };
-    return this.#audit.refresh(framework, stale, figures, started);
+    return this.#audit.refresh(cause, outcome, started);
   }
 
   /** The resources a mount's server lists (all pages; [] when it declares none). Only the run's own mounts (G3). */
@@ -295,18 +283,7 @@ export class NativeRun {
    * run last wrote or resumed from (revision_conflict when another host wrote it since).
    */
   async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
-    const s = this.#snapshot;
-    const pending = this.#approvals.list();
-    const state: SuspendedRun = {
-      version: pending.length > 0 ? RUN_FORMAT_VERSION : 1, // without approvals, readable by 0.2 hosts too
-      runId: this.id,
-      agent: this.agent,
-      fingerprint: s.fingerprint,
-      settingsHash: s.settingsHash,
-      mountsHash: s.mountsHash,
-      seenBatchIds: [...this.#seen],
-      ...(pending.length > 0 ? { pending } : {}),
-    };
+    const state = suspendedStateOf(this, this.#snapshot, this.#seen, this.#approvals.list());
     if (options.store) {
       const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
       this.#store = options.store;

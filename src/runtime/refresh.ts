@@ -9,7 +9,7 @@
 import { AgtError, isAgtError } from '../errors.js';
 import type { FrameworkTool } from '../framework/tools.js';
 import { readAgent, type StoredAgentData } from '../resources/agent-data.js';
-import { type MountContext, loadMount, relistMount } from './mount.js';
+import { type MountContext, loadMount, relistMount, reopenMount } from './mount.js';
 import { accessOf, assembleSnapshot, type LoadedMount, type SnapshotState } from './snapshot.js';
 import type { DelegateTool } from './types.js';
 
@@ -106,23 +106,39 @@ export async function refreshSnapshot(
 }
 
 /**
- * Lists the tools of `relist` again on their live connections, keeping
- * everything else of `current` as it is: no stored configuration is read, so
- * writes by others are never picked up this way (F8).
+ * Lists the tools of `relist` again on their live connections, and opens the
+ * mounts of `reopen` (pooled, their server died) again at the same revision,
+ * keeping everything else of `current` as it is: no stored configuration is
+ * read, so writes by others are never picked up this way (F8).
  */
-export async function relistSnapshot(current: SnapshotState, relist: ReadonlySet<string>, ctx: BuildContext): Promise<RefreshOutcome> {
+export async function relistSnapshot(
+  current: SnapshotState,
+  relist: ReadonlySet<string>,
+  ctx: BuildContext,
+  reopen: ReadonlySet<string> = new Set(),
+): Promise<RefreshOutcome> {
+  const notices: string[] = [];
+  const entries = await Promise.allSettled(
+    [...current.loaded].map(async ([reference, mount]) => {
+      if (reopen.has(reference)) return [reference, await reopenMount(mount, ctx, notices)] as const; // the pool starts it again
+      return [reference, relist.has(reference) ? await relistMount(mount, ctx.registry, notices) : mount] as const;
+    }),
+  );
+  // F4 on failure: the old snapshot stays, and what was opened again is given back.
+  const failure = async (error: unknown): Promise<RefreshOutcome> => {
+    const opened = entries.flatMap((e) => (e.status === 'fulfilled' && reopen.has(e.value[0]) ? [e.value[1]] : []));
+    await Promise.all(opened.map((m) => m.release()));
+    return { ok: false, error: isAgtError(error) ? error : new AgtError('connection_closed', 'the refresh failed') };
+  };
+  const rejected = entries.find((e) => e.status === 'rejected');
+  if (rejected !== undefined) return failure(rejected.reason);
   try {
-    const notices: string[] = [];
-    const entries = await Promise.all(
-      [...current.loaded].map(
-        async ([reference, mount]) => [reference, relist.has(reference) ? await relistMount(mount, ctx.registry, notices) : mount] as const,
-      ),
-    );
+    const loaded = new Map(entries.map((e) => (e as PromiseFulfilledResult<readonly [string, LoadedMount]>).value));
     const snapshot = assembleSnapshot({
       settings: current.settings,
       access: current.access,
       skills: current.skills,
-      loaded: new Map(entries),
+      loaded,
       framework: current.framework,
       delegates: ctx.delegates,
       registry: ctx.registry,
@@ -130,7 +146,7 @@ export async function relistSnapshot(current: SnapshotState, relist: ReadonlySet
     });
     return { ok: true, snapshot };
   } catch (error) {
-    return { ok: false, error: isAgtError(error) ? error : new AgtError('connection_closed', 'the refresh failed') };
+    return failure(error);
   }
 }
 

@@ -6,11 +6,18 @@
  */
 import type { ListChangedKind } from '../mcp/connection.js';
 import { recordSafely } from './call.js';
+import type { RunSnapshot } from './snapshot.js';
 import type { AuditSink, BatchResult, ToolResult } from './types.js';
 
-/** What a refresh came to: the new snapshot's figures, or the error that kept the old one. */
-export type RefreshOutcome =
-  { ok: true; fingerprint: string; tools: number; mounts: number } | { ok: false; error: { code: string; message: string } };
+/** Why a batch boundary refreshes: the run's own framework change (F1), list changes announced (by mount), pooled mounts whose server died. */
+export interface RefreshCause {
+  framework: boolean;
+  stale: ReadonlyMap<string, ReadonlySet<ListChangedKind>>;
+  reopen: readonly string[];
+}
+
+/** What a refresh came to: the new snapshot, or the error that kept the old one. */
+export type RefreshOutcome = { ok: true; snapshot: RunSnapshot } | { ok: false; error: { code: string; message: string } };
 
 /** The batch and refresh events of one run. */
 export class RunAudit {
@@ -53,14 +60,10 @@ export class RunAudit {
   }
 
   /** A refresh at a batch boundary (F1–F4); returns what the model is told. */
-  async refresh(
-    framework: boolean,
-    stale: ReadonlyMap<string, ReadonlySet<ListChangedKind>>,
-    outcome: RefreshOutcome,
-    startedAt: number,
-  ): Promise<NonNullable<BatchResult['refresh']>> {
-    const message = refreshMessage(framework, stale, outcome);
-    const trigger = framework ? 'framework_change' : 'list_changed';
+  async refresh(cause: RefreshCause, outcome: RefreshOutcome, startedAt: number): Promise<NonNullable<BatchResult['refresh']>> {
+    const { framework, stale, reopen } = cause;
+    const message = refreshMessage(cause, outcome);
+    const trigger = framework ? 'framework_change' : stale.size > 0 ? 'list_changed' : 'reconnect';
     const status = outcome.ok ? 'applied' : 'failed';
     await recordSafely(this.#sink, {
       type: 'refresh',
@@ -69,23 +72,26 @@ export class RunAudit {
       status,
       message,
       durationMs: performance.now() - startedAt,
-      ...(stale.size > 0 ? { mounts: [...stale.keys()] } : {}),
-      ...(outcome.ok ? { fingerprint: outcome.fingerprint } : { code: outcome.error.code }),
+      ...(stale.size + reopen.length > 0 ? { mounts: [...new Set([...stale.keys(), ...reopen])] } : {}),
+      ...(outcome.ok ? { fingerprint: outcome.snapshot.fingerprint } : { code: outcome.error.code }),
     });
     return { status, message, trigger };
   }
 }
 
 // What the model and the audit are told of a refresh (F4: a failure says the previous tools stay).
-function refreshMessage(framework: boolean, stale: ReadonlyMap<string, ReadonlySet<ListChangedKind>>, outcome: RefreshOutcome): string {
+function refreshMessage({ framework, stale, reopen }: RefreshCause, outcome: RefreshOutcome): string {
   const announced = [...stale].map(([mount, kinds]) => `${mount} (${[...kinds].join(', ')})`).join('; ');
+  const gone = reopen.join(', ');
   if (outcome.ok) {
-    const loaded = `${outcome.tools} tools from ${outcome.mounts} mounts`;
-    return framework ? `tools reloaded: ${loaded}` : `tools reloaded after a list change announced by ${announced}: ${loaded}`;
+    const loaded = `${outcome.snapshot.aliases.length} tools from ${outcome.snapshot.mounts.length} mounts`;
+    if (framework) return `tools reloaded: ${loaded}`;
+    return stale.size > 0 ? `tools reloaded after a list change announced by ${announced}: ${loaded}` : `reconnected ${gone}: ${loaded}`;
   }
-  return framework
-    ? `configuration saved, but loading failed: ${outcome.error.message}`
-    : `${announced} announced a list change, but reloading failed: ${outcome.error.message}; the previous tools stay`;
+  if (framework) return `configuration saved, but loading failed: ${outcome.error.message}`;
+  return stale.size > 0
+    ? `${announced} announced a list change, but reloading failed: ${outcome.error.message}; the previous tools stay`
+    : `the server of ${gone} went away and could not be started again: ${outcome.error.message}; its tools stay listed and fail until it can`;
 }
 
 /** Runs `fn` over `items` with at most `limit` at once; results in item order. */

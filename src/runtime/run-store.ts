@@ -8,7 +8,7 @@
 import { AgtError } from '../errors.js';
 import { checkExpectedRevision, expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
-import { isStoredApproval } from './approvals.js';
+import { isStoredApproval, type StoredApproval } from './approvals.js';
 
 /** The newest format of SuspendedRun this version reads and writes (2: with pending approvals; 1 is read too, and written without them). */
 export const RUN_FORMAT_VERSION = 2;
@@ -132,6 +132,25 @@ export class MemoryRunStore implements RunStore {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** The JSON state of a run: format 1, or 2 when calls wait for an approval (so an older host refuses it rather than drop them). */
+export function suspendedStateOf(
+  run: { id: string; agent: string },
+  snapshot: Pick<SuspendedRun, 'fingerprint' | 'settingsHash' | 'mountsHash'>,
+  seen: Iterable<string>,
+  pending: StoredApproval[],
+): SuspendedRun {
+  return {
+    version: pending.length > 0 ? RUN_FORMAT_VERSION : 1,
+    runId: run.id,
+    agent: run.agent,
+    fingerprint: snapshot.fingerprint,
+    settingsHash: snapshot.settingsHash,
+    mountsHash: snapshot.mountsHash,
+    seenBatchIds: [...seen],
+    ...(pending.length > 0 ? { pending } : {}),
+  };
 }
 
 /** The state to resume: given, or read by run id from `store` (with its revision); checks the format. */

@@ -6,7 +6,7 @@
 import { AgtError } from '../errors.js';
 import type { FrameworkOutcome, FrameworkTool } from '../framework/tools.js';
 import type { McpConnection } from '../mcp/connection.js';
-import type { ToolAnnotations } from '../mcp/lists.js';
+import type { RawTool, ToolAnnotations } from '../mcp/lists.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 import { MODEL_TOOL_NAME } from './aliases.js';
@@ -57,7 +57,11 @@ export type Route = McpRoute | FrameworkRoute | DelegateRoute;
 export interface LoadedMount {
   reference: string;
   revision: number;
+  /** The stored document of that revision: a pooled mount whose server died is leased again from it (same key). */
+  data: unknown;
   connection: McpConnection;
+  /** Lists the tools: the pool's list shared by every lease of the connection, or the connection's own. */
+  listTools(): Promise<RawTool[]>;
   /** Gives the connection back: closes it (own connection) or returns the pool lease; also unsubscribes the run. Shared by relisted copies. */
   release(): Promise<void>;
   routes: McpRoute[];

@@ -79,9 +79,12 @@ export interface BatchResult {
   results: ToolResult[];
   /** Calls waiting for an approval (`run.decide`); the batch stays open while there are any. */
   pending?: PendingApproval[];
-  /** `trigger`: the run's own framework change (F1), or a mounted server's list_changed. */
-  refresh?: { status: 'applied' | 'failed'; message: string; trigger: 'framework_change' | 'list_changed' };
+  /** `trigger`: the run's own framework change (F1), a mounted server's list_changed, or a pooled server that died (`reconnect`). */
+  refresh?: { status: 'applied' | 'failed'; message: string; trigger: RefreshTrigger };
 }
+
+/** What made a batch boundary refresh. */
+export type RefreshTrigger = 'framework_change' | 'list_changed' | 'reconnect';
 
 /** Where a call goes. */
 export type RouteKind = 'mcp' | 'framework' | 'delegate';
@@ -202,7 +205,7 @@ export interface BatchRejectedEvent extends AuditBase {
 /** A refresh at a batch boundary (F1–F4). */
 export interface RefreshEvent extends AuditBase {
   type: 'refresh';
-  trigger: 'framework_change' | 'list_changed';
+  trigger: RefreshTrigger;
   status: 'applied' | 'failed';
   message: string;
   durationMs: number;

@@ -6,8 +6,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpPool, MemoryStore, NativeRun, policies, ResourceService, type RunRequestContext, toolAlias } from '../../src/index.js';
-import { livingWithMarker, marker, pythonConfig, tempDir, waitFor } from '../support/index.js';
+import {
+  McpPool,
+  MemoryStore,
+  NativeRun,
+  type PoolEvent,
+  policies,
+  ResourceService,
+  type RunRequestContext,
+  toolAlias,
+} from '../../src/index.js';
+import { livingWithMarker, marker, PYTHON_SERVER, pythonConfig, readEvents, tempDir, waitFor } from '../support/index.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -19,14 +28,17 @@ async function registry(options: { features?: string[]; shared?: boolean } = {})
   const dir = tempDir('agt-pool-');
   cleanups.push(async () => dir.cleanup());
   const log = path.join(dir.dir, 'calls.log');
+  const events = path.join(dir.dir, 'events.log');
   const service = new ResourceService({ store: new MemoryStore() });
-  const extra = ['--log', log, ...(options.features ?? []).flatMap((f) => ['--feature', f])];
+  const extra = ['--log', log, '--events', events, ...(options.features ?? []).flatMap((f) => ['--feature', f])];
   const config = { ...pythonConfig({ mark, extra }), ...(options.shared === undefined ? {} : { shared: options.shared }) };
   await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: config } } });
   for (const agent of ['team/alice', 'team/bob'])
     await service.write({ kind: 'agent', reference: agent, create: true, data: { mcps: ['tools/py'] } });
-  return { service, mark, log };
+  return { service, mark, log, dir: dir.dir, lists: () => readEvents(events).filter((e) => e.method === 'tools/list').length };
 }
+
+const calls = (log: string, tool: string) => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split(`"${tool}"`).length - 1 : 0);
 
 function pool(service: ResourceService, options: Partial<ConstructorParameters<typeof McpPool>[0]> = {}) {
   const p = new McpPool({ service, ...options });
@@ -94,7 +106,8 @@ describe('McpPool', () => {
     const run = await start(service, { pool: p, scope: 's' });
     await run.close();
     await waitFor(() => p.stats().connections === 0 && livingWithMarker(mark).length === 0);
-    const lru = pool(service, { maxConnections: 2 });
+    const evicted: PoolEvent[] = [];
+    const lru = pool(service, { maxConnections: 2, audit: { record: (e) => void (e.action === 'evicted' && evicted.push(e)) } });
     const [r1, r2, r3] = [
       await start(service, { pool: lru, scope: 'x1' }),
       await start(service, { pool: lru, scope: 'x2' }),
@@ -109,6 +122,7 @@ describe('McpPool', () => {
         .keys.map((k) => k.scope)
         .sort(),
     ).toEqual(['x2', 'x3']);
+    expect(evicted.map((e) => e.scope)).toEqual(['x1']);
     await r3!.close();
   });
 
@@ -208,13 +222,21 @@ describe('McpPool', () => {
     const missing = { command: '/nonexistent/agt-pool-server', cwd: '/' };
     await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: missing } } });
     await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
-    const p = pool(service, { breaker: { failures: 3, coolDownMs: 60_000 } });
+    const events: PoolEvent[] = [];
+    const p = pool(service, { breaker: { failures: 3, coolDownMs: 60_000 }, audit: { record: (e) => void events.push(e) } });
     for (let i = 0; i < 3; i++) await expect(start(service, { pool: p, scope: 't' })).rejects.toMatchObject({ code: 'spawn_failed' });
     await expect(start(service, { pool: p, scope: 't' })).rejects.toMatchObject({
       code: 'server_unavailable',
       details: { failures: 3, lastErrorCode: 'spawn_failed' },
     });
     expect(p.stats().keys).toEqual([expect.objectContaining({ state: 'unavailable', starts: 3, leases: 0 })]);
+    // Each start after a failed one waited (backoff); the audit saw every failure and the breaker open, with codes only.
+    expect(events.map((e) => [e.action, e.code])).toEqual([
+      ['start_failed', 'spawn_failed'],
+      ['start_failed', 'spawn_failed'],
+      ['start_failed', 'spawn_failed'],
+      ['breaker_open', 'spawn_failed'],
+    ]);
   });
 
   it('F6: a config update makes a new key; the run on the old revision keeps its connection, which closes with its last lease', async () => {
@@ -242,5 +264,92 @@ describe('McpPool', () => {
     await a.close();
     await b.close();
     await waitFor(() => livingWithMarker(mark).length === 0);
+  });
+  it('B5: kill -9 of a pooled server mid-batch with 10 runs on it: their calls fail with connection_closed, each run rebinds at its boundary to one restarted server', async () => {
+    const { service, mark, log } = await registry({ features: ['slow'] });
+    const events: PoolEvent[] = [];
+    const p = pool(service, { audit: { record: (e) => void events.push(e) } });
+    const runs = await Promise.all(Array.from({ length: 10 }, () => start(service, { pool: p, scope: 't' })));
+    const batches = runs.map((r, i) =>
+      r.executeBatch({
+        runId: r.id,
+        agent: r.agent,
+        batchId: 'b-never',
+        calls: [{ callId: `n${i}`, name: toolAlias('tools/py', 'never'), arguments: {} }],
+      }),
+    );
+    await waitFor(() => calls(log, 'never') === 10); // every run has its call in flight on the one server
+    const [pid] = livingWithMarker(mark);
+    process.kill(pid as number, 'SIGKILL');
+    const outcomes = await Promise.all(batches);
+    for (const out of outcomes) {
+      expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'connection_closed' } });
+      expect(out.refresh).toMatchObject({ status: 'applied', trigger: 'reconnect' });
+    }
+    expect(livingWithMarker(mark)).toHaveLength(1); // one restart for the ten runs
+    expect(p.stats().keys).toEqual([expect.objectContaining({ starts: 2, restarts: 1, leases: 10, state: 'open' })]);
+    for (const [i, r] of runs.entries()) expect((await echo(r, `again-${i}`)).results[0]?.status).toBe('ok');
+    expect(events.map((e) => [e.action, e.reason])).toEqual([
+      ['started', undefined],
+      ['closed', 'died'],
+      ['restarted', undefined],
+    ]);
+    expect(JSON.stringify(events)).not.toContain(PYTHON_SERVER); // no launch values, only names and a key hash
+  });
+
+  it("B5: when the restart fails, the old tools stay listed and their calls fail with the restart's code; a repeat is not news", async () => {
+    const { service, mark, dir } = await registry();
+    const flag = path.join(dir, 'started-once');
+    const once = `if [ -e '${flag}' ]; then echo 'refusing a second start' >&2; exit 3; fi; touch '${flag}'; exec python3 '${PYTHON_SERVER}' --marker ${mark}`;
+    const record = await service.read({ kind: 'mcp', reference: 'tools/py' });
+    await service.write({
+      kind: 'mcp',
+      reference: 'tools/py',
+      data: { mcpServers: { py: { command: 'sh', args: ['-c', once], cwd: dir } } },
+      expectedRevision: record.revision,
+    });
+    const p = pool(service, { breaker: { failures: 3, coolDownMs: 60_000, backoffMs: 1 } });
+    const a = await start(service, { pool: p, scope: 't' });
+    const tools = a.tools().map((t) => t.name);
+    process.kill(livingWithMarker(mark)[0] as number, 'SIGKILL');
+    await waitFor(() => p.stats().keys[0]?.state === 'closed');
+    const first = await echo(a, 'e1');
+    expect(first.results[0]).toMatchObject({ error: { code: 'connection_closed' } });
+    expect(first.refresh).toMatchObject({
+      status: 'failed',
+      trigger: 'reconnect',
+      message: expect.stringMatching(/could not be started again/),
+    });
+    expect(a.tools().map((t) => t.name)).toEqual(tools); // the old tools stay listed
+    const second = await echo(a, 'e2');
+    expect(second.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'exited_early' } });
+    expect(second.refresh).toBeUndefined(); // the same failure again is not told twice
+    expect((await echo(a, 'e3')).refresh).toBeUndefined(); // its third failed start opens the breaker, with the same code
+    const fourth = await echo(a, 'e4'); // now the lease fails fast: that is news
+    expect(fourth.refresh).toMatchObject({ status: 'failed', message: expect.stringMatching(/failed to start 3 times/) });
+    expect((await echo(a, 'e5')).results[0]).toMatchObject({ error: { code: 'server_unavailable' } });
+    expect(p.stats().keys[0]).toMatchObject({ state: 'unavailable', starts: 4, lastErrorCode: 'exited_early' });
+  });
+
+  it('F2: a tools list_changed on a shared connection is relisted once for all its runs, each swapping at its own boundary', async () => {
+    const { service, lists } = await registry({ features: ['list-changed'] });
+    const p = pool(service);
+    const runs = await Promise.all(Array.from({ length: 5 }, () => start(service, { pool: p, scope: 't' })));
+    expect(lists()).toBe(1); // listed once when the connection started
+    const [a, ...others] = runs as [NativeRun, ...NativeRun[]];
+    const grown = toolAlias('tools/py', 'shared_tool');
+    const out = await a.executeBatch({
+      runId: a.id,
+      agent: a.agent,
+      batchId: 'g',
+      calls: [{ callId: 'g', name: toolAlias('tools/py', 'grow'), arguments: { name: 'shared_tool' } }],
+    });
+    expect(out.refresh?.status).toBe('applied');
+    for (const r of others) {
+      expect(r.tools().map((t) => t.name)).not.toContain(grown); // F2: not until its own boundary
+      expect((await echo(r, `after-${r.id}`)).refresh?.status).toBe('applied');
+      expect(r.tools().map((t) => t.name)).toContain(grown);
+    }
+    expect(lists()).toBe(2); // once more for the five runs
   });
 });

@@ -1,0 +1,107 @@
+/**
+ * The pool's shapes: its options, what a run asks for (a lease), what hosts
+ * see (stats), and the state it keeps per key.
+ */
+import type { ConnectOptions } from '../mcp/connect.js';
+import type { McpConnection } from '../mcp/connection.js';
+import type { RawTool } from '../mcp/lists.js';
+import type { ConnectSettings } from '../mcp/settings.js';
+import type { McpDocument } from '../resources/mcp-config.js';
+import type { ResourceService } from '../resources/service.js';
+import type { ToolSchemaRegistry } from '../schema/registry.js';
+import type { PoolAuditSink } from './events.js';
+import type { ServerRequestRouter } from './routing.js';
+
+/** Options of {@link McpPool}: its ConnectSettings (a run's own auth and variables win for its leases), and its bounds. */
+export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 'sampling'> {
+  service: ResourceService;
+  registry?: ToolSchemaRegistry;
+  /** How long a connection without leases stays open. Default 300,000 (5 min). */
+  idleMs?: number;
+  /** Connections kept open at most; beyond it the least recently used idle one closes (a leased one never). Default 64. */
+  maxConnections?: number;
+  /**
+   * After `failures` failed starts in a row, a key fails fast with `server_unavailable` for `coolDownMs`. Default 3 and 30,000.
+   * Before that, each start after a failed one waits `backoffMs` × 2^(failures − 1) (default 100 ms, at most coolDownMs).
+   */
+  breaker?: { failures?: number; coolDownMs?: number; backoffMs?: number };
+  /** Told of starts, restarts, failed starts, an open breaker, evictions and closes (no values). */
+  audit?: PoolAuditSink;
+}
+
+/** What a run asks the pool for: one mount's connection, in its scope. */
+export interface LeaseRequest {
+  reference: string;
+  revision: number;
+  document: McpDocument;
+  /** The isolation scope (a tenant, a user); runs share only within one. */
+  scope: string;
+  /** The leasing run's id: a config with `"shared": false` gets a connection per owner. */
+  owner: string;
+  /** The run's connect options for this mount (auth, variables, server-request handlers). */
+  connect: ConnectOptions;
+  /** True while the leasing run has calls in flight on this connection (server requests are routed by it). */
+  busy(): boolean;
+}
+
+/** A leased connection; `release()` gives it back (once; later calls do nothing). */
+export interface McpLease {
+  readonly connection: McpConnection;
+  readonly key: string;
+  /** The server's tools, listed once per connection and again after it announces a tools change. */
+  listTools(): Promise<RawTool[]>;
+  release(): Promise<void>;
+}
+
+/** One key's state, for hosts' dashboards. No values. */
+export interface PoolKeyStats {
+  key: string;
+  reference: string;
+  scope: string;
+  /** `failed`: its last start failed; `unavailable`: the breaker is open (leases fail fast with server_unavailable). */
+  state: 'starting' | 'open' | 'idle' | 'closed' | 'failed' | 'unavailable';
+  leases: number;
+  starts: number;
+  /** Starts after its server died or closed (the next lease started it again). */
+  restarts: number;
+  lastErrorCode?: string;
+}
+
+/** The pool's state. */
+export interface PoolStats {
+  connections: number;
+  leases: number;
+  keys: PoolKeyStats[];
+}
+
+/** What the pool keeps per key. */
+export interface Entry {
+  key: string;
+  reference: string;
+  scope: string;
+  revision: number;
+  /** A newer revision of its config was leased in its scope: it closes with its last lease. */
+  superseded?: boolean;
+  connection?: McpConnection;
+  starting?: Promise<McpConnection>;
+  routers: Set<ServerRequestRouter>;
+  starts: number;
+  restarts: number;
+  /** Failed starts in a row, and until when the breaker is open. */
+  failures: number;
+  openUntil?: number;
+  lastErrorCode?: string;
+  lastUsed: number;
+  /** Its next start follows the death of its server. */
+  restarting?: boolean;
+  /** The tool list, shared by the leases until the server announces a tools change. */
+  tools?: Promise<RawTool[]>;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/** A key's state as stats show it. */
+export function stateOf(e: Entry): PoolKeyStats['state'] {
+  if (e.connection !== undefined) return e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle';
+  if (e.starting !== undefined) return 'starting';
+  return e.openUntil !== undefined && Date.now() < e.openUntil ? 'unavailable' : 'failed';
+}

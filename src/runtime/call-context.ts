@@ -1,0 +1,54 @@
+/**
+ * What the calls of one batch share: the run's policy, hooks, audit, limits
+ * and time bounds, and the batch's cancellation signal (the run's and the
+ * batch's own, combined only when both are given).
+ */
+import type { FrameworkOutcome } from '../framework/tools.js';
+import type { McpProber } from '../mcp/prober.js';
+import type { CallContext } from './call.js';
+import type { RunLimits } from './limits.js';
+import type { NativeRunOptions } from './run-options.js';
+import { NEVER_ABORTED } from './stages.js';
+
+/** The parts of a run every batch's context is built from. */
+export interface RunParts {
+  runId: string;
+  agent: string;
+  options: NativeRunOptions;
+  limits: RunLimits;
+  callTimeoutMs: number;
+  approvalTtlMs: number;
+  prober: McpProber;
+  /** Mounts whose server died, with the code their calls fail with. */
+  brokenMounts: Map<string, string>;
+  inFlight: Map<string, Set<string>>;
+}
+
+/** The context of the calls of batch `batchId`. */
+export function callContext(
+  run: RunParts,
+  batchId: string,
+  batchSignal: AbortSignal | undefined,
+  onFrameworkChange: (outcome: FrameworkOutcome) => void,
+): CallContext {
+  const o = run.options;
+  const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
+  return {
+    runId: run.runId,
+    agent: run.agent,
+    batchId,
+    policy: o.policy,
+    before: o.hooks?.before ?? [],
+    after: o.hooks?.after ?? [],
+    audit: o.audit,
+    limits: run.limits,
+    approvalTtlMs: run.approvalTtlMs,
+    framework: { service: o.service, prober: run.prober, agent: run.agent },
+    brokenMounts: run.brokenMounts,
+    inFlight: run.inFlight,
+    signal: signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals),
+    callTimeoutMs: run.callTimeoutMs,
+    onProgress: o.onProgress,
+    onFrameworkChange,
+  };
+}
