@@ -13,9 +13,12 @@ export interface PoolEvent {
   /**
    * `started`: its first start; `restarted`: started again after its server died or closed;
    * `start_failed` (with `code`); `breaker_open`: it fails fast for the cool-down;
-   * `evicted`: closed idle beyond maxConnections; `closed`: see `reason`.
+   * `evicted`: closed idle beyond maxConnections; `closed`: see `reason`;
+   * `request_declined`: a server request (`request`) no single run could answer (none or several busy).
    */
-  action: 'started' | 'restarted' | 'start_failed' | 'breaker_open' | 'evicted' | 'closed';
+  action: 'started' | 'restarted' | 'start_failed' | 'breaker_open' | 'evicted' | 'closed' | 'request_declined';
+  /** For `request_declined`: what the server asked for. */
+  request?: 'elicitation' | 'sampling';
   /** For `closed`: idle for idleMs, superseded by a newer revision, its server died, or the pool closed. */
   reason?: 'idle' | 'superseded' | 'died' | 'pool_closed';
   reference: string;

@@ -16,7 +16,7 @@ import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { connectDefaults, keyOf } from './key.js';
-import { type ServerRequestRouter, routedHandlers } from './routing.js';
+import { type RoutedRequest, type ServerRequestRouter, routedHandlers } from './routing.js';
 import { type PoolEvent, recordPoolEvent } from './events.js';
 import { type Entry, type LeaseRequest, type McpLease, type McpPoolOptions, type PoolKeyStats, type PoolStats, stateOf } from './types.js';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -26,6 +26,7 @@ const DEFAULT_MAX_CONNECTIONS = 64;
 const BREAKER_FAILURES = 3;
 const BREAKER_COOL_DOWN_MS = 30_000;
 const BACKOFF_MS = 100;
+const DEFAULT_DRAIN_MS = 10_000;
 
 /** Shares MCP connections between runs within a scope (`NativeRun.start({ pool, scope })`). */
 export class McpPool implements AsyncDisposable {
@@ -33,6 +34,8 @@ export class McpPool implements AsyncDisposable {
   readonly #registry: ToolSchemaRegistry;
   readonly #entries = new Map<string, Entry>();
   readonly #closing = new AbortController();
+  /** Told when the last lease is given back while the pool drains. */
+  #drained: (() => void) | undefined;
   #closed = false;
 
   constructor(options: McpPoolOptions) {
@@ -151,7 +154,8 @@ export class McpPool implements AsyncDisposable {
       if (entry.failures > 0) await this.#backoff(Math.min(coolDownMs, (breaker.backoffMs ?? BACKOFF_MS) * 2 ** (entry.failures - 1)));
       entry.starts += 1;
       // Server requests go to the one run with calls in flight on this connection (routing.ts), never to another's user.
-      const connection = await connectMcp(document, { ...connect, ...routedHandlers(entry.routers, declared) });
+      const declined = (request: RoutedRequest) => this.#emit(entry, 'request_declined', { request });
+      const connection = await connectMcp(document, { ...connect, ...routedHandlers(entry.routers, declared, declined) });
       entry.connection = connection;
       connection.onListChanged((kind) => kind === 'tools' && delete entry.tools);
       this.#emit(entry, entry.restarting === true ? 'restarted' : 'started');
@@ -185,7 +189,7 @@ export class McpPool implements AsyncDisposable {
     }
   }
 
-  #emit(entry: Entry, action: PoolEvent['action'], extra: Pick<PoolEvent, 'reason' | 'code'> = {}): void {
+  #emit(entry: Entry, action: PoolEvent['action'], extra: Pick<PoolEvent, 'reason' | 'code' | 'request'> = {}): void {
     recordPoolEvent(this.#options.audit, {
       type: 'pool_connection',
       at: new Date().toISOString(),
@@ -203,7 +207,8 @@ export class McpPool implements AsyncDisposable {
     entry.lastUsed = Date.now();
     if (entry.routers.size > 0 || this.#entries.get(entry.key) !== entry) return;
     if (this.#closed || entry.superseded || entry.connection?.closed) {
-      await this.#close(entry, entry.superseded ? 'superseded' : undefined);
+      await this.#close(entry, this.#closed ? 'pool_closed' : entry.superseded ? 'superseded' : undefined);
+      if (this.stats().leases === 0) this.#drained?.(); // a draining close() goes on
       return;
     }
     entry.idleTimer = setTimeout(() => void this.#close(entry, 'idle'), this.#options.idleMs ?? DEFAULT_IDLE_MS);
@@ -255,12 +260,26 @@ export class McpPool implements AsyncDisposable {
     };
   }
 
-  /** Closes every connection (leased ones too: their runs' calls then fail with connection_closed) and ends their process trees. */
-  async close(): Promise<void> {
+  /**
+   * Drains and closes: new leases fail at once; it waits up to `drainMs`
+   * (default 10,000) for the runs to give their leases back — each connection
+   * closes with its last lease — then closes the rest (their runs' calls fail
+   * with connection_closed) and ends every process tree.
+   */
+  async close(options: { drainMs?: number } = {}): Promise<void> {
     this.#closed = true;
     this.#closing.abort();
+    await this.#drain(options.drainMs ?? DEFAULT_DRAIN_MS);
     const entries = [...this.#entries.values()];
     await Promise.all(entries.map(async (e) => (await e.starting?.catch(() => undefined), this.#close(e, 'pool_closed'))));
+  }
+
+  // Resolves when no lease is left, or after `ms`.
+  async #drain(ms: number): Promise<void> {
+    if (ms <= 0 || this.stats().leases === 0) return;
+    const drained = new Promise<void>((resolve) => (this.#drained = resolve));
+    await Promise.race([drained, delay(ms, undefined, { ref: false })]);
+    this.#drained = undefined;
   }
 
   /** `await using pool = new McpPool(…)` closes it at the end of the scope. */

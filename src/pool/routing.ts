@@ -16,8 +16,15 @@ export interface ServerRequestRouter {
 // JSON-RPC "invalid request": the server asked while no single run could answer for it.
 const DECLINED = -32600;
 
-// The one busy lease that answers `kind`, or a declining error for the server.
-function busyRouter(routers: ReadonlySet<ServerRequestRouter>, kind: 'elicitation' | 'sampling'): ClientHandlers {
+/** A kind of server request a pooled connection routes. */
+export type RoutedRequest = 'elicitation' | 'sampling';
+
+// The one busy lease that answers `kind`, or a declining error for the server (and a word to the audit).
+function busyRouter(
+  routers: ReadonlySet<ServerRequestRouter>,
+  kind: RoutedRequest,
+  onDecline: (kind: RoutedRequest) => void,
+): ClientHandlers {
   const busy = [...routers].filter((r) => r.busy());
   const only = busy.length === 1 ? busy[0] : undefined;
   if (only?.handlers[kind] === undefined) {
@@ -27,16 +34,22 @@ function busyRouter(routers: ReadonlySet<ServerRequestRouter>, kind: 'elicitatio
         : busy.length > 1
           ? 'calls of several runs are in flight on this shared connection'
           : 'the run whose call is in flight does not answer it';
+    onDecline(kind);
     throw new McpError(DECLINED, `the client declines this ${kind} request: ${why}, so no single user can answer it`);
   }
   return only.handlers;
 }
 
 /** Handlers for a pooled connection that route each request to the one busy lease; declared as `declared` declares them. */
-export function routedHandlers(routers: ReadonlySet<ServerRequestRouter>, declared: ClientHandlers): ClientHandlers {
+export function routedHandlers(
+  routers: ReadonlySet<ServerRequestRouter>,
+  declared: ClientHandlers,
+  onDecline: (kind: RoutedRequest) => void,
+): ClientHandlers {
   const handlers: ClientHandlers = {};
-  if (declared.elicitation) handlers.elicitation = (request, context) => busyRouter(routers, 'elicitation').elicitation!(request, context);
-  if (declared.sampling) handlers.sampling = (request, context) => busyRouter(routers, 'sampling').sampling!(request, context);
+  if (declared.elicitation)
+    handlers.elicitation = (request, context) => busyRouter(routers, 'elicitation', onDecline).elicitation!(request, context);
+  if (declared.sampling) handlers.sampling = (request, context) => busyRouter(routers, 'sampling', onDecline).sampling!(request, context);
   return handlers;
 }
 

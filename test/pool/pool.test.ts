@@ -16,6 +16,7 @@ import {
   type RunRequestContext,
   toolAlias,
 } from '../../src/index.js';
+import { startAuthCheckingServer } from '../mcp/http-server.js';
 import { livingWithMarker, marker, PYTHON_SERVER, pythonConfig, readEvents, tempDir, waitFor } from '../support/index.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -80,7 +81,7 @@ describe('McpPool', () => {
         .keys.map((k) => k.scope)
         .sort(),
     ).toEqual([unscoped.id, 'tenant-1', 'tenant-2'].sort());
-    await p.close();
+    await p.close({ drainMs: 0 }); // no waiting for the four leases: their connections close now
     await waitFor(() => livingWithMarker(mark).length === 0);
   });
 
@@ -159,7 +160,8 @@ describe('McpPool', () => {
 
   it('G3: while calls of two runs are in flight on a shared connection, an elicitation reaches neither user: it is declined to the server', async () => {
     const { service, log } = await registry({ features: ['elicit', 'slow'] });
-    const p = pool(service);
+    const declined: PoolEvent[] = [];
+    const p = pool(service, { audit: { record: (e) => void (e.action === 'request_declined' && declined.push(e)) } });
     const asked: string[] = [];
     const handler = (who: string) => async () => {
       asked.push(who);
@@ -181,6 +183,7 @@ describe('McpPool', () => {
     });
     expect(results[0]).toMatchObject({ status: 'tool_error', error: { code: 'client_refused' } });
     expect(asked).toEqual([]);
+    expect(declined.map((e) => e.request)).toEqual(['elicitation']); // audited, without the question
     stop.abort();
     expect((await waiting).results[0]).toMatchObject({ error: { code: 'cancelled' } });
   });
@@ -351,5 +354,77 @@ describe('McpPool', () => {
       expect(r.tools().map((t) => t.name)).toContain(grown);
     }
     expect(lists()).toBe(2); // once more for the five runs
+  });
+  it("B5: cancelling one run's call on a shared connection never touches another run's call", async () => {
+    const { service, log } = await registry({ features: ['slow'] });
+    const p = pool(service);
+    const a = await start(service, { pool: p, scope: 't' });
+    const b = await start(service, { agent: 'team/bob', pool: p, scope: 't' });
+    const stop = new AbortController();
+    const sleep = (run: NativeRun, callId: string, ms: number, signal?: AbortSignal) =>
+      run.executeBatch(
+        {
+          runId: run.id,
+          agent: run.agent,
+          batchId: `b-${callId}`,
+          calls: [{ callId, name: toolAlias('tools/py', 'sleep'), arguments: { ms } }],
+        },
+        signal ? { signal } : {},
+      );
+    const first = sleep(a, 'a-sleep', 60_000, stop.signal);
+    const second = sleep(b, 'b-sleep', 300);
+    await waitFor(() => calls(log, 'sleep') === 2);
+    stop.abort();
+    expect((await first).results[0]).toMatchObject({ error: { code: 'cancelled' } });
+    expect((await second).results[0]?.status).toBe('ok');
+    expect(p.stats().keys[0]).toMatchObject({ starts: 1, state: 'open' });
+  });
+
+  it('B1: pool.close() drains: new leases fail at once, a call in flight finishes, the server ends with the last lease', async () => {
+    const { service, mark, log } = await registry({ features: ['slow'] });
+    const p = new McpPool({ service });
+    cleanups.push(() => p.close({ drainMs: 0 })); // only if the test fails before its own close
+    const a = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), pool: p, scope: 't' });
+    const inFlight = a.executeBatch({
+      runId: a.id,
+      agent: a.agent,
+      batchId: 'b-drain',
+      calls: [{ callId: 's', name: toolAlias('tools/py', 'sleep'), arguments: { ms: 200 } }],
+    });
+    await waitFor(() => calls(log, 'sleep') === 1);
+    const closing = p.close();
+    await expect(start(service, { agent: 'team/bob', pool: p, scope: 't' })).rejects.toMatchObject({ code: 'connection_closed' });
+    expect((await inFlight).results[0]?.status).toBe('ok'); // not cut off by the close
+    expect(livingWithMarker(mark)).toHaveLength(1);
+    await a.close(); // the last lease: the drain ends
+    await closing;
+    await waitFor(() => livingWithMarker(mark).length === 0);
+  });
+
+  it('B1: over HTTP, two scopes never share a session; runs of one scope share one', async () => {
+    const server = await startAuthCheckingServer(() => true);
+    cleanups.push(() => server.close());
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'tools/web', create: true, data: { mcpServers: { web: { url: server.url } } } });
+    for (const agent of ['team/alice', 'team/bob'])
+      await service.write({ kind: 'agent', reference: agent, create: true, data: { mcps: ['tools/web'] } });
+    const p = pool(service);
+    const who = (run: NativeRun) =>
+      run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: `w-${run.id}`,
+        calls: [{ callId: 'w', name: toolAlias('tools/web', 'who'), arguments: {} }],
+      });
+    const runs = [
+      await start(service, { pool: p, scope: 'tenant-1' }),
+      await start(service, { agent: 'team/bob', pool: p, scope: 'tenant-1' }),
+      await start(service, { pool: p, scope: 'tenant-2' }),
+    ];
+    for (const r of runs) expect((await who(r)).results[0]?.status).toBe('ok');
+    expect(server.sessions.size).toBe(2);
+    for (const r of runs) await r.close();
+    await p.close();
+    expect(server.terminated.sort()).toEqual([...server.sessions.keys()].sort()); // each session ended with its connection
   });
 });
