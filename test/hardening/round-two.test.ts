@@ -23,6 +23,12 @@ describe('nothing a call creates outlives it (issue 21 item 1)', () => {
     expect(out.afterAll / out.afterOne).toBeLessThanOrEqual(1.2);
   });
 
+  it('B1: 100 closed pooled runs with approvals (half decided, half closed pending) keep the heap within 1.2x of one; no lease or listener is left', async () => {
+    const out = JSON.parse(await runTs('test/hardening/fixtures/heap-pooled-runs.ts', ['100', '100000'], ['--expose-gc']));
+    expect(out).toMatchObject({ leases: 0, connections: 1, listeners: 0 });
+    expect(out.afterAll / out.afterOne).toBeLessThanOrEqual(1.2);
+  });
+
   it('B1: a host signal is back to its listener count after 1,000 calls, and aborting it later cancels no finished request', async () => {
     const tmp = tempDir('agt-signal-');
     const events = `${tmp.dir}/events.log`;
