@@ -18,7 +18,17 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import { connectDefaults, keyOf } from './key.js';
 import { type RoutedRequest, type ServerRequestRouter, routedHandlers } from './routing.js';
 import { type PoolEvent, recordPoolEvent } from './events.js';
-import { type Entry, type LeaseRequest, type McpLease, type McpPoolOptions, type PoolKeyStats, type PoolStats, stateOf } from './types.js';
+import {
+  type Entry,
+  type LeaseRequest,
+  type McpLease,
+  type McpPoolOptions,
+  type PoolClock,
+  type PoolKeyStats,
+  type PoolStats,
+  stateOf,
+  SYSTEM_CLOCK,
+} from './types.js';
 import { setTimeout as delay } from 'node:timers/promises';
 
 const DEFAULT_IDLE_MS = 300_000;
@@ -34,6 +44,7 @@ export class McpPool implements AsyncDisposable {
   readonly #registry: ToolSchemaRegistry;
   readonly #entries = new Map<string, Entry>();
   readonly #closing = new AbortController();
+  readonly #clock: PoolClock;
   /** Told when the last lease is given back while the pool drains. */
   #drained: (() => void) | undefined;
   #closed = false;
@@ -49,6 +60,7 @@ export class McpPool implements AsyncDisposable {
     }
     this.#options = options;
     this.#registry = options.registry ?? new ToolSchemaRegistry();
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   /** The service the pool's runs read their mounts from. */
@@ -89,13 +101,14 @@ export class McpPool implements AsyncDisposable {
         starts: 0,
         restarts: 0,
         failures: 0,
-        lastUsed: Date.now(),
+        lastUsed: this.#clock.now(),
       };
       this.#entries.set(key, entry);
       await this.#supersede(entry);
     }
-    if (entry.connection === undefined && entry.starting === undefined && entry.openUntil !== undefined && Date.now() < entry.openUntil) {
-      const wait = Math.ceil((entry.openUntil - Date.now()) / 1000);
+    const now = this.#clock.now();
+    if (entry.connection === undefined && entry.starting === undefined && entry.openUntil !== undefined && now < entry.openUntil) {
+      const wait = Math.ceil((entry.openUntil - now) / 1000);
       throw new AgtError(
         'server_unavailable',
         `the server of mount "${request.reference}" failed to start ${entry.failures} times in a row; the pool tries again in ${wait} s`,
@@ -104,8 +117,8 @@ export class McpPool implements AsyncDisposable {
     }
     const router: ServerRequestRouter = { handlers: request.connect, busy: request.busy };
     entry.routers.add(router);
-    clearTimeout(entry.idleTimer);
-    entry.lastUsed = Date.now();
+    entry.cancelTimer?.();
+    entry.lastUsed = now;
     try {
       const connection = entry.connection ?? (await (entry.starting ??= this.#start(entry, request.document, connect, request.connect)));
       let released = false;
@@ -141,10 +154,9 @@ export class McpPool implements AsyncDisposable {
 
   // A key without a connection or leases is kept while its breaker may matter, then forgotten.
   #forgetLater(entry: Entry): void {
-    clearTimeout(entry.idleTimer);
-    const wait = Math.max(this.#options.idleMs ?? DEFAULT_IDLE_MS, (entry.openUntil ?? 0) - Date.now());
-    entry.idleTimer = setTimeout(() => this.#drop(entry), wait);
-    entry.idleTimer.unref();
+    entry.cancelTimer?.();
+    const wait = Math.max(this.#options.idleMs ?? DEFAULT_IDLE_MS, (entry.openUntil ?? 0) - this.#clock.now());
+    entry.cancelTimer = this.#clock.after(wait, () => this.#drop(entry));
   }
 
   async #start(entry: Entry, document: McpDocument, connect: ConnectOptions, declared: ConnectOptions): Promise<McpConnection> {
@@ -171,7 +183,7 @@ export class McpPool implements AsyncDisposable {
       entry.failures += 1;
       this.#emit(entry, 'start_failed', { code });
       if (entry.failures >= (breaker.failures ?? BREAKER_FAILURES)) {
-        entry.openUntil = Date.now() + coolDownMs;
+        entry.openUntil = this.#clock.now() + coolDownMs;
         this.#emit(entry, 'breaker_open', { code });
       }
       throw error;
@@ -204,15 +216,14 @@ export class McpPool implements AsyncDisposable {
 
   async #release(entry: Entry, router: ServerRequestRouter): Promise<void> {
     entry.routers.delete(router);
-    entry.lastUsed = Date.now();
+    entry.lastUsed = this.#clock.now();
     if (entry.routers.size > 0 || this.#entries.get(entry.key) !== entry) return;
     if (this.#closed || entry.superseded || entry.connection?.closed) {
       await this.#close(entry, this.#closed ? 'pool_closed' : entry.superseded ? 'superseded' : undefined);
       if (this.stats().leases === 0) this.#drained?.(); // a draining close() goes on
       return;
     }
-    entry.idleTimer = setTimeout(() => void this.#close(entry, 'idle'), this.#options.idleMs ?? DEFAULT_IDLE_MS);
-    entry.idleTimer.unref(); // an idle pool never keeps the host alive
+    entry.cancelTimer = this.#clock.after(this.#options.idleMs ?? DEFAULT_IDLE_MS, () => void this.#close(entry, 'idle'));
     await this.#evictBeyondLimit();
   }
 
@@ -227,7 +238,7 @@ export class McpPool implements AsyncDisposable {
 
   #drop(entry: Entry): undefined {
     if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
-    clearTimeout(entry.idleTimer);
+    entry.cancelTimer?.();
     return undefined;
   }
 
@@ -243,11 +254,12 @@ export class McpPool implements AsyncDisposable {
 
   /** Per key: state, leases, starts, the last error code. */
   stats(): PoolStats {
+    const now = this.#clock.now();
     const keys = [...this.#entries.values()].map((e): PoolKeyStats => ({
       key: e.key,
       reference: e.reference,
       scope: e.scope,
-      state: stateOf(e),
+      state: stateOf(e, now),
       leases: e.routers.size,
       starts: e.starts,
       restarts: e.restarts,

@@ -27,7 +27,27 @@ export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 's
   breaker?: { failures?: number; coolDownMs?: number; backoffMs?: number };
   /** Told of starts, restarts, failed starts, an open breaker, evictions and closes (no values). */
   audit?: PoolAuditSink;
+  /** The pool's time: idle closes, LRU order and the breaker's cool-down (tests inject one). Default: the system clock. */
+  clock?: PoolClock;
 }
+
+/** Time as the pool sees it. */
+export interface PoolClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `callback` after `ms` without keeping the host alive; returns the cancel. */
+  after(ms: number, callback: () => void): () => void;
+}
+
+/** The system clock: Date.now and unref'd timers. */
+export const SYSTEM_CLOCK: PoolClock = {
+  now: () => Date.now(),
+  after(ms, callback) {
+    const timer = setTimeout(callback, ms);
+    timer.unref(); // an idle pool never keeps the host alive
+    return () => clearTimeout(timer);
+  },
+};
 
 /** What a run asks the pool for: one mount's connection, in its scope. */
 export interface LeaseRequest {
@@ -96,12 +116,13 @@ export interface Entry {
   restarting?: boolean;
   /** The tool list, shared by the leases until the server announces a tools change. */
   tools?: Promise<RawTool[]>;
-  idleTimer?: NodeJS.Timeout;
+  /** Cancels the pending idle close (or forgetting) of the key. */
+  cancelTimer?: () => void;
 }
 
-/** A key's state as stats show it. */
-export function stateOf(e: Entry): PoolKeyStats['state'] {
+/** A key's state at `now`, as stats show it. */
+export function stateOf(e: Entry, now: number): PoolKeyStats['state'] {
   if (e.connection !== undefined) return e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle';
   if (e.starting !== undefined) return 'starting';
-  return e.openUntil !== undefined && Date.now() < e.openUntil ? 'unavailable' : 'failed';
+  return e.openUntil !== undefined && now < e.openUntil ? 'unavailable' : 'failed';
 }

@@ -39,6 +39,27 @@ async function registry(options: { features?: string[]; shared?: boolean } = {})
   return { service, mark, log, dir: dir.dir, lists: () => readEvents(events).filter((e) => e.method === 'tools/list').length };
 }
 
+/** A clock the test moves by hand: timers fire when `advance` passes them. */
+function manualClock() {
+  let now = 1_000_000;
+  const timers: { at: number; callback: () => void; done: boolean }[] = [];
+  return {
+    now: () => now,
+    after(ms: number, callback: () => void) {
+      const timer = { at: now + ms, callback, done: false };
+      timers.push(timer);
+      return () => void (timer.done = true);
+    },
+    advance(ms: number) {
+      now += ms;
+      for (const t of timers.filter((t) => !t.done && t.at <= now)) {
+        t.done = true;
+        t.callback();
+      }
+    },
+  };
+}
+
 const calls = (log: string, tool: string) => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split(`"${tool}"`).length - 1 : 0);
 
 function pool(service: ResourceService, options: Partial<ConstructorParameters<typeof McpPool>[0]> = {}) {
@@ -101,14 +122,18 @@ describe('McpPool', () => {
     await waitFor(() => livingWithMarker(mark).length === 0);
   });
 
-  it('B1: an idle connection closes after idleMs; beyond maxConnections the least recently used idle one closes', async () => {
+  it('B1: an idle connection closes after idleMs (an injected clock); beyond maxConnections the least recently used idle one closes', async () => {
     const { service, mark } = await registry();
-    const p = pool(service, { idleMs: 50 });
+    const clock = manualClock();
+    const p = pool(service, { idleMs: 60_000, clock });
     const run = await start(service, { pool: p, scope: 's' });
     await run.close();
+    clock.advance(59_999);
+    expect(p.stats().keys.map((k) => k.state)).toEqual(['idle']); // not a millisecond early
+    clock.advance(1);
     await waitFor(() => p.stats().connections === 0 && livingWithMarker(mark).length === 0);
     const evicted: PoolEvent[] = [];
-    const lru = pool(service, { maxConnections: 2, audit: { record: (e) => void (e.action === 'evicted' && evicted.push(e)) } });
+    const lru = pool(service, { maxConnections: 2, clock, audit: { record: (e) => void (e.action === 'evicted' && evicted.push(e)) } });
     const [r1, r2, r3] = [
       await start(service, { pool: lru, scope: 'x1' }),
       await start(service, { pool: lru, scope: 'x2' }),
@@ -116,7 +141,8 @@ describe('McpPool', () => {
     ];
     expect(lru.stats().connections).toBe(3); // all leased: none is closed
     await r1!.close();
-    await r2!.close(); // now x1 and x2 are idle; the oldest (x1) goes
+    clock.advance(10);
+    await r2!.close(); // now x1 and x2 are idle; the one idle longest (x1) goes
     expect(
       lru
         .stats()
@@ -226,7 +252,8 @@ describe('McpPool', () => {
     await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: missing } } });
     await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
     const events: PoolEvent[] = [];
-    const p = pool(service, { breaker: { failures: 3, coolDownMs: 60_000 }, audit: { record: (e) => void events.push(e) } });
+    const clock = manualClock();
+    const p = pool(service, { breaker: { failures: 3, coolDownMs: 60_000 }, clock, audit: { record: (e) => void events.push(e) } });
     for (let i = 0; i < 3; i++) await expect(start(service, { pool: p, scope: 't' })).rejects.toMatchObject({ code: 'spawn_failed' });
     await expect(start(service, { pool: p, scope: 't' })).rejects.toMatchObject({
       code: 'server_unavailable',
@@ -240,6 +267,8 @@ describe('McpPool', () => {
       ['start_failed', 'spawn_failed'],
       ['breaker_open', 'spawn_failed'],
     ]);
+    clock.advance(60_000); // the cool-down is over: the next lease tries to start it again
+    await expect(start(service, { pool: p, scope: 't' })).rejects.toMatchObject({ code: 'spawn_failed' });
   });
 
   it('F6: a config update makes a new key; the run on the old revision keeps its connection, which closes with its last lease', async () => {
