@@ -58,7 +58,7 @@ export function toolHashOf(route: Route): string {
   });
 }
 
-/** What hosts see of a stored approval (arguments frozen: a host shows them, it does not change them). */
+/** What hosts see of a stored approval: the arguments are a copy (a host shows them; changing them changes nothing). */
 export function pendingView(a: StoredApproval): PendingApproval {
   return Object.freeze({
     batchId: a.batchId,
