@@ -26,7 +26,12 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** What a handler may return: text, JSON (also sent as structuredContent), or MCP content. */
+/**
+ * What a handler may return: text; data (any other object: sent as JSON text
+ * and as structuredContent, whatever its fields); or an MCP tool result —
+ * `toolResult({ content, structuredContent?, isError? })`, or an object of
+ * exactly those fields — sent as given, `isError` included.
+ */
 export type ToolOutput = HandlerOutput;
 
 /** A tool definition, ready to serve. */

@@ -2,6 +2,8 @@
 export { defineTool, parseArguments, toolError, ToolErrorSignal } from './define-tool.js';
 export type { DefinedTool, ServableTool, ToolContext, ToolOutput } from './define-tool.js';
 export { createToolServer, serveStdio } from './server.js';
-export type { MessageTransport, ToolServer } from './server.js';
+export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions } from './server.js';
+export { toolResult } from '../results.js';
+export type { McpToolResult } from '../results.js';
 export { contractCases, runContract } from './contract.js';
 export type { ContractCase, ContractExpectation, ContractInput, ContractReport, ContractResult, ContractTool } from './contract.js';

@@ -5,13 +5,13 @@
  * and a machine-readable `{ error: { code, message, details? } }` text (C4).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { failureOf, outputContent } from '../results.js';
 import { parseArguments, type ServableTool } from './define-tool.js';
+import { BoundedStdioServerTransport } from './stdio.js';
 
 /** An MCP tool result as the server sends it. */
 interface ToolCallResult {
@@ -47,8 +47,27 @@ export interface ToolServer {
   onclose?: () => void;
 }
 
+/** Options of {@link createToolServer}. */
+export interface ToolServerOptions {
+  name: string;
+  version: string;
+  tools: readonly ServableTool[];
+  /**
+   * Told of a handler's unexpected failure (anything but toolError or an
+   * AgtError); the client still gets only the generic tool_failed. Default:
+   * one line on stderr naming the tool and the error's name and message.
+   */
+  onError?(error: unknown, context: { tool: string }): void;
+}
+
+// The default onError: a line on stderr (never stdout, which is the protocol's on stdio).
+function logToStderr(error: unknown, { tool }: { tool: string }): void {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
+  process.stderr.write(`tool "${tool}" failed: ${what.slice(0, 500)}\n`);
+}
+
 /** Builds an MCP server for the given tools (not yet connected to a transport). */
-export function createToolServer(options: { name: string; version: string; tools: readonly ServableTool[] }): ToolServer {
+export function createToolServer(options: ToolServerOptions): ToolServer {
   const tools = new Map<string, ServableTool>();
   for (const tool of options.tools) {
     if (tools.has(tool.name)) throw new AgtError('invalid_input', `tool "${tool.name}" is defined twice`);
@@ -60,7 +79,8 @@ export function createToolServer(options: { name: string; version: string; tools
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, 'unknown tool');
+    if (tool === undefined)
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name.slice(0, 128)}"; tools/list names the tools`);
     const parsed = parseArguments(tool, request.params.arguments);
     if (!parsed.ok) {
       return errorResult('invalid_arguments', "the arguments do not match the tool's schema", { issues: parsed.issues });
@@ -69,7 +89,14 @@ export function createToolServer(options: { name: string; version: string; tools
     try {
       return outputContent(await tool.handler(parsed.value as never, { meta, caller: meta.caller, signal: extra.signal }));
     } catch (error) {
-      const { error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
+      const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
+      if (status === 'tool_failed') {
+        try {
+          (options.onError ?? logToStderr)(error, { tool: tool.name });
+        } catch {
+          // a failing hook changes nothing for the client
+        }
+      }
       return errorResult(failure.code, failure.message, failure.details);
     }
   });
@@ -82,9 +109,20 @@ export function createToolServer(options: { name: string; version: string; tools
   return toolServer;
 }
 
-/** Serves `server` on this process's stdin/stdout; resolves when the client goes away. */
-export async function serveStdio(server: ToolServer): Promise<void> {
-  const transport = new StdioServerTransport();
+/** Options of {@link serveStdio}. */
+export interface ServeStdioOptions {
+  /** The longest incoming message; a longer one is discarded and answered with a JSON-RPC error. Default 10 MiB. */
+  maxMessageBytes?: number;
+}
+
+/** Serves `server` on this process's stdin/stdout; resolves when the client goes away. Bad lines never end it. */
+export async function serveStdio(server: ToolServer, options: ServeStdioOptions = {}): Promise<void> {
+  const max = options.maxMessageBytes;
+  if (max !== undefined && !(Number.isInteger(max) && max > 0))
+    throw new AgtError('invalid_input', 'serveStdio: maxMessageBytes must be a positive whole number of bytes', {
+      details: { field: 'maxMessageBytes' },
+    });
+  const transport = new BoundedStdioServerTransport(defined({ maxMessageBytes: options.maxMessageBytes }));
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

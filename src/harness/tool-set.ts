@@ -6,11 +6,11 @@
  * The harness's own commands, files and MCP tools are its own business (H3).
  */
 import { AgtError } from '../errors.js';
-import { failureOf, outputContent } from '../results.js';
+import { failureOf } from '../results.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
 import { defined, isPlainObject } from '../json.js';
 import { modelCallId } from '../runtime/model-calls.js';
-import { failedResult, okResult, parseAndValidate, withIds } from '../runtime/stages.js';
+import { failedResult, outputResult, parseAndValidate, withIds } from '../runtime/stages.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 
@@ -19,7 +19,7 @@ export interface HarnessToolDef {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
-  /** Called only with valid arguments; may return text or MCP-style content. */
+  /** Called only with valid arguments; returns text, data, or an MCP tool result (with `isError`: the call's tool_error). */
   handler(
     args: Record<string, unknown>,
     call: { callId: string; /** @deprecated Use `callId` (kept until 0.3). */ id: string },
@@ -67,7 +67,7 @@ export class HarnessToolSet {
     const parsed = parseAndValidate(id, call.arguments, entry);
     if (!parsed.go) return parsed.result;
     try {
-      return okResult(id, outputContent(await entry.def.handler(parsed.value, { callId: id, id })));
+      return outputResult(id, await entry.def.handler(parsed.value, { callId: id, id }));
     } catch (error) {
       return withIds(id, failureOf(error, 'the tool failed unexpectedly'));
     }

@@ -6,12 +6,12 @@
  * sent `notifications/cancelled` (by the SDK) for both. Delegates end at once
  * when the run or batch is cancelled.
  */
-import { type AgtError, contentText, isAgtError, readToolError } from '../errors.js';
-import { failureOf, outputContent } from '../results.js';
+import { type AgtError, isAgtError } from '../errors.js';
+import { errorOfContent, failureOf } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
-import { abortable, cancelledResult, failed, failedResult, NEVER_ABORTED, okResult, wasAborted, withIds } from './stages.js';
-import type { ProgressEvent, ResultError, ToolResult } from './types.js';
+import { abortable, cancelledResult, failed, failedResult, NEVER_ABORTED, okResult, outputResult, wasAborted, withIds } from './stages.js';
+import type { ProgressEvent, ToolResult } from './types.js';
 import { defined } from '../json.js';
 
 /** What executing a call needs from its run and batch. */
@@ -48,7 +48,7 @@ export async function execute(callId: string, route: Route, args: Record<string,
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
     if (outcome.changed) ctx.onFrameworkChange(outcome);
-    return okResult(callId, outputContent(outcome.result as Record<string, unknown>));
+    return outputResult(callId, outcome.result as Record<string, unknown>);
   } catch (error) {
     return withIds(callId, failureOf(error, 'the framework tool failed unexpectedly')); // H1: domain errors keep the ToolError shape
   }
@@ -76,7 +76,7 @@ async function executeMcp(id: string, route: McpRoute, args: Record<string, unkn
       timeoutMs: ctx.callTimeoutMs,
       ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, toolCallId: id, tool: route.name, ...p }) } : {}),
     });
-    if (result.isError) return failedResult(id, 'tool_error', serverError(result.content));
+    if (result.isError) return failedResult(id, 'tool_error', errorOfContent(result.content));
     return okResult(id, { content: result.content, ...defined({ structuredContent: result.structuredContent, _meta: result._meta }) });
   } catch (error) {
     const code = isAgtError(error) ? error.code : 'tool_failed';
@@ -128,15 +128,8 @@ async function executeDelegate(id: string, route: DelegateRoute, args: Record<st
       ctx.signal,
     );
     if (wasAborted(out)) return cancelledResult(id);
-    return okResult(id, outputContent(out));
+    return outputResult(id, out);
   } catch (error) {
     return withIds(id, failureOf(error, 'the delegate tool failed'));
   }
-}
-
-// A server's tool error: our ToolError convention ({ error: { code, message } } as text) when present.
-function serverError(content: unknown[]): ResultError {
-  const declared = readToolError(content);
-  if (declared !== undefined) return { code: declared.code, message: declared.message, details: { content } };
-  return { code: 'tool_error', message: contentText(content).slice(0, 2000) || 'the tool reported an error', details: { content } };
 }

@@ -10,6 +10,7 @@ import { defined, isPlainObject, jsonStringBytes, measureJson } from '../json.js
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
 import { MAX_RESULT_DEPTH } from '../mcp/server-answers.js';
 import { DEFAULT_LIMITS } from './limits.js';
+import { errorOfContent, type HandlerOutput, outputContent } from '../results.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolResult } from './types.js';
@@ -41,6 +42,13 @@ export function okResult(
   fields: { content: unknown[]; structuredContent?: unknown; _meta?: Record<string, unknown> },
 ): ToolResult {
   return { callId, tool_call_id: callId, status: 'ok', ...fields };
+}
+
+/** The result of a local handler's output (framework, delegate and harness tools): an MCP result with `isError` is a tool_error. */
+export function outputResult(callId: string, output: HandlerOutput | unknown[]): ToolResult {
+  const { content, structuredContent, _meta, isError } = outputContent(output);
+  if (isError === true) return failedResult(callId, 'tool_error', errorOfContent(content));
+  return okResult(callId, { content, ...defined({ structuredContent, _meta }) });
 }
 
 /** A failed result from a `{ status, error }` outcome (failureOf). */

@@ -229,7 +229,10 @@ export interface DelegateTool {
   description?: string;
   /** The agents this tool may hand work to; anything else rejects the batch. */
   targets: string[];
-  /** Does the work; its return value is the tool result's text or content. `signal` aborts when the run or batch is cancelled. */
+  /**
+   * Does the work; its return value is the tool result's text, or an MCP tool
+   * result (with `isError`: the call's tool_error). `signal` aborts when the run or batch is cancelled.
+   */
   handler(
     input: { agent: string; task: string; context?: string },
     meta: { runId: string; from: string; callId: string; signal: AbortSignal },
