@@ -15,6 +15,16 @@ import { MODEL_TOOL_NAME } from '../tool-names.js';
 import type { HandlerOutput } from '../results.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
+import { defined } from '../json.js';
+import type { ToolAnnotations } from '../mcp/lists.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** What a handler gets besides its typed input. */
 export interface ToolContext {
@@ -24,6 +34,16 @@ export interface ToolContext {
   caller: unknown;
   /** Aborted when the client cancels the request. */
   signal: AbortSignal;
+  /** The request's authentication, when the transport has one (the SDK's bearer auth on HTTP). */
+  authInfo?: Readonly<AuthInfo>;
+  /** Reports progress on this call (sent only when the client asked for it with a progress token). */
+  progress(progress: number, options?: { total?: number; message?: string }): Promise<void>;
+  /** Sends a log message (`notifications/message`) at `level`, unless the client set a higher level. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /** Asks the client's model (`sampling/createMessage`); a client that does not offer sampling is the tool error `unsupported`. */
+  sample(request: CreateMessageRequest['params']): Promise<CreateMessageResult>;
+  /** Asks the client's user (`elicitation/create`); a client that does not offer elicitation is the tool error `unsupported`. */
+  elicit(request: ElicitRequest['params']): Promise<ElicitResult>;
 }
 
 /**
@@ -34,10 +54,18 @@ export interface ToolContext {
  */
 export type ToolOutput = HandlerOutput;
 
-/** A tool definition, ready to serve. */
-export interface DefinedTool<S extends v.GenericSchema = v.GenericSchema> {
+/** What a tool publishes besides its input: a display title, behaviour hints, and the schema of its structured result. */
+interface ToolDescription {
   readonly name: string;
   readonly description: string;
+  readonly title?: string;
+  readonly annotations?: Readonly<ToolAnnotations>;
+  /** Generated from `output`; the server checks every structured result against it before sending. */
+  readonly outputSchema?: Record<string, unknown>;
+}
+
+/** A tool definition, ready to serve. */
+export interface DefinedTool<S extends v.GenericSchema = v.GenericSchema> extends ToolDescription {
   readonly input: S;
   /** Generated from `input`; never hand-written. */
   readonly inputSchema: Record<string, unknown>;
@@ -45,12 +73,24 @@ export interface DefinedTool<S extends v.GenericSchema = v.GenericSchema> {
 }
 
 /** Any defined tool, whatever its input type: what a server serves. */
-export interface ServableTool {
-  readonly name: string;
-  readonly description: string;
+export interface ServableTool extends ToolDescription {
   readonly input: v.GenericSchema;
   readonly inputSchema: Record<string, unknown>;
   readonly handler: (input: never, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
+}
+
+/** A tool's definition: its name, description, one valibot object schema per side, and the handler. */
+export interface ToolDefinition<S extends v.GenericSchema> {
+  name: string;
+  description: string;
+  /** A display name for people (MCP `title`). */
+  title?: string;
+  /** Behaviour hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), published as declared. */
+  annotations?: ToolAnnotations;
+  input: S;
+  /** The structured result, as a valibot object schema: published as `outputSchema`, and every result is checked against it. */
+  output?: v.GenericSchema;
+  handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 }
 
 /** Throws a tool error from a handler: `throw toolError('not_found', 'no such ticket')` or just `toolError(...)`. */
@@ -60,42 +100,52 @@ export function toolError(code: string, message: string, details?: Record<string
 
 const registry = new ToolSchemaRegistry();
 
-/** Defines a tool from one valibot object schema; throws invalid_input when the schema cannot be published faithfully. */
-export function defineTool<S extends v.GenericSchema>(definition: {
-  name: string;
-  description: string;
-  input: S;
-  handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
-}): DefinedTool<S> {
-  const { name, description, input, handler } = definition;
+const OBJECT_SCHEMAS: readonly string[] = ['object', 'strict_object', 'loose_object'];
+
+/** Defines a tool from one valibot object schema (and one for its output); throws invalid_input when a schema cannot be published faithfully. */
+export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition<S>): DefinedTool<S> {
+  const { name, description, title, annotations, input, output, handler } = definition;
   if (typeof name !== 'string' || !MODEL_TOOL_NAME.test(name))
     throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
-  if (!['object', 'strict_object', 'loose_object'].includes((input as { type?: string })?.type ?? '')) {
+  const inputSchema = published(name, 'input', input);
+  const outputSchema = output === undefined ? undefined : published(name, 'output', output);
+  return Object.freeze({
+    name,
+    description,
+    ...defined({ title, annotations: annotations && Object.freeze({ ...annotations }) }),
+    input,
+    inputSchema,
+    ...defined({ outputSchema }),
+    handler,
+  });
+}
+
+// One side's valibot object schema as a frozen JSON Schema 2020-12 that loads in the registry, or invalid_input saying why.
+function published(name: string, side: 'input' | 'output', schema: v.GenericSchema): Record<string, unknown> {
+  if (!OBJECT_SCHEMAS.includes((schema as { type?: string })?.type ?? '')) {
     throw new AgtError(
       'invalid_input',
-      `tool "${name}": input must be a valibot object schema (v.object, v.strictObject or v.looseObject)`,
+      `tool "${name}": ${side} must be a valibot object schema (v.object, v.strictObject or v.looseObject)`,
     );
   }
-  let inputSchema: Record<string, unknown>;
+  let json: Record<string, unknown>;
   try {
-    inputSchema = toJsonSchema(input, { target: 'draft-2020-12' }) as Record<string, unknown>;
+    json = toJsonSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
   } catch (error) {
     throw new AgtError(
       'invalid_input',
-      `tool "${name}": its input schema cannot be published as JSON Schema (${(error as Error).message}); the published schema and the parser would drift. Express the rule with JSON-Schema-compatible actions, or check it in the handler and report it with toolError()`,
-      {
-        cause: error,
-      },
+      `tool "${name}": its ${side} schema cannot be published as JSON Schema (${(error as Error).message}); the published schema and the parser would drift. Express the rule with JSON-Schema-compatible actions, or check it in the handler and report it with toolError()`,
+      { cause: error },
     );
   }
   try {
-    registry.compile(inputSchema, { tool: name });
+    registry.compile(json, { tool: name, part: side === 'input' ? 'inputSchema' : 'outputSchema' });
   } catch (error) {
     if (isAgtError(error))
-      throw new AgtError('invalid_input', `tool "${name}": the generated inputSchema does not load: ${error.message}`, { cause: error });
+      throw new AgtError('invalid_input', `tool "${name}": the generated ${side}Schema does not load: ${error.message}`, { cause: error });
     throw error;
   }
-  return Object.freeze({ name, description, input, inputSchema: Object.freeze(inputSchema), handler });
+  return Object.freeze(json);
 }
 
 // A valibot issue's path as a JSON Pointer (RFC 6901), the instancePath of ArgumentIssue.

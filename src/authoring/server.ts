@@ -12,6 +12,8 @@ import { defined, isPlainObject } from '../json.js';
 import { failureOf, outputContent } from '../results.js';
 import { parseArguments, type ServableTool } from './define-tool.js';
 import { BoundedStdioServerTransport } from './stdio.js';
+import { toolContext } from './context.js';
+import { compiledOutput, outputProblem } from './output.js';
 
 /** An MCP tool result as the server sends it. */
 interface ToolCallResult {
@@ -73,9 +75,23 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     if (tools.has(tool.name)) throw new AgtError('invalid_input', `tool "${tool.name}" is defined twice`);
     tools.set(tool.name, tool);
   }
-  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {} } });
+  // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
+  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {}, logging: {} } });
+  const outputs = new Map([...tools.values()].flatMap((t) => (t.outputSchema ? [[t.name, compiledOutput(t)] as const] : [])));
+  const report = (error: unknown, tool: string) => {
+    try {
+      (options.onError ?? logToStderr)(error, { tool });
+    } catch {
+      // a failing hook changes nothing for the client
+    }
+  };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as { type: 'object' } })),
+    tools: [...tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as { type: 'object' },
+      ...defined({ title: t.title, annotations: t.annotations, outputSchema: t.outputSchema as { type: 'object' } | undefined }),
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
@@ -87,16 +103,14 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     }
     const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
     try {
-      return outputContent(await tool.handler(parsed.value as never, { meta, caller: meta.caller, signal: extra.signal }));
+      const result = outputContent(await tool.handler(parsed.value as never, toolContext(server, extra, meta)));
+      const broken = outputProblem(tool.name, result, outputs.get(tool.name));
+      if (broken === undefined) return result;
+      report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
+      return errorResult(broken.code, broken.message, broken.details);
     } catch (error) {
       const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
-      if (status === 'tool_failed') {
-        try {
-          (options.onError ?? logToStderr)(error, { tool: tool.name });
-        } catch {
-          // a failing hook changes nothing for the client
-        }
-      }
+      if (status === 'tool_failed') report(error, tool.name);
       return errorResult(failure.code, failure.message, failure.details);
     }
   });

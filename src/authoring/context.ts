@@ -1,0 +1,63 @@
+/**
+ * The handler context of a kit server's call: the request's `_meta`, its
+ * cancellation signal and authentication, and the server-to-client features a
+ * tool uses mid-call — progress, log messages, sampling and elicitation —
+ * each sent on the call's own stream (so on HTTP they reach the right client).
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ToolErrorSignal } from '../errors.js';
+import { defined } from '../json.js';
+import type { ToolContext } from './define-tool.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+// The SDK's Server keeps the level each session set (logging/setLevel); its check is not typed public.
+function ignored(server: Server, level: LoggingLevel, sessionId: string | undefined): boolean {
+  const check = (server as unknown as { isMessageIgnored?: (level: LoggingLevel, sessionId?: string) => boolean }).isMessageIgnored;
+  return typeof check === 'function' && check.call(server, level, sessionId);
+}
+
+// A feature the client did not declare is the tool's own error (the handler may catch it), never a transport failure.
+function requireClient(server: Server, feature: 'sampling' | 'elicitation'): void {
+  if (server.getClientCapabilities()?.[feature] === undefined) {
+    throw new ToolErrorSignal('unsupported', `the client does not offer ${feature}; the tool cannot ask for it`, { feature });
+  }
+}
+
+/** The context a handler gets for one call. */
+export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<string, unknown>>): ToolContext {
+  const token = extra._meta?.progressToken;
+  return {
+    meta,
+    caller: meta.caller,
+    signal: extra.signal,
+    ...defined({ authInfo: extra.authInfo }),
+    async progress(progress, options = {}) {
+      if (token === undefined) return; // the client did not ask for progress
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, ...defined({ total: options.total, message: options.message }) },
+      });
+    },
+    async log(level, data, logger) {
+      if (ignored(server, level, extra.sessionId)) return;
+      await extra.sendNotification({ method: 'notifications/message', params: { level, data, ...defined({ logger }) } });
+    },
+    async sample(params) {
+      requireClient(server, 'sampling');
+      return extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, { signal: extra.signal });
+    },
+    async elicit(params) {
+      requireClient(server, 'elicitation');
+      return extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal: extra.signal });
+    },
+  };
+}
