@@ -149,6 +149,7 @@ describe('package exports', () => {
       'runContract',
       'serveStdio',
       'toolError',
+      'toolResult',
     ],
     'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore'],
     'agt-mcp/postgres': ['POSTGRES_SCHEMA_VERSION', 'PostgresAuditStore', 'PostgresRunStore', 'PostgresStore', 'migrationSql'],
