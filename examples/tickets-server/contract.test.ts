@@ -1,13 +1,17 @@
-// The tickets server's contract, run against the real server process over stdio (C1, C3).
+// The tickets server's contract, run against the real server process over stdio (C1, C3), and its
+// identity rules over HTTP with bearer tokens (C4: the caller comes from authentication, never from _meta).
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, it } from 'vitest';
-import { contractCases } from 'agt-mcp/authoring';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractCases, createToolServer, runContract, serveHttp } from 'agt-mcp/authoring';
 import { contractSuite } from 'agt-mcp/testing';
 import { createTicketTools } from './tools.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const server = { command: process.execPath, args: ['--import', 'tsx', 'server.ts'], cwd: here };
+// On stdio the caller is the user who started the server: this test's user, made an admin here.
+const owner = os.userInfo().username;
+const server = { command: process.execPath, args: ['--import', 'tsx', 'server.ts'], cwd: here, env: { TICKETS_ADMINS: owner } };
 const [createTicket, getTicket, closeTicket] = createTicketTools();
 
 const cases = [
@@ -18,12 +22,9 @@ const cases = [
   }),
   ...contractCases(closeTicket, {
     valid: [{ id: 1, resolution: 'fixed' }],
-    meta: { caller: 'alice' }, // the assignee of ticket 1
     validBoundaries: false, // closing changes state: derive only invalid cases, which never reach the handler
     businessErrors: [
-      { name: 'no caller', args: { id: 1, resolution: 'fixed' }, code: 'unauthenticated' },
-      { name: 'not the assignee', args: { id: 1, resolution: 'fixed' }, meta: { caller: 'mallory' }, code: 'forbidden' },
-      { name: 'already closed', args: { id: 2, resolution: 'fixed' }, meta: { caller: 'admin' }, code: 'invalid_state' },
+      { name: 'already closed', args: { id: 2, resolution: 'fixed' }, code: 'invalid_state' },
       { name: 'unknown ticket', args: { id: 404, resolution: 'fixed' }, meta: { caller: 'admin' }, code: 'not_found' },
     ],
   }),
@@ -31,4 +32,32 @@ const cases = [
 
 describe('tickets-server contract (C1, C3, C4)', () => {
   contractSuite(server, cases, { test: it, beforeAll });
+});
+
+describe('tickets-server identity over HTTP (C4)', () => {
+  const users: Record<string, string> = { 'tok-alice': 'alice', 'tok-mallory': 'mallory' };
+  let service: Awaited<ReturnType<typeof serveHttp>>;
+  beforeAll(async () => {
+    const tools = createTicketTools({ admins: [] });
+    service = await serveHttp(() => createToolServer({ name: 'tickets', version: '1.0.0', tools }), {
+      auth: { verify: (token) => (users[token] ? { token, clientId: users[token], scopes: [] } : undefined) },
+    });
+  });
+  afterAll(() => service.close());
+  const as = (token: string | undefined, meta?: Record<string, unknown>) =>
+    runContract({ url: service.url, ...(token ? { headers: { Authorization: `Bearer ${token}` } } : {}) }, [
+      {
+        name: 'close ticket 1',
+        tool: 'close_ticket',
+        args: { id: 1, resolution: 'fixed' },
+        ...(meta ? { meta } : {}),
+        expect: { ok: true },
+      },
+    ]);
+
+  it("C4: a forged _meta.caller changes nothing: mallory cannot close alice's ticket by claiming to be alice; alice can", async () => {
+    expect((await as('tok-mallory', { caller: 'alice' })).results[0]?.got).toEqual({ code: 'forbidden' });
+    await expect(as(undefined)).rejects.toMatchObject({ code: 'auth_required' }); // no token: 401 before any tool runs
+    expect((await as('tok-alice')).results[0]?.got).toEqual({ ok: true });
+  });
 });

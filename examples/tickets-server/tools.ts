@@ -16,8 +16,13 @@ interface Ticket {
   resolution?: string;
 }
 
-/** The tickets store: in memory, seeded so every rule can be exercised. */
-export function createTicketTools() {
+/**
+ * The tickets store: in memory, seeded so every rule can be exercised.
+ * `admins` may close any ticket (default: the TICKETS_ADMINS environment
+ * variable, comma-separated, else `admin`).
+ */
+export function createTicketTools(options: { admins?: readonly string[] } = {}) {
+  const admins = new Set(options.admins ?? (process.env.TICKETS_ADMINS ?? 'admin').split(',').filter(Boolean));
   const tickets = new Map<number, Ticket>([
     [1, { id: 1, title: 'Login page is slow', priority: 'high', assignee: 'alice', status: 'open' }],
     [2, { id: 2, title: 'Typo on the pricing page', priority: 'low', assignee: 'bob', status: 'closed', resolution: 'fixed' }],
@@ -50,17 +55,20 @@ export function createTicketTools() {
   const closeTicket = defineTool({
     name: 'close_ticket',
     description: 'Close a ticket. Only its assignee or an admin may close it.',
+    annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: v.strictObject({
       id: v.pipe(v.number(), v.integer(), v.minValue(1)),
       resolution: v.picklist(['fixed', 'wontfix', 'duplicate']),
       note: v.optional(v.pipe(v.string(), v.maxLength(200))),
     }),
+    // `caller` comes from the transport's authentication (a bearer token on HTTP; the user who started the server on stdio),
+    // never from the request: a client that writes `_meta.caller` changes nothing.
     handler: ({ id, resolution }, { caller }) => {
+      if (caller === undefined) toolError('unauthenticated', 'closing a ticket needs an authenticated caller');
       const ticket = find(id);
-      const who = typeof caller === 'string' ? caller : undefined;
-      if (who === undefined) toolError('unauthenticated', 'closing a ticket needs a caller (send _meta.caller)');
-      if (who !== ticket.assignee && who !== 'admin') toolError('forbidden', 'only the assignee or an admin may close this ticket');
       if (ticket.status === 'closed') toolError('invalid_state', `ticket ${id} is already closed`);
+      if (caller.id !== ticket.assignee && !admins.has(caller.id))
+        toolError('forbidden', 'only the assignee or an admin may close this ticket');
       ticket.status = 'closed';
       ticket.resolution = resolution;
       return { id, status: ticket.status, resolution };

@@ -15,7 +15,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolErrorSignal } from '../errors.js';
 import { defined } from '../json.js';
-import type { ToolContext } from './define-tool.js';
+import type { Caller, ToolContext } from './define-tool.js';
+import { BoundedStdioServerTransport } from './stdio.js';
+import os from 'node:os';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -32,12 +34,30 @@ function requireClient(server: Server, feature: 'sampling' | 'elicitation'): voi
   }
 }
 
+// The process owner serving stdio: the person who started the server (a uid when the system has no name for it).
+function processOwner(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return `uid:${process.getuid?.() ?? 'unknown'}`;
+  }
+}
+
+/** The caller of a request: its transport's authentication, or the process owner on stdio; never the request's own words. */
+function callerOf(server: Server, extra: Extra): Caller | undefined {
+  if (extra.authInfo !== undefined)
+    return Object.freeze({ id: extra.authInfo.clientId, via: 'auth', scopes: Object.freeze([...extra.authInfo.scopes]) });
+  if (server.transport instanceof BoundedStdioServerTransport)
+    return Object.freeze({ id: processOwner(), via: 'process', scopes: Object.freeze([]) });
+  return undefined;
+}
+
 /** The context a handler gets for one call. */
 export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<string, unknown>>): ToolContext {
   const token = extra._meta?.progressToken;
   return {
     meta,
-    caller: meta.caller,
+    caller: callerOf(server, extra),
     signal: extra.signal,
     ...defined({ authInfo: extra.authInfo }),
     async progress(progress, options = {}) {

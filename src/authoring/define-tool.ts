@@ -26,12 +26,25 @@ import type {
   LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 
+/** The authenticated caller of a request. */
+export interface Caller {
+  id: string;
+  via: 'auth' | 'process';
+  scopes: readonly string[];
+}
+
 /** What a handler gets besides its typed input. */
 export interface ToolContext {
   /** The request's `_meta`, if the client sent one. */
   meta: Readonly<Record<string, unknown>>;
-  /** Who is calling, from `_meta.caller` (a string or an object), if present. */
-  caller: unknown;
+  /**
+   * Who is calling, from the transport's authentication — never from anything
+   * the client writes in the request (`_meta.caller` counts for nothing):
+   * `via: 'auth'` the request's AuthInfo (`id`: its clientId, with its scopes),
+   * `via: 'process'` on stdio the process owner (the user who started the
+   * server); undefined on an unauthenticated transport.
+   */
+  caller: Caller | undefined;
   /** Aborted when the client cancels the request. */
   signal: AbortSignal;
   /** The request's authentication, when the transport has one (the SDK's bearer auth on HTTP). */

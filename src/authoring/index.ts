@@ -1,6 +1,8 @@
 // agt-mcp/authoring: author MCP tools with one valibot definition, serve them, test their contract.
 export { defineTool, parseArguments, toolError, ToolErrorSignal } from './define-tool.js';
-export type { DefinedTool, ServableTool, ToolContext, ToolDefinition, ToolOutput } from './define-tool.js';
+export type { Caller, DefinedTool, ServableTool, ToolContext, ToolDefinition, ToolOutput } from './define-tool.js';
+export { serveHttp } from './http.js';
+export type { HttpToolService, ServeHttpOptions } from './http.js';
 export { createToolServer, serveStdio } from './server.js';
 export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions } from './server.js';
 export { toolResult } from '../results.js';

@@ -17,17 +17,22 @@ const transfer = defineTool({
     memo: v.optional(v.pipe(v.string(), v.maxLength(10))),
   }),
   handler: ({ from, amount }, { caller }) => {
-    if (caller !== from) toolError('forbidden', 'you may only move your own money');
+    if (caller?.id !== from) toolError('forbidden', 'you may only move your own money');
     if (amount > 100) toolError('insufficient_funds', 'the balance is too low', { balance: 100 });
     return { moved: amount };
   },
 });
 
-async function linked(tools: Parameters<typeof createToolServer>[0]['tools']) {
+/** A client linked to a server of `tools`; with `clientId`, every request carries that authentication, as an authenticating transport gives it. */
+async function linked(tools: Parameters<typeof createToolServer>[0]['tools'], clientId?: string) {
   const server = createToolServer({ name: 'unit', version: '1.0.0', tools });
   const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const plain = a.onmessage;
+  if (clientId !== undefined)
+    a.onmessage = (message, extra) => plain?.(message, { ...extra, authInfo: { token: 't', clientId, scopes: [] } });
   const client = new Client({ name: 'test', version: '1.0.0' });
-  await Promise.all([server.connect(a), client.connect(b)]);
+  await client.connect(b);
   return client;
 }
 
@@ -76,17 +81,20 @@ describe('C2: one valibot definition', () => {
 });
 
 describe('C4: the server checks business state and permission', () => {
-  it('C4: a schema-valid call can still be unauthorised or fail for business reasons, as a tool error with a code', async () => {
-    const client = await linked([transfer]);
-    const call = async (args: Record<string, unknown>, caller?: string) => {
-      const result = await client.callTool({ name: 'transfer', arguments: args, ...(caller ? { _meta: { caller } } : {}) });
+  it('C4: a schema-valid call can still be unauthorised or fail for business reasons, as a tool error with a code; a forged _meta.caller changes nothing', async () => {
+    const call = async (clientId: string | undefined, args: Record<string, unknown>, meta?: Record<string, unknown>) => {
+      const client = await linked([transfer], clientId);
+      const result = await client.callTool({ name: 'transfer', arguments: args, ...(meta ? { _meta: meta } : {}) });
+      await client.close();
       return result.isError
         ? JSON.parse((result.content as { text: string }[])[0]?.text ?? '{}').error.code
         : (result.structuredContent as { moved: number }).moved;
     };
-    expect(await call({ from: 'alice', amount: 50 }, 'mallory')).toBe('forbidden');
-    expect(await call({ from: 'alice', amount: 200 }, 'alice')).toBe('insufficient_funds');
-    expect(await call({ from: 'alice', amount: 50 }, 'alice')).toBe(50);
+    expect(await call('mallory', { from: 'alice', amount: 50 })).toBe('forbidden');
+    expect(await call('mallory', { from: 'alice', amount: 50 }, { caller: 'alice' })).toBe('forbidden'); // the client's word is not identity
+    expect(await call(undefined, { from: 'alice', amount: 50 }, { caller: 'alice' })).toBe('forbidden');
+    expect(await call('alice', { from: 'alice', amount: 200 })).toBe('insufficient_funds');
+    expect(await call('alice', { from: 'alice', amount: 50 })).toBe(50);
   });
 });
 

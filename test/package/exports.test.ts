@@ -147,6 +147,7 @@ describe('package exports', () => {
       'defineTool',
       'parseArguments',
       'runContract',
+      'serveHttp',
       'serveStdio',
       'toolError',
       'toolResult',

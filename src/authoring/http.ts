@@ -1,0 +1,154 @@
+/**
+ * serveHttp: kit tools over Streamable HTTP. One ToolServer per session (an
+ * SDK Server connects to one transport only: the "Already connected" trap is
+ * handled here), sessions bound to the principal that opened them, optional
+ * bearer authentication whose AuthInfo reaches handlers (`authInfo`, and the
+ * `caller` identity), DNS-rebinding protection on by default (Host and Origin
+ * must name this server), and a graceful close.
+ */
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import http from 'node:http';
+import type net from 'node:net';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AgtError } from '../errors.js';
+import type { ToolServer } from './server.js';
+
+/** Options of {@link serveHttp}. */
+export interface ServeHttpOptions {
+  /** Default 0: any free port (see `port` of the result). */
+  port?: number;
+  /** Default 127.0.0.1 (loopback). */
+  host?: string;
+  /** The MCP endpoint. Default `/mcp`. */
+  path?: string;
+  /** Bearer authentication: `verify` maps a token to its AuthInfo, or undefined (401). Without it, requests are anonymous. */
+  auth?: { verify(token: string): AuthInfo | undefined | Promise<AuthInfo | undefined> };
+  /** Reject requests whose Host (or Origin) does not name this server. Default true. */
+  dnsRebindingProtection?: boolean;
+  /** More `host:port` values to accept (a proxy's name). */
+  allowedHosts?: string[];
+  /** Open sessions at most; an initialize beyond it gets 503. Default 1,000. */
+  maxSessions?: number;
+}
+
+/** A running HTTP service. */
+export interface HttpToolService extends AsyncDisposable {
+  /** The endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  /** Open sessions. */
+  sessions(): number;
+  /** Stops accepting, ends every session (its server closes), then the listener. */
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: ToolServer;
+  /** Who opened it (the AuthInfo's clientId); a request of anyone else does not find it. */
+  owner: string | undefined;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+function reply(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+/** Serves tools over Streamable HTTP: `createServer` builds one ToolServer per session. */
+export async function serveHttp(createServer: () => ToolServer, options: ServeHttpOptions = {}): Promise<HttpToolService> {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  const maxSessions = options.maxSessions ?? 1000;
+  if (!path.startsWith('/')) throw new AgtError('invalid_input', 'serveHttp: path must start with "/"', { details: { field: 'path' } });
+  const sessions = new Map<string, Session>();
+  let port = 0;
+  let closing = false;
+
+  // DNS rebinding: a page on another site may reach a loopback server through its own name; Host and Origin must name this one.
+  const hostAllowed = (req: http.IncomingMessage): boolean => {
+    if (options.dnsRebindingProtection === false) return true;
+    const names = new Set([
+      `${host}:${port}`,
+      ...(LOOPBACK.has(host) ? [...LOOPBACK].map((h) => `${h}:${port}`) : []),
+      ...(options.allowedHosts ?? []),
+    ]);
+    if (!names.has(req.headers.host ?? '')) return false;
+    const origin = req.headers.origin;
+    if (origin === undefined) return true;
+    try {
+      return names.has(new URL(origin).host);
+    } catch {
+      return false;
+    }
+  };
+
+  const authenticate = async (req: http.IncomingMessage): Promise<AuthInfo | undefined | false> => {
+    if (options.auth === undefined) return undefined;
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    if (match === null) return false;
+    return (await options.auth.verify(match[1] as string)) ?? false;
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path)
+      return reply(res, 404, -32000, `not found: the MCP endpoint is ${path}`);
+    if (!hostAllowed(req)) return reply(res, 403, -32000, 'forbidden: the Host or Origin header does not name this server');
+    const auth = await authenticate(req);
+    if (auth === false)
+      return reply(res, 401, -32001, 'unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (auth !== undefined) (req as http.IncomingMessage & { auth?: AuthInfo }).auth = auth; // the SDK's transport hands it to handlers
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (session === undefined || session.owner !== auth?.clientId) return reply(res, 404, -32001, 'session not found');
+      await session.transport.handleRequest(req, res);
+      return;
+    }
+    if (req.method !== 'POST') return reply(res, 400, -32000, 'bad request: no session; start one with an initialize POST');
+    if (closing || sessions.size >= maxSessions) return reply(res, 503, -32000, 'the server takes no new sessions now');
+    const server = createServer();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server, owner: auth?.clientId }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+    if (transport.sessionId === undefined) await server.close(); // not an initialize: nothing is kept
+  };
+
+  const listener = http.createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) reply(res, 500, -32603, 'internal error');
+      else res.end();
+    });
+  });
+  listener.listen(options.port ?? 0, host);
+  await once(listener, 'listening');
+  port = (listener.address() as net.AddressInfo).port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+
+  const close = async (): Promise<void> => {
+    closing = true;
+    const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+    await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => undefined)));
+    sessions.clear();
+    listener.closeIdleConnections();
+    listener.closeAllConnections();
+    await closed;
+  };
+  return {
+    url: `http://${shown}:${port}${path}`,
+    port,
+    sessions: () => sessions.size,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
