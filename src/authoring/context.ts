@@ -60,6 +60,9 @@ export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<
     caller: callerOf(server, extra),
     signal: extra.signal,
     ...defined({ authInfo: extra.authInfo }),
+    closeStream() {
+      extra.closeSSEStream?.();
+    },
     async progress(progress, options = {}) {
       if (token === undefined) return; // the client did not ask for progress
       await extra.sendNotification({

@@ -57,6 +57,12 @@ export interface ToolContext {
   sample(request: CreateMessageRequest['params']): Promise<CreateMessageResult>;
   /** Asks the client's user (`elicitation/create`); a client that does not offer elicitation is the tool error `unsupported`. */
   elicit(request: ElicitRequest['params']): Promise<ElicitResult>;
+  /**
+   * Closes this call's SSE stream now (HTTP with resumption, SEP-1699): the
+   * client reconnects and gets the rest of the call from the event store. Does
+   * nothing on other transports.
+   */
+  closeStream(): void;
 }
 
 /**
@@ -103,6 +109,12 @@ export interface ToolDefinition<S extends v.GenericSchema> {
   input: S;
   /** The structured result, as a valibot object schema: published as `outputSchema`, and every result is checked against it. */
   output?: v.GenericSchema;
+  /**
+   * Named schemas of this tool only: each one used in `input` or `output` is
+   * published once under `$defs` and referenced with `$ref` (never shared with
+   * another tool's).
+   */
+  definitions?: Record<string, v.GenericSchema>;
   handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 }
 
@@ -117,11 +129,11 @@ const OBJECT_SCHEMAS: readonly string[] = ['object', 'strict_object', 'loose_obj
 
 /** Defines a tool from one valibot object schema (and one for its output); throws invalid_input when a schema cannot be published faithfully. */
 export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition<S>): DefinedTool<S> {
-  const { name, description, title, annotations, input, output, handler } = definition;
+  const { name, description, title, annotations, input, output, definitions, handler } = definition;
   if (typeof name !== 'string' || !MODEL_TOOL_NAME.test(name))
     throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
-  const inputSchema = published(name, 'input', input);
-  const outputSchema = output === undefined ? undefined : published(name, 'output', output);
+  const inputSchema = published(name, 'input', input, definitions);
+  const outputSchema = output === undefined ? undefined : published(name, 'output', output, definitions);
   return Object.freeze({
     name,
     description,
@@ -134,7 +146,12 @@ export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition
 }
 
 // One side's valibot object schema as a frozen JSON Schema 2020-12 that loads in the registry, or invalid_input saying why.
-function published(name: string, side: 'input' | 'output', schema: v.GenericSchema): Record<string, unknown> {
+function published(
+  name: string,
+  side: 'input' | 'output',
+  schema: v.GenericSchema,
+  definitions: Record<string, v.GenericSchema> | undefined,
+): Record<string, unknown> {
   if (!OBJECT_SCHEMAS.includes((schema as { type?: string })?.type ?? '')) {
     throw new AgtError(
       'invalid_input',
@@ -143,7 +160,7 @@ function published(name: string, side: 'input' | 'output', schema: v.GenericSche
   }
   let json: Record<string, unknown>;
   try {
-    json = toJsonSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
+    json = toJsonSchema(schema, { target: 'draft-2020-12', ...(definitions ? { definitions } : {}) }) as Record<string, unknown>;
   } catch (error) {
     throw new AgtError(
       'invalid_input',

@@ -14,6 +14,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AgtError } from '../errors.js';
 import type { ToolServer } from './server.js';
+import { BoundedEventStore } from './event-store.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions {
@@ -31,6 +32,11 @@ export interface ServeHttpOptions {
   allowedHosts?: string[];
   /** Open sessions at most; an initialize beyond it gets 503. Default 1,000. */
   maxSessions?: number;
+  /**
+   * Keep what SSE streams sent (the last `maxEvents`, default 10,000) so a client that reconnects with
+   * Last-Event-ID gets the rest, and tell clients to reconnect after `retryMs` (default 1,000). `false`: no resumption.
+   */
+  resumable?: false | { maxEvents?: number; retryMs?: number };
 }
 
 /** A running HTTP service. */
@@ -66,6 +72,8 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
   const maxSessions = options.maxSessions ?? 1000;
   if (!path.startsWith('/')) throw new AgtError('invalid_input', 'serveHttp: path must start with "/"', { details: { field: 'path' } });
   const sessions = new Map<string, Session>();
+  const events = options.resumable === false ? undefined : new BoundedEventStore(options.resumable?.maxEvents);
+  const retryInterval = options.resumable === false ? undefined : (options.resumable?.retryMs ?? 1000);
   let port = 0;
   let closing = false;
 
@@ -115,6 +123,7 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, server, owner: auth?.clientId }),
+      ...(events ? { eventStore: events, retryInterval } : {}),
     });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);

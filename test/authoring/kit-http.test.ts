@@ -129,3 +129,37 @@ describe('caller identity on stdio', () => {
     }
   });
 });
+
+describe('resumable streams (SEP-1699)', () => {
+  it('C4: a tool that closes its SSE stream mid-call still delivers its result: the client reconnects and the event store replays it', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const closes = defineTool({
+      name: 'closes',
+      description: 'Closes its stream, then answers.',
+      input: v.object({}),
+      handler: async (_input, { closeStream, progress }) => {
+        await progress(1, { total: 2 });
+        closeStream();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return 'after the reconnect';
+      },
+    });
+    const service = await serveHttp(() => createToolServer({ name: 'resume', version: '1.0.0', tools: [closes] }), {
+      resumable: { retryMs: 10 },
+    });
+    services.push(service);
+    const resumed: string[] = [];
+    const watching: typeof fetch = (input, init) => {
+      const lastEventId = new Headers(init?.headers).get('last-event-id');
+      if (lastEventId !== null) resumed.push(lastEventId);
+      return fetch(input, init);
+    };
+    const client = new Client({ name: 't', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(service.url), { fetch: watching }));
+    const result = await client.callTool({ name: 'closes', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'after the reconnect' }]);
+    expect(resumed).toHaveLength(1); // the stream was closed, and the client came back with its Last-Event-ID
+    await client.close();
+  });
+});
