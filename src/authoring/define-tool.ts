@@ -14,7 +14,7 @@ export { ToolErrorSignal } from '../errors.js';
 import { MODEL_TOOL_NAME } from '../tool-names.js';
 import type { HandlerOutput } from '../results.js';
 import type { ArgumentIssue } from '../schema/issues.js';
-import { ToolSchemaRegistry } from '../schema/registry.js';
+import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 import { defined } from '../json.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -183,16 +183,27 @@ function pointer(issue: v.BaseIssue<unknown>): string {
   return (issue.path ?? []).map((item) => `/${String(item.key).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 }
 
+const compiled = new WeakMap<object, CompiledToolSchema>();
+
 /**
- * Parses arguments with the tool's own schema, typed by it. Issues have the
- * shape of the validator's (`instancePath`, `schemaPath`, `keyword`,
- * `message`) and carry paths and expectations, never values.
+ * Parses arguments as the server does: first against the published
+ * inputSchema with the ToolSchemaRegistry (the validator hosts use), then
+ * with the tool's valibot schema, typed by it. Issues have the validator's
+ * shape (`instancePath`, `schemaPath`, JSON Schema `keyword`, `message`) and
+ * carry paths and expectations, never values.
  */
 export function parseArguments<S extends v.GenericSchema>(
-  tool: { input: S },
+  tool: { name?: string; input: S; inputSchema?: Record<string, unknown> },
   args: unknown,
 ): { ok: true; value: v.InferOutput<S> } | { ok: false; issues: ArgumentIssue[] } {
-  const parsed = v.safeParse(tool.input, args ?? {});
+  const value = args ?? {};
+  if (tool.inputSchema !== undefined) {
+    let validator = compiled.get(tool);
+    if (validator === undefined) compiled.set(tool, (validator = registry.compile(tool.inputSchema, { tool: tool.name ?? 'tool' })));
+    const checked = validator.validate(value);
+    if (!checked.ok) return { ok: false, issues: [...checked.issues] };
+  }
+  const parsed = v.safeParse(tool.input, value);
   if (parsed.success) return { ok: true, value: parsed.output };
   return {
     ok: false,

@@ -75,6 +75,29 @@ describe('what a handler returns', () => {
   });
 });
 
+describe('argument issues', () => {
+  it("S8: invalid arguments are checked against the published schema first: issues carry JSON Schema's keyword and schemaPath, as hosts see them, and no value", async () => {
+    const amount = defineTool({
+      name: 'pay',
+      description: 'Pays.',
+      input: v.strictObject({ amount: v.pipe(v.number(), v.integer(), v.maxValue(500)) }),
+      handler: ({ amount }) => ({ paid: amount }),
+    });
+    const server = createToolServer({ name: 'unit', version: '1.0.0', tools: [amount] });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    const result = await client.callTool({ name: 'pay', arguments: { amount: 9999 } });
+    const text = (result.content as { text: string }[])[0]!.text;
+    expect(JSON.parse(text).error).toMatchObject({
+      code: 'invalid_arguments',
+      details: { issues: [{ instancePath: '/amount', keyword: 'maximum', schemaPath: expect.stringContaining('maximum') }] },
+    });
+    expect(text).not.toContain('9999');
+    await client.close();
+  });
+});
+
 const fx = runFixture();
 
 describe('the same rule in runs and harness tools', () => {
