@@ -1,10 +1,12 @@
 /**
  * defineTool (C2): one valibot object schema is the single source of a tool's
  * arguments. The published inputSchema is generated from it (JSON Schema
- * 2020-12, said explicitly: @valibot/to-json-schema defaults to draft-07) and
- * the server parses incoming arguments with the very same schema. Anything
- * valibot cannot express in JSON Schema (transforms, custom checks) fails at
- * definition time, so the two can never drift.
+ * 2020-12, said explicitly: @valibot/to-json-schema defaults to draft-07); the
+ * server checks incoming arguments against that published schema, then shapes
+ * them with the valibot schema stripped of its checks (runtime-schema.ts).
+ * Anything valibot cannot express in JSON Schema (transforms, custom checks)
+ * or expresses only as an annotation (formats) fails at definition time, so
+ * the two can never drift.
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
@@ -15,6 +17,7 @@ import { MODEL_TOOL_NAME } from '../tool-names.js';
 import type { HandlerOutput } from '../results.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
+import { annotationOnlyActions, runtimeSchema } from './runtime-schema.js';
 import { defined } from '../json.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -158,6 +161,15 @@ function published(
       `tool "${name}": ${side} must be a valibot object schema (v.object, v.strictObject or v.looseObject)`,
     );
   }
+  const [unchecked] = annotationOnlyActions(schema);
+  if (unchecked !== undefined) {
+    const [at, action, as] = unchecked;
+    throw new AgtError(
+      'invalid_input',
+      `tool "${name}": the ${side} schema at "${at}" uses the valibot action "${action}", published as ${as}: JSON Schema treats that as an annotation and checks nothing, so the published schema and the server would disagree. Say what you mean with v.regex(/…/) (published as a pattern, checked on both sides), or check it in the handler and report it with toolError()`,
+      { details: { tool: name, path: at, action } },
+    );
+  }
   let json: Record<string, unknown>;
   try {
     json = toJsonSchema(schema, { target: 'draft-2020-12', ...(definitions ? { definitions } : {}) }) as Record<string, unknown>;
@@ -184,6 +196,7 @@ function pointer(issue: v.BaseIssue<unknown>): string {
 }
 
 const compiled = new WeakMap<object, CompiledToolSchema>();
+const shapes = new WeakMap<v.GenericSchema, v.GenericSchema>();
 
 /**
  * Parses arguments as the server does: first against the published
@@ -196,14 +209,16 @@ export function parseArguments<S extends v.GenericSchema>(
   tool: { name?: string; input: S; inputSchema?: Record<string, unknown> },
   args: unknown,
 ): { ok: true; value: v.InferOutput<S> } | { ok: false; issues: ArgumentIssue[] } {
-  const value = args ?? {};
+  const value = args === undefined ? {} : args; // missing arguments are {} (MCP); null is not an object
   if (tool.inputSchema !== undefined) {
     let validator = compiled.get(tool);
     if (validator === undefined) compiled.set(tool, (validator = registry.compile(tool.inputSchema, { tool: tool.name ?? 'tool' })));
     const checked = validator.validate(value);
     if (!checked.ok) return { ok: false, issues: [...checked.issues] };
   }
-  const parsed = v.safeParse(tool.input, value);
+  let shape = shapes.get(tool.input);
+  if (shape === undefined) shapes.set(tool.input, (shape = tool.inputSchema === undefined ? tool.input : runtimeSchema(tool.input)));
+  const parsed = v.safeParse(shape, value);
   if (parsed.success) return { ok: true, value: parsed.output };
   return {
     ok: false,
