@@ -14,6 +14,7 @@ import { compileToolSchemas } from '../mcp/tool-schemas.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { canonicalHash } from '../schema/canonical.js';
+import { declaredNames } from '../schema/issues.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { toolAlias } from './aliases.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
@@ -135,7 +136,7 @@ function routesOf(
       connection,
       validator: schemas.input,
       inputSchema: tool.inputSchema as Record<string, unknown>,
-      ...(schemas.output ? { outputValidator: schemas.output } : {}),
+      ...(schemas.output ? { outputValidator: schemas.output, outputNames: declaredNames(tool.outputSchema) } : {}),
       ...(tool.annotations ? { annotations: Object.freeze({ ...tool.annotations }) } : {}),
       ...(tool._meta ? { meta: Object.freeze({ ...tool._meta }) } : {}),
       ...(tool.execution ? { execution: Object.freeze({ ...tool.execution }) } : {}),

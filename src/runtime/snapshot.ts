@@ -34,6 +34,8 @@ export interface McpRoute extends RouteBase {
   connection: McpConnection;
   /** Present when the tool declares an outputSchema: results are checked against it. */
   outputValidator?: CompiledToolSchema;
+  /** The property names the outputSchema declares (issue paths show only these: the rest is the server's data). */
+  outputNames?: ReadonlySet<string>;
   /** The server's behaviour hints, frozen (policies may use them; they are untrusted). */
   annotations?: Readonly<ToolAnnotations>;
   /** The tool's `_meta` and `execution` as declared (MCP Apps UIs read `_meta.ui`). */

@@ -11,7 +11,7 @@ import { type ArgumentLimits, type ArgumentsRead, readArguments } from './argume
 import { MAX_RESULT_DEPTH } from '../mcp/server-answers.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { errorOfContent, type HandlerOutput, outputContent } from '../results.js';
-import type { ArgumentIssue } from '../schema/issues.js';
+import { type ArgumentIssue, serverSafeIssues } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ResultError, ToolResult } from './types.js';
 
@@ -198,7 +198,10 @@ const notAnObject: ArgumentIssue = {
  * when the tool declares an outputSchema, be present and valid for it. A
  * mismatch fails the call (`output_invalid`) with paths only, never values.
  */
-export function checkOutput(result: ToolResult, route: { outputValidator?: CompiledToolSchema }): ToolResult {
+export function checkOutput(
+  result: ToolResult,
+  route: { outputValidator?: CompiledToolSchema; outputNames?: ReadonlySet<string> },
+): ToolResult {
   if (result.status !== 'ok') return result; // an isError result is not checked (MCP)
   const structured = result.structuredContent;
   if (structured === undefined) {
@@ -210,12 +213,14 @@ export function checkOutput(result: ToolResult, route: { outputValidator?: Compi
   if (route.outputValidator === undefined) return result;
   const validation = route.outputValidator.validate(structured);
   if (validation.ok) return result;
-  const first = validation.issues[0];
+  // The server's own property names are its data: never in the message, the issues or the audit.
+  const issues = serverSafeIssues(validation.issues, route.outputNames ?? new Set());
+  const first = issues[0];
   const where = first?.instancePath ? ` at "${first.instancePath}"` : '';
   return outputInvalid(
     result,
     `the tool's structured result does not match its outputSchema${where}: ${first?.message ?? 'invalid'}`,
-    validation.issues,
+    issues,
   );
 }
 

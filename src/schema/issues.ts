@@ -66,6 +66,30 @@ export function toIssues(errors: readonly OutputUnit[], ctx: IssueContext): Argu
   return issues;
 }
 
+// Keywords whose value may be the false schema, reported under their own name.
+const FALSE_HOLDERS = new Set([
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'additionalItems',
+  'unevaluatedItems',
+  'propertyNames',
+  'contains',
+]);
+
+// Keywords holding false schemas by name or position (properties/<name>: false).
+const FALSE_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'dependentSchemas',
+  'dependencies',
+  'prefixItems',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  '$defs',
+]);
+
 const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 
 // An item that does not match `contains` is no error by itself; the
@@ -91,7 +115,12 @@ function toIssue(error: OutputUnit, ctx: IssueContext, queues: Map<string, strin
   const parentTokens = tokens.slice(0, -1);
   const schema = resolveEvaluated(ctx, parentTokens);
   if (error.keyword === 'not' && isPlainObject(schema) && ctx.falseMarkers.has(schema)) {
-    return { instancePath, schemaPath: tokensToPointer(parentTokens), keyword: 'false', message: falseMessage(parentTokens) };
+    // A false subschema: the keyword that holds it (additionalProperties, items …) is what failed.
+    const holder = parentTokens[parentTokens.length - 1] ?? '';
+    const above = parentTokens[parentTokens.length - 2] ?? '';
+    // additionalProperties: false, or properties/<name>: false, prefixItems/<i>: false …; only a false root schema has no keyword.
+    const keyword = FALSE_HOLDERS.has(holder) ? holder : FALSE_MAPS.has(above) ? above : 'false';
+    return { instancePath, schemaPath: tokensToPointer(parentTokens), keyword, message: falseMessage(parentTokens) };
   }
   if (error.keyword === 'false') {
     // A false schema cfworker met unconverted: its location is the instance's.
@@ -216,4 +245,45 @@ const MESSAGES: Readonly<Record<string, (v: unknown, node: Record<string, unknow
 function messageFor(keyword: string, node: Record<string, unknown>): string {
   const message = Object.hasOwn(MESSAGES, keyword) ? MESSAGES[keyword] : undefined;
   return message === undefined ? `does not satisfy "${keyword}"` : message(node[keyword], node);
+}
+
+/** The property names a schema declares (keys of every `properties`, and `required` entries), at any depth up to 64 levels. */
+export function declaredNames(schema: unknown): ReadonlySet<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown, depth: number): void => {
+    if (depth > 64 || typeof node !== 'object' || node === null) return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, depth + 1);
+      return;
+    }
+    const o = node as Record<string, unknown>;
+    if (isPlainObject(o.properties)) for (const key of Object.keys(o.properties)) names.add(key);
+    if (Array.isArray(o.required)) for (const key of o.required) if (typeof key === 'string') names.add(key);
+    for (const value of Object.values(o)) walk(value, depth + 1);
+  };
+  walk(schema, 0);
+  return names;
+}
+
+const PROPERTY_KEYWORDS = new Set(['additionalProperties', 'unevaluatedProperties', 'propertyNames']);
+
+/**
+ * Issues about data a server sent, safe to show and audit: a property name the
+ * schema does not declare is the server's own data, so it never appears — in
+ * an instancePath it becomes "*", and an issue about such a property points at
+ * its object. Array indexes and declared names stay.
+ */
+export function serverSafeIssues(issues: readonly ArgumentIssue[], declared: ReadonlySet<string>): ArgumentIssue[] {
+  return issues.map((issue) => {
+    let tokens =
+      issue.instancePath === ''
+        ? []
+        : issue.instancePath
+            .slice(1)
+            .split('/')
+            .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (PROPERTY_KEYWORDS.has(issue.keyword)) tokens = tokens.slice(0, -1);
+    const shown = tokens.map((t) => (declared.has(t) || /^(0|[1-9]\d{0,9})$/.test(t) ? t : '*'));
+    return { ...issue, instancePath: tokensToPointer(shown) };
+  });
 }

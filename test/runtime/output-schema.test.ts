@@ -48,6 +48,11 @@ describe('output schemas', () => {
     const text = JSON.stringify({ results, audit });
     expect(text).not.toContain('seven'); // the server's values never reach the model's error or the audit
     expect(text).not.toContain('s3cr3t-value');
+    // The server's own property name is its data too: the issue points at the object, named by its keyword.
+    expect(bad.error.details.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ instancePath: '', keyword: 'additionalProperties' })]),
+    );
+    expect(text).not.toMatch(/\/secret|"secret"/);
     const event = audit.find((e) => e.type === 'tool_call' && e.callId === 'bad');
     expect(event).toMatchObject({
       status: 'tool_failed',

@@ -34,9 +34,14 @@ describe('S8: argument errors report where, never what', () => {
     expect(keywords).not.toContain('properties');
   });
 
-  it('S8: a false schema is located at the keyword that holds it', () => {
+  it('S8: a false schema is located, and named, at the keyword that holds it', () => {
     expect(issuesOf({ name: 'ab', 'odd/key~': 1 })).toEqual([
-      { instancePath: '/odd~1key~0', schemaPath: '/additionalProperties', keyword: 'false', message: 'is not an allowed property' },
+      {
+        instancePath: '/odd~1key~0',
+        schemaPath: '/additionalProperties',
+        keyword: 'additionalProperties',
+        message: 'is not an allowed property',
+      },
     ]);
   });
 
