@@ -43,9 +43,4 @@ export class BoundedEventStore implements EventStore {
     }
     return streamId;
   }
-
-  /** Forgets the events of a stream id prefix (a closed session's). */
-  forget(prefix: string): void {
-    for (const [id, event] of this.#events) if (event.streamId.startsWith(prefix)) this.#events.delete(id);
-  }
 }

@@ -78,13 +78,10 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
   let closing = false;
 
   // DNS rebinding: a page on another site may reach a loopback server through its own name; Host and Origin must name this one.
+  // The names this server answers to, known once it listens.
+  let names: ReadonlySet<string> = new Set();
   const hostAllowed = (req: http.IncomingMessage): boolean => {
     if (options.dnsRebindingProtection === false) return true;
-    const names = new Set([
-      `${host}:${port}`,
-      ...(LOOPBACK.has(host) ? [...LOOPBACK].map((h) => `${h}:${port}`) : []),
-      ...(options.allowedHosts ?? []),
-    ]);
     if (!names.has(req.headers.host ?? '')) return false;
     const origin = req.headers.origin;
     if (origin === undefined) return true;
@@ -142,6 +139,11 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
   listener.listen(options.port ?? 0, host);
   await once(listener, 'listening');
   port = (listener.address() as net.AddressInfo).port;
+  names = new Set([
+    `${host}:${port}`,
+    ...(LOOPBACK.has(host) ? [...LOOPBACK].map((h) => `${h}:${port}`) : []),
+    ...(options.allowedHosts ?? []),
+  ]);
   const shown = host.includes(':') ? `[${host}]` : host;
 
   const close = async (): Promise<void> => {

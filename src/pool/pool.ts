@@ -220,7 +220,7 @@ export class McpPool implements AsyncDisposable {
     if (entry.routers.size > 0 || this.#entries.get(entry.key) !== entry) return;
     if (this.#closed || entry.superseded || entry.connection?.closed) {
       await this.#close(entry, this.#closed ? 'pool_closed' : entry.superseded ? 'superseded' : undefined);
-      if (this.stats().leases === 0) this.#drained?.(); // a draining close() goes on
+      if (this.#leases() === 0) this.#drained?.(); // a draining close() goes on
       return;
     }
     entry.cancelTimer = this.#clock.after(this.#options.idleMs ?? DEFAULT_IDLE_MS, () => void this.#close(entry, 'idle'));
@@ -288,10 +288,19 @@ export class McpPool implements AsyncDisposable {
 
   // Resolves when no lease is left, or after `ms`.
   async #drain(ms: number): Promise<void> {
-    if (ms <= 0 || this.stats().leases === 0) return;
+    if (ms <= 0 || this.#leases() === 0) return;
+    const bound = new AbortController(); // the bound's timer ends with the drain, not ms later
     const drained = new Promise<void>((resolve) => (this.#drained = resolve));
-    await Promise.race([drained, delay(ms, undefined, { ref: false })]);
+    await Promise.race([drained, delay(ms, undefined, { ref: false, signal: bound.signal }).catch(() => undefined)]);
+    bound.abort();
     this.#drained = undefined;
+  }
+
+  // The leases held now, on every key.
+  #leases(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) n += e.routers.size;
+    return n;
   }
 
   /** `await using pool = new McpPool(…)` closes it at the end of the scope. */

@@ -91,13 +91,6 @@ export class OpenApprovals {
     return batches.flatMap((b) => [...b.values()].sort((x, y) => x.index - y.index));
   }
 
-  /** How many calls wait, in every batch. */
-  get size(): number {
-    let n = 0;
-    for (const b of this.#batches.values()) n += b.size;
-    return n;
-  }
-
   /**
    * Checks `decisions` against the open batch and takes the decided calls out
    * (at once, so a second decide of the same call cannot take it again). Any
