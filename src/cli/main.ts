@@ -5,6 +5,7 @@
  * command modules (and the SDK, the store) load only when a command runs, so
  * `agt --help` and usage errors answer at once.
  */
+import { cliMessage } from './words.js';
 import { isAgtError } from '../errors.js';
 import { ALIASES, usage, verbs } from './help.js';
 import { CODE_EXIT, EXIT, printable, stderrBlock } from './terminal.js';
@@ -120,9 +121,9 @@ export async function main(rawArgv: string[]): Promise<number> {
 function reportError(error: unknown, line: CommandLine): number {
   if (line.debug) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
   if (isAgtError(error)) {
-    if (line.json)
-      process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }, null, 2)}\n`);
-    process.stderr.write(`agt: ${error.code}: ${printable(error.message)}\n`);
+    const message = cliMessage(error);
+    if (line.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message, details: error.details } }, null, 2)}\n`);
+    process.stderr.write(`agt: ${error.code}: ${printable(message)}\n`);
     // The server's own words are usually the real reason a start failed (--json carries them in details).
     const tail = error.details?.stderrTail;
     if (!line.json && typeof tail === 'string' && tail.trim() !== '') process.stderr.write(`${stderrBlock(tail)}\n`);

@@ -98,9 +98,11 @@ function isResourceMismatch(error: unknown): boolean {
 
 /**
  * The auth_required error for `error`, with the fix for the kind of auth in
- * use. `retried`: an authorization was completed and the server still refused.
+ * use (`details.credentials`: none, header, bearer or oauth). `retried`: an
+ * authorization was completed and the server still refused. `headerSet`: the
+ * config sends its own Authorization header.
  */
-export function authRequired(error: unknown, auth: McpAuth | undefined, retried = false): AgtError {
+export function authRequired(error: unknown, auth: McpAuth | undefined, retried = false, headerSet = false): AgtError {
   const status = httpStatus(error);
   const oauthCode = (error as { errorCode?: unknown } | null)?.errorCode;
   const details = {
@@ -117,10 +119,13 @@ export function authRequired(error: unknown, auth: McpAuth | undefined, retried 
               : 'unauthorized',
     ...defined({ status }),
     ...(typeof oauthCode === 'string' ? { oauthError: oauthCode } : {}),
+    credentials: auth === undefined ? (headerSet ? 'header' : 'none') : isBearerProvider(auth) ? 'bearer' : 'oauth',
   };
   const http = status === undefined ? '' : ` (HTTP ${status})`;
   let message: string;
-  if (auth === undefined) {
+  if (auth === undefined && headerSet) {
+    message = `the server rejected the Authorization header of the config${http}: check the credentials it holds (expired, wrong audience or scope), or pass auth (an OAuthClientProvider or { bearer }) instead`;
+  } else if (auth === undefined) {
     message = `the server requires authorization${http}: pass auth (an OAuthClientProvider or { bearer }) to connectMcp, McpProber or NativeRun, or set an Authorization header in the config`;
   } else if (isBearerProvider(auth)) {
     message = `the server rejected the bearer token${http}: check the token that bearer() returns (expired, wrong audience or scope)`;

@@ -8,22 +8,15 @@
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AgtError } from '../errors.js';
+import { OVERSIZED_EDGE, oversizedError, oversizedResponseId } from './oversized.js';
 
-/** The default limit of one message (a stdio line, an HTTP body, an SSE event): 4 MiB. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-/** The JSON-RPC error code of a message dropped for its size (the data says why). */
-export const OVERSIZED_RPC_CODE = -32600;
-
-const EDGE = 512; // how much of an oversized message's head and tail is kept to find its id
+const EDGE = OVERSIZED_EDGE;
 const BOUNDARY = /\r?\n\r?\n/g;
-const HEAD_ID = /^\s*(?:data:\s*)?\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,16}|"[^"\\]{0,200}")/m;
-const TAIL_ID = /"id"\s*:\s*(-?\d{1,16}|"[^"\\]{0,200}")\s*\}\s*$/;
 
 function replacement(head: string, tail: string, maxBytes: number, sse: boolean): string | undefined {
-  const id = TAIL_ID.exec(tail.trimEnd())?.[1] ?? HEAD_ID.exec(head)?.[1];
+  const id = oversizedResponseId(head, tail);
   if (id === undefined) return undefined;
-  const json = `{"jsonrpc":"2.0","id":${id},"error":{"code":${OVERSIZED_RPC_CODE},"message":"the message is larger than ${maxBytes} bytes; it was not read","data":{"agtReason":"oversized_message","limitBytes":${maxBytes}}}}`;
+  const json = oversizedError(id, maxBytes);
   return sse ? `event: message\ndata: ${json}\n\n` : json;
 }
 

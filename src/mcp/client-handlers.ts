@@ -1,12 +1,18 @@
 /**
- * Server-initiated requests (elicitation, sampling) and the client
+ * Server-initiated requests (elicitation, sampling, roots) and the client
  * capabilities that follow from them. A capability is declared exactly when a
  * handler for it is given, so a server never asks for what the host cannot
  * answer; probes and runs built from the same handlers declare the same
  * capabilities (servers may list different tools by declared capabilities).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 
@@ -48,26 +54,47 @@ export interface ServerRequestContext {
   signal: AbortSignal;
 }
 
+/** A root the client offers a server: a `file://` URI of a directory the server may work in, and a name for people. */
+export interface McpRoot {
+  uri: string;
+  name?: string;
+}
+
 /** Host handlers for server-initiated requests; each one given declares its capability. */
 export interface ClientHandlers {
-  /** Answers `elicitation/create` (form mode); declares `elicitation` with defaults applied. */
+  /** Answers `elicitation/create`; declares `elicitation` (form mode with defaults applied, and the modes of `elicitationModes`). */
   elicitation?(request: ElicitationRequest, context: ServerRequestContext): Promise<ElicitResult>;
+  /** The elicitation modes the handler accepts (2025-11-25). Default `['form']`; `'url'` sends the user to a URL the server gives. */
+  elicitationModes?: readonly ('form' | 'url')[];
   /** Answers `sampling/createMessage`; declares `sampling`. */
   sampling?(request: SamplingRequest, context: ServerRequestContext): Promise<CreateMessageResult>;
+  /** The sampling handler accepts `tools` and `toolChoice` (2025-11-25): declares `sampling.tools`. */
+  samplingTools?: boolean;
+  /** Answers `roots/list`: declares `roots` (with listChanged; tell servers of changes with `rootsChanged()`). */
+  roots?(context: ServerRequestContext): Promise<McpRoot[]>;
 }
 
 /** The client capabilities declared for `handlers` (none without handlers). */
 export function clientCapabilities(handlers: ClientHandlers = {}): Record<string, unknown> {
+  const modes = handlers.elicitationModes ?? ['form'];
   return {
     // applyDefaults: the SDK fills fields the user left out with the schema's defaults (SEP-1034).
-    ...(handlers.elicitation ? { elicitation: { form: { applyDefaults: true } } } : {}),
-    ...(handlers.sampling ? { sampling: {} } : {}),
+    ...(handlers.elicitation
+      ? {
+          elicitation: {
+            ...(modes.includes('form') ? { form: { applyDefaults: true } } : {}),
+            ...(modes.includes('url') ? { url: {} } : {}),
+          },
+        }
+      : {}),
+    ...(handlers.sampling ? { sampling: handlers.samplingTools ? { tools: {} } : {} } : {}),
+    ...(handlers.roots ? { roots: { listChanged: true } } : {}),
   };
 }
 
 /** Routes the server's requests to `handlers`; a handler's own error never reaches the server. */
 export function installHandlers(client: Client, handlers: ClientHandlers = {}): void {
-  const { elicitation, sampling } = handlers;
+  const { elicitation, sampling, roots } = handlers;
   // The SDK checks what the handlers return against its own schemas; these types are ours.
   if (elicitation)
     client.setRequestHandler(
@@ -78,6 +105,10 @@ export function installHandlers(client: Client, handlers: ClientHandlers = {}): 
     client.setRequestHandler(
       CreateMessageRequestSchema,
       (request, extra) => answer(() => sampling(request.params as unknown as SamplingRequest, { signal: extra.signal })) as never,
+    );
+  if (roots)
+    client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
+      answer(async () => ({ roots: (await roots({ signal: extra.signal })).map((r) => ({ ...r })) })),
     );
 }
 

@@ -21,12 +21,15 @@ import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } fro
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
-import { type McpConnection, openConnection, withStderr } from './connection.js';
-import { ListChangedHub } from './list-changed.js';
+import { type McpConnection, openConnection } from './connection.js';
+import { withStderr } from './request-error.js';
+import { checkPingInterval } from './keepalive.js';
+import { NotificationHub } from './notifications.js';
+import { oversizedAnswer } from './oversized.js';
 import { toLaunchSpec } from './launch.js';
 import { basicToken, connectRemote } from './remote.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
-import { authFor, type ConnectSettings } from './settings.js';
+import { authFor, clientHandlersOf, type ConnectSettings } from './settings.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 
 /** What the library says it is during initialize: its name and its package version. */
@@ -36,8 +39,6 @@ const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;
 export interface ConnectOptions extends ConnectSettings {
   /** The stored reference of the server, if it is one: what a function `auth` is given (else `''`). */
   reference?: string;
-  /** Longest accepted message: a stdio line, a remote response body or one event of its stream. Default 4 MiB. */
-  maxMessageBytes?: number;
   /** The validator the SDK client uses where it validates (default: a new ToolSchemaRegistry). */
   registry?: ToolSchemaRegistry;
   /** Told as the connection moves through its phases (for progress displays). */
@@ -60,17 +61,20 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     ...(config.handshakeTimeoutMs ? { handshakeMs: config.handshakeTimeoutMs } : {}),
     ...options.timeouts,
   });
-  const declared = clientCapabilities(options);
+  checkMaxMessageBytes(options.maxMessageBytes);
+  checkPingInterval(options.pingIntervalMs);
+  const handlers = clientHandlersOf(options);
+  const declared = clientCapabilities(handlers);
   const validator = registryValidator(options.registry ?? new ToolSchemaRegistry());
-  const hub = new ListChangedHub();
+  const hub = new NotificationHub();
   const newClient = () => {
     const client = new Client(CLIENT_INFO, { capabilities: declared, jsonSchemaValidator: validator });
-    installHandlers(client, options);
+    installHandlers(client, handlers);
     hub.attach(client);
     return client;
   };
   const auth = authFor(options.auth, { kind: 'mcp', reference: options.reference ?? '' });
-  const base = { timeouts, hub, clientCapabilities: declared, ...defined({ auth }) };
+  const base = { timeouts, hub, clientCapabilities: declared, ...defined({ auth, pingIntervalMs: options.pingIntervalMs }) };
   // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders
   // resolved to): errors never show them; what the server sends back shows them only with revealSecrets.
   const collected = new Set<string>();
@@ -93,9 +97,17 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
   });
 }
 
+function checkMaxMessageBytes(value: number | undefined): void {
+  if (value === undefined || (Number.isInteger(value) && value >= 1024)) return;
+  throw new AgtError('invalid_input', 'maxMessageBytes must be a whole number of bytes, at least 1024', {
+    details: { field: 'maxMessageBytes' },
+  });
+}
+
 // The secrets a remote config sends: header values and the URL's password (and the Basic token made of it).
 function remoteSecrets(config: RemoteServerConfig): string[] {
-  const out = Object.values(config.headers ?? {});
+  // A header value and, for "Scheme token" values, the token alone: a server may echo just the token.
+  const out = Object.values(config.headers ?? {}).flatMap((value) => [value, ...(/^\S+\s+(\S{6,})$/.exec(value)?.slice(1) ?? [])]);
   try {
     const url = new URL(config.url);
     if (url.password !== '') {
@@ -208,6 +220,8 @@ function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, t
       transport,
     );
   }
+  const oversized = oversizedAnswer(error, 'initialize');
+  if (oversized !== undefined) return withStderr(oversized, transport);
   const text = error instanceof Error ? error.message : String(error);
   return withStderr(
     new AgtError(

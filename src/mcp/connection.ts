@@ -1,121 +1,43 @@
 /**
  * An open MCP connection: what probes and runs do with a connected SDK client.
  * Every request maps the SDK's failures to stable AgtError codes; calls can be
- * cancelled (the SDK sends `notifications/cancelled`) and time out; list
- * changes announced by the server reach listeners.
+ * cancelled (the SDK sends `notifications/cancelled`) and time out; what the
+ * server announces (list changes, log messages, resource updates) reaches
+ * listeners, masked.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, GetPromptResultSchema, McpError, ReadResourceResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AgtError, isAgtError, maskError } from '../errors.js';
+import { GetPromptResultSchema, ReadResourceResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
-import { defined, isPlainObject } from '../json.js';
+import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
-import { OVERSIZED_RPC_CODE } from './bounded-fetch.js';
-import { authRequired, finishAuthorization, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
-import {
-  listAll,
-  type McpPrompt,
-  type McpResource,
-  type McpResourceTemplate,
-  PROMPTS_LIST,
-  type RawTool,
-  RESOURCES_LIST,
-  TEMPLATES_LIST,
-  TOOLS_LIST,
-} from './lists.js';
-import type { ListChangedHub } from './list-changed.js';
-import { boundedDepth, callResult, progressOf, requestSignal, serverText } from './server-answers.js';
+import { authRequired, finishAuthorization, isAuthFailure, type McpAuth } from './auth.js';
+import type { McpConnection, PromptResult, RequestOptions, ResourceContents } from './connection-types.js';
+import { keepAlive } from './keepalive.js';
+import { listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
+import { moreRequests } from './more-requests.js';
+import type { McpLogMessage, NotificationHub } from './notifications.js';
+import { requestError } from './request-error.js';
+import { boundedDepth, callResult, MAX_RESULT_DEPTH, progressOf, requestSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from './timeouts.js';
 
 /** How long a call, a resource read or a prompt get may take by default (`DEFAULT_TIMEOUTS.callMs`). */
 export const DEFAULT_CALL_TIMEOUT_MS = DEFAULT_TIMEOUTS.callMs;
 
-/** Options of one request that the server answers (a tool call, a read, a prompt). */
-export interface RequestOptions {
-  /** Aborting cancels the request: the server is sent `notifications/cancelled`. */
-  signal?: AbortSignal;
-  /** Longest wait for the answer; then the request is cancelled. Default: the connection's `timeouts.callMs`. */
-  timeoutMs?: number;
-}
-
-/** Options of {@link McpConnection.callTool}. */
-export interface CallOptions extends RequestOptions {
-  /** Progress the server reports for this call (asking for it sets a progress token). */
-  onProgress?(progress: { progress: number; total?: number; message?: string }): void;
-  /** `_meta` sent with the call. */
-  meta?: Record<string, unknown>;
-}
-
-/** A tool call's result as the server sent it (content defaults to []). */
-export interface McpCallResult {
-  content: unknown[];
-  /** As sent: judged by the caller (an object, valid for the tool's outputSchema). */
-  structuredContent?: unknown;
-  isError: boolean;
-  /** The result's `_meta` as sent (MCP Apps and other extensions read it). */
-  _meta?: Record<string, unknown>;
-}
-
-/** The contents of one resource. */
-export interface ResourceContents {
-  contents: ({ uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string })[];
-}
-
-/** A prompt, rendered by the server. */
-export interface PromptResult {
-  description?: string;
-  messages: { role: 'user' | 'assistant'; content: Record<string, unknown> }[];
-}
-
-/** What a server announced has changed. */
-export type ListChangedKind = 'tools' | 'resources' | 'prompts';
-
-/** An open connection to one MCP server. */
-export interface McpConnection {
-  readonly serverInfo: { name: string; version: string };
-  readonly protocolVersion: string;
-  /** The server's declared capabilities. */
-  readonly capabilities: Record<string, unknown>;
-  /** The capabilities this client declared (from its handlers). */
-  readonly clientCapabilities: Record<string, unknown>;
-  readonly transport: McpTransport;
-  readonly timings: { spawnMs: number; initializeMs: number };
-  /** Things noticed but tolerated, e.g. non-JSON lines skipped on stdout. */
-  readonly warnings: string[];
-  /** The last part of the server's stderr (stdio only). */
-  stderrTail(): string;
-  /** All pages of tools/list, tolerant of bad entries (each judged later). */
-  listTools(): Promise<RawTool[]>;
-  /** All pages of resources/list ([] when the server declares no resources). */
-  listResources(): Promise<McpResource[]>;
-  /** All pages of resources/templates/list ([] when the server declares no resources). */
-  listResourceTemplates(): Promise<McpResourceTemplate[]>;
-  /** Reads one resource; an unknown URI rejects with not_found. */
-  readResource(uri: string, options?: RequestOptions): Promise<ResourceContents>;
-  /** All pages of prompts/list ([] when the server declares no prompts). */
-  listPrompts(): Promise<McpPrompt[]>;
-  /** Gets one prompt rendered with `args`. */
-  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<PromptResult>;
-  /**
-   * Calls a tool. Tool errors come back as results with isError. Rejects with
-   * cancelled, call_timeout (both after notifications/cancelled), connection_closed,
-   * auth_required or protocol_error.
-   */
-  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<McpCallResult>;
-  /** Calls `listener` on each list_changed notification of the server; returns the unsubscribe. */
-  onListChanged(listener: (kind: ListChangedKind) => void): () => void;
-  /** Requests sent and not yet answered, failed or cancelled. */
-  readonly inFlight: number;
-  /** True once the connection is gone (closed, or the server died). */
-  readonly closed: boolean;
-  /** Ends the connection; for stdio, the whole process group. Idempotent. */
-  close(): Promise<void>;
-  /** `await using connection = await connectMcp(…)` closes it at the end of the scope. */
-  [Symbol.asyncDispose](): Promise<void>;
-}
+export type {
+  CallOptions,
+  Completion,
+  CompletionRef,
+  McpCallResult,
+  McpConnection,
+  PromptResult,
+  RequestOptions,
+  ResourceContents,
+} from './connection-types.js';
+export type { ListChangedKind } from './notifications.js';
 
 /** The parts of a connected client. */
 export interface ConnectedParts {
@@ -125,7 +47,11 @@ export interface ConnectedParts {
   timeouts: Timeouts;
   timings: { spawnMs: number; initializeMs: number };
   warnings: string[];
-  hub: ListChangedHub;
+  hub: NotificationHub;
+  /** The config sends its own Authorization header (remote). */
+  authHeader?: boolean;
+  /** Ping every so many milliseconds while idle; a missed ping ends the connection. */
+  pingIntervalMs?: number;
   clientCapabilities: Record<string, unknown>;
   auth?: McpAuth;
   stdio?: ProcessGroupStdioTransport;
@@ -135,16 +61,10 @@ export interface ConnectedParts {
 
 const LooseResult = ResultSchema.loose();
 
-/** Adds the stderr tail of a stdio server to an error's details. */
-export function withStderr(error: AgtError, stdio: ProcessGroupStdioTransport | undefined): AgtError {
-  const stderrTail = stdio?.stderr.text(2000) ?? '';
-  if (stderrTail === '' || error.details?.stderrTail !== undefined) return error;
-  return new AgtError(error.code, error.message, { details: { ...error.details, stderrTail }, cause: error.cause });
-}
-
 /** Wraps a connected client as an McpConnection. */
 export function openConnection(parts: ConnectedParts): McpConnection {
   const { client, transport, kind, timeouts, warnings, stdio, auth } = parts;
+  const authHeader = parts.authHeader === true;
   const masker = parts.masker ?? secretMasker([]);
   const masked = <T>(value: T): T => masker.value(value);
   let closed = false;
@@ -155,13 +75,14 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     closed = true;
     previous?.();
   };
+  let lost: AgtError | undefined; // why the keepalive ended the connection
   const gone = () => closed || stdio?.exit !== undefined;
   const declares = (capability: 'resources' | 'prompts') => isPlainObject(client.getServerCapabilities()?.[capability]);
 
   // One request: counted while in flight; an interactive OAuth step-up is finished and retried once.
   // The SDK is given a signal of this request alone (see requestSignal), released when it settles.
   async function send<T>(what: string, run: (signal: AbortSignal) => Promise<T>, options: RequestOptions = {}): Promise<T> {
-    if (closed) throw new AgtError('connection_closed', 'the connection to the server is closed');
+    if (closed) throw stdio?.fatal ?? lost ?? new AgtError('connection_closed', 'the connection to the server is closed');
     inFlight += 1;
     const request = requestSignal(options.signal);
     let authorized = false;
@@ -175,7 +96,9 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       }
     } catch (error) {
       throw maskError(
-        authorized && isAuthFailure(error) ? authRequired(error, auth, true) : requestError(what, error, options),
+        authorized && isAuthFailure(error)
+          ? authRequired(error, auth, true, authHeader)
+          : requestError(what, error, options, { stdio, timeouts, auth, authHeader, gone }),
         masker.text,
       );
     } finally {
@@ -184,61 +107,27 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     }
   }
 
-  function requestError(what: string, error: unknown, options: RequestOptions): AgtError {
-    if (isAgtError(error)) return withStderr(error, stdio);
-    if (options.signal?.aborted) return new AgtError('cancelled', `the ${what} was cancelled; the server was sent notifications/cancelled`);
-    const timeoutMs = options.timeoutMs ?? timeouts.callMs;
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new AgtError(
-        'call_timeout',
-        `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`,
-        { details: { timeoutMs } },
-      );
-    }
-    if (gone()) return withStderr(new AgtError('connection_closed', `the server went away during the ${what}`, { cause: error }), stdio);
-    if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth);
-    if (error instanceof McpError && (error.code === -32002 || (error.code === ErrorCode.InvalidParams && what !== 'call'))) {
-      return new AgtError(
-        'not_found',
-        `the server has no such ${what === 'prompts/get' ? 'prompt' : 'resource'} (${what}): ${serverText(error)}`,
-        { details: { rpcCode: error.code } },
-      );
-    }
-    if (
-      error instanceof McpError &&
-      error.code === OVERSIZED_RPC_CODE &&
-      isPlainObject(error.data) &&
-      error.data.agtReason === 'oversized_message'
-    ) {
-      return new AgtError(
-        'protocol_error',
-        `the server's answer to the ${what} is larger than ${String(error.data.limitBytes)} bytes; it was not read`,
-        { details: { reason: 'oversized_message', limitBytes: error.data.limitBytes } },
-      );
-    }
-    if (error instanceof McpError) {
-      // The server's own words, escaped and bounded (and masked by send): what the model and the host need to act.
-      return new AgtError(
-        'protocol_error',
-        `the server answered the ${what} with an error (JSON-RPC ${error.code}): ${serverText(error)}`,
-        { details: { reason: 'server_error', rpcCode: error.code } },
-      );
-    }
-    return new AgtError('protocol_error', `the server's answer to the ${what} is not a valid MCP result`, {
-      details: { reason: 'invalid_result' },
-      cause: error,
-    });
-  }
-
   const list = async <T>(spec: Parameters<typeof listAll<T>>[1]) =>
     masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings)));
-  const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({ signal, timeout: options.timeoutMs ?? timeouts.callMs });
+  const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({
+    signal,
+    timeout: options.timeoutMs ?? timeouts.callMs,
+    ...((options.resetTimeoutOnProgress ?? timeouts.resetOnProgress)
+      ? { resetTimeoutOnProgress: true, ...defined({ maxTotalTimeout: options.maxTotalTimeoutMs ?? timeouts.maxTotalMs }) }
+      : {}),
+  });
+  // A log message's data is server data: masked, and dropped when it nests too deep to read safely.
+  const logged = (message: McpLogMessage): McpLogMessage =>
+    jsonProblem(message.data, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep'
+      ? { ...masked({ level: message.level, ...defined({ logger: message.logger }) }), data: '(not read: nested too deep)' }
+      : masked(message);
   const version = client.getServerVersion();
 
   const connection: McpConnection = {
     serverInfo: { name: masker.text(String(version?.name ?? '')), version: masker.text(String(version?.version ?? '')) },
     protocolVersion: (transport as { protocolVersion?: string }).protocolVersion ?? '',
     capabilities: masked({ ...(client.getServerCapabilities() ?? {}) }),
+    ...defined({ instructions: typeof client.getInstructions() === 'string' ? masker.text(client.getInstructions()!) : undefined }),
     clientCapabilities: parts.clientCapabilities,
     transport: kind,
     timings: parts.timings,
@@ -284,16 +173,23 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       send(
         'call',
         async (signal) => {
+          const sdk = sdkOptions(options, signal);
+          // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
+          const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);
           const result = (await client.request(
             { method: 'tools/call', params: { name, arguments: args, ...defined({ _meta: options.meta }) } },
             LooseResult,
-            { ...sdkOptions(options, signal), ...(options.onProgress ? { onprogress: progressOf(options.onProgress) } : {}) },
+            { ...sdk, ...(onProgress ? { onprogress: progressOf(onProgress) } : {}) },
           )) as Record<string, unknown>;
           return masked(callResult(result));
         },
         options,
       ),
-    onListChanged: (listener) => parts.hub.add(listener),
+    ...moreRequests({ client, send, sdkOptions, masked, clientCapabilities: parts.clientCapabilities }),
+    onListChanged: (listener) => parts.hub.add('listChanged', listener),
+    onLog: (listener) => parts.hub.add('log', (message) => listener(logged(message))),
+    onResourceUpdated: (listener) => parts.hub.add('resourceUpdated', (update) => listener(masked(update))),
+    onElicitationComplete: (listener) => parts.hub.add('elicitationComplete', (notice) => listener(masked(notice))),
     get inFlight() {
       return inFlight;
     },
@@ -304,6 +200,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       closed = true;
       if (ended) return;
       ended = true;
+      stopKeepAlive();
       if (kind === 'streamable-http')
         await (transport as { terminateSession?: () => Promise<void> }).terminateSession?.().catch(() => undefined);
       await client.close().catch(() => undefined);
@@ -315,5 +212,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     },
     [Symbol.asyncDispose]: () => connection.close(),
   };
+  const stopKeepAlive =
+    parts.pingIntervalMs === undefined ? () => undefined : keepAlive(connection, parts.pingIntervalMs, (why) => (lost = why));
   return connection;
 }

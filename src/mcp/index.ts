@@ -3,6 +3,8 @@ export type { ConnectOptions } from './connect.js';
 export { DEFAULT_CALL_TIMEOUT_MS } from './connection.js';
 export type {
   CallOptions,
+  Completion,
+  CompletionRef,
   ListChangedKind,
   McpCallResult,
   McpConnection,
@@ -16,6 +18,7 @@ export type {
   CreateMessageResult,
   ElicitationRequest,
   ElicitResult,
+  McpRoot,
   SamplingRequest,
   ServerRequestContext,
 } from './client-handlers.js';
@@ -26,3 +29,5 @@ export type { AuthSetting, ConnectSettings } from './settings.js';
 export { DEFAULT_TIMEOUTS } from './timeouts.js';
 export type { Timeouts } from './timeouts.js';
 export type { McpPrompt, McpResource, McpResourceTemplate, RawTool, ToolAnnotations } from './lists.js';
+export { LOG_LEVELS } from './notifications.js';
+export type { LogLevel, McpLogMessage } from './notifications.js';

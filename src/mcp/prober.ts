@@ -67,6 +67,12 @@ export interface ProbeReport {
   resources?: ProbedList & { templates: number };
   /** Present when the server declares prompts. */
   prompts?: ProbedList;
+  /** The server's instructions from initialize (masked), when it gives any. */
+  instructions?: string;
+  /** The round trip of one `ping` after listing; absent when the server did not answer it (a warning says so). */
+  pingMs?: number;
+  /** Log messages (`notifications/message`) the server sent during the probe: whether it logs. */
+  logMessages: number;
   warnings: string[];
   stderrTail: string;
 }
@@ -114,24 +120,31 @@ export class McpProber {
     const document = typeof target === 'string' ? await this.#read(target) : target;
     // A stored server: the prober's auth for it; a document: the probe's own, else the prober's single provider.
     const auth = options.auth ?? authFor(this.#options.auth, { kind: 'mcp', reference: typeof target === 'string' ? target : '' });
-    const { elicitation, sampling } = this.#options;
+    const { elicitation, sampling, elicitationModes, samplingTools, roots } = this.#options;
     const timeouts = { ...this.#options.timeouts, ...options.timeouts };
     const variables = options.variables ?? this.#options.variables;
     const onPhase = options.onPhase;
     const connection = await connectMcp(document, {
       registry: this.#registry,
       timeouts,
-      ...defined({ elicitation }),
-      ...defined({ sampling }),
+      ...defined({ elicitation, sampling, elicitationModes, samplingTools, roots }),
       ...(auth ? { auth } : {}),
       ...defined({ variables }),
-      ...defined({ onPhase }),
+      ...defined({ onPhase, maxMessageBytes: this.#options.maxMessageBytes }),
       ...(this.#options.revealSecrets ? { revealSecrets: true } : {}),
     });
+    let logMessages = 0;
+    connection.onLog(() => (logMessages += 1));
     let listed: Awaited<ReturnType<typeof list>>;
+    let pingMs: number | undefined;
+    const warnings: string[] = [];
     try {
       onPhase?.('listing');
       listed = await list(connection);
+      pingMs = await connection.ping().catch((error: unknown) => {
+        warnings.push(`the server did not answer ping: ${isAgtError(error) ? error.message : 'unknown error'}`);
+        return undefined;
+      });
     } catch (error) {
       await connection.close();
       throw error;
@@ -150,7 +163,9 @@ export class McpProber {
       tools,
       ...defined({ resources: listed.resources }),
       ...defined({ prompts: listed.prompts }),
-      warnings: [...sendsHostVariables(document), ...connection.warnings],
+      ...defined({ instructions: connection.instructions, pingMs }),
+      logMessages,
+      warnings: [...sendsHostVariables(document), ...connection.warnings, ...warnings],
       stderrTail: connection.stderrTail(),
     };
   }

@@ -17,7 +17,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
-import { boundedFetch, DEFAULT_MAX_MESSAGE_BYTES } from './bounded-fetch.js';
+import { boundedFetch } from './bounded-fetch.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
 import type { RemoteServerConfig } from '../resources/mcp-config.js';
 import {
   authRequired,
@@ -42,6 +43,8 @@ export interface RemoteConnected {
   kind: 'streamable-http' | 'sse';
   connectMs: number;
   initializeMs: number;
+  /** The config sends its own Authorization header (a rejection is about it). */
+  authHeader: boolean;
 }
 
 type Kind = RemoteConnected['kind'];
@@ -56,6 +59,7 @@ export async function connectRemote(
   maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
 ): Promise<RemoteConnected> {
   const { url, headers } = withoutUserinfo(config);
+  const authHeader = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
   const started = performance.now();
   const make = (kind: Kind): Transport => {
     const { fetch: authFetch, ...rest } = authTransportOptions(auth, (token) => masker.add(token));
@@ -67,7 +71,7 @@ export async function connectRemote(
     const transport = make(kind);
     try {
       await client.connect(transport, { timeout: timeouts.handshakeMs });
-      return { client, transport, kind, connectMs: 0, initializeMs: performance.now() - started };
+      return { client, transport, kind, connectMs: 0, initializeMs: performance.now() - started, authHeader };
     } catch (error) {
       // An interactive OAuth flow was started: finish it on this transport, then connect once more.
       let again = false;
@@ -77,7 +81,7 @@ export async function connectRemote(
         await transport.close().catch(() => undefined);
       }
       if (again) return attempt(kind, true);
-      throw authorized && isAuthFailure(error) ? authRequired(error, auth, true) : error;
+      throw authorized && isAuthFailure(error) ? authRequired(error, auth, true, authHeader) : error;
     }
   };
   if (config.transport !== 'sse') {
@@ -85,14 +89,15 @@ export async function connectRemote(
       return await attempt('streamable-http');
     } catch (error) {
       const status = httpStatus(error);
-      if (status === undefined || !FALLBACK_STATUSES.has(status)) throw maskError(remoteError(error, timeouts, auth), masker.text);
+      if (status === undefined || !FALLBACK_STATUSES.has(status))
+        throw maskError(remoteError(error, timeouts, auth, authHeader), masker.text);
       // An older server that only speaks HTTP+SSE rejects the POST; try SSE (R7).
     }
   }
   try {
     return await attempt('sse'); // the SDK applies headers and auth to the stream and to POSTs
   } catch (error) {
-    throw maskError(remoteError(error, timeouts, auth), masker.text);
+    throw maskError(remoteError(error, timeouts, auth, authHeader), masker.text);
   }
 }
 
@@ -113,14 +118,14 @@ export function basicToken(user: string, password: string): string {
   return Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
 }
 
-function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefined): AgtError {
+function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefined, authHeader: boolean): AgtError {
   if (isAgtError(error)) return error;
   if (error instanceof McpError && error.code === -32001) {
     return new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms`, {
       details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs },
     });
   }
-  if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth);
+  if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth, false, authHeader);
   const status = httpStatus(error);
   const causeCode = (error as { cause?: { code?: string } })?.cause?.code;
   if (status === undefined && (causeCode !== undefined || error instanceof TypeError)) {

@@ -7,7 +7,17 @@
 import type { ResourceRef } from '../resources/types.js';
 import type { VariableSources } from '../resources/variables.js';
 import type { McpAuth } from './auth.js';
-import type { CreateMessageResult, ElicitationRequest, ElicitResult, SamplingRequest, ServerRequestContext } from './client-handlers.js';
+import { AgtError } from '../errors.js';
+import { defined } from '../json.js';
+import type {
+  ClientHandlers,
+  CreateMessageResult,
+  ElicitationRequest,
+  ElicitResult,
+  McpRoot,
+  SamplingRequest,
+  ServerRequestContext,
+} from './client-handlers.js';
 import type { Timeouts } from './timeouts.js';
 
 /** Authorization for remote servers: one provider for every server, or one per stored server (undefined: none). */
@@ -21,13 +31,51 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   auth?: AuthSetting;
   /** Values for the configs' placeholders: the environment (default process.env) and declared inputs. */
   variables?: VariableSources;
+  /**
+   * Longest accepted message: a stdio line, a remote response body or one event of its stream. Default 4 MiB.
+   * A longer answer fails only its request (protocol_error, reason oversized_message); the connection lives on.
+   */
+  maxMessageBytes?: number;
   /** Answers servers' elicitation requests (form mode); without it, elicitation is not declared. */
   elicitation?(request: ElicitationRequest, context: C): Promise<ElicitResult>;
+  /** The elicitation modes `elicitation` accepts; default `['form']`. With `'url'`, URL-mode elicitation (2025-11-25) is declared. */
+  elicitationModes?: readonly ('form' | 'url')[];
   /** Answers servers' sampling requests; without it, sampling is not declared. */
   sampling?(request: SamplingRequest, context: C): Promise<CreateMessageResult>;
+  /** `sampling` accepts `tools` and `toolChoice` (2025-11-25): `sampling.tools` is declared. */
+  samplingTools?: boolean;
+  /** The roots offered to servers (`roots/list`): a list, or a function asked each time. Without it, roots are not declared. */
+  roots?: readonly McpRoot[] | ((context: C) => McpRoot[] | Promise<McpRoot[]>);
+  /** Pings the server every so many milliseconds while the connection is idle; a missed ping ends it (connection_closed). Default: off. */
+  pingIntervalMs?: number;
 }
 
 /** The authorization for one server: the provider itself, or what the function gives for `server`. */
 export function authFor(auth: AuthSetting | undefined, server: ResourceRef): McpAuth | undefined {
   return typeof auth === 'function' ? auth(server) : auth;
+}
+
+/** The client handlers of `settings`: the roots setting as a handler (a list is checked: invalid_input names a bad root). */
+export function clientHandlersOf(settings: ConnectSettings): ClientHandlers {
+  const { elicitation, elicitationModes, sampling, samplingTools, roots } = settings;
+  return {
+    ...defined({ elicitation, elicitationModes, sampling, samplingTools }),
+    ...(roots === undefined ? {} : { roots: rootsHandler(roots) }),
+  };
+}
+
+function rootsHandler(roots: NonNullable<ConnectSettings['roots']>): NonNullable<ClientHandlers['roots']> {
+  if (typeof roots === 'function') return async (context) => checkedRoots(await roots(context));
+  const fixed = checkedRoots(roots);
+  return async () => fixed;
+}
+
+// Roots are file:// URIs (MCP); each is copied, so a host changing its list later changes nothing sent before.
+function checkedRoots(roots: readonly McpRoot[]): McpRoot[] {
+  if (!Array.isArray(roots)) throw new AgtError('invalid_input', 'roots must be a list of { uri, name? }', { details: { field: 'roots' } });
+  return roots.map((root, i) => {
+    if (typeof root?.uri !== 'string' || !root.uri.startsWith('file://'))
+      throw new AgtError('invalid_input', `roots[${i}].uri must be a file:// URI`, { details: { field: `roots[${i}].uri` } });
+    return { uri: root.uri, ...defined({ name: typeof root.name === 'string' ? root.name : undefined }) };
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * The stdio transport: the SDK's `Transport` interface on top of its own
- * message framing (ReadBuffer, serializeMessage), with process handling the
+ * message format (serializeMessage; lines read by LineReader), with process handling the
  * SDK's StdioClientTransport lacks.
  *
  * - The server is spawned in its own process group (`detached`), and close
@@ -10,14 +10,18 @@
  * - stderr is always drained into a bounded ring, so a chatty server never
  *   stalls on a full pipe; its tail goes into errors.
  * - Non-JSON lines on stdout are counted and skipped (many servers print a
- *   banner); a line over `maxMessageBytes` is a fatal protocol error.
+ *   banner). A line over `maxMessageBytes` is never held: the request it
+ *   answers fails (protocol_error oversized_message) and the connection
+ *   lives on; when it answers no request, the connection ends with that error.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
+import { LineReader } from './line-reader.js';
 import type { LaunchSpec } from './launch.js';
 import { groupAlive, INSTANCE_ENV, processAlive, serverProcesses, signalEach, signalGroup } from './process-group.js';
 import { StderrTail } from './stderr-buffer.js';
@@ -75,7 +79,7 @@ export class ProcessGroupStdioTransport implements Transport {
   /** Processes started by the server that were still alive after close (normally 0). */
   survivors = 0;
   readonly #options: StdioTransportOptions;
-  readonly #buffer: ReadBuffer;
+  readonly #lines: LineReader;
   #child: ChildProcess | undefined;
   #cgroup: ServerCgroup | undefined;
   #exited: Promise<void> | undefined;
@@ -89,7 +93,7 @@ export class ProcessGroupStdioTransport implements Transport {
     this.#spec = spec;
     this.#options = options;
     this.stderr = new StderrTail(16 * 1024, options.secrets ?? []);
-    this.#buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes ?? 4 * 1024 * 1024 });
+    this.#lines = new LineReader(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     this.failed = new Promise((resolve) => {
       this.#fail = resolve;
     });
@@ -158,32 +162,27 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   #onStdout(chunk: Buffer): void {
-    try {
-      this.#buffer.append(chunk);
-    } catch {
-      this.fatal = new AgtError(
-        'protocol_error',
-        'the server wrote a stdout line longer than the limit; it is not speaking newline-delimited JSON-RPC',
-        {
-          details: { reason: 'oversized_message', limitBytes: this.#options.maxMessageBytes ?? 4 * 1024 * 1024 },
-        },
-      );
-      this.#fail();
-      this.onerror?.(this.fatal);
-      void this.close();
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.#buffer.readMessage();
-      } catch {
+    if (this.fatal !== undefined) return;
+    for (const line of this.#lines.push(chunk)) {
+      if (line.kind === 'message') this.#deliver(line.message);
+      else if (line.kind === 'garbage')
         this.garbageLines += 1; // not JSON-RPC: a banner or a log line on the wrong stream
-        continue;
-      }
-      if (message === null) return;
-      this.#deliver(message);
+      else if (line.reply !== undefined)
+        this.#deliver(line.reply); // only the request it answers fails
+      else return this.#oversized();
     }
+  }
+
+  // A line over the limit whose response id cannot be read: the stream cannot be trusted any more.
+  #oversized(): void {
+    this.fatal = new AgtError(
+      'protocol_error',
+      `the server wrote a stdout line longer than ${this.#lines.maxBytes} bytes that answers no request of this client; the connection was ended`,
+      { details: { reason: 'oversized_message', limitBytes: this.#lines.maxBytes } },
+    );
+    this.#fail();
+    this.onerror?.(this.fatal);
+    void this.close();
   }
 
   // One message per microtask, in order. The SDK handles a notification one

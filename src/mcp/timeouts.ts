@@ -13,6 +13,10 @@ export interface Timeouts {
   closeGraceMs: number;
   /** The answer to one request of a live connection (a tool call, a read); then it is cancelled (`call_timeout`). */
   callMs: number;
+  /** Each progress notification of a call starts `callMs` again (the SDK's resetTimeoutOnProgress). Default false. */
+  resetOnProgress?: boolean;
+  /** With resetOnProgress: the longest a call may take in all, progress or not (the SDK's maxTotalTimeout). Default: none. */
+  maxTotalMs?: number;
 }
 
 /** Defaults: a hanging server is given up on in seconds, never the SDK's 60 s. */
@@ -27,7 +31,13 @@ export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
 /** Fills in defaults and checks the values. */
 export function resolveTimeouts(partial: Partial<Timeouts> | undefined): Timeouts {
   const out = { ...DEFAULT_TIMEOUTS, ...(partial ?? {}) };
+  if (out.resetOnProgress !== undefined && typeof out.resetOnProgress !== 'boolean') {
+    throw new AgtError('invalid_input', 'timeouts.resetOnProgress must be true or false', {
+      details: { field: 'timeouts.resetOnProgress' },
+    });
+  }
   for (const [key, value] of Object.entries(out)) {
+    if (key === 'resetOnProgress' || (key === 'maxTotalMs' && value === undefined)) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
       throw new AgtError('invalid_input', `timeouts.${key} must be a positive number of milliseconds`, {
         details: { field: `timeouts.${key}` },

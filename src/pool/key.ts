@@ -7,20 +7,28 @@
 import os from 'node:os';
 import type { ConnectOptions } from '../mcp/connect.js';
 import { authFor, type ConnectSettings } from '../mcp/settings.js';
+import { defined } from '../json.js';
 import { resolveServerConfig } from '../resources/variables.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { LeaseRequest } from './types.js';
 import { identityOf } from './routing.js';
 
-/** The run's auth and variables for this mount, else the pool's. */
+/** The run's auth, variables, message limit and ping interval for this mount, else the pool's; the roots are the pool's (shared connections answer alike). */
 export function connectDefaults(
   own: ConnectOptions,
-  pool: Pick<ConnectSettings, 'auth' | 'variables'>,
+  pool: Pick<ConnectSettings, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots'>,
   reference: string,
-): Pick<ConnectOptions, 'auth' | 'variables'> {
+): Pick<ConnectOptions, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots'> {
   const auth = authFor(own.auth ?? pool.auth, { kind: 'mcp', reference });
-  const variables = own.variables ?? pool.variables;
-  return { ...(auth === undefined ? {} : { auth }), ...(variables === undefined ? {} : { variables }) };
+  return {
+    ...defined({
+      auth,
+      variables: own.variables ?? pool.variables,
+      maxMessageBytes: own.maxMessageBytes ?? pool.maxMessageBytes,
+      pingIntervalMs: own.pingIntervalMs ?? pool.pingIntervalMs,
+      roots: pool.roots,
+    }),
+  };
 }
 
 /** Everything that makes two connections different (the isolation boundary); values only as a hash. */
@@ -28,8 +36,14 @@ export function keyOf(request: LeaseRequest, connect: ConnectOptions): string {
   const server = Object.values(request.document.mcpServers ?? {})[0] as Record<string, unknown> | undefined;
   const { config } = resolveServerConfig(server ?? {}, connect.variables ?? {}, os.homedir());
   const launch = canonicalHash({ config, inputs: request.document.inputs ?? [] });
-  const handles = [request.connect.elicitation ? 'elicitation' : '', request.connect.sampling ? 'sampling' : ''].join(',');
+  const { elicitation, elicitationModes, sampling, samplingTools } = request.connect;
+  // What the connection declares: runs share only a connection that declares what their handlers answer.
+  const handles = [
+    elicitation ? `elicitation:${(elicitationModes ?? ['form']).join('+')}` : '',
+    sampling ? `sampling:${samplingTools === true}` : '',
+  ].join(',');
   const own = server?.shared === false ? request.owner : ''; // "shared": false — one connection per run, even within a scope
-  const parts = [request.scope, own, request.reference, String(request.revision), launch, identityOf(connect.auth), handles];
+  const limit = String(connect.maxMessageBytes ?? ''); // a connection's message limit is its own
+  const parts = [request.scope, own, request.reference, String(request.revision), launch, identityOf(connect.auth), handles, limit];
   return canonicalHash(parts).slice(0, 32);
 }

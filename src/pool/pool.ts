@@ -11,7 +11,9 @@
  */
 import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
+import type { ClientHandlers } from '../mcp/client-handlers.js';
 import type { McpConnection } from '../mcp/connection.js';
+import { clientHandlersOf } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -115,12 +117,12 @@ export class McpPool implements AsyncDisposable {
         { details: { mount: request.reference, failures: entry.failures, lastErrorCode: entry.lastErrorCode } },
       );
     }
-    const router: ServerRequestRouter = { handlers: request.connect, busy: request.busy };
+    const router: ServerRequestRouter = { handlers: clientHandlersOf(request.connect), busy: request.busy };
     entry.routers.add(router);
     entry.cancelTimer?.();
     entry.lastUsed = now;
     try {
-      const connection = entry.connection ?? (await (entry.starting ??= this.#start(entry, request.document, connect, request.connect)));
+      const connection = entry.connection ?? (await (entry.starting ??= this.#start(entry, request.document, connect, router.handlers)));
       let released = false;
       return {
         connection,
@@ -159,7 +161,7 @@ export class McpPool implements AsyncDisposable {
     entry.cancelTimer = this.#clock.after(wait, () => this.#drop(entry));
   }
 
-  async #start(entry: Entry, document: McpDocument, connect: ConnectOptions, declared: ConnectOptions): Promise<McpConnection> {
+  async #start(entry: Entry, document: McpDocument, connect: ConnectOptions, declared: ClientHandlers): Promise<McpConnection> {
     const breaker = this.#options.breaker ?? {};
     const coolDownMs = breaker.coolDownMs ?? BREAKER_COOL_DOWN_MS;
     try {

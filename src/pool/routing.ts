@@ -47,6 +47,8 @@ export function routedHandlers(
   onDecline: (kind: RoutedRequest) => void,
 ): ClientHandlers {
   const handlers: ClientHandlers = {};
+  if (declared.elicitationModes) handlers.elicitationModes = declared.elicitationModes;
+  if (declared.samplingTools) handlers.samplingTools = true;
   if (declared.elicitation)
     handlers.elicitation = (request, context) => busyRouter(routers, 'elicitation', onDecline).elicitation!(request, context);
   if (declared.sampling) handlers.sampling = (request, context) => busyRouter(routers, 'sampling', onDecline).sampling!(request, context);

@@ -3,6 +3,7 @@
  * and time bounds, and the batch's cancellation signal (the run's and the
  * batch's own, combined only when both are given).
  */
+import { AgtError } from '../errors.js';
 import type { FrameworkOutcome } from '../framework/tools.js';
 import type { McpProber } from '../mcp/prober.js';
 import type { CallContext } from './call.js';
@@ -51,4 +52,31 @@ export function callContext(
     onProgress: o.onProgress,
     onFrameworkChange,
   };
+}
+
+/** A batch's deadline (`batchTimeoutMs`): its signal aborts with a call_timeout AgtError; `clear()` when the batch ends. */
+export function batchDeadline(ms: number | undefined): { signal?: AbortSignal; clear(): void } {
+  if (ms === undefined) return { clear: () => undefined };
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new AgtError('call_timeout', `the batch did not finish within ${ms} ms (batchTimeoutMs); the call was cancelled`, {
+          details: { reason: 'batch_timeout', batchTimeoutMs: ms },
+        }),
+      ),
+    ms,
+  );
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** The run's batchTimeoutMs, checked: invalid_input unless a positive number of milliseconds. */
+export function batchTimeout(options: { batchTimeoutMs?: number }): number | undefined {
+  const ms = options.batchTimeoutMs;
+  if (ms !== undefined && !(Number.isFinite(ms) && ms > 0))
+    throw new AgtError('invalid_input', 'batchTimeoutMs must be a positive number of milliseconds', {
+      details: { field: 'batchTimeoutMs' },
+    });
+  return ms;
 }

@@ -102,7 +102,7 @@ export type CallOutcome = ToolResult | { deferred: StoredApproval };
 /** Runs stages 2–6 for one call and records its audit event; a deferred call records approval_requested instead. */
 export async function processCall(call: CheckedCall, route: Route, ctx: CallContext): Promise<CallOutcome> {
   const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
-  if (ctx.signal.aborted) return audit(cancelledResult(call.callId));
+  if (ctx.signal.aborted) return audit(cancelledResult(call.callId, ctx.signal));
   const parsed = validateArguments(call.callId, call.arguments, route);
   if (!parsed.go) return audit(parsed.result);
   const request = permissionRequest(ctx, call.callId, route, parsed.value);

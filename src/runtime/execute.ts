@@ -33,7 +33,7 @@ export interface ExecuteContext {
 
 /** Stage 5: execute on the route. */
 export async function execute(callId: string, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
-  if (ctx.signal.aborted) return cancelledResult(callId);
+  if (ctx.signal.aborted) return cancelledResult(callId, ctx.signal);
   if (route.kind === 'mcp') return executeMcp(callId, route, args, ctx);
   if (route.kind === 'delegate') return executeDelegate(callId, route, args, ctx);
   // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
@@ -91,6 +91,8 @@ async function executeMcp(id: string, route: McpRoute, args: Record<string, unkn
         details: { reason, rpcCode: (error as AgtError).details?.rpcCode },
       }).result;
     }
+    if (isAgtError(error) && error.details?.reason === 'batch_timeout')
+      return failed(id, 'tool_failed', { code: error.code, message: error.message, details: error.details }).result;
     const message =
       typeof reason === 'string' ? `${(error as Error).message}; the call's result is lost` : callFailure(code, route, ctx.callTimeoutMs);
     return failed(id, 'tool_failed', { code, message, ...(typeof reason === 'string' ? { details: { reason } } : {}) }).result;
@@ -127,7 +129,7 @@ async function executeDelegate(id: string, route: DelegateRoute, args: Record<st
       route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }),
       ctx.signal,
     );
-    if (wasAborted(out)) return cancelledResult(id);
+    if (wasAborted(out)) return cancelledResult(id, ctx.signal);
     return outputResult(id, out);
   } catch (error) {
     return withIds(id, failureOf(error, 'the delegate tool failed'));

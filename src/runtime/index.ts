@@ -33,6 +33,7 @@ export type {
   ResultError,
   ReviewContext,
   RouteKind,
+  RunNotificationContext,
   RunRequestContext,
   ToolBatch,
   ToolCall,

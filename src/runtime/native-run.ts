@@ -8,14 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgtError } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
-import {
-  type ListChangedKind,
-  type McpConnection,
-  type PromptResult,
-  type RequestOptions,
-  type ResourceContents,
-} from '../mcp/connection.js';
-import type { McpPrompt, McpResource } from '../mcp/lists.js';
+import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
@@ -24,9 +17,9 @@ import { OpenApprovals, pendingView } from './approvals.js';
 import { batchRejection, checkBatch } from './batch-check.js';
 import { decideCalls } from './decide.js';
 import { type CallContext, processCall } from './call.js';
-import { callContext, type RunParts } from './call-context.js';
-import { mapLimit, RunAudit, type RefreshCause } from './run-audit.js';
-import { buildSnapshot, closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
+import { batchDeadline, batchTimeout, callContext, type RunParts } from './call-context.js';
+import { mapLimit, RunAudit } from './run-audit.js';
+import { buildSnapshot } from './refresh.js';
 import { resolveLimits, type RunLimits } from './limits.js';
 import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
 import {
@@ -40,27 +33,28 @@ import {
   type RunWiring,
   type SuspendedRun,
 } from './run-options.js';
+import { RunMounts } from './run-mounts.js';
+import { RunRefresher } from './refresher.js';
 import { affectsSnapshot, type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
 import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch, ToolResult } from './types.js';
 
 /** One native run of an agent. */
-export class NativeRun {
+export class NativeRun extends RunMounts {
   readonly id: string;
   readonly agent: string;
-  #snapshot: SnapshotState;
+  /** The run's snapshot and its refreshes at batch boundaries. */
+  readonly #refresher: RunRefresher;
   readonly #options: NativeRunOptions;
-  readonly #registry: ToolSchemaRegistry;
-  readonly #wiring: RunWiring;
   readonly #stale: Map<string, Set<ListChangedKind>>;
   readonly #seen = new Set<string>();
   readonly #broken = new Map<string, string>();
-  #refreshPending = false;
   #closed = false;
   readonly #limits: RunLimits;
   readonly #audit: RunAudit;
   /** What every batch's call context is built from. */
   readonly #parts: RunParts;
   readonly #approvals = new OpenApprovals();
+  readonly #batchTimeoutMs: number | undefined;
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
   #storedRevision: number | null = null;
@@ -70,15 +64,25 @@ export class NativeRun {
     options: NativeRunOptions,
     parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> },
   ) {
+    super();
     this.id = parts.wiring.runId;
     this.agent = options.agent;
-    this.#snapshot = snapshot;
+
     this.#options = options;
-    this.#registry = parts.registry;
-    this.#wiring = parts.wiring;
     this.#stale = parts.stale;
     this.#limits = resolveLimits(options.limits);
+    this.#batchTimeoutMs = batchTimeout(options);
     this.#audit = new RunAudit(options.audit, this.id, this.agent);
+    const { registry, wiring, stale } = parts;
+    this.#refresher = new RunRefresher(snapshot, {
+      agent: this.agent,
+      options,
+      registry,
+      wiring,
+      stale,
+      broken: this.#broken,
+      audit: this.#audit,
+    });
     this.#parts = {
       runId: this.id,
       agent: this.agent,
@@ -108,6 +112,7 @@ export class NativeRun {
     resolveLimits(options.limits); // bad limits fail before anything connects
     runTimeouts(options); // bad timeouts fail before anything connects
     approvalTtl(options);
+    batchTimeout(options);
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);
     if (agent.kind === 'harness')
       throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
@@ -123,22 +128,22 @@ export class NativeRun {
 
   /** The snapshot as hosts see it, frozen: fingerprint, mounts with revisions, aliases (no connections or routes). */
   get snapshot(): RunSnapshot {
-    return snapshotView(this.#snapshot);
+    return snapshotView(this.#refresher.snapshot);
   }
 
   /** Notices from loading (skipped tools or mounts). */
   get notices(): readonly string[] {
-    return this.#snapshot.notices;
+    return this.#refresher.snapshot.notices;
   }
 
-  /** Mounts whose server announced a list change since the last refresh (refreshed after the next batch). */
+  /** Mounts whose server announced a list change since the last refresh (applied at the next boundary: a batch's start or end, or `refresh()`). */
   get staleMounts(): readonly string[] {
     return [...this.#stale.keys()];
   }
 
   /** What the model sees: tools by alias or name, schemas as declared; MCP Apps' app-only tools only with `includeAppOnly` (all are callable). */
   tools(options: { includeAppOnly?: boolean } = {}): ModelTool[] {
-    return modelTools(this.#snapshot.routes.values(), options.includeAppOnly === true);
+    return modelTools(this.#refresher.snapshot.routes.values(), options.includeAppOnly === true);
   }
 
   /**
@@ -147,7 +152,9 @@ export class NativeRun {
    */
   async executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
-    const snapshot = this.#snapshot; // F2: the whole batch uses the snapshot it started with
+    // The start of every batch, rejected or not, is a boundary: what changed since the last one is applied first.
+    const opening = await this.#refresher.apply(true);
+    const snapshot = this.#refresher.snapshot; // F2: the whole batch uses the snapshot it started with
     const check = checkBatch(batch, {
       runId: this.id,
       agent: this.agent,
@@ -164,16 +171,17 @@ export class NativeRun {
     const routed = check.routed;
     this.#seen.add(batch.batchId);
     await this.#claim(batch.batchId);
-    const ctx = this.#callContext(batch.batchId, snapshot, options.signal);
     const started = performance.now();
     if (this.#options.audit) await this.#audit.started(batch.batchId, routed.length); // no sink: not even a microtask
-    const outcomes = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx));
+    const outcomes = await this.#inBatch(batch.batchId, snapshot, options.signal, (ctx) =>
+      mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx)),
+    );
     const results: ToolResult[] = [];
     for (const outcome of outcomes)
       if ('deferred' in outcome) this.#approvals.add(outcome.deferred);
       else results.push(outcome);
     if (this.#options.audit) await this.#audit.finished(batch.batchId, results, started);
-    return this.#boundary(batch.batchId, results);
+    return this.#boundary(batch.batchId, results, opening);
   }
 
   /**
@@ -187,6 +195,7 @@ export class NativeRun {
    */
   async decide(batchId: string, decisions: Record<string, ApprovalDecision>, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    const opening = await this.#refresher.apply(true); // approved calls are checked against the tools as they are now
     const taken = this.#approvals.take(batchId, decisions); // synchronous: a second decide cannot take them again
     if (this.#store !== undefined) {
       try {
@@ -196,10 +205,11 @@ export class NativeRun {
         throw error;
       }
     }
-    const snapshot = this.#snapshot;
-    const ctx = this.#callContext(batchId, snapshot, options.signal);
-    const results = await decideCalls(taken, snapshot.routes, ctx, this.#options.concurrency ?? 4);
-    return this.#boundary(batchId, results);
+    const snapshot = this.#refresher.snapshot;
+    const results = await this.#inBatch(batchId, snapshot, options.signal, (ctx) =>
+      decideCalls(taken, snapshot.routes, ctx, this.#options.concurrency ?? 4),
+    );
+    return this.#boundary(batchId, results, opening);
   }
 
   /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
@@ -207,71 +217,58 @@ export class NativeRun {
     return this.#approvals.list(batchId).map(pendingView);
   }
 
-  // The batch boundary: the batch's pending approvals, and at most one refresh, whatever was announced during the batch.
-  async #boundary(batchId: string, results: ToolResult[]): Promise<BatchResult> {
+  /**
+   * Applies now what changed since the last boundary — list changes servers
+   * announced, the run's own configuration changes (F1), pooled servers that
+   * died — so that `tools()` is current before the model is asked. Undefined
+   * when nothing changed, or while a batch runs (its own boundary applies them).
+   */
+  async refresh(): Promise<BatchResult['refresh']> {
+    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    return this.#refresher.apply(true);
+  }
+
+  // The end of a batch: its pending approvals, and the refresh of this boundary (else the one it started with).
+  // Dead pooled servers are started again at the next start (once per batch, not twice).
+  async #boundary(batchId: string, results: ToolResult[], opening: BatchResult['refresh']): Promise<BatchResult> {
     const pending = this.pendingApprovals(batchId);
-    const base: BatchResult = pending.length > 0 ? { results, pending } : { results };
-    const framework = this.#refreshPending;
-    // A pooled mount whose server died is leased again (the pool starts it once for all its runs).
-    const dead = this.#options.pool ? [...this.#snapshot.loaded.values()].filter((m) => m.connection.closed).map((m) => m.reference) : [];
-    if (!framework && this.#stale.size === 0 && dead.length === 0) return base;
-    const stale = new Map(this.#stale);
-    this.#stale.clear();
-    this.#refreshPending = false;
-    const before = dead.map((m) => this.#broken.get(m));
-    const refresh = await this.#refresh({ framework, stale, reopen: dead });
-    // A restart that fails again for the same reason is not news for the model.
-    const repeated =
-      !framework && stale.size === 0 && refresh.status === 'failed' && dead.every((m, i) => this.#broken.get(m) === before[i]);
-    return repeated ? base : { ...base, refresh };
+    const refresh = (await this.#refresher.apply(false)) ?? opening;
+    return { results, ...(pending.length > 0 ? { pending } : {}), ...(refresh ? { refresh } : {}) };
+  }
+
+  // Runs a batch's calls within its deadline (batchTimeoutMs), counted as running: no refresh swaps connections from under them (F2).
+  async #inBatch<T>(
+    batchId: string,
+    snapshot: SnapshotState,
+    signal: AbortSignal | undefined,
+    work: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> {
+    const deadline = batchDeadline(this.#batchTimeoutMs);
+    const signals = [signal, deadline.signal].filter((s): s is AbortSignal => s !== undefined);
+    const ctx = this.#callContext(batchId, snapshot, signals.length > 1 ? AbortSignal.any(signals) : signals[0]);
+    this.#refresher.running += 1;
+    try {
+      return await work(ctx);
+    } finally {
+      this.#refresher.running -= 1;
+      deadline.clear();
+    }
   }
 
   #callContext(batchId: string, snapshot: SnapshotState, batchSignal: AbortSignal | undefined): CallContext {
     return callContext(this.#parts, batchId, batchSignal, (outcome) => {
-      if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refreshPending = true; // F1; other writes: F8
+      if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refresher.frameworkChanged = true; // F1; other writes: F8
     });
   }
 
-  async #refresh(cause: RefreshCause): Promise<NonNullable<BatchResult['refresh']>> {
-    const o = this.#options;
-    const ctx = buildContext(o, { registry: this.#registry, wiring: this.#wiring, stale: this.#stale });
-    const relist = new Set(cause.stale.keys());
-    const started = performance.now();
-    const outcome = cause.framework
-      ? await refreshSnapshot(this.#snapshot, this.agent, { ...ctx, frameworkFor: frameworkToolsFor }, relist)
-      : await relistSnapshot(this.#snapshot, relist, ctx, new Set(cause.reopen)); // F8: never reads the stored configuration
-    if (!outcome.ok) for (const mount of cause.reopen) this.#broken.set(mount, outcome.error.code); // their calls fail with why
-    if (outcome.ok) {
-      const old = this.#snapshot;
-      this.#snapshot = outcome.snapshot; // F3: switch only when everything is ready
-      for (const mount of outcome.snapshot.loaded.keys()) this.#broken.delete(mount);
-      await closeUnused(old, outcome.snapshot);
-    }
-    return this.#audit.refresh(cause, outcome, started);
+  /** The connections of the run's mounts, by mount. */
+  protected mountConnections(): ReadonlyMap<string, McpConnection> {
+    return new Map(this.#closed ? [] : [...this.#refresher.snapshot.loaded].map(([mount, loaded]) => [mount, loaded.connection]));
   }
 
-  /** The resources a mount's server lists (all pages; [] when it declares none). Only the run's own mounts (G3). */
-  async listResources(mount: string): Promise<McpResource[]> {
-    return this.#connection(mount).listResources();
-  }
-
-  /** Reads one resource of a mount's server. */
-  async readResource(mount: string, uri: string, options?: RequestOptions): Promise<ResourceContents> {
-    return this.#connection(mount).readResource(uri, options);
-  }
-
-  /** The prompts a mount's server lists (all pages; [] when it declares none). */
-  async listPrompts(mount: string): Promise<McpPrompt[]> {
-    return this.#connection(mount).listPrompts();
-  }
-
-  /** Gets one prompt of a mount's server, rendered with `args`. */
-  async getPrompt(mount: string, name: string, args?: Record<string, string>, options?: RequestOptions): Promise<PromptResult> {
-    return this.#connection(mount).getPrompt(name, args, options);
-  }
-
-  #connection(mount: string): McpConnection {
-    const loaded = this.#snapshot.loaded.get(mount);
+  /** The connection of one of the run's own mounts (G3); not_found for anything else. */
+  protected mountConnection(mount: string): McpConnection {
+    const loaded = this.#refresher.snapshot.loaded.get(mount);
     if (this.#closed || loaded === undefined)
       throw new AgtError('not_found', `"${mount}" is not a mount of this run`, { details: { mount } });
     return loaded.connection;
@@ -283,7 +280,7 @@ export class NativeRun {
    * run last wrote or resumed from (revision_conflict when another host wrote it since).
    */
   async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
-    const state = suspendedStateOf(this, this.#snapshot, this.#seen, this.#approvals.list());
+    const state = suspendedStateOf(this, this.#refresher.snapshot, this.#seen, this.#approvals.list());
     if (options.store) {
       const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
       this.#store = options.store;
@@ -314,7 +311,7 @@ export class NativeRun {
     const run = await NativeRun.#open(state.runId, { ...options, agent: state.agent });
     run.#storedRevision = revision;
     if (typeof target === 'string') run.#store = options.store;
-    const mismatch = fingerprintMismatch(state, run.#snapshot);
+    const mismatch = fingerprintMismatch(state, run.#refresher.snapshot);
     if (mismatch !== undefined) {
       await run.close();
       throw mismatch;
@@ -328,7 +325,7 @@ export class NativeRun {
   async close(): Promise<void> {
     this.#closed = true;
     this.#approvals.clear();
-    await Promise.all([...this.#snapshot.loaded.values()].map((m) => m.release()));
+    await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
   }
 
   /** `await using run = await NativeRun.start(…)` closes the run at the end of the scope. */

@@ -5,7 +5,6 @@
  */
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
-import type { ClientHandlers } from '../mcp/client-handlers.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import type { McpProberOptions } from '../mcp/prober.js';
@@ -19,7 +18,17 @@ import type { BuildContext } from './refresh.js';
 import type { McpPool } from '../pool/pool.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { Route } from './snapshot.js';
-import type { AfterHook, AuditSink, BeforeHook, DelegateTool, PermissionPolicy, ProgressEvent, RunRequestContext } from './types.js';
+import type { McpLogMessage } from '../mcp/notifications.js';
+import type {
+  AfterHook,
+  AuditSink,
+  BeforeHook,
+  DelegateTool,
+  PermissionPolicy,
+  ProgressEvent,
+  RunNotificationContext,
+  RunRequestContext,
+} from './types.js';
 
 /** Options of {@link NativeRun.start}: the ConnectSettings of its mounts (handlers told the run's context), and the run's own. */
 export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
@@ -48,6 +57,14 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   scope?: string;
   /** How long a deferred call waits for `run.decide`; decided later, it ends as permission_denied. Default 24 h. */
   approvalTtlMs?: number;
+  /** The longest a batch's calls may take together; calls still running then end as call_timeout (the servers are told). Default: none. */
+  batchTimeoutMs?: number;
+  /** Log messages of the mounts' servers (masked; never mixed into tool results). Set the level with `run.setLogLevel`. */
+  onLog?(message: McpLogMessage, context: RunNotificationContext): void;
+  /** A resource the run subscribed to (`run.subscribeResource`) changed. */
+  onResourceUpdated?(update: { uri: string }, context: RunNotificationContext): void;
+  /** A server says a URL-mode elicitation it asked for has finished. */
+  onElicitationComplete?(notice: { elicitationId: string }, context: RunNotificationContext): void;
 }
 
 /**
@@ -112,7 +129,7 @@ const callIdsOf = (ids: ReadonlySet<string> | undefined) => {
 };
 
 // Handlers for one mount (or for probes, mount ''), with the run's context.
-function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string): ClientHandlers {
+function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string): ConnectSettings {
   const context = (signal: AbortSignal): RunRequestContext => ({
     runId: wiring.runId,
     agent: wiring.agent,
@@ -120,10 +137,12 @@ function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string
     ...callIdsOf(wiring.inFlight.get(mount)),
     signal,
   });
-  const { elicitation, sampling } = options;
+  const { elicitation, sampling, roots, elicitationModes, samplingTools } = options;
   return {
     ...(elicitation ? { elicitation: (request, { signal }) => elicitation(request, context(signal)) } : {}),
     ...(sampling ? { sampling: (request, { signal }) => sampling(request, context(signal)) } : {}),
+    ...(roots === undefined ? {} : { roots: typeof roots === 'function' ? ({ signal }) => roots(context(signal)) : roots }),
+    ...defined({ elicitationModes, samplingTools }),
   };
 }
 
@@ -153,6 +172,8 @@ export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring
       timeouts: runTimeouts(options).given,
       auth: authFor(options.auth, { kind: 'mcp', reference }),
       variables: options.variables,
+      maxMessageBytes: options.maxMessageBytes,
+      pingIntervalMs: options.pingIntervalMs,
     }),
   };
 }
@@ -163,7 +184,12 @@ export function proberOptions(options: NativeRunOptions, wiring: RunWiring, regi
     service: options.service,
     registry,
     ...handlersFor(options, wiring, ''),
-    ...defined({ timeouts: runTimeouts(options).given, auth: options.auth, variables: options.variables }),
+    ...defined({
+      timeouts: runTimeouts(options).given,
+      auth: options.auth,
+      variables: options.variables,
+      maxMessageBytes: options.maxMessageBytes,
+    }),
   };
 }
 
@@ -184,16 +210,29 @@ export function buildContext(
     watch: (reference, connection) => {
       if (watched.has(connection)) return () => undefined;
       watched.add(connection);
-      const unsubscribe = connection.onListChanged((kind) => {
-        const kinds = parts.stale.get(reference) ?? parts.stale.set(reference, new Set()).get(reference)!;
-        kinds.add(kind);
-      });
+      const unsubscribe = [
+        connection.onListChanged((kind) => {
+          const kinds = parts.stale.get(reference) ?? parts.stale.set(reference, new Set()).get(reference)!;
+          kinds.add(kind);
+        }),
+        ...notificationHooks(options, { runId: parts.wiring.runId, agent: parts.wiring.agent, mount: reference }, connection),
+      ];
       return () => {
         watched.delete(connection);
-        unsubscribe();
+        for (const stop of unsubscribe) stop();
       };
     },
   };
+}
+
+// The run's notification hooks on one mount's connection, told which run and mount; returns their removals.
+function notificationHooks(options: NativeRunOptions, context: RunNotificationContext, connection: McpConnection): (() => void)[] {
+  const { onLog, onResourceUpdated, onElicitationComplete } = options;
+  return [
+    ...(onLog ? [connection.onLog((message) => onLog(message, context))] : []),
+    ...(onResourceUpdated ? [connection.onResourceUpdated((update) => onResourceUpdated(update, context))] : []),
+    ...(onElicitationComplete ? [connection.onElicitationComplete((notice) => onElicitationComplete(notice, context))] : []),
+  ];
 }
 
 // A mount's connection leased from the pool, in the run's scope; server requests reach this run only while it has calls in flight there.

@@ -6,6 +6,7 @@
  * Stages that wait on the host (a human, a hook) end as `cancelled` when the
  * run or batch is cancelled, without waiting any longer.
  */
+import { isAgtError } from '../errors.js';
 import { defined, isPlainObject, jsonStringBytes, measureJson } from '../json.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
 import { MAX_RESULT_DEPTH } from '../mcp/server-answers.js';
@@ -71,9 +72,13 @@ export const failed = (callId: string, status: FailedResult['status'], error: Re
   ...defined({ decidedBy }),
 });
 
-/** The result of a call the host cancelled. */
-export const cancelledResult = (callId: string): FailedResult =>
-  failedResult(callId, 'tool_failed', { code: 'cancelled', message: 'the call was cancelled by the host before it finished' });
+/** The result of a call the host cancelled, or that the batch deadline ended (`signal.reason` a call_timeout AgtError). */
+export const cancelledResult = (callId: string, signal?: AbortSignal): FailedResult => {
+  const reason: unknown = signal?.reason;
+  if (isAgtError(reason) && reason.code === 'call_timeout')
+    return failedResult(callId, 'tool_failed', { code: 'call_timeout', message: reason.message, ...defined({ details: reason.details }) });
+  return failedResult(callId, 'tool_failed', { code: 'cancelled', message: 'the call was cancelled by the host before it finished' });
+};
 
 const ABORTED = Symbol('aborted');
 
@@ -154,7 +159,7 @@ export async function reviewPermission(
   } catch {
     verdict = { decision: 'deny' as const, by: 'policy' as const, reason: 'the permission policy failed' };
   }
-  if (wasAborted(verdict)) return { go: false, result: cancelledResult(request.callId) };
+  if (wasAborted(verdict)) return { go: false, result: cancelledResult(request.callId, signal) };
   if (verdict.decision === 'allow') return { go: true, value: verdict.by };
   if (verdict.decision === 'defer') return { go: false, deferred: true, by: verdict.by, ...defined({ reason: verdict.reason }) };
   return failed(
@@ -178,7 +183,7 @@ export async function runBeforeHooks(request: PermissionRequest, hooks: readonly
     } catch {
       outcome = { deny: 'a before hook failed' };
     }
-    if (wasAborted(outcome)) return { go: false, result: cancelledResult(request.callId) };
+    if (wasAborted(outcome)) return { go: false, result: cancelledResult(request.callId, signal) };
     if (outcome && typeof outcome === 'object' && typeof outcome.deny === 'string') {
       return failed(request.callId, 'permission_denied', { code: 'permission_denied', message: outcome.deny, details: { by: 'hook' } });
     }

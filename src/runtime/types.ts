@@ -266,3 +266,11 @@ export interface RunRequestContext {
   /** Aborted when the server cancels its request or the connection closes. */
   signal: AbortSignal;
 }
+
+/** What a run's notification hooks (onLog, onResourceUpdated, onElicitationComplete) are told: which run and mount it came from. */
+export interface RunNotificationContext {
+  runId: string;
+  agent: string;
+  /** The mounted server that sent it. */
+  mount: string;
+}

@@ -146,6 +146,40 @@ describe('userinfo URLs and error causes (item 7)', () => {
   });
 });
 
+describe('auth failures in their own words (issue 26 defect 5)', () => {
+  it('R7: a server that echoes only the token in its 401 body: no token in util.inspect or JSON.stringify of the error, its cause included', async () => {
+    const server = await startAuthCheckingServer(() => false, { echo: 'token' });
+    try {
+      const thrown: unknown[] = [];
+      await connectMcp({ url: server.url, headers: { Authorization: 'Bearer sk-bare-token-4' } }).catch((e: unknown) => thrown.push(e));
+      await connectMcp({ url: server.url }, { auth: { bearer: () => 'sk-bare-provider-5' } }).catch((e: unknown) => thrown.push(e));
+      expect(thrown).toHaveLength(2);
+      for (const error of thrown) {
+        expect(error).toMatchObject({ code: 'auth_required' });
+        const shown = `${util.inspect(error, { depth: 10 })}${JSON.stringify(error)}${util.inspect((error as Error).cause, { depth: 10 })}`;
+        expect(shown).not.toContain('sk-bare-token-4');
+        expect(shown).not.toContain('sk-bare-provider-5');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('R7: a rejected Authorization header of the config is named as such, never "set an Authorization header"', async () => {
+    const server = await startAuthCheckingServer(() => false);
+    try {
+      const header = await failure(connectMcp({ url: server.url, headers: { Authorization: 'Bearer sk-wrong-6' } }));
+      expect(header).toMatchObject({ code: 'auth_required', details: { credentials: 'header', status: 401 } });
+      expect(header.message).toMatch(/rejected the Authorization header of the config/);
+      expect(header.message).not.toMatch(/set an Authorization header/);
+      const none = await failure(connectMcp({ url: server.url }));
+      expect(none).toMatchObject({ code: 'auth_required', details: { credentials: 'none' } });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('remote bodies are bounded (item 9)', () => {
   it("B5: a remote result over maxMessageBytes is that call's protocol_error; the connection still answers", async () => {
     const server = await startAuthCheckingServer(() => true);

@@ -44,6 +44,40 @@ describe('nothing a call creates outlives it (issue 21 item 1)', () => {
   });
 });
 
+describe('a run leaves no abort listener behind (issue 26 defect 1)', () => {
+  it('B1: 1,000 calls of a run (a host signal, and a signal per batch) leave both at their listener count; aborting later cancels no finished request', async () => {
+    const host = new AbortController();
+    const run = await fx.start({ signal: host.signal });
+    const batchSignal = new AbortController().signal;
+    for (let i = 0; i < 100; i++) {
+      const calls = Array.from({ length: 10 }, (_, j) => ({ id: `c${i}-${j}`, name: py('echo'), arguments: { message: 'x' } }));
+      const { results } = await run.executeBatch(batch(run, calls), { signal: batchSignal });
+      expect(results.every((r) => r.status === 'ok')).toBe(true);
+    }
+    expect(getEventListeners(host.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(batchSignal, 'abort')).toHaveLength(0);
+    host.abort();
+    await run.close(); // the server reads in order: a cancellation sent on abort would be logged before it ends
+    expect(fx.env.serverEvents().filter((e) => e.event === 'cancelled')).toEqual([]);
+  });
+
+  it('B1: a run without a signal makes 1,000 sequential calls without a MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const run = await fx.start();
+      for (let i = 0; i < 1000; i++) {
+        const { results } = await run.executeBatch(batch(run, [{ id: `c${i}`, name: py('echo'), arguments: { message: 'x' } }]));
+        expect(results[0]?.status).toBe('ok');
+      }
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+});
+
 describe('server results are bounded before anything recurses on them (issue 21 items 2 and 9)', () => {
   it('B5: a result nested 10,000 levels deep ends that call as tool_failed result_too_deep; the sibling calls return', async () => {
     const run = await fx.start();

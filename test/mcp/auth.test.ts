@@ -171,8 +171,15 @@ describe('tokens stay secret', () => {
       const probe = await agt('mcp', 'probe', 'remote/who', ...flags);
       expect(probe.code).toBe(4);
       expect(probe.out).toMatch(/auth_required/);
+      expect(probe.out).toMatch(/rejected the Authorization header stored with it \(HTTP 401\).*agt mcp update REF --header/);
+      expect(probe.out).not.toMatch(/connectMcp|pass auth/);
       expect(probe.out).not.toContain('tok-wrong-12345678');
     }
+    expect((await agt('mcp', 'create', 'remote/bare', '--url', server.url)).code).toBe(0);
+    const bare = await agt('mcp', 'probe', 'remote/bare');
+    expect(bare.code).toBe(4);
+    expect(bare.out).toMatch(/requires authorization \(HTTP 401\): store an Authorization header with it: agt mcp update REF/);
+    expect(bare.out).not.toMatch(/connectMcp|pass auth/);
     tmp.cleanup();
   });
 });

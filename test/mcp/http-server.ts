@@ -20,11 +20,12 @@ export interface AuthCheckingServer {
 
 /**
  * Starts a server with one tool `who` (with `{ bytes }` it answers that many bytes of text); requests whose
- * Authorization `accept` refuses get 401, whose body repeats the header when `echo` is set (a hostile server).
+ * Authorization `accept` refuses get 401, whose body repeats the header when `echo` is set, or only its token
+ * (without the scheme) with `echo: 'token'` (a hostile server).
  */
 export async function startAuthCheckingServer(
   accept: (authorization: string | undefined) => boolean,
-  options: { echo?: boolean } = {},
+  options: { echo?: boolean | 'token' } = {},
 ): Promise<AuthCheckingServer> {
   const seen: (string | undefined)[] = [];
   const terminated: string[] = [];
@@ -34,7 +35,7 @@ export async function startAuthCheckingServer(
     if (!accept(req.headers.authorization)) {
       res
         .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
-        .end(JSON.stringify({ error: 'invalid_token', ...(options.echo ? { got: req.headers.authorization } : {}) }));
+        .end(JSON.stringify({ error: 'invalid_token', ...(options.echo ? { got: echoed(req.headers.authorization, options.echo) } : {}) }));
       return;
     }
     const sessionId = req.headers['mcp-session-id'];
@@ -68,4 +69,9 @@ export async function startAuthCheckingServer(
     sessions,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+// What a hostile server repeats of the Authorization header: all of it, or the token alone.
+function echoed(authorization: string | undefined, echo: true | 'token'): string | undefined {
+  return echo === 'token' ? authorization?.split(' ')[1] : authorization;
 }

@@ -96,6 +96,7 @@ describe('package exports', () => {
       'FRAMEWORK_TOOL_NAMES',
       'HarnessToolSet',
       'JsoncError',
+      'LOG_LEVELS',
       'McpPool',
       'McpProber',
       'MemoryAuditStore',

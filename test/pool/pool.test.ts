@@ -232,14 +232,16 @@ describe('McpPool', () => {
     expect(livingWithMarker(mark)).toHaveLength(1);
   });
 
-  it('B1: a pooled server killed with SIGKILL is started again by the next lease; the run on it fails its calls, never crashes', async () => {
+  it('B1: a pooled server killed with SIGKILL is started again at the next batch start (F1: a boundary); the run on it never crashes', async () => {
     const { service, mark } = await registry();
     const p = pool(service);
     const a = await start(service, { pool: p, scope: 't' });
     const [pid] = livingWithMarker(mark);
     process.kill(pid as number, 'SIGKILL');
     await waitFor(() => p.stats().keys[0]?.state === 'closed');
-    expect((await echo(a, 'after-kill')).results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'connection_closed' } });
+    const after = await echo(a, 'after-kill');
+    expect(after.results[0]).toMatchObject({ status: 'ok' });
+    expect(after.refresh).toMatchObject({ status: 'applied', trigger: 'reconnect' });
     const b = await start(service, { agent: 'team/bob', pool: p, scope: 't' });
     expect((await echo(b, 'b1')).results[0]?.status).toBe('ok');
     expect(p.stats().keys[0]).toMatchObject({ starts: 2, restarts: 1, state: 'open' });
@@ -297,7 +299,7 @@ describe('McpPool', () => {
     await b.close();
     await waitFor(() => livingWithMarker(mark).length === 0);
   });
-  it('B5: kill -9 of a pooled server mid-batch with 10 runs on it: their calls fail with connection_closed, each run rebinds at its boundary to one restarted server', async () => {
+  it('B5: kill -9 of a pooled server mid-batch with 10 runs on it: their calls fail with connection_closed, each run rebinds at its next batch start to one restarted server', async () => {
     const { service, mark, log } = await registry({ features: ['slow'] });
     const events: PoolEvent[] = [];
     const p = pool(service, { audit: { record: (e) => void events.push(e) } });
@@ -314,13 +316,15 @@ describe('McpPool', () => {
     const [pid] = livingWithMarker(mark);
     process.kill(pid as number, 'SIGKILL');
     const outcomes = await Promise.all(batches);
-    for (const out of outcomes) {
-      expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'connection_closed' } });
+    for (const out of outcomes) expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'connection_closed' } });
+    // Each run rebinds at the start of its next batch (F1: a boundary), and that batch runs on the restarted server.
+    const again = await Promise.all(runs.map((r, i) => echo(r, `again-${i}`)));
+    for (const out of again) {
+      expect(out.results[0]?.status).toBe('ok');
       expect(out.refresh).toMatchObject({ status: 'applied', trigger: 'reconnect' });
     }
     expect(livingWithMarker(mark)).toHaveLength(1); // one restart for the ten runs
     expect(p.stats().keys).toEqual([expect.objectContaining({ starts: 2, restarts: 1, leases: 10, state: 'open' })]);
-    for (const [i, r] of runs.entries()) expect((await echo(r, `again-${i}`)).results[0]?.status).toBe('ok');
     expect(events.map((e) => [e.action, e.reason])).toEqual([
       ['started', undefined],
       ['closed', 'died'],
@@ -345,8 +349,8 @@ describe('McpPool', () => {
     const tools = a.tools().map((t) => t.name);
     process.kill(livingWithMarker(mark)[0] as number, 'SIGKILL');
     await waitFor(() => p.stats().keys[0]?.state === 'closed');
-    const first = await echo(a, 'e1');
-    expect(first.results[0]).toMatchObject({ error: { code: 'connection_closed' } });
+    const first = await echo(a, 'e1'); // the restart at its start failed: its calls fail with the restart's code
+    expect(first.results[0]).toMatchObject({ error: { code: 'exited_early' } });
     expect(first.refresh).toMatchObject({
       status: 'failed',
       trigger: 'reconnect',

@@ -36,4 +36,11 @@ describe('MCP Apps metadata', () => {
     expect(results.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(results.map((r) => (r as { _meta?: unknown })._meta)).toEqual([{ ui: { state: 'app_only' } }, { ui: { state: 'widget' } }]);
   });
+
+  it("B3: after hooks see a result's _meta as the server sent it", async () => {
+    const seen: unknown[] = [];
+    const run = await fx.start({ hooks: { after: [(_call, result) => void seen.push((result as { _meta?: unknown })._meta)] } });
+    await run.executeBatch(batch(run, [{ id: 'w', name: py('widget'), arguments: {} }]));
+    expect(seen).toEqual([{ ui: { state: 'widget' } }]);
+  });
 });

@@ -1,0 +1,21 @@
+/**
+ * The CLI's own words for errors whose library message names library options
+ * (connectMcp, `auth`): what to type instead. Everything else is said as the
+ * library says it.
+ */
+import type { AgtError } from '../errors.js';
+
+/** The message the CLI prints for `error`. */
+export function cliMessage(error: AgtError): string {
+  if (error.code !== 'auth_required') return error.message;
+  const http = typeof error.details?.status === 'number' ? ` (HTTP ${error.details.status})` : '';
+  const update = 'agt mcp update REF --header "Authorization: Bearer ${TOKEN}" (the token then comes from the environment variable TOKEN)';
+  switch (error.details?.credentials) {
+    case 'none':
+      return `the server requires authorization${http}: store an Authorization header with it: ${update}`;
+    case 'header':
+      return `the server rejected the Authorization header stored with it${http}: check the token (expired, wrong audience or scope) and replace it: ${update}`;
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The types of an open MCP connection: the McpConnection interface, the
+ * options of its requests and the shapes of what servers answer.
+ */
+import type { McpTransport } from '../resources/mcp-config.js';
+import type { McpPrompt, McpResource, McpResourceTemplate, RawTool } from './lists.js';
+import type { ListChangedKind, LogLevel, McpLogMessage } from './notifications.js';
+
+/** Options of one request that the server answers (a tool call, a read, a prompt). */
+export interface RequestOptions {
+  /** Aborting cancels the request: the server is sent `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** Longest wait for the answer; then the request is cancelled. Default: the connection's `timeouts.callMs`. */
+  timeoutMs?: number;
+  /** Each progress notification starts `timeoutMs` again (the SDK's resetTimeoutOnProgress). Default: `timeouts.resetOnProgress`. */
+  resetTimeoutOnProgress?: boolean;
+  /** With resetTimeoutOnProgress: the longest wait in all, progress or not. Default: `timeouts.maxTotalMs`. */
+  maxTotalTimeoutMs?: number;
+}
+
+/** Options of {@link McpConnection.callTool}. */
+export interface CallOptions extends RequestOptions {
+  /** Progress the server reports for this call (asking for it sets a progress token). */
+  onProgress?(progress: { progress: number; total?: number; message?: string }): void;
+  /** `_meta` sent with the call. */
+  meta?: Record<string, unknown>;
+}
+
+/** A tool call's result as the server sent it (content defaults to []). */
+export interface McpCallResult {
+  content: unknown[];
+  /** As sent: judged by the caller (an object, valid for the tool's outputSchema). */
+  structuredContent?: unknown;
+  isError: boolean;
+  /** The result's `_meta` as sent (MCP Apps and other extensions read it). */
+  _meta?: Record<string, unknown>;
+}
+
+/** The contents of one resource. */
+export interface ResourceContents {
+  contents: ({ uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string })[];
+}
+
+/** A prompt, rendered by the server. */
+export interface PromptResult {
+  description?: string;
+  messages: { role: 'user' | 'assistant'; content: Record<string, unknown> }[];
+}
+
+/** An open connection to one MCP server. */
+export interface McpConnection {
+  readonly serverInfo: { name: string; version: string };
+  readonly protocolVersion: string;
+  /** The server's declared capabilities. */
+  readonly capabilities: Record<string, unknown>;
+  /** The server's instructions from initialize (masked): what a host may put in its system prompt. */
+  readonly instructions?: string;
+  /** The capabilities this client declared (from its handlers). */
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly transport: McpTransport;
+  readonly timings: { spawnMs: number; initializeMs: number };
+  /** Things noticed but tolerated, e.g. non-JSON lines skipped on stdout. */
+  readonly warnings: string[];
+  /** The last part of the server's stderr (stdio only). */
+  stderrTail(): string;
+  /** All pages of tools/list, tolerant of bad entries (each judged later). */
+  listTools(): Promise<RawTool[]>;
+  /** All pages of resources/list ([] when the server declares no resources). */
+  listResources(): Promise<McpResource[]>;
+  /** All pages of resources/templates/list ([] when the server declares no resources). */
+  listResourceTemplates(): Promise<McpResourceTemplate[]>;
+  /** Reads one resource; an unknown URI rejects with not_found. */
+  readResource(uri: string, options?: RequestOptions): Promise<ResourceContents>;
+  /** All pages of prompts/list ([] when the server declares no prompts). */
+  listPrompts(): Promise<McpPrompt[]>;
+  /** Gets one prompt rendered with `args`. */
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<PromptResult>;
+  /**
+   * Calls a tool. Tool errors come back as results with isError. Rejects with
+   * cancelled, call_timeout (both after notifications/cancelled), connection_closed,
+   * auth_required or protocol_error.
+   */
+  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<McpCallResult>;
+  /** Pings the server (`ping`); resolves with the round trip in milliseconds. */
+  ping(options?: RequestOptions): Promise<number>;
+  /**
+   * Completion values for an argument of a prompt or a resource template
+   * (`completion/complete`); `context` holds the arguments already chosen.
+   * No values when the server does not declare `completions`.
+   */
+  complete(
+    ref: CompletionRef,
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+    options?: RequestOptions,
+  ): Promise<Completion>;
+  /** The least severe log level the server should send (`logging/setLevel`); protocol_error when it declares no `logging`. */
+  setLogLevel(level: LogLevel, options?: RequestOptions): Promise<void>;
+  /** Asks for `notifications/resources/updated` of `uri` (see onResourceUpdated); protocol_error unless it declares `resources.subscribe`. */
+  subscribeResource(uri: string, options?: RequestOptions): Promise<void>;
+  /** Ends a subscription of subscribeResource. */
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<void>;
+  /** Tells the server the roots changed (`notifications/roots/list_changed`); nothing without roots declared. */
+  rootsChanged(): Promise<void>;
+  /** Calls `listener` on each list_changed notification of the server; returns the unsubscribe. */
+  onListChanged(listener: (kind: ListChangedKind) => void): () => void;
+  /** Calls `listener` on each log message of the server (masked; never part of a result); returns the unsubscribe. */
+  onLog(listener: (message: McpLogMessage) => void): () => void;
+  /** Calls `listener` when a subscribed resource changed; returns the unsubscribe. */
+  onResourceUpdated(listener: (update: { uri: string }) => void): () => void;
+  /** Calls `listener` when the server says a URL-mode elicitation finished; returns the unsubscribe. */
+  onElicitationComplete(listener: (notice: { elicitationId: string }) => void): () => void;
+  /** Requests sent and not yet answered, failed or cancelled. */
+  readonly inFlight: number;
+  /** True once the connection is gone (closed, or the server died). */
+  readonly closed: boolean;
+  /** Ends the connection; for stdio, the whole process group. Idempotent. */
+  close(): Promise<void>;
+  /** `await using connection = await connectMcp(…)` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** What `complete` completes an argument of: a prompt, or a resource template by its URI template. */
+export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+/** Completion values (at most 100, per MCP), how many there are in all, and whether there are more. */
+export interface Completion {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}

@@ -1,0 +1,91 @@
+/**
+ * What a server announces without being asked — list changes, log messages,
+ * resource updates, finished URL elicitations — fanned out to the
+ * connection's listeners. A listener's failure never reaches the protocol
+ * layer; a connection masks and bounds what it hands on (connection.ts).
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** What a server announced has changed. */
+export type ListChangedKind = 'tools' | 'resources' | 'prompts';
+
+/** The log levels of MCP (syslog's), least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+
+/** One of {@link LOG_LEVELS}. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A server's `notifications/message`: never part of a tool result. */
+export interface McpLogMessage {
+  level: LogLevel;
+  /** The server's name for the part that logged. */
+  logger?: string;
+  /** Any JSON, as sent (secrets masked, nesting bounded). */
+  data: unknown;
+}
+
+/** The notifications a connection hands on, by kind. */
+export interface ServerNotifications {
+  listChanged: ListChangedKind;
+  log: McpLogMessage;
+  resourceUpdated: { uri: string };
+  elicitationComplete: { elicitationId: string };
+}
+
+type Listeners = { [K in keyof ServerNotifications]: Set<(value: ServerNotifications[K]) => void> };
+
+/** Listeners of a server's notifications, wired into a client before it connects (nothing sent during the handshake is missed). */
+export class NotificationHub {
+  readonly #listeners: Listeners = {
+    listChanged: new Set(),
+    log: new Set(),
+    resourceUpdated: new Set(),
+    elicitationComplete: new Set(),
+  };
+  /** Log messages received so far (the prober reports whether a server logs). */
+  logged = 0;
+
+  /** Installs the notification handlers on `client`. */
+  attach(client: Client): void {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#emit('listChanged', 'tools'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.#emit('listChanged', 'resources'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.#emit('listChanged', 'prompts'));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      this.logged += 1;
+      this.#emit('log', {
+        level: params.level,
+        ...(typeof params.logger === 'string' ? { logger: params.logger } : {}),
+        data: params.data,
+      });
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => this.#emit('resourceUpdated', { uri: params.uri }));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) =>
+      this.#emit('elicitationComplete', { elicitationId: params.elicitationId }),
+    );
+  }
+
+  /** Adds a listener of one kind; returns its removal. */
+  add<K extends keyof ServerNotifications>(kind: K, listener: (value: ServerNotifications[K]) => void): () => void {
+    const set = this.#listeners[kind] as Set<(value: ServerNotifications[K]) => void>;
+    set.add(listener);
+    return () => void set.delete(listener);
+  }
+
+  #emit<K extends keyof ServerNotifications>(kind: K, value: ServerNotifications[K]): void {
+    for (const listener of this.#listeners[kind] as Set<(value: ServerNotifications[K]) => void>) {
+      try {
+        listener(value);
+      } catch {
+        // a listener's failure never reaches the protocol layer
+      }
+    }
+  }
+}

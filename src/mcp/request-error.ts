@@ -1,0 +1,80 @@
+/**
+ * What a failed request of a connection is, as a stable AgtError: the
+ * caller's cancel, a timeout, the server gone (or its stream broken), an
+ * auth failure, an unknown resource or prompt, an oversized answer, or the
+ * server's own JSON-RPC error in its own (escaped, bounded) words.
+ */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { AgtError, isAgtError } from '../errors.js';
+import { authRequired, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
+import type { RequestOptions } from './connection.js';
+import { oversizedAnswer } from './oversized.js';
+import { serverText } from './server-answers.js';
+import type { ProcessGroupStdioTransport } from './stdio-transport.js';
+import type { Timeouts } from './timeouts.js';
+
+/** Adds the stderr tail of a stdio server to an error's details. */
+export function withStderr(error: AgtError, stdio: ProcessGroupStdioTransport | undefined): AgtError {
+  const stderrTail = stdio?.stderr.text(2000) ?? '';
+  if (stderrTail === '' || error.details?.stderrTail !== undefined) return error;
+  return new AgtError(error.code, error.message, { details: { ...error.details, stderrTail }, cause: error.cause });
+}
+
+/** Where a request failed: the connection's parts that tell what happened. */
+export interface RequestScene {
+  stdio: ProcessGroupStdioTransport | undefined;
+  timeouts: Timeouts;
+  auth: McpAuth | undefined;
+  /** The config sends its own Authorization header. */
+  authHeader: boolean;
+  /** True once the connection is gone. */
+  gone(): boolean;
+}
+
+/** The AgtError of a request `what` that failed with `error`. */
+export function requestError(what: string, error: unknown, options: RequestOptions, on: RequestScene): AgtError {
+  const { stdio, timeouts, auth, authHeader, gone } = on;
+  if (isAgtError(error)) return withStderr(error, stdio);
+  if (options.signal?.aborted) {
+    const reason: unknown = options.signal.reason; // a deadline of the caller's (a run's batchTimeoutMs) says so
+    if (isAgtError(reason) && reason.code === 'call_timeout') return reason;
+    return new AgtError('cancelled', `the ${what} was cancelled; the server was sent notifications/cancelled`);
+  }
+  const timeoutMs = options.timeoutMs ?? timeouts.callMs;
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return new AgtError(
+      'call_timeout',
+      `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`,
+      { details: { timeoutMs } },
+    );
+  }
+  if (gone())
+    return withStderr(
+      stdio?.fatal ?? new AgtError('connection_closed', `the server went away during the ${what}`, { cause: error }),
+      stdio,
+    );
+  if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth, false, authHeader);
+  if (
+    error instanceof McpError &&
+    (what === 'resources/read' || what === 'prompts/get') &&
+    (error.code === -32002 || error.code === ErrorCode.InvalidParams)
+  ) {
+    return new AgtError(
+      'not_found',
+      `the server has no such ${what === 'prompts/get' ? 'prompt' : 'resource'} (${what}): ${serverText(error)}`,
+      { details: { rpcCode: error.code } },
+    );
+  }
+  const oversized = oversizedAnswer(error, what);
+  if (oversized !== undefined) return oversized;
+  if (error instanceof McpError) {
+    // The server's own words, escaped and bounded (and masked by send): what the model and the host need to act.
+    return new AgtError('protocol_error', `the server answered the ${what} with an error (JSON-RPC ${error.code}): ${serverText(error)}`, {
+      details: { reason: 'server_error', rpcCode: error.code },
+    });
+  }
+  return new AgtError('protocol_error', `the server's answer to the ${what} is not a valid MCP result`, {
+    details: { reason: 'invalid_result' },
+    cause: error,
+  });
+}
