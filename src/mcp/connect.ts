@@ -74,7 +74,12 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     return client;
   };
   const auth = authFor(options.auth, { kind: 'mcp', reference: options.reference ?? '' });
-  const base = { timeouts, hub, clientCapabilities: declared, ...defined({ auth, pingIntervalMs: options.pingIntervalMs }) };
+  const base = {
+    timeouts,
+    hub,
+    clientCapabilities: declared,
+    ...defined({ auth, pingIntervalMs: options.pingIntervalMs, tasks: options.tasks }),
+  };
   // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders
   // resolved to): errors never show them; what the server sends back shows them only with revealSecrets.
   const collected = new Set<string>();

@@ -18,6 +18,7 @@ import type { McpConnection, PromptResult, RequestOptions, ResourceContents } fr
 import { keepAlive } from './keepalive.js';
 import { listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import { moreRequests } from './more-requests.js';
+import { callAsTask, DEFAULT_TASK_TOTAL_MS, runsAsTask, serverRunsToolTasks } from './tasks.js';
 import type { McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
 import { boundedDepth, callResult, MAX_RESULT_DEPTH, progressOf, requestSignal } from './server-answers.js';
@@ -48,6 +49,8 @@ export interface ConnectedParts {
   timings: { spawnMs: number; initializeMs: number };
   warnings: string[];
   hub: NotificationHub;
+  /** Call tools that support it as tasks (2025-11-25), when the server takes them. */
+  tasks?: boolean;
   /** The config sends its own Authorization header (remote). */
   authHeader?: boolean;
   /** Ping every so many milliseconds while idle; a missed ping ends the connection. */
@@ -76,6 +79,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     previous?.();
   };
   let lost: AgtError | undefined; // why the keepalive ended the connection
+  let taskTools = new Set<string>();
   const gone = () => closed || stdio?.exit !== undefined;
   const declares = (capability: 'resources' | 'prompts') => isPlainObject(client.getServerCapabilities()?.[capability]);
 
@@ -133,7 +137,11 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     timings: parts.timings,
     warnings,
     stderrTail: () => masker.text(stdio?.stderr.text() ?? ''),
-    listTools: () => list(TOOLS_LIST),
+    listTools: async () => {
+      const tools = await list(TOOLS_LIST);
+      taskTools = new Set(tools.filter(runsAsTask).map((t) => t.name)); // the tools a `tasks` connection calls as tasks
+      return tools;
+    },
     listResources: async () => (declares('resources') ? list(RESOURCES_LIST) : []),
     listResourceTemplates: async () => (declares('resources') ? list(TEMPLATES_LIST) : []),
     listPrompts: async () => (declares('prompts') ? list(PROMPTS_LIST) : []),
@@ -173,6 +181,13 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       send(
         'call',
         async (signal) => {
+          if (parts.tasks === true && taskTools.has(name) && serverRunsToolTasks(client.getServerCapabilities())) {
+            const params = { name, arguments: args, ...defined({ _meta: options.meta }) };
+            const total = options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS;
+            return masked(
+              callResult(await callAsTask(client, params, { signal, requestMs: options.timeoutMs ?? timeouts.callMs, totalMs: total })),
+            );
+          }
           const sdk = sdkOptions(options, signal);
           // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
           const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);

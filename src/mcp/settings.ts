@@ -46,6 +46,12 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   samplingTools?: boolean;
   /** The roots offered to servers (`roots/list`): a list, or a function asked each time. Without it, roots are not declared. */
   roots?: readonly McpRoot[] | ((context: C) => McpRoot[] | Promise<McpRoot[]>);
+  /**
+   * Call tools whose `execution.taskSupport` is `required` or `optional` as tasks (MCP 2025-11-25, experimental) when the
+   * server declares `tasks.requests.tools.call`: poll `tasks/get`, read `tasks/result`, `tasks/cancel` on a cancel or
+   * deadline (`timeouts.maxTotalMs`, default 30 min). Default false.
+   */
+  tasks?: boolean;
   /** Pings the server every so many milliseconds while the connection is idle; a missed ping ends it (connection_closed). Default: off. */
   pingIntervalMs?: number;
 }

@@ -16,9 +16,9 @@ import { identityOf } from './routing.js';
 /** The run's auth, variables, message limit and ping interval for this mount, else the pool's; the roots are the pool's (shared connections answer alike). */
 export function connectDefaults(
   own: ConnectOptions,
-  pool: Pick<ConnectSettings, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots'>,
+  pool: Pick<ConnectSettings, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots' | 'tasks'>,
   reference: string,
-): Pick<ConnectOptions, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots'> {
+): Pick<ConnectOptions, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots' | 'tasks'> {
   const auth = authFor(own.auth ?? pool.auth, { kind: 'mcp', reference });
   return {
     ...defined({
@@ -27,6 +27,7 @@ export function connectDefaults(
       maxMessageBytes: own.maxMessageBytes ?? pool.maxMessageBytes,
       pingIntervalMs: own.pingIntervalMs ?? pool.pingIntervalMs,
       roots: pool.roots,
+      tasks: own.tasks ?? pool.tasks,
     }),
   };
 }
@@ -43,7 +44,7 @@ export function keyOf(request: LeaseRequest, connect: ConnectOptions): string {
     sampling ? `sampling:${samplingTools === true}` : '',
   ].join(',');
   const own = server?.shared === false ? request.owner : ''; // "shared": false — one connection per run, even within a scope
-  const limit = String(connect.maxMessageBytes ?? ''); // a connection's message limit is its own
+  const limit = `${connect.maxMessageBytes ?? ''}:${connect.tasks === true}`; // a connection's message limit and task use are its own
   const parts = [request.scope, own, request.reference, String(request.revision), launch, identityOf(connect.auth), handles, limit];
   return canonicalHash(parts).slice(0, 32);
 }

@@ -174,6 +174,7 @@ export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring
       variables: options.variables,
       maxMessageBytes: options.maxMessageBytes,
       pingIntervalMs: options.pingIntervalMs,
+      tasks: options.tasks,
     }),
   };
 }

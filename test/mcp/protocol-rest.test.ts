@@ -122,3 +122,37 @@ describe('server-everything: the client features beyond tools', () => {
     expect(await failure(call(bounded))).toMatchObject({ code: 'call_timeout' });
   });
 });
+
+describe('tasks (2025-11-25, experimental) against server-everything', () => {
+  const research = (connection: McpConnection, options = {}) =>
+    connection.callTool('simulate-research-query', { topic: 'tide pools' }, options);
+
+  it('P2: with tasks on, a tool that requires a task runs as one (tools/call with task, tasks/get, tasks/result)', async () => {
+    await using connection = await connectMcp(everything(), { tasks: true });
+    expect((await connection.listTools()).find((t) => t.name === 'simulate-research-query')?.execution).toEqual({
+      taskSupport: 'required',
+    });
+    expect(text(await research(connection))).toMatch(/Research Report: tide pools/);
+    expect(connection.inFlight).toBe(0);
+  });
+
+  it('P2: with tasks off (the default), such a tool is called plainly and the server refuses it with a tool error', async () => {
+    await using connection = await connectMcp(everything());
+    await connection.listTools();
+    const result = await research(connection);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/requires task augmentation/);
+  });
+
+  it('P2: a cancel or the total deadline ends the task call at once; the connection goes on', async () => {
+    await using connection = await connectMcp(everything(), { tasks: true, timeouts: { maxTotalMs: 1500 } });
+    await connection.listTools();
+    expect(await failure(research(connection))).toMatchObject({ code: 'call_timeout', details: { reason: 'task_timeout' } });
+    const controller = new AbortController();
+    const call = research(connection, { signal: controller.signal, maxTotalTimeoutMs: 60_000 });
+    controller.abort();
+    expect(await failure(call)).toMatchObject({ code: 'cancelled' });
+    expect(await connection.ping()).toBeGreaterThanOrEqual(0);
+    expect(connection.inFlight).toBe(0);
+  });
+});
