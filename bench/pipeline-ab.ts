@@ -3,7 +3,8 @@
  * "not slower than before": `git worktree add /tmp/base <rev>` (with a
  * node_modules link), then `npx tsx bench/pipeline-ab.ts /tmp/base` from this
  * tree. The same setup as `npm run bench -- runtime` (a delegate that returns
- * at once, auto-allow); medians of 9 rounds per tree and run, 3 runs each.
+ * at once, auto-allow); medians of 9 rounds per tree and run, 3 runs each
+ * (AB_RUNS=N for more).
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -52,7 +53,8 @@ if (process.argv[3] === '--child') {
       execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), root, '--child'], { encoding: 'utf8' }),
     ) as number[];
   const results: Record<'base' | 'this', number[][]> = { base: [], this: [] };
-  for (let i = 0; i < 3; i++) {
+  const runs = Number(process.env.AB_RUNS ?? 3); // more runs for a noisy machine
+  for (let i = 0; i < runs; i++) {
     results.base.push(once(path.resolve(base)));
     results.this.push(once(here));
   }

@@ -6,8 +6,11 @@
  *   call announces the change, plus the boundary refresh) against connect+list
  *   of that server; target ≤ 1.3×;
  * - a batch of 8 calls that never answer, with timeouts.callMs: how long past
- *   the timeout it returns (target ≤ 100 ms) and what is left in flight (0).
+ *   the timeout it returns (target ≤ 100 ms) and what is left in flight (0);
+ * - a 1,000-call sequential run (issue 26): heap after 1,000 calls ≤ 1.1× the
+ *   heap after 100, no abort listener left on the host signal.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -187,4 +190,32 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A 1,000-call sequential run: heap after 1,000 calls against heap after 100 (a child with --expose-gc). */
+export function heapRows(targets: Targets): string[] {
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', path.join(root, 'test/hardening/fixtures/heap-calls.ts'), '1000'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
+  const { after100, afterAll, listeners } = JSON.parse(out) as { after100: number; afterAll: number; listeners: number };
+  const ratio = afterAll / after100;
+  targets.push({
+    name: '1,000-call run: heap after 1,000 calls ≤ 1.1× heap after 100',
+    ok: ratio <= 1.1 && listeners === 0,
+    detail: `${ratio.toFixed(3)}×, ${listeners} listeners`,
+  });
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+  return [
+    '| one run, sequential calls (1 KB results) | heap (after gc) |',
+    '| --- | --- |',
+    `| after 100 calls | ${mb(after100)} |`,
+    `| after 1,000 calls | ${mb(afterAll)} |`,
+    '',
+    `After 1,000 / after 100: ${ratio.toFixed(3)}×; abort listeners left on the host signal: ${listeners}.`,
+  ];
 }

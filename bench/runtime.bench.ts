@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { connectMcp, MemoryStore, NativeRun, policies, ResourceService, ToolSchemaRegistry } from '../src/index.js';
 import { DELEGATE_INPUT_SCHEMA } from '../src/runtime/snapshot.js';
 import { type BenchReport, formatNs, median } from './harness.js';
-import { cancelRows, listChangedRows, outputCheckRows } from './protocol.bench.js';
+import { cancelRows, heapRows, listChangedRows, outputCheckRows } from './protocol.bench.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const server = path.join(root, 'test/fixtures/mcp_server.py');
@@ -150,6 +150,10 @@ export async function runRuntimeBench(): Promise<BenchReport> {
     ...(await listChangedRows(targets)),
     '',
     ...(await cancelRows(targets)),
+    '',
+    '### A 1,000-call run holds constant memory (issue 26)',
+    '',
+    ...heapRows(targets),
   ].join('\n');
   return { title: 'NativeRun', markdown, targets };
 }

@@ -54,9 +54,11 @@ export function callContext(
   };
 }
 
+const NO_DEADLINE = { clear: () => undefined };
+
 /** A batch's deadline (`batchTimeoutMs`): its signal aborts with a call_timeout AgtError; `clear()` when the batch ends. */
 export function batchDeadline(ms: number | undefined): { signal?: AbortSignal; clear(): void } {
-  if (ms === undefined) return { clear: () => undefined };
+  if (ms === undefined) return NO_DEADLINE;
   const controller = new AbortController();
   const timer = setTimeout(
     () =>

@@ -153,7 +153,8 @@ export class NativeRun extends RunMounts {
   async executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
     // The start of every batch, rejected or not, is a boundary: what changed since the last one is applied first.
-    const opening = await this.#refresher.apply(true);
+    const applying = this.#refresher.apply(true);
+    const opening = applying && (await applying); // nothing pending (the usual case): not even a microtask
     const snapshot = this.#refresher.snapshot; // F2: the whole batch uses the snapshot it started with
     const check = checkBatch(batch, {
       runId: this.id,
@@ -173,9 +174,13 @@ export class NativeRun extends RunMounts {
     await this.#claim(batch.batchId);
     const started = performance.now();
     if (this.#options.audit) await this.#audit.started(batch.batchId, routed.length); // no sink: not even a microtask
-    const outcomes = await this.#inBatch(batch.batchId, snapshot, options.signal, (ctx) =>
-      mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, ctx)),
-    );
+    const scope = this.#batchScope(batch.batchId, snapshot, options.signal);
+    let outcomes;
+    try {
+      outcomes = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, scope.ctx));
+    } finally {
+      scope.end();
+    }
     const results: ToolResult[] = [];
     for (const outcome of outcomes)
       if ('deferred' in outcome) this.#approvals.add(outcome.deferred);
@@ -206,9 +211,13 @@ export class NativeRun extends RunMounts {
       }
     }
     const snapshot = this.#refresher.snapshot;
-    const results = await this.#inBatch(batchId, snapshot, options.signal, (ctx) =>
-      decideCalls(taken, snapshot.routes, ctx, this.#options.concurrency ?? 4),
-    );
+    const scope = this.#batchScope(batchId, snapshot, options.signal);
+    let results;
+    try {
+      results = await decideCalls(taken, snapshot.routes, scope.ctx, this.#options.concurrency ?? 4);
+    } finally {
+      scope.end();
+    }
     return this.#boundary(batchId, results, opening);
   }
 
@@ -232,27 +241,26 @@ export class NativeRun extends RunMounts {
   // Dead pooled servers are started again at the next start (once per batch, not twice).
   async #boundary(batchId: string, results: ToolResult[], opening: BatchResult['refresh']): Promise<BatchResult> {
     const pending = this.pendingApprovals(batchId);
-    const refresh = (await this.#refresher.apply(false)) ?? opening;
+    const applying = this.#refresher.apply(false);
+    const refresh = (applying && (await applying)) ?? opening;
     return { results, ...(pending.length > 0 ? { pending } : {}), ...(refresh ? { refresh } : {}) };
   }
 
-  // Runs a batch's calls within its deadline (batchTimeoutMs), counted as running: no refresh swaps connections from under them (F2).
-  async #inBatch<T>(
-    batchId: string,
-    snapshot: SnapshotState,
-    signal: AbortSignal | undefined,
-    work: (ctx: CallContext) => Promise<T>,
-  ): Promise<T> {
+  // The calls of a batch: their context within the batch deadline (batchTimeoutMs), counted as running until
+  // `end()` (no refresh swaps connections from under them, F2). No promise of its own: the pipeline's cost per batch.
+  #batchScope(batchId: string, snapshot: SnapshotState, signal: AbortSignal | undefined): { ctx: CallContext; end(): void } {
     const deadline = batchDeadline(this.#batchTimeoutMs);
-    const signals = [signal, deadline.signal].filter((s): s is AbortSignal => s !== undefined);
-    const ctx = this.#callContext(batchId, snapshot, signals.length > 1 ? AbortSignal.any(signals) : signals[0]);
+    const ends =
+      deadline.signal === undefined ? signal : signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
+    const ctx = this.#callContext(batchId, snapshot, ends);
     this.#refresher.running += 1;
-    try {
-      return await work(ctx);
-    } finally {
-      this.#refresher.running -= 1;
-      deadline.clear();
-    }
+    return {
+      ctx,
+      end: () => {
+        this.#refresher.running -= 1;
+        deadline.clear();
+      },
+    };
   }
 
   #callContext(batchId: string, snapshot: SnapshotState, batchSignal: AbortSignal | undefined): CallContext {

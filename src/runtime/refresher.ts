@@ -49,20 +49,29 @@ export class RunRefresher {
    * batch runs. `reopen`: also lease again pooled mounts whose server died
    * (at the start of a batch, not at its end: once per batch).
    */
-  apply(reopen: boolean): Promise<BatchResult['refresh']> {
-    if (this.running > 0) return Promise.resolve(undefined);
+  apply(reopen: boolean): Promise<BatchResult['refresh']> | undefined {
+    if (this.running > 0 || (this.#refreshing === undefined && !this.#pending(reopen))) return undefined; // the usual case: no promise
     this.#refreshing ??= this.#changed(reopen).finally(() => (this.#refreshing = undefined));
     return this.#refreshing;
+  }
+
+  #pending(reopen: boolean): boolean {
+    if (this.frameworkChanged || this.#parts.stale.size > 0) return true;
+    if (!reopen || this.#parts.options.pool === undefined) return false;
+    for (const mount of this.snapshot.loaded.values()) if (mount.connection.closed) return true;
+    return false;
+  }
+
+  // A pooled mount whose server died is leased again (the pool starts it once for all its runs).
+  #dead(reopen: boolean): string[] {
+    if (!reopen || this.#parts.options.pool === undefined) return [];
+    return [...this.snapshot.loaded.values()].filter((m) => m.connection.closed).map((m) => m.reference);
   }
 
   async #changed(reopen: boolean): Promise<BatchResult['refresh']> {
     const { stale, broken } = this.#parts;
     const framework = this.frameworkChanged;
-    // A pooled mount whose server died is leased again (the pool starts it once for all its runs).
-    const dead =
-      reopen && this.#parts.options.pool
-        ? [...this.snapshot.loaded.values()].filter((m) => m.connection.closed).map((m) => m.reference)
-        : [];
+    const dead = this.#dead(reopen);
     if (!framework && stale.size === 0 && dead.length === 0) return undefined;
     const announced = new Map(stale);
     stale.clear();

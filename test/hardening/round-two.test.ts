@@ -61,6 +61,12 @@ describe('a run leaves no abort listener behind (issue 26 defect 1)', () => {
     expect(fx.env.serverEvents().filter((e) => e.event === 'cancelled')).toEqual([]);
   });
 
+  it('B1: a 1,000-call sequential run holds constant memory: heap after 1,000 calls within 1.1x the heap after 100; no listener left', async () => {
+    const out = JSON.parse(await runTs('test/hardening/fixtures/heap-calls.ts', ['1000'], ['--expose-gc']));
+    expect(out.listeners).toBe(0);
+    expect(out.afterAll / out.after100).toBeLessThanOrEqual(1.1);
+  });
+
   it('B1: a run without a signal makes 1,000 sequential calls without a MaxListenersExceededWarning', async () => {
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.name);
