@@ -75,7 +75,9 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   emit(ctx, report, () =>
     [
       `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, protocol ${report.protocolVersion}`,
-      `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms`,
+      `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms${report.pingMs === undefined ? '' : `, ping ${report.pingMs.toFixed(0)} ms`}`,
+      ...(report.instructions ? [`instructions: ${report.instructions.length} characters (agt mcp probe --json shows them)`] : []),
+      ...(report.logMessages > 0 ? [`logs: ${report.logMessages} message(s) while probed`] : []),
       `${report.tools.length} tools:`,
       ...report.tools.map(probedToolLine),
       ...(report.resources

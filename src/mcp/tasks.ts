@@ -8,7 +8,14 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CancelTaskResultSchema,
+  CreateTaskResultSchema,
+  ErrorCode,
+  GetTaskResultSchema,
+  McpError,
+  ResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 
@@ -46,15 +53,14 @@ export async function callAsTask(
   options: { signal: AbortSignal; requestMs: number; totalMs: number },
 ): Promise<Record<string, unknown>> {
   const deadline = performance.now() + options.totalMs;
-  const remaining = () => Math.max(1, Math.min(options.requestMs, deadline - performance.now()));
-  const sdk = () => ({ signal: options.signal, timeout: remaining() });
+  const sdk = () => ({ signal: options.signal, timeout: Math.max(1, Math.min(options.requestMs, deadline - performance.now())) });
   const created = await client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
     ...sdk(),
     task: { ttl: options.totalMs },
   });
   const taskId = created.task.taskId;
-  let pollMs = created.task.pollInterval;
   try {
+    let pollMs = created.task.pollInterval;
     for (;;) {
       if (performance.now() >= deadline) throw taskTimeout(taskId, options.totalMs);
       await sleep(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, pollMs ?? 1000)), undefined, { signal: options.signal });
@@ -77,6 +83,9 @@ export async function callAsTask(
     }
   } catch (error) {
     await cancelTask(client, taskId);
+    // A request cut short by the whole task's deadline is the task's timeout, not that request's.
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && performance.now() >= deadline - 5)
+      throw taskTimeout(taskId, options.totalMs);
     throw error;
   }
 }

@@ -13,7 +13,7 @@ import type { PoolAuditSink } from './events.js';
 import type { ServerRequestRouter } from './routing.js';
 
 /** Options of {@link McpPool}: its ConnectSettings (a run's own auth and variables win for its leases), and its bounds. */
-export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 'sampling'> {
+export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 'sampling' | 'elicitationModes' | 'samplingTools'> {
   service: ResourceService;
   registry?: ToolSchemaRegistry;
   /** How long a connection without leases stays open. Default 300,000 (5 min). */

@@ -53,7 +53,7 @@ describe('agt mcp', () => {
   });
 
   it('P2: agt mcp probe shows output schemas, resources and prompts of the server', async () => {
-    const features = ['output', 'resources', 'prompts'].flatMap((f) => ['--arg=--feature', '--arg', f]); // dash-led values need --arg=
+    const features = ['output', 'resources', 'prompts', 'logs'].flatMap((f) => ['--arg=--feature', '--arg', f]); // dash-led values need --arg=
     expect(
       (await agt('mcp', 'create', 'tools/rich', '--command', 'python3', '--arg', PYTHON_SERVER, ...features, '--cwd', REPO_ROOT)).code,
     ).toBe(0);
@@ -65,6 +65,8 @@ describe('agt mcp', () => {
     );
     expect(probe.stdout).toMatch(/^resources: 3 \(1 templates\)$/m);
     expect(probe.stdout).toMatch(/^prompts: 2$/m);
+    expect(probe.stdout).toMatch(/, ping \d+ ms$/m);
+    expect(probe.stdout).toMatch(/^logs: 1 message\(s\) while probed$/m); // the fixture logs once when initialized
   });
 
   it('R2: a remote server and a --from document', async () => {

@@ -67,7 +67,7 @@ describe('bearer-token provider', () => {
     const line = out.split('\n').find((l) => l.startsWith('AGT_ERROR '));
     expect(JSON.parse(line?.slice('AGT_ERROR '.length) ?? '{}')).toEqual({
       code: 'auth_required',
-      details: { reason: 'authorization_pending' },
+      details: { reason: 'authorization_pending', credentials: 'oauth' },
       message: expect.stringMatching(/give it waitForAuthorizationCode\(\)/),
     });
   }, 150_000);

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, type McpConnection, type McpLogMessage, McpProber } from '../../src/index.js';
-import { failure, referenceServer, tempDir } from '../support/index.js';
+import { failure, pythonConfig, referenceServer, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-rest-');
 afterAll(() => tmp.cleanup());
@@ -26,11 +26,13 @@ function first<T>(subscribe: (listener: (value: T) => void) => () => void, accep
 const text = (result: { content: unknown[] }) => (result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n');
 
 describe('server-everything: the client features beyond tools', () => {
-  it('P2: instructions, ping and the log messages are in the probe report as on the connection', async () => {
+  it('P2: instructions, ping and whether the server logs are in the probe report; instructions as on the connection', async () => {
     const report = await new McpProber().probe({ mcpServers: { everything: everything() } });
     expect(report.instructions).toMatch(/\w{20,}/);
     expect(report.pingMs).toBeGreaterThanOrEqual(0);
-    expect(report.logMessages).toBeGreaterThanOrEqual(0);
+    const logs = await new McpProber().probe({ mcpServers: { py: pythonConfig({ extra: ['--feature', 'logs'] }) } });
+    const quiet = await new McpProber().probe({ mcpServers: { py: pythonConfig() } });
+    expect([logs.logMessages, quiet.logMessages]).toEqual([1, 0]); // the fixture with logs says it started, once
     await using connection = await connectMcp(everything());
     expect(connection.instructions).toBe(report.instructions);
     expect(await connection.ping()).toBeGreaterThanOrEqual(0);

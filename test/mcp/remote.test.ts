@@ -25,7 +25,7 @@ describe('remote servers (R7)', () => {
   it('R7: a rejected handshake is auth_required with the HTTP status, never the header value', async () => {
     const f = await failure(connectMcp({ url: server.url, headers: { Authorization: 'Bearer wrong-secret-999' } }));
     expect(f).toMatchObject({ code: 'auth_required', details: { reason: 'unauthorized', status: 401 } });
-    expect(f.message).toMatch(/pass auth .* or set an Authorization header/);
+    expect(f.message).toMatch(/rejected the Authorization header of the config \(HTTP 401\)/); // the header is named, never "set one"
     expect(JSON.stringify({ m: f.message, d: f.details })).not.toContain('wrong-secret-999');
   });
 });

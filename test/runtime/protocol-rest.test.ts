@@ -9,8 +9,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { connectMcp, type McpLogMessage, McpProber, NativeRun, policies, type RunNotificationContext } from '../../src/index.js';
-import { batch, failure, py, pythonConfig, runFixture, setup, tempDir } from '../support/index.js';
+import {
+  connectMcp,
+  type McpLogMessage,
+  McpPool,
+  McpProber,
+  NativeRun,
+  policies,
+  type RunNotificationContext,
+  toolAlias,
+} from '../../src/index.js';
+import { batch, failure, py, pythonConfig, referenceServer, runFixture, setup, tempDir } from '../support/index.js';
 
 const fx = runFixture(['list-changed', 'slow', 'logs']);
 const names = (run: { tools(): { name: string }[] }) => run.tools().map((t) => t.name);
@@ -157,5 +166,29 @@ describe('keepalive and declared capabilities', () => {
     expect(declared[0]).toEqual({ sampling: { tools: {} }, elicitation: { url: {} }, roots: { listChanged: true } });
     expect(declared[1]).toEqual(declared[0]);
     tmp.cleanup();
+  });
+
+  it("P2: a pooled connection answers roots/list with the pool's roots, never one run's", async () => {
+    const env = await setup();
+    const everything = { command: process.execPath, args: [referenceServer('everything'), 'stdio'], cwd: env.tmp.dir };
+    await env.service.write({ kind: 'mcp', reference: 'tools/every', create: true, data: { mcpServers: { every: everything } } });
+    await env.service.write({ kind: 'agent', reference: 'team/caps', create: true, data: { mcps: ['tools/every'] } });
+    await using pool = new McpPool({ service: env.service, roots: [{ uri: 'file:///srv/tenant' }] });
+    const run = await NativeRun.start({
+      agent: 'team/caps',
+      service: env.service,
+      policy: policies.autoAllow('*'),
+      pool,
+      scope: 't',
+      roots: () => [{ uri: 'file:///home/one-user' }],
+    });
+    fx.adopt(env, run);
+    await run.refresh(); // server-everything adds get-roots-list once it knows the client declares roots
+    const call = { id: 'r', name: toolAlias('tools/every', 'get-roots-list'), arguments: {} };
+    const { results } = await run.executeBatch(batch(run, [call]));
+    const text = JSON.stringify(results[0]);
+    expect(text).toContain('file:///srv/tenant');
+    expect(text).not.toContain('one-user');
+    await run.close();
   });
 });
