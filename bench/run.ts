@@ -13,6 +13,7 @@ import { runProbeBench } from './probe.bench.js';
 import { runRuntimeBench } from './runtime.bench.js';
 import { runSchemaBench } from './schema.bench.js';
 import { runStoreBench } from './store.bench.js';
+import { runToolSearchBench } from './toolsearch.bench.js';
 
 const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   schema: runSchemaBench,
@@ -24,6 +25,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   cli: runCliBench,
   hostile: runHostileBench,
   pool: runPoolBench,
+  toolsearch: runToolSearchBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

@@ -13,3 +13,4 @@ export * from './runtime/index.js';
 export * from './framework/index.js';
 export * from './harness/index.js';
 export * from './pool/index.js';
+export * from './toolsearch/index.js';

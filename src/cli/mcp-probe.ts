@@ -78,7 +78,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
       `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms${report.pingMs === undefined ? '' : `, ping ${report.pingMs.toFixed(0)} ms`}`,
       ...(report.instructions ? [`instructions: ${report.instructions.length} characters (agt mcp probe --json shows them)`] : []),
       ...(report.logMessages > 0 ? [`logs: ${report.logMessages} message(s) while probed`] : []),
-      `${report.tools.length} tools:`,
+      `${report.tools.length} tools (about ${report.toolTokens.toLocaleString('en')} tokens of definitions):`,
       ...report.tools.map(probedToolLine),
       ...(report.resources
         ? [

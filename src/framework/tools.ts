@@ -21,6 +21,22 @@ export interface FrameworkContext {
   prober: McpProber;
   /** The calling agent's reference. */
   agent: string;
+  /** The run's tool search (tool_search), when it is on. */
+  toolSearch?: ToolSearchContext;
+}
+
+/** What `tool_search` finds: a tool the model may load, in one line. */
+export interface FoundTool {
+  name: string;
+  description: string;
+  mount: string;
+}
+
+/** The run's side of tool_search: search its deferred tools, and load what was found at the boundary. */
+export interface ToolSearchContext {
+  search(query: string, limit: number): FoundTool[];
+  /** Loads `names` at the end of the current batch. */
+  load(names: readonly string[]): void;
 }
 
 /** A framework tool's outcome: the JSON result, and the resource it changed (for refresh, F1). */

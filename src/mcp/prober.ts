@@ -24,6 +24,7 @@ import type { VariableSources } from '../resources/variables.js';
 import { authFor, type ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
+import { estimateTokens } from '../toolsearch/tokens.js';
 
 /** A schema problem of one tool. */
 export interface ProbedSchemaError {
@@ -63,6 +64,8 @@ export interface ProbeReport {
   transport: string;
   timings: { spawnMs: number; initializeMs: number; listMs: number; closeMs: number };
   tools: ProbedTool[];
+  /** The estimated tokens of the tools' definitions as a model is sent them (about 4 characters a token; tool search budgets count these). */
+  toolTokens: number;
   /** Present when the server declares resources: resources and templates. */
   resources?: ProbedList & { templates: number };
   /** Present when the server declares prompts. */
@@ -161,6 +164,9 @@ export class McpProber {
       transport: connection.transport,
       timings: { ...connection.timings, listMs: listed.listMs, closeMs },
       tools,
+      toolTokens: estimateTokens(
+        listed.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} })),
+      ),
       ...defined({ resources: listed.resources }),
       ...defined({ prompts: listed.prompts }),
       ...defined({ instructions: connection.instructions, pingMs }),

@@ -4,7 +4,7 @@
  * batch's own, combined only when both are given).
  */
 import { AgtError } from '../errors.js';
-import type { FrameworkOutcome } from '../framework/tools.js';
+import type { FrameworkOutcome, ToolSearchContext } from '../framework/tools.js';
 import type { McpProber } from '../mcp/prober.js';
 import type { CallContext } from './call.js';
 import type { RunLimits } from './limits.js';
@@ -31,6 +31,7 @@ export function callContext(
   batchId: string,
   batchSignal: AbortSignal | undefined,
   onFrameworkChange: (outcome: FrameworkOutcome) => void,
+  toolSearch?: ToolSearchContext,
 ): CallContext {
   const o = run.options;
   const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
@@ -44,7 +45,7 @@ export function callContext(
     audit: o.audit,
     limits: run.limits,
     approvalTtlMs: run.approvalTtlMs,
-    framework: { service: o.service, prober: run.prober, agent: run.agent },
+    framework: { service: o.service, prober: run.prober, agent: run.agent, ...(toolSearch ? { toolSearch } : {}) },
     brokenMounts: run.brokenMounts,
     inFlight: run.inFlight,
     signal: signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals),

@@ -38,7 +38,9 @@ export type {
   ToolBatch,
   ToolCall,
   ToolResult,
+  ToolsLoadedEvent,
 } from './types.js';
+export type { ToolSearchOptions } from './tool-search.js';
 export { MemoryRunStore, RUN_FORMAT_VERSION } from './run-store.js';
 export type { RunStore, RunWrite, StoredRun } from './run-store.js';
 export { MemoryAuditStore, StoreAuditSink } from './audit-store.js';

@@ -35,6 +35,7 @@ import {
 } from './run-options.js';
 import { RunMounts } from './run-mounts.js';
 import { RunRefresher } from './refresher.js';
+import { RunToolSearch } from './tool-search.js';
 import { affectsSnapshot, type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
 import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch, ToolResult } from './types.js';
 
@@ -54,6 +55,7 @@ export class NativeRun extends RunMounts {
   /** What every batch's call context is built from. */
   readonly #parts: RunParts;
   readonly #approvals = new OpenApprovals();
+  readonly #toolSearch: RunToolSearch;
   readonly #batchTimeoutMs: number | undefined;
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
@@ -62,7 +64,7 @@ export class NativeRun extends RunMounts {
   private constructor(
     snapshot: SnapshotState,
     options: NativeRunOptions,
-    parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>> },
+    parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>>; toolSearch: RunToolSearch },
   ) {
     super();
     this.id = parts.wiring.runId;
@@ -70,6 +72,7 @@ export class NativeRun extends RunMounts {
 
     this.#options = options;
     this.#stale = parts.stale;
+    this.#toolSearch = parts.toolSearch;
     this.#limits = resolveLimits(options.limits);
     this.#batchTimeoutMs = batchTimeout(options);
     this.#audit = new RunAudit(options.audit, this.id, this.agent);
@@ -117,10 +120,12 @@ export class NativeRun extends RunMounts {
     if (agent.kind === 'harness')
       throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
     if (!agent.enabled) throw new AgtError('forbidden', `agent "${options.agent}" is disabled; enable its binding before dispatching work`);
+    const registry = options.registry ?? options.pool?.registry ?? new ToolSchemaRegistry(); // pooled runs share compiled schemas
     const parts = {
-      registry: options.registry ?? options.pool?.registry ?? new ToolSchemaRegistry(), // pooled runs share compiled schemas
+      registry,
       wiring: { runId: id, agent: options.agent, inFlight: new Map() },
       stale: new Map(),
+      toolSearch: new RunToolSearch(options.toolSearch, registry), // bad options fail before anything connects
     };
     const snapshot = await buildSnapshot(agent, { ...buildContext(options, parts), framework: frameworkToolsFor(agent) });
     return new NativeRun(snapshot, options, parts);
@@ -143,7 +148,7 @@ export class NativeRun extends RunMounts {
 
   /** What the model sees: tools by alias or name, schemas as declared; MCP Apps' app-only tools only with `includeAppOnly` (all are callable). */
   tools(options: { includeAppOnly?: boolean } = {}): ModelTool[] {
-    return modelTools(this.#refresher.snapshot.routes.values(), options.includeAppOnly === true);
+    return modelTools(this.#toolSearch.visible(this.#refresher.snapshot.routes), options.includeAppOnly === true);
   }
 
   /**
@@ -160,7 +165,7 @@ export class NativeRun extends RunMounts {
       runId: this.id,
       agent: this.agent,
       seenBatchIds: this.#seen,
-      routes: snapshot.routes,
+      routes: this.#toolSearch.routes(snapshot.routes),
       maxBatchCalls: this.#limits.maxBatchCalls,
       limits: this.#limits,
     });
@@ -243,7 +248,22 @@ export class NativeRun extends RunMounts {
     const pending = this.pendingApprovals(batchId);
     const applying = this.#refresher.apply(false);
     const refresh = (applying && (await applying)) ?? opening;
-    return { results, ...(pending.length > 0 ? { pending } : {}), ...(refresh ? { refresh } : {}) };
+    const toolsLoaded = await this.#applyLoads(batchId);
+    return {
+      results,
+      ...(pending.length > 0 ? { pending } : {}),
+      ...(refresh ? { refresh } : {}),
+      ...(toolsLoaded ? { toolsLoaded } : {}),
+    };
+  }
+
+  // Tool search: what tool_search found in this batch is loaded now, at its boundary (F2), and audited.
+  async #applyLoads(batchId: string): Promise<BatchResult['toolsLoaded']> {
+    const change = this.#toolSearch.applyLoads(this.#refresher.snapshot.routes);
+    if (change === undefined) return undefined;
+    await this.#audit.toolsLoaded(batchId, change.loaded, change.unloaded);
+    const unloaded = change.unloaded.length > 0 ? `; unloaded (least recently used): ${change.unloaded.join(', ')}` : '';
+    return { ...change, message: `loaded ${change.loaded.length === 0 ? 'nothing new' : change.loaded.join(', ')}${unloaded}` };
   }
 
   // The calls of a batch: their context within the batch deadline (batchTimeoutMs), counted as running until
@@ -264,9 +284,16 @@ export class NativeRun extends RunMounts {
   }
 
   #callContext(batchId: string, snapshot: SnapshotState, batchSignal: AbortSignal | undefined): CallContext {
-    return callContext(this.#parts, batchId, batchSignal, (outcome) => {
-      if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refresher.frameworkChanged = true; // F1; other writes: F8
-    });
+    const search = this.#toolSearch.active(snapshot.routes) ? this.#toolSearch.context(snapshot.routes) : undefined;
+    return callContext(
+      this.#parts,
+      batchId,
+      batchSignal,
+      (outcome) => {
+        if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refresher.frameworkChanged = true; // F1; other writes: F8
+      },
+      search,
+    );
   }
 
   /** The connections of the run's mounts, by mount. */
@@ -288,7 +315,7 @@ export class NativeRun extends RunMounts {
    * run last wrote or resumed from (revision_conflict when another host wrote it since).
    */
   async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
-    const state = suspendedStateOf(this, this.#refresher.snapshot, this.#seen, this.#approvals.list());
+    const state = suspendedStateOf(this, this.#refresher.snapshot, this.#seen, this.#approvals.list(), this.#toolSearch.loadedTools());
     if (options.store) {
       const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
       this.#store = options.store;
@@ -326,6 +353,7 @@ export class NativeRun extends RunMounts {
     }
     for (const id of state.seenBatchIds) run.#seen.add(id);
     for (const approval of state.pending ?? []) run.#approvals.add(approval);
+    run.#toolSearch.restore(state.loadedTools ?? [], run.#refresher.snapshot.routes);
     return run;
   }
 

@@ -42,7 +42,8 @@ function annotationsMatch(match: AnnotationMatch, request: PermissionRequest): b
   return checks.every(([wanted, actual]) => wanted === undefined || wanted === actual);
 }
 
-function matches(match: AutoAllowMatch, request: PermissionRequest): boolean {
+/** True when `match` matches the call `request` (the rule of autoAllow, deny and approval). */
+export function matches(match: AutoAllowMatch, request: PermissionRequest): boolean {
   if (Array.isArray(match)) return match.some((m) => matches(m, request));
   if (typeof match === 'function') return match(request);
   if (match instanceof RegExp) return match.test(request.tool);

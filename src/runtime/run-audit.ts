@@ -59,6 +59,11 @@ export class RunAudit {
     });
   }
 
+  /** Tools loaded (and unloaded) by tool search at a batch boundary. */
+  async toolsLoaded(batchId: string, loaded: string[], unloaded: string[]): Promise<void> {
+    if (this.#sink) await recordSafely(this.#sink, { type: 'tools_loaded', ...this.#base(), batchId, loaded, unloaded });
+  }
+
   /** A refresh at a batch boundary (F1–F4); returns what the model is told. */
   async refresh(cause: RefreshCause, outcome: RefreshOutcome, startedAt: number): Promise<NonNullable<BatchResult['refresh']>> {
     const { framework, stale, reopen } = cause;

@@ -19,6 +19,7 @@ import type { McpPool } from '../pool/pool.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { Route } from './snapshot.js';
 import type { McpLogMessage } from '../mcp/notifications.js';
+import type { ToolSearchOptions } from './tool-search.js';
 import type {
   AfterHook,
   AuditSink,
@@ -57,6 +58,8 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   scope?: string;
   /** How long a deferred call waits for `run.decide`; decided later, it ends as permission_denied. Default 24 h. */
   approvalTtlMs?: number;
+  /** Tool search for large tool sets (issue 27): deferred tools, `tool_search`, loads at the batch boundary. Default `{ mode: 'auto' }`. */
+  toolSearch?: ToolSearchOptions;
   /** The longest a batch's calls may take together; calls still running then end as call_timeout (the servers are told). Default: none. */
   batchTimeoutMs?: number;
   /** Log messages of the mounts' servers (masked; never mixed into tool results). Set the level with `run.setLogLevel`. */
@@ -83,6 +86,8 @@ export interface SuspendedRun {
   seenBatchIds: string[];
   /** The calls waiting for a decision (format 2). */
   pending?: StoredApproval[];
+  /** Tool search: the tools loaded, least recently used first (a host that does not know it loads none: the model searches again). */
+  loadedTools?: string[];
 }
 
 /** A tool as the model sees it. */

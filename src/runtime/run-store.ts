@@ -140,6 +140,7 @@ export function suspendedStateOf(
   snapshot: Pick<SuspendedRun, 'fingerprint' | 'settingsHash' | 'mountsHash'>,
   seen: Iterable<string>,
   pending: StoredApproval[],
+  loadedTools: string[] = [],
 ): SuspendedRun {
   return {
     version: pending.length > 0 ? RUN_FORMAT_VERSION : 1,
@@ -150,6 +151,7 @@ export function suspendedStateOf(
     mountsHash: snapshot.mountsHash,
     seenBatchIds: [...seen],
     ...(pending.length > 0 ? { pending } : {}),
+    ...(loadedTools.length > 0 ? { loadedTools } : {}),
   };
 }
 

@@ -81,6 +81,8 @@ export interface BatchResult {
   pending?: PendingApproval[];
   /** `trigger`: the run's own framework change (F1), a mounted server's list_changed, or a pooled server that died (`reconnect`). */
   refresh?: { status: 'applied' | 'failed'; message: string; trigger: RefreshTrigger };
+  /** Tool search: the tools this boundary loaded (found by tool_search in this batch) and unloaded past `maxLoadedTools`. */
+  toolsLoaded?: { loaded: string[]; unloaded: string[]; message: string };
 }
 
 /** What made a batch boundary refresh. */
@@ -214,9 +216,17 @@ export interface RefreshEvent extends AuditBase {
   code?: string;
 }
 
+/** Tools loaded by tool_search at a batch boundary, and those unloaded past `maxLoadedTools` (issue 27). */
+export interface ToolsLoadedEvent extends AuditBase {
+  type: 'tools_loaded';
+  batchId: string;
+  loaded: string[];
+  unloaded: string[];
+}
+
 /** One audit event, by `type`. Never holds argument or env values. */
 export type AuditEvent =
-  ToolCallEvent | ApprovalRequestedEvent | BatchStartedEvent | BatchFinishedEvent | BatchRejectedEvent | RefreshEvent;
+  ToolCallEvent | ApprovalRequestedEvent | BatchStartedEvent | BatchFinishedEvent | BatchRejectedEvent | RefreshEvent | ToolsLoadedEvent;
 
 /** Receives audit events; called in order, awaited, errors ignored. */
 export interface AuditSink {

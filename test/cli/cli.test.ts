@@ -66,6 +66,7 @@ describe('agt mcp', () => {
     expect(probe.stdout).toMatch(/^resources: 3 \(1 templates\)$/m);
     expect(probe.stdout).toMatch(/^prompts: 2$/m);
     expect(probe.stdout).toMatch(/, ping \d+ ms$/m);
+    expect(probe.stdout).toMatch(/^\d+ tools \(about [\d,]+ tokens of definitions\):$/m);
     expect(probe.stdout).toMatch(/^logs: 1 message\(s\) while probed$/m); // the fixture logs once when initialized
   });
 

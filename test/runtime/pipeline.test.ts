@@ -281,7 +281,9 @@ describe('B3–B6: one batch', () => {
             ? e.status
             : e.type === 'approval_requested'
               ? e.decidedBy
-              : e.calls,
+              : e.type === 'tools_loaded'
+                ? e.loaded.length
+                : e.calls,
     ]);
     expect(seen).toHaveLength(5);
     expect(seen).toEqual(

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench -- toolsearch` (issue 27): ToolIndex against a plain BM25
+ * baseline (name + description, split on non-alphanumerics, no stemming, no
+ * synonyms, no schema) in the same run, over the tools/list of 15 real MCP
+ * servers from npm (bench/toolsearch/catalog.json, 172 tools) and 70
+ * model-style queries written by hand with the tools that answer them
+ * (bench/toolsearch/queries.json). Targets: ToolIndex beats the baseline on
+ * recall@5 and on the first hit; an index of 1,000 tools builds in ≤ 20 ms;
+ * a search over 1,000 tools takes ≤ 1 ms (median).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { toolAlias } from '../src/index.js';
+import type { ModelTool } from '../src/runtime/run-options.js';
+import { ToolIndex } from '../src/toolsearch/tool-index.js';
+import { estimateTokens } from '../src/toolsearch/tokens.js';
+import { TOOL_SEARCH_TOOL } from '../src/toolsearch/search-tool.js';
+import { type BenchReport, formatNs, median } from './harness.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+interface Catalog {
+  servers: { server: string; tools: { name: string; description?: string; inputSchema: object }[] }[];
+}
+interface Queries {
+  queries: { query: string; expected: string[] }[];
+}
+
+const alias = (qualified: string) => {
+  const [server, tool] = qualified.split('/') as [string, string];
+  return toolAlias(`servers/${server}`, tool);
+};
+
+/** The catalog's tools as a run would show them (aliases `servers__<server>__<tool>`). */
+export function catalogTools(): ModelTool[] {
+  const catalog = JSON.parse(fs.readFileSync(path.join(here, 'toolsearch/catalog.json'), 'utf8')) as Catalog;
+  return catalog.servers.flatMap((s) =>
+    s.tools.map((t) => ({ name: alias(`${s.server}/${t.name}`), description: t.description ?? '', inputSchema: t.inputSchema })),
+  );
+}
+
+/** Plain BM25 over name + description: the baseline. */
+class Bm25 {
+  readonly #docs: Map<string, number>[];
+  readonly #lengths: number[];
+  readonly #df = new Map<string, number>();
+  readonly #names: string[];
+  readonly #avg: number;
+  constructor(tools: ModelTool[]) {
+    this.#names = tools.map((t) => t.name);
+    this.#docs = tools.map((t) => {
+      const tf = new Map<string, number>();
+      for (const w of split(`${t.name} ${t.description ?? ''}`)) tf.set(w, (tf.get(w) ?? 0) + 1);
+      for (const w of tf.keys()) this.#df.set(w, (this.#df.get(w) ?? 0) + 1);
+      return tf;
+    });
+    this.#lengths = this.#docs.map((d) => [...d.values()].reduce((a, b) => a + b, 0));
+    this.#avg = this.#lengths.reduce((a, b) => a + b, 0) / this.#lengths.length;
+  }
+  search(query: string, limit: number): string[] {
+    const n = this.#docs.length;
+    const scored = this.#docs.map((doc, i) => {
+      let score = 0;
+      for (const w of new Set(split(query))) {
+        const tf = doc.get(w) ?? 0;
+        if (tf === 0) continue;
+        const df = this.#df.get(w) ?? 0;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * this.#lengths[i]!) / this.#avg));
+      }
+      return { name: this.#names[i]!, score };
+    });
+    return scored
+      .filter((s) => s.score > 0)
+      .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
+      .slice(0, limit)
+      .map((s) => s.name);
+  }
+}
+const split = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+
+function quality(search: (query: string) => string[], queries: Queries['queries']) {
+  let recall5 = 0;
+  let first = 0;
+  for (const q of queries) {
+    const expected = new Set(q.expected.map(alias));
+    const hits = search(q.query);
+    if (hits.some((h) => expected.has(h))) recall5 += 1;
+    if (hits[0] !== undefined && expected.has(hits[0])) first += 1;
+  }
+  return { recall5: recall5 / queries.length, first: first / queries.length };
+}
+
+/** Runs the tool-search benchmark. */
+export async function runToolSearchBench(): Promise<BenchReport> {
+  const targets: BenchReport['targets'] = [];
+  const tools = catalogTools();
+  const { queries } = JSON.parse(fs.readFileSync(path.join(here, 'toolsearch/queries.json'), 'utf8')) as Queries;
+  const index = new ToolIndex(tools);
+  const baseline = new Bm25(tools);
+  const ours = quality((q) => index.search(q, { limit: 5 }).map((h) => h.name), queries);
+  const base = quality((q) => baseline.search(q, 5), queries);
+  targets.push({
+    name: 'ToolIndex beats plain BM25 on recall@5',
+    ok: ours.recall5 > base.recall5,
+    detail: `${pct(ours.recall5)} vs ${pct(base.recall5)}`,
+  });
+  targets.push({
+    name: 'ToolIndex beats plain BM25 on the first hit',
+    ok: ours.first > base.first,
+    detail: `${pct(ours.first)} vs ${pct(base.first)}`,
+  });
+
+  // 1,000 tools: the catalog repeated under other mounts.
+  const thousand = Array.from({ length: 1000 }, (_, i) => {
+    const t = tools[i % tools.length]!;
+    return { ...t, name: t.name.replace('servers__', `servers${Math.floor(i / tools.length)}__`) };
+  });
+  const builds: number[] = [];
+  for (let r = 0; r < 15; r++) {
+    const started = performance.now();
+    new ToolIndex(thousand);
+    builds.push(performance.now() - started);
+  }
+  const big = new ToolIndex(thousand);
+  const searches: number[] = [];
+  for (let r = 0; r < 5; r++)
+    for (const q of queries) {
+      const started = performance.now();
+      big.search(q.query, { limit: 5 });
+      searches.push((performance.now() - started) * 1e6);
+    }
+  const buildMs = median(builds);
+  const searchNs = median(searches);
+  targets.push({ name: 'index build for 1,000 tools ≤ 20 ms', ok: buildMs <= 20, detail: `${buildMs.toFixed(2)} ms` });
+  targets.push({ name: 'search over 1,000 tools ≤ 1 ms (median)', ok: searchNs <= 1e6, detail: formatNs(searchNs) });
+  // The first step of a run with tool search on: tool_search alone, against every definition.
+  const firstStep = estimateTokens([TOOL_SEARCH_TOOL]) / estimateTokens(tools);
+  targets.push({
+    name: "first step with tool search sends ≤ 10 % of the full definitions' estimated tokens",
+    ok: firstStep <= 0.1,
+    detail: `${(firstStep * 100).toFixed(2)} %`,
+  });
+  const markdown = [
+    `${tools.length} tools of ${new Set(tools.map((t) => t.name.split('__')[1])).size} servers, ${queries.length} queries; estimated definitions: ${estimateTokens(tools).toLocaleString('en')} tokens.`,
+    '',
+    '| ranking | recall@5 | first hit |',
+    '| --- | --- | --- |',
+    `| ToolIndex | ${pct(ours.recall5)} | ${pct(ours.first)} |`,
+    `| plain BM25 (name + description) | ${pct(base.recall5)} | ${pct(base.first)} |`,
+    '',
+    '| 1,000 tools | median |',
+    '| --- | --- |',
+    `| build the index | ${buildMs.toFixed(2)} ms |`,
+    `| one search (limit 5) | ${formatNs(searchNs)} |`,
+    '',
+    `First step with tool search on (\`tool_search\` only): ${estimateTokens([TOOL_SEARCH_TOOL])} of ${estimateTokens(tools).toLocaleString('en')} estimated tokens (${(firstStep * 100).toFixed(2)} %).`,
+  ].join('\n');
+  return { title: 'Tool search (issue 27)', markdown, targets };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;

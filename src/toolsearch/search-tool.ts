@@ -1,0 +1,51 @@
+/**
+ * The framework tool `tool_search` ({ query, limit? }): the model's way to
+ * find deferred tools. It answers names, one-line descriptions and mounts,
+ * and asks the run to load them at the end of this batch (never mid-batch),
+ * so the model calls them in its next step.
+ */
+import * as v from 'valibot';
+import { defineTool, parseArguments, toolError } from '../authoring/define-tool.js';
+import type { FrameworkTool } from '../framework/tools.js';
+
+export type { FoundTool, ToolSearchContext } from '../framework/tools.js';
+
+/** The tool's name. */
+export const TOOL_SEARCH = 'tool_search';
+
+const input = v.strictObject({
+  query: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description('What the tool should do, in a few words')),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20), v.description('How many tools to find (default 5)'))),
+});
+
+const defined = defineTool({
+  name: TOOL_SEARCH,
+  description:
+    'Search the tools of this run that are not loaded yet. Returns their names, a one-line description and their server; the tools found are loaded when this step ends, so call them in your next step.',
+  input,
+  handler: () => toolError('forbidden', 'tool_search runs inside a NativeRun'),
+});
+
+/** tool_search as a framework tool; `context.toolSearch` is the run's. */
+export const TOOL_SEARCH_TOOL: FrameworkTool = {
+  name: TOOL_SEARCH,
+  description: defined.description ?? '',
+  inputSchema: defined.inputSchema,
+  parse: (args) => parseArguments(defined, args),
+  async run(value, context) {
+    const { query, limit } = value as v.InferOutput<typeof input>;
+    const search = context.toolSearch;
+    if (search === undefined) return { result: { tools: [], note: 'tool search is off in this run: every tool is listed' } };
+    const tools = search.search(query, limit ?? 5);
+    search.load(tools.map((t) => t.name));
+    return {
+      result: {
+        tools,
+        note:
+          tools.length === 0
+            ? 'no tool matches; try other words'
+            : 'these tools are loaded when this step ends: call them in your next step',
+      },
+    };
+  },
+};
