@@ -4,6 +4,8 @@ import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, positional, revisionFlag } from './context.js';
 import { defined } from '../json.js';
+import { TOOL_SEARCH_DEFAULTS } from '../runtime/tool-search.js';
+import { type ProbeNote, readProbeNotes } from './probe-notes.js';
 
 function mountLines(mounts: MountStatus[]): string[] {
   if (mounts.length === 0) return ['  (no MCP servers mounted)'];
@@ -11,6 +13,34 @@ function mountLines(mounts: MountStatus[]): string[] {
     (m) =>
       `  ${m.exists ? (m.problems.length === 0 ? 'ok     ' : 'problem') : 'missing'} ${m.reference}${m.transport ? ` (${m.transport})` : ''}${m.problems.map((p) => `\n          - ${p}`).join('')}`,
   );
+}
+
+/** The agent's tools as the last probes of its mounts counted them, and whether a run's tool search (auto) would be on. */
+interface ToolSummary {
+  tools: number;
+  tokens: number;
+  /** Mounts with no probe of their current revision. */
+  unknown: string[];
+  toolSearch: 'on' | 'off';
+}
+
+function toolSummary(mounts: MountStatus[], notes: Record<string, ProbeNote>): ToolSummary | undefined {
+  const current = mounts.filter((m) => m.exists && notes[m.reference]?.revision === m.revision && notes[m.reference]?.tools !== undefined);
+  if (current.length === 0) return undefined;
+  const tools = current.reduce((sum, m) => sum + (notes[m.reference]?.tools ?? 0), 0);
+  const tokens = current.reduce((sum, m) => sum + (notes[m.reference]?.toolTokens ?? 0), 0);
+  const on = tools > TOOL_SEARCH_DEFAULTS.maxTools || tokens > TOOL_SEARCH_DEFAULTS.maxToolTokens;
+  return { tools, tokens, unknown: mounts.filter((m) => !current.includes(m)).map((m) => m.reference), toolSearch: on ? 'on' : 'off' };
+}
+
+function toolLines(summary: ToolSummary | undefined, mounted: number): string[] {
+  if (summary === undefined) return mounted === 0 ? [] : ['tools: not known (probe the mounts: agt mcp probe REF)'];
+  const { maxTools, maxToolTokens } = TOOL_SEARCH_DEFAULTS;
+  const unknown = summary.unknown.length ? `; not known for ${summary.unknown.join(', ')}` : '';
+  return [
+    `tools: ${summary.tools} (about ${summary.tokens.toLocaleString('en')} tokens of definitions) by the last probes${unknown}`,
+    `tool search: ${summary.toolSearch} in a run by default (auto: on beyond ${maxTools} tools or ${maxToolTokens.toLocaleString('en')} tokens)`,
+  ];
 }
 
 const SETTINGS = { model: { type: 'string' }, provider: { type: 'string' }, 'base-prompt': { type: 'string' } } as const;
@@ -104,13 +134,15 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
     case 'show': {
       const reference = positional(args, 'agt agent show <reference>');
       const d = await inCli(ctx.service.describeAgent(reference), 'agent', reference);
-      emit(ctx, d, () =>
+      const summary = toolSummary(d.mcps, readProbeNotes(ctx.storeFile));
+      emit(ctx, { ...d, ...(summary ? { tools: summary } : {}) }, () =>
         [
           `${d.reference}${d.name ? ` — ${d.name}` : ''} (revision ${d.revision})`,
           `  ${d.enabled ? 'enabled' : 'DISABLED'}, ${d.kind}, ${d.role}${d.resourceManagement ? ', resource management' : ''}${d.capabilities.length ? `; capabilities: ${d.capabilities.join(', ')}` : ''}`,
           ...(d.settings.model ? [`  model: ${d.settings.model}${d.settings.provider ? ` (${d.settings.provider})` : ''}`] : []),
           'mounts:',
           ...mountLines(d.mcps),
+          ...toolLines(summary, d.mcps.length),
         ].join('\n'),
       );
       return EXIT.ok;

@@ -59,7 +59,13 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
       ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
       onPhase: (phase) => progress.phase(phase),
     });
-    writeProbeNote(ctx.storeFile, reference, { revision, at: new Date().toISOString(), ok: report.ok, tools: report.tools.length });
+    writeProbeNote(ctx.storeFile, reference, {
+      revision,
+      at: new Date().toISOString(),
+      ok: report.ok,
+      tools: report.tools.length,
+      toolTokens: report.toolTokens,
+    });
   } catch (error) {
     writeProbeNote(ctx.storeFile, reference, {
       revision,

@@ -14,6 +14,8 @@ export interface ProbeNote {
   at: string;
   ok: boolean;
   tools?: number;
+  /** The estimated tokens of the tools' definitions (tool search budgets count these). */
+  toolTokens?: number;
   code?: string;
 }
 

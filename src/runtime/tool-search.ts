@@ -36,7 +36,9 @@ export interface ToolsLoaded {
   unloaded: string[];
 }
 
-const DEFAULTS = { maxTools: 40, maxToolTokens: 20_000, maxLoadedTools: 32 };
+/** The defaults of ToolSearchOptions: the `auto` budget and the loaded-tools limit. */
+export const TOOL_SEARCH_DEFAULTS = Object.freeze({ maxTools: 40, maxToolTokens: 20_000, maxLoadedTools: 32 });
+const DEFAULTS = TOOL_SEARCH_DEFAULTS;
 
 /** The tool-search state of one run. */
 export class RunToolSearch {

@@ -153,6 +153,16 @@ describe('agt agent', () => {
     );
     const described = JSON.parse((await agt('agent', 'show', 'team/alice', '--json')).stdout);
     expect(described).toMatchObject({ enabled: true, kind: 'native', role: 'worker', resourceManagement: false });
+    expect(show.stdout).toMatch(/^tools: not known \(probe the mounts: agt mcp probe REF\)$/m);
+    expect((await agt('mcp', 'probe', 'tools/py')).code).toBe(0);
+    const probed = await agt('agent', 'show', 'team/alice');
+    expect(probed.stdout).toMatch(/^tools: 4 \(about [\d,]+ tokens of definitions\) by the last probes; not known for tools\/ghost$/m);
+    expect(probed.stdout).toMatch(/^tool search: off in a run by default \(auto: on beyond 40 tools or 20,000 tokens\)$/m);
+    expect(JSON.parse((await agt('agent', 'show', 'team/alice', '--json')).stdout).tools).toMatchObject({
+      tools: 4,
+      unknown: ['tools/ghost'],
+      toolSearch: 'off',
+    });
     expect((await agt('agent', 'mcp-list', 'team/alice')).code).toBe(1); // a mount is missing
   });
 

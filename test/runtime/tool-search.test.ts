@@ -6,8 +6,11 @@
  * suspend/resume without changing the fingerprint (B2).
  */
 import { describe, expect, it } from 'vitest';
-import { type AuditEvent, NativeRun, policies } from '../../src/index.js';
-import { batch, py, runFixture } from '../support/index.js';
+import { type AuditEvent, NativeRun, policies, toolAlias } from '../../src/index.js';
+import { aiSdkTools } from 'agt-mcp/ai-sdk';
+import { toAnthropicTools } from 'agt-mcp/anthropic';
+import { toOpenAITools } from 'agt-mcp/openai';
+import { batch, py, referenceServer, runFixture, setup } from '../support/index.js';
 
 const fx = runFixture(['many']);
 const names = (run: NativeRun) => run.tools().map((t) => t.name);
@@ -78,5 +81,37 @@ describe('tool search over 300 tools', () => {
       code: 'invalid_input',
       details: { field: 'toolSearch.maxLoadedTools' },
     });
+  });
+
+  it('B1: each provider adapter gets the reduced list; after a search the next step sends the loaded tools too (OpenAI stays far below 128)', async () => {
+    const run = await fx.start();
+    expect(toOpenAITools(run.tools(), { api: 'chat' }).map((t) => t.function.name)).toEqual(['tool_search']);
+    expect(toAnthropicTools(run.tools()).map((t) => t.name)).toEqual(['tool_search']);
+    expect(Object.keys(aiSdkTools(run))).toEqual(['tool_search']);
+    await search(run, 'invoice');
+    const next = toOpenAITools(run.tools(), { api: 'chat' });
+    expect(next.length).toBeGreaterThan(1);
+    expect(next.length).toBeLessThanOrEqual(1 + 32);
+    expect(Object.keys(aiSdkTools(run))).toContain(py('create_invoice')); // a ToolSet built again after the load
+  });
+
+  it('F2: one run over the 300-tool fixture, the Python server and server-everything: search, load at the boundary, call', async () => {
+    const env = await setup({ features: ['many'] });
+    const everything = { command: process.execPath, args: [referenceServer('everything'), 'stdio'], cwd: env.tmp.dir };
+    await env.service.write({ kind: 'mcp', reference: 'tools/every', create: true, data: { mcpServers: { every: everything } } });
+    await env.service.write({
+      kind: 'agent',
+      reference: 'team/all',
+      create: true,
+      data: { mcps: ['tools/py', 'tools/other', 'tools/every'] },
+    });
+    const run = await NativeRun.start({ agent: 'team/all', service: env.service, policy: policies.autoAllow('*') });
+    fx.adopt(env, run);
+    expect(names(run)).toEqual(['tool_search']);
+    const found = await search(run, 'get a tiny image', 3);
+    const image = toolAlias('tools/every', 'get-tiny-image');
+    expect(found.toolsLoaded?.loaded).toContain(image);
+    const call = await run.executeBatch(batch(run, [{ id: 'i', name: image, arguments: {} }]));
+    expect(call.results[0]).toMatchObject({ status: 'ok' });
   });
 });
