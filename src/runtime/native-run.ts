@@ -146,9 +146,18 @@ export class NativeRun extends RunMounts {
     return [...this.#stale.keys()];
   }
 
-  /** What the model sees: tools by alias or name, schemas as declared; MCP Apps' app-only tools only with `includeAppOnly` (all are callable). */
-  tools(options: { includeAppOnly?: boolean } = {}): ModelTool[] {
-    return modelTools(this.#toolSearch.visible(this.#refresher.snapshot.routes), options.includeAppOnly === true);
+  /**
+   * What the model sees: tools by alias or name, schemas as declared; MCP Apps' app-only tools only with `includeAppOnly`
+   * (all are callable). With tool search on, deferred tools only with `includeDeferred` (marked `deferred`).
+   */
+  tools(options: { includeAppOnly?: boolean; includeDeferred?: boolean } = {}): ModelTool[] {
+    const routes = this.#refresher.snapshot.routes;
+    const visible = modelTools(this.#toolSearch.visible(routes), options.includeAppOnly === true);
+    if (options.includeDeferred !== true || !this.#toolSearch.active(routes)) return visible;
+    // Every tool, the ones not shown marked deferred: for providers that defer tools themselves (Anthropic's defer_loading).
+    const shown = new Set(visible.map((t) => t.name));
+    const all = modelTools(this.#toolSearch.routes(routes).values(), options.includeAppOnly === true);
+    return all.map((t) => (shown.has(t.name) ? t : { ...t, deferred: true as const }));
   }
 
   /**

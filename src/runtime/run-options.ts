@@ -99,6 +99,8 @@ export interface ModelTool {
   _meta?: Readonly<Record<string, unknown>>;
   /** An MCP tool's `execution` as declared. */
   execution?: Readonly<Record<string, unknown>>;
+  /** With tool search on and `tools({ includeDeferred: true })`: a tool the model is not shown yet (provider-native deferral). */
+  deferred?: true;
 }
 
 /** The routes as tools for a model: app-only MCP tools (see {@link visibleToModel}) left out unless `includeAppOnly`. */

@@ -114,4 +114,19 @@ describe('tool search over 300 tools', () => {
     const call = await run.executeBatch(batch(run, [{ id: 'i', name: image, arguments: {} }]));
     expect(call.results[0]).toMatchObject({ status: 'ok' });
   });
+
+  it("B1: Anthropic's own defer_loading, opted into: every tool, the deferred ones marked, Anthropic's search instead of tool_search", async () => {
+    const run = await fx.start();
+    const all = run.tools({ includeDeferred: true });
+    expect(all.length).toBeGreaterThan(300);
+    expect(all.filter((t) => t.deferred !== true).map((t) => t.name)).toEqual(['tool_search']);
+    const sent = toAnthropicTools(all, { deferLoading: true });
+    expect(sent[0]).toEqual({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' });
+    expect(sent.some((t) => t.name === 'tool_search')).toBe(false);
+    expect(sent.slice(1).every((t) => 'defer_loading' in t && t.defer_loading === true)).toBe(true);
+    // A tool Anthropic found and the model called directly is validated and runs like any call.
+    const call = await run.executeBatch(batch(run, [{ id: 'a', name: py('get_refund'), arguments: { id: 'r-1' } }]));
+    expect(call.results[0]).toMatchObject({ status: 'ok' });
+    expect(toAnthropicTools(run.tools()).map((t) => t.name)).toEqual(['tool_search']); // without the opt-in: our own search
+  });
 });

@@ -8,6 +8,7 @@
 import { defined, isPlainObject } from '../../json.js';
 import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
 import type { ModelTool } from '../../runtime/run-options.js';
+import { TOOL_SEARCH } from '../../toolsearch/search-tool.js';
 import type { BatchResult, ToolResult } from '../../runtime/types.js';
 import { imagePart, resultText } from '../content.js';
 import { historyCall } from '../conversation.js';
@@ -18,6 +19,14 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: { type: 'object'; [key: string]: unknown };
+  /** With `deferLoading`: the tool is not shown until Anthropic's own tool search finds it. */
+  defer_loading?: true;
+}
+
+/** Anthropic's own BM25 tool search (beta `advanced-tool-use-2025-11-20`), sent first with `deferLoading`. */
+export interface AnthropicToolSearchTool {
+  type: 'tool_search_tool_bm25_20251119';
+  name: 'tool_search_tool_bm25';
 }
 
 /** A `tool_use` block of an assistant message. */
@@ -43,13 +52,34 @@ export interface AnthropicToolResultBlock {
 
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
-/** The run's tools as Anthropic tools (`input_schema`: the server's schema, object root, no `$schema`). */
-export function toAnthropicTools(tools: readonly ModelTool[]): AnthropicTool[] {
-  return tools.map((tool) => ({
-    name: tool.name,
-    ...defined({ description: tool.description }),
-    input_schema: providerSchema(tool.inputSchema) as AnthropicTool['input_schema'],
-  }));
+/**
+ * The run's tools as Anthropic tools (`input_schema`: the server's schema,
+ * object root, no `$schema`). With `deferLoading` (an opt-in: the request
+ * needs the beta header `advanced-tool-use-2025-11-20`), pass
+ * `run.tools({ includeDeferred: true })`: deferred tools get `defer_loading`
+ * and Anthropic's own tool search is sent instead of `tool_search`.
+ */
+export function toAnthropicTools(tools: readonly ModelTool[], options?: { deferLoading?: false }): AnthropicTool[];
+/** The same with Anthropic's own tool search. */
+export function toAnthropicTools(tools: readonly ModelTool[], options: { deferLoading: true }): (AnthropicTool | AnthropicToolSearchTool)[];
+export function toAnthropicTools(
+  tools: readonly ModelTool[],
+  options: { deferLoading?: boolean } = {},
+): (AnthropicTool | AnthropicToolSearchTool)[] {
+  const native = options.deferLoading === true && tools.some((t) => t.deferred === true);
+  const out: (AnthropicTool | AnthropicToolSearchTool)[] = native
+    ? [{ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }]
+    : [];
+  for (const tool of tools) {
+    if (native && tool.name === TOOL_SEARCH) continue; // Anthropic's own search replaces it
+    out.push({
+      name: tool.name,
+      ...defined({ description: tool.description }),
+      input_schema: providerSchema(tool.inputSchema) as AnthropicTool['input_schema'],
+      ...(native && tool.deferred === true ? { defer_loading: true as const } : {}),
+    });
+  }
+  return out;
 }
 
 /** The tool calls of an assistant message (or of its `content` blocks). Never throws. */
