@@ -37,14 +37,14 @@ interface Postings {
 /** A search index over tools; build once per tool list (about 10 µs a tool), search in well under a millisecond. */
 export class ToolIndex {
   readonly #names: string[];
-  readonly #nameWords: Set<string>[];
+  readonly #nameWords: string[][];
   readonly #postings = new Map<string, Postings>();
 
   /** Indexes `tools` (name, description, inputSchema, as `run.tools()` gives them; a run's alias gives the mount). */
   constructor(tools: readonly SearchableTool[]) {
     this.#names = tools.map((t) => t.name);
     const docs = tools.map(fieldsOf);
-    this.#nameWords = docs.map((d) => new Set(d.name));
+    this.#nameWords = docs.map((d) => d.name);
     const average = Object.fromEntries(
       FIELDS.map((f) => [f, docs.reduce((sum, d) => sum + d[f].length, 0) / Math.max(1, docs.length) || 1]),
     ) as Record<Field, number>;
@@ -93,7 +93,7 @@ export class ToolIndex {
     const hits: ToolHit[] = [];
     for (const [doc, base] of scores) {
       // Every word of the query in the tool's name: the name says what the model asked for.
-      const named = asked.filter((w) => this.#nameWords[doc]!.has(w)).length;
+      const named = asked.filter((w) => this.#nameWords[doc]!.includes(w)).length;
       const score = base * (1 + (0.5 * named) / asked.length);
       hits.push({ name: this.#names[doc]!, score: Math.round(score * 1000) / 1000 });
     }
@@ -114,7 +114,7 @@ function fieldsOf(tool: SearchableTool): Record<Field, string[]> {
     name: words(own),
     mount: words(mount),
     description: words(tool.description ?? ''),
-    params: params.flatMap(words),
+    params: params.length === 0 ? [] : words(params.join(' ')),
     paramText: words(paramText.join(' ').slice(0, MAX_FIELD_CHARS)),
   };
 }
