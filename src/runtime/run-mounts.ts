@@ -74,7 +74,7 @@ export abstract class RunMounts {
     return out;
   }
 
-  /** Tells every mount's server that declared-roots changed (`notifications/roots/list_changed`); they ask for the new list. */
+  /** Tells every mount's server that the run's roots changed (`notifications/roots/list_changed`); they ask for the new list. */
   async rootsChanged(): Promise<void> {
     await Promise.all([...this.mountConnections().values()].map((c) => c.rootsChanged().catch(() => undefined)));
   }
