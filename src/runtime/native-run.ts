@@ -26,7 +26,6 @@ import {
   approvalTtl,
   buildContext,
   type ModelTool,
-  modelTools,
   type NativeRunOptions,
   proberOptions,
   runTimeouts,
@@ -151,13 +150,7 @@ export class NativeRun extends RunMounts {
    * (all are callable). With tool search on, deferred tools only with `includeDeferred` (marked `deferred`).
    */
   tools(options: { includeAppOnly?: boolean; includeDeferred?: boolean } = {}): ModelTool[] {
-    const routes = this.#refresher.snapshot.routes;
-    const visible = modelTools(this.#toolSearch.visible(routes), options.includeAppOnly === true);
-    if (options.includeDeferred !== true || !this.#toolSearch.active(routes)) return visible;
-    // Every tool, the ones not shown marked deferred: for providers that defer tools themselves (Anthropic's defer_loading).
-    const shown = new Set(visible.map((t) => t.name));
-    const all = modelTools(this.#toolSearch.routes(routes).values(), options.includeAppOnly === true);
-    return all.map((t) => (shown.has(t.name) ? t : { ...t, deferred: true as const }));
+    return this.#toolSearch.modelTools(this.#refresher.snapshot.routes, options);
   }
 
   /**
@@ -269,10 +262,8 @@ export class NativeRun extends RunMounts {
   // Tool search: what tool_search found in this batch is loaded now, at its boundary (F2), and audited.
   async #applyLoads(batchId: string): Promise<BatchResult['toolsLoaded']> {
     const change = this.#toolSearch.applyLoads(this.#refresher.snapshot.routes);
-    if (change === undefined) return undefined;
-    await this.#audit.toolsLoaded(batchId, change.loaded, change.unloaded);
-    const unloaded = change.unloaded.length > 0 ? `; unloaded (least recently used): ${change.unloaded.join(', ')}` : '';
-    return { ...change, message: `loaded ${change.loaded.length === 0 ? 'nothing new' : change.loaded.join(', ')}${unloaded}` };
+    if (change !== undefined) await this.#audit.toolsLoaded(batchId, change.loaded, change.unloaded);
+    return change;
   }
 
   // The calls of a batch: their context within the batch deadline (batchTimeoutMs), counted as running until

@@ -14,6 +14,7 @@ import { ToolIndex } from '../toolsearch/tool-index.js';
 import { TOOL_SEARCH_TOOL } from '../toolsearch/search-tool.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { type AutoAllowMatch, matches } from './policies.js';
+import { type ModelTool, modelTools } from './run-options.js';
 import type { Route } from './snapshot.js';
 
 /** Options of tool search (`NativeRunOptions.toolSearch`). */
@@ -30,10 +31,11 @@ export interface ToolSearchOptions {
   pinned?: AutoAllowMatch;
 }
 
-/** What a boundary changed in the loaded set. */
+/** What a boundary changed in the loaded set, and what the model is told of it. */
 export interface ToolsLoaded {
   loaded: string[];
   unloaded: string[];
+  message: string;
 }
 
 /** The defaults of ToolSearchOptions: the `auto` budget and the loaded-tools limit. */
@@ -100,6 +102,15 @@ export class RunToolSearch {
     return all.filter((r) => r.kind !== 'mcp' || this.#loaded.has(r.name) || this.#pinned(r));
   }
 
+  /** The tools a model is shown; with `includeDeferred` every tool, the ones not shown marked `deferred` (provider-native deferral). */
+  modelTools(base: ReadonlyMap<string, Route>, options: { includeAppOnly?: boolean; includeDeferred?: boolean }): ModelTool[] {
+    const appOnly = options.includeAppOnly === true;
+    const visible = modelTools(this.visible(base), appOnly);
+    if (options.includeDeferred !== true || !this.active(base)) return visible;
+    const shown = new Set(visible.map((t) => t.name));
+    return modelTools(this.routes(base).values(), appOnly).map((t) => (shown.has(t.name) ? t : { ...t, deferred: true as const }));
+  }
+
   /** tool_search's view of this run's routes. */
   context(routes: ReadonlyMap<string, Route>): ToolSearchContext {
     return {
@@ -130,7 +141,9 @@ export class RunToolSearch {
       unloaded.push(name);
     }
     for (const name of unloaded) this.#loaded.delete(name);
-    return loaded.length === 0 && unloaded.length === 0 ? undefined : { loaded, unloaded };
+    if (loaded.length === 0 && unloaded.length === 0) return undefined;
+    const dropped = unloaded.length > 0 ? `; unloaded (least recently used): ${unloaded.join(', ')}` : '';
+    return { loaded, unloaded, message: `loaded ${loaded.length === 0 ? 'nothing new' : loaded.join(', ')}${dropped}` };
   }
 
   /** The loaded tools, least recently used first (suspended with the run). */
