@@ -2,3 +2,27 @@
 
 /** The pattern every alias (and every tool name a model sees) matches: valid for OpenAI, Anthropic and Gemini. */
 export const MODEL_TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+
+// The edit distance of two names (insert, delete, replace; at most 64 characters each are compared).
+function distance(a: string, b: string): number {
+  const x = a.slice(0, 64).toLowerCase();
+  const y = b.slice(0, 64).toLowerCase();
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) {
+      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (x[i - 1] === y[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[y.length] as number;
+}
+
+/** Up to `limit` of `names`, closest to `name` first (a name containing it counts as close); ties keep their order. */
+export function closestNames(name: string, names: readonly string[], limit: number): string[] {
+  const scored = names.map((n, i) => ({ n, i, d: n.toLowerCase().includes(name.toLowerCase()) ? 0 : distance(name, n) }));
+  return scored
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .slice(0, limit)
+    .map((s) => s.n);
+}

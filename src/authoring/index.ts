@@ -9,3 +9,5 @@ export { toolResult } from '../results.js';
 export type { McpToolResult } from '../results.js';
 export { contractCases, runContract } from './contract.js';
 export type { ContractCase, ContractExpectation, ContractInput, ContractReport, ContractResult, ContractTool } from './contract.js';
+export { checkServer } from './server-check.js';
+export type { CheckCase, CheckCaseResult, CheckOutcome, ServerCheckOptions, ServerCheckReport, ToolCheck } from './server-check.js';

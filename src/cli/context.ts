@@ -8,6 +8,7 @@ import { redactRecord } from '../resources/secrets.js';
 import { ResourceService, type WriteInput, type WriteResult } from '../resources/service.js';
 import { SqliteStore } from '../storage/sqlite.js';
 
+import type { McpAuth } from '../mcp/auth.js';
 import { printable } from './terminal.js';
 
 export { EXIT, printable } from './terminal.js';
@@ -23,6 +24,8 @@ export interface CliContext {
   showSecrets: boolean;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The stored OAuth login of a server (`agt mcp login`), as the auth of its connections; undefined when not logged in. */
+  auth?: (reference: string) => Promise<McpAuth | undefined>;
 }
 
 /** The store path: --store, else $AGT_HOME/agt.db, else ~/.agt/agt.db. */

@@ -26,6 +26,29 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   Starts or connects the server exactly as a run would (this runs its command on this host), lists and
   checks its tools, resources and prompts, then closes it. --timeout sets the handshake and listing limit.
   Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).`,
+    call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]…
+  Calls one tool the way a run does: the arguments are checked against the tool's inputSchema first (an
+  invalid call is never sent: its issues are printed, exit 2), the structured result against its outputSchema.
+  --arg values are JSON when they parse: n=3 is the number 3, s='"3"' the string "3", flag=true a boolean,
+  tags='["a","b"]' a list; anything else (name=alice) is a string. --arg goes on top of --args / --args-file.
+  Prints the text content, the structuredContent and the error of an isError result (exit 1). This runs the
+  tool for real: a call can change the world.`,
+    read: `agt mcp read <ref> <uri> [--timeout MS] [--input id=VALUE]…
+  Reads one resource (text printed; binary contents shown by type and size).`,
+    prompt: `agt mcp prompt <ref> <name> [--arg key=value]… [--timeout MS] [--input id=VALUE]…
+  Gets one prompt as the server renders it with these arguments (strings, as written).`,
+    resources: `agt mcp resources <ref> [--timeout MS] [--input id=VALUE]…
+  Lists the resources and resource templates (every page).`,
+    prompts: `agt mcp prompts <ref> [--timeout MS] [--input id=VALUE]…
+  Lists the prompts and their arguments (an optional one is marked ?).`,
+    ping: `agt mcp ping <ref> [--count N] [--timeout MS] [--input id=VALUE]…
+  Connects, then measures the round trip of MCP ping (median of N).`,
+    check: `agt mcp check <ref> [--all] [--dry-run] [--tool NAME]… [--timeout MS] [--input id=VALUE]…
+  A contract check generated from the server's own schemas: for each tool, valid arguments guessed from its
+  inputSchema (it must answer within the timeout, and its structuredContent match its outputSchema) and invalid
+  ones (a required field missing, a wrong type, a bound crossed: it must refuse them, not crash or hang); after
+  each tool the server must still answer a ping. Only tools annotated readOnlyHint: true are called unless --all
+  is given: CALLS CAN CHANGE THE WORLD (a write tool would write). --dry-run prints the cases and calls nothing.`,
     list: `agt mcp list [--category C]
   The registered servers.`,
     show: `agt mcp show <ref>

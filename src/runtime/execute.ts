@@ -54,7 +54,11 @@ export async function execute(callId: string, route: Route, args: Record<string,
   }
 }
 
-async function executeMcp(id: string, route: McpRoute, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+/** What executing an MCP call needs: a run's context, or a one-call session's (`agt mcp call`). */
+export type McpExecuteContext = Pick<ExecuteContext, 'runId' | 'brokenMounts' | 'inFlight' | 'signal' | 'callTimeoutMs' | 'onProgress'>;
+
+/** Stage 5 on an MCP route: the call's result, never a throw. */
+export async function executeMcp(id: string, route: McpRoute, args: Record<string, unknown>, ctx: McpExecuteContext): Promise<ToolResult> {
   if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
     const code = ctx.brokenMounts.get(route.mount) ?? 'connection_closed';
     ctx.brokenMounts.set(route.mount, code);

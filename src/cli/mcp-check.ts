@@ -1,0 +1,73 @@
+/** `agt mcp check REF [--all] [--dry-run]`: a contract check of a registered server, generated from its own schemas. */
+import { parseArgs } from 'node:util';
+import { checkServer, type ToolCheck } from '../authoring/server-check.js';
+import { AgtError } from '../errors.js';
+import { type CliContext, emit, EXIT } from './context.js';
+import { milliseconds } from './files.js';
+import { interruptible, SESSION_OPTIONS, sessionTarget } from './mcp-session.js';
+
+const USAGE = 'agt mcp check <ref> [--all] [--dry-run] [--tool NAME]… [--timeout MS] [--input id=VALUE]…';
+
+/** Runs the check; exit 0 when no case failed, 1 otherwise. */
+export async function checkCommand(args: string[], ctx: CliContext): Promise<number> {
+  const options = {
+    ...SESSION_OPTIONS,
+    all: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    tool: { type: 'string', multiple: true },
+  } as const;
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options });
+  if (positionals.length !== 1) throw new AgtError('invalid_input', `usage: ${USAGE}`);
+  const target = await sessionTarget(ctx, positionals[0], { ...values, timeout: undefined }, USAGE);
+  const timeout = milliseconds(values.timeout, '--timeout');
+  const only = values.tool === undefined ? undefined : new Set(values.tool);
+  const report = await interruptible(() =>
+    checkServer(target.document, {
+      ...target.connect,
+      ...(values.all ? { all: true } : {}),
+      ...(values['dry-run'] ? { dryRun: true } : {}),
+      ...(timeout === undefined ? {} : { callTimeoutMs: timeout, timeouts: { handshakeMs: timeout, listMs: timeout } }),
+      ...(only === undefined ? {} : { tools: (name: string) => only.has(name) }),
+    }),
+  );
+  emit(ctx, report, () => reportText(report.tools, report.dryRun, values.all === true));
+  return report.ok ? EXIT.ok : EXIT.failed;
+}
+
+function reportText(tools: ToolCheck[], dryRun: boolean, all: boolean): string {
+  if (dryRun) {
+    return [
+      'dry run: nothing was called',
+      ...tools.flatMap((t) =>
+        t.status === 'skipped'
+          ? [`${t.tool}: skipped (${t.skipReason})`]
+          : [
+              `${t.tool}: ${t.cases.length} case(s)`,
+              ...t.cases.map((c) => `  ${c.expect === 'answer' ? 'valid  ' : 'invalid'} ${c.name}  ${JSON.stringify(c.args)}`),
+            ],
+      ),
+    ].join('\n');
+  }
+  const rows = tools.map((t) => [
+    t.tool,
+    t.status === 'skipped' ? '-' : String(t.cases.length),
+    t.status === 'skipped' ? '-' : String(t.passed),
+    t.status === 'skipped' ? `skipped: ${t.skipReason}` : failures(t),
+  ]);
+  const table = [['tool', 'cases', 'passed', 'failed'], ...rows];
+  const widths = [0, 1, 2].map((i) => Math.max(...table.map((r) => (r[i] as string).length)));
+  const lines = table.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell)).join('  '));
+  const checked = tools.filter((t) => t.status === 'checked');
+  const failed = checked.reduce((n, t) => n + t.failed, 0);
+  const summary = `${checked.length} tool(s) checked, ${tools.length - checked.length} skipped; ${failed === 0 ? 'no failures' : `${failed} failure(s)`}`;
+  const note = all ? [] : ['(only tools annotated readOnlyHint: true are called; --all calls every tool, and calls can change the world)'];
+  return [...lines, '', summary, ...note].join('\n');
+}
+
+function failures(t: ToolCheck): string {
+  const failed = t.results.filter((r) => !r.passed).map((r) => `${r.case.name}: ${r.reason ?? r.outcome}`);
+  if (t.pingAfter === false) failed.push('no answer to ping after its cases');
+  if (t.notRun > 0) failed.push(`${t.notRun} case(s) not run: the server went away`);
+  const note = t.skipReason === undefined ? '' : ` (${t.skipReason})`;
+  return failed.length === 0 ? `0${note}` : `${t.failed}: ${failed.join("; ")}${note}`;
+}

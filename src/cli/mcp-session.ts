@@ -1,0 +1,71 @@
+/**
+ * What the developer's commands (call, read, prompt, ping, check) share: the
+ * stored server they name, the options a connection to it gets (inputs,
+ * `--timeout`, secrets shown or not, a stored OAuth login), and Ctrl-C that
+ * cancels the request in flight instead of leaving it running.
+ */
+import { AgtError } from '../errors.js';
+import type { ConnectOptions } from '../mcp/connect.js';
+import type { McpDocument } from '../resources/mcp-config.js';
+import { type CliContext, inCli, mcpReference } from './context.js';
+import { milliseconds } from './files.js';
+import { collectInputs } from './inputs.js';
+
+/** The options every developer command takes. */
+export const SESSION_OPTIONS = {
+  input: { type: 'string', multiple: true },
+  timeout: { type: 'string' },
+} as const;
+
+/** A stored server, ready to connect to. */
+export interface SessionTarget {
+  reference: string;
+  revision: number;
+  document: McpDocument;
+  /** The options of connectMcp (and of a MountSession's connection). */
+  connect: ConnectOptions;
+}
+
+/** Reads the server `raw` names and builds its connect options from `--input` and `--timeout` (handshake, list and call limit). */
+export async function sessionTarget(
+  ctx: CliContext,
+  raw: string | undefined,
+  values: { input?: string[]; timeout?: string },
+  usage: string,
+): Promise<SessionTarget> {
+  if (raw === undefined) throw new AgtError('invalid_input', `usage: ${usage}`);
+  const reference = mcpReference(raw);
+  const record = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);
+  const document = record.data as McpDocument;
+  const timeout = milliseconds(values.timeout, '--timeout');
+  const inputs = await collectInputs(document, values.input);
+  const auth = await ctx.auth?.(reference);
+  return {
+    reference,
+    revision: record.revision,
+    document,
+    connect: {
+      reference,
+      variables: { inputs },
+      ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout, callMs: timeout } }),
+      ...(ctx.showSecrets ? { revealSecrets: true } : {}),
+      ...(auth === undefined ? {} : { auth }),
+    },
+  };
+}
+
+/**
+ * Runs `work` with a signal that Ctrl-C aborts: the request in flight is
+ * cancelled (the server is told) and the command ends as `cancelled`. The
+ * SIGINT listener is removed when `work` settles.
+ */
+export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort(new AgtError('cancelled', 'interrupted (Ctrl-C); the server was told to cancel'));
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}

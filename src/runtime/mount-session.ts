@@ -1,0 +1,116 @@
+/**
+ * One mounted server outside a run, for a person at a terminal (`agt mcp call`,
+ * `agt mcp check`): loaded exactly as a run loads a mount (loadMount: connect,
+ * list, compile every schema), and each call goes through the run's own stages
+ * — read and validate the arguments (B4: an invalid call never reaches the
+ * server), execute on the route, check the structured result against the
+ * outputSchema, bound its size. No permission stage: the person typing is the
+ * one who decides; no hooks.
+ */
+import { randomUUID } from 'node:crypto';
+import { AgtError } from '../errors.js';
+import type { ConnectOptions } from '../mcp/connect.js';
+import { resolveTimeouts } from '../mcp/timeouts.js';
+import type { ResourceService } from '../resources/service.js';
+import { ToolSchemaRegistry } from '../schema/registry.js';
+import { readArguments } from './arguments.js';
+import { executeMcp } from './execute.js';
+import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
+import { loadMount } from './mount.js';
+import type { LoadedMount, McpRoute } from './snapshot.js';
+import { boundResult, checkOutput, validateArguments } from './stages.js';
+import type { ToolResult } from './types.js';
+import { closestNames } from '../tool-names.js';
+
+/** Options of one call of a {@link MountSession}. */
+export interface SessionCallOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?(progress: { progress: number; total?: number; message?: string }): void;
+}
+
+/** The outcome of one session call: the result as a run would give it, and whether the server was called at all. */
+export interface SessionCallOutcome {
+  result: ToolResult;
+  /** False when the arguments were refused before the call (B4). */
+  called: boolean;
+  route: McpRoute;
+}
+
+/** One stored server, loaded as a run's mount, for direct calls. */
+export class MountSession {
+  readonly #mount: LoadedMount;
+  readonly #limits: RunLimits;
+  readonly #callMs: number;
+  /** Tools left out while loading (a schema that does not load), as a run's notices say them. */
+  readonly notices: readonly string[];
+
+  private constructor(mount: LoadedMount, notices: string[], limits: RunLimits, callMs: number) {
+    this.#mount = mount;
+    this.notices = notices;
+    this.#limits = limits;
+    this.#callMs = callMs;
+  }
+
+  /** Loads `reference` as a run loads a mount; rejects with the code a run's mount failure has. */
+  static async open(
+    reference: string,
+    options: { service: ResourceService; connect?: ConnectOptions; registry?: ToolSchemaRegistry; limits?: Partial<RunLimits> },
+  ): Promise<MountSession> {
+    const notices: string[] = [];
+    const registry = options.registry ?? new ToolSchemaRegistry();
+    const connect = { ...options.connect, reference };
+    const mount = await loadMount(reference, { service: options.service, registry, connectOptions: () => connect }, notices);
+    const callMs = resolveTimeouts(connect.timeouts).callMs;
+    return new MountSession(mount, notices, { ...DEFAULT_LIMITS, ...options.limits }, callMs);
+  }
+
+  /** The open connection (ping, resources, prompts). */
+  get connection(): LoadedMount['connection'] {
+    return this.#mount.connection;
+  }
+
+  /** The server's usable tools, as routes (name on the server: `remoteTool`). */
+  get routes(): readonly McpRoute[] {
+    return this.#mount.routes;
+  }
+
+  /** The route of the server's tool `name`; not_found naming the tools that exist, closest first. */
+  route(name: string): McpRoute {
+    const route = this.#mount.routes.find((r) => r.remoteTool === name);
+    if (route !== undefined) return route;
+    const names = this.#mount.routes.map((r) => r.remoteTool);
+    const near = closestNames(name, names, 5);
+    const left = this.notices.some((n) => n.includes(`tool "${name}" is unavailable`))
+      ? ' (it is listed, but its schema does not load)'
+      : '';
+    throw new AgtError(
+      'not_found',
+      `${this.#mount.reference} has no usable tool "${name}"${left}; ${names.length === 0 ? 'it lists no tools' : `closest: ${near.join(', ')}`}`,
+      { details: { tool: name, tools: near } },
+    );
+  }
+
+  /** Calls the tool `name` with `raw` arguments (an object or JSON text) through the run's stages. */
+  async call(name: string, raw: unknown, options: SessionCallOptions = {}): Promise<SessionCallOutcome> {
+    const route = this.route(name);
+    const callId = `cli_${randomUUID()}`;
+    const valid = validateArguments(callId, readArguments(raw, this.#limits), route);
+    if (!valid.go) return { result: valid.result, called: false, route };
+    const onProgress = options.onProgress;
+    const executed = await executeMcp(callId, route, valid.value, {
+      runId: callId,
+      brokenMounts: new Map(),
+      inFlight: new Map(),
+      signal: options.signal ?? new AbortController().signal,
+      callTimeoutMs: options.timeoutMs ?? this.#callMs,
+      onProgress: onProgress && ((event) => onProgress(event)),
+    });
+    return { result: boundResult(checkOutput(executed, route), this.#limits.maxResultBytes), called: true, route };
+  }
+
+  /** Closes the connection. */
+  close(): Promise<void> {
+    return this.#mount.release();
+  }
+}
