@@ -28,6 +28,8 @@ export interface BearerTokenProvider {
 export interface McpOAuthProvider extends OAuthClientProvider {
   /** Resolves with the authorization code after `redirectToAuthorization` sent the user away. */
   waitForAuthorizationCode?(): Promise<string>;
+  /** Told the server's URL before each connection (a stored provider sends only tokens issued for it). */
+  connectingTo?(url: string): void;
 }
 
 /** How a connection authorizes itself to a remote server. */

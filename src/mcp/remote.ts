@@ -26,6 +26,7 @@ import {
   finishAuthorization,
   httpStatus,
   isAuthFailure,
+  isBearerProvider,
   isOAuthFlowError,
   type McpAuth,
 } from './auth.js';
@@ -60,6 +61,7 @@ export async function connectRemote(
 ): Promise<RemoteConnected> {
   const { url, headers } = withoutUserinfo(config);
   const authHeader = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
+  if (auth !== undefined && !isBearerProvider(auth)) auth.connectingTo?.(url.href);
   const started = performance.now();
   const make = (kind: Kind): Transport => {
     const { fetch: authFetch, ...rest } = authTransportOptions(auth, (token) => masker.add(token));
