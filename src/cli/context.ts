@@ -9,6 +9,9 @@ import { ResourceService, type WriteInput, type WriteResult } from '../resources
 import { SqliteStore } from '../storage/sqlite.js';
 
 import type { McpAuth } from '../mcp/auth.js';
+import { storedOAuth } from '../mcp/stored-oauth.js';
+import type { TokenStore } from '../mcp/token-store.js';
+import { FileTokenStore, tokensFile } from './token-file.js';
 import { printable } from './terminal.js';
 
 export { EXIT, printable } from './terminal.js';
@@ -24,6 +27,8 @@ export interface CliContext {
   showSecrets: boolean;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The logins of `agt mcp login` (a file of mode 0600 beside the store). */
+  tokens: TokenStore;
   /** The stored OAuth login of a server (`agt mcp login`), as the auth of its connections; undefined when not logged in. */
   auth?: (reference: string) => Promise<McpAuth | undefined>;
 }
@@ -47,7 +52,13 @@ export function storePath(flag: string | undefined): string {
 export function openContext(options: { store?: string; json: boolean; showSecrets?: boolean }): CliContext {
   const storeFile = storePath(options.store);
   const store = new SqliteStore({ path: storeFile });
+  const tokens = new FileTokenStore(tokensFile(storeFile));
+  const stored = storedOAuth({ tokens });
   return {
+    tokens,
+    // Only a server with a login gets the OAuth provider: the others keep their header auth and its errors.
+    auth: async (reference) =>
+      (await tokens.get({ kind: 'mcp', reference })) === undefined ? undefined : stored({ kind: 'mcp', reference }),
     service: new ResourceService({ store }),
     store,
     storeFile,

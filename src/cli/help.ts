@@ -43,6 +43,13 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   Lists the prompts and their arguments (an optional one is marked ?).`,
     ping: `agt mcp ping <ref> [--count N] [--timeout MS] [--input id=VALUE]…
   Connects, then measures the round trip of MCP ping (median of N).`,
+    login: `agt mcp login <ref> [--scope S] [--no-browser] [--timeout MS] [--input id=VALUE]…
+  Logs in to a remote server with OAuth (authorization code with PKCE, dynamic client registration where
+  the server offers it): prints the URL to open (and opens a browser when there is one), waits on a loopback
+  address for the redirect. The tokens go to a file of mode 0600 beside the store, never into the config;
+  connections refresh them by themselves. --timeout: how long to wait for you (default 300000 ms).`,
+    logout: `agt mcp logout <ref>
+  Forgets the login of a server (its tokens and client registration).`,
     check: `agt mcp check <ref> [--all] [--dry-run] [--tool NAME]… [--timeout MS] [--input id=VALUE]…
   A contract check generated from the server's own schemas: for each tool, valid arguments guessed from its
   inputSchema (it must answer within the timeout, and its structuredContent match its outputSchema) and invalid
@@ -52,7 +59,8 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
     list: `agt mcp list [--category C]
   The registered servers.`,
     show: `agt mcp show <ref>
-  The stored config (alias: get); env and header values are shown as *** unless --show-secrets.`,
+  The stored config (alias: get); env and header values are shown as *** unless --show-secrets; whether it is
+  logged in (agt mcp login) and until when, never the token.`,
     delete: `agt mcp delete <ref> [--expected-revision N]
   Deletes a registered server (alias: remove).`,
   },

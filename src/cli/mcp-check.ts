@@ -69,5 +69,5 @@ function failures(t: ToolCheck): string {
   if (t.pingAfter === false) failed.push('no answer to ping after its cases');
   if (t.notRun > 0) failed.push(`${t.notRun} case(s) not run: the server went away`);
   const note = t.skipReason === undefined ? '' : ` (${t.skipReason})`;
-  return failed.length === 0 ? `0${note}` : `${t.failed}: ${failed.join("; ")}${note}`;
+  return failed.length === 0 ? `0${note}` : `${t.failed}: ${failed.join('; ')}${note}`;
 }

@@ -36,6 +36,10 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       return (await import('./mcp-call.js')).resourcesCommand(args, ctx);
     case 'prompts':
       return (await import('./mcp-call.js')).promptsCommand(args, ctx);
+    case 'login':
+      return (await import('./mcp-login.js')).loginCommand(args, ctx);
+    case 'logout':
+      return (await import('./mcp-login.js')).logoutCommand(args, ctx);
     case 'check':
       return (await import('./mcp-check.js')).checkCommand(args, ctx);
     case 'ping':
@@ -45,7 +49,9 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
     case 'show': {
       const reference = mcpReference(positional(args, 'agt mcp show <reference>'));
       const record = shown(ctx, await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference));
-      emit(ctx, record, () => JSON.stringify(record, null, 2));
+      const { loginOf, untilText } = await import('./mcp-login.js');
+      const login = await loginOf(ctx, reference);
+      emit(ctx, { ...record, login }, () => `${JSON.stringify(record, null, 2)}${login.loggedIn ? `\nlogged in${untilText(login)}` : ''}`);
       return EXIT.ok;
     }
     case 'delete': {

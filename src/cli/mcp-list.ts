@@ -11,12 +11,29 @@ import { McpProber } from '../mcp/prober.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import { mapLimit } from '../runtime/run-audit.js';
 import { type CliContext, emit, EXIT, shown } from './context.js';
+import type { LoginState } from '../mcp/token-store.js';
+import { loginOf, untilText } from './mcp-login.js';
 import { noteText, type ProbeNote, readProbeNotes, writeProbeNote } from './probe-notes.js';
 
 /** How many servers `--probe` starts at once by default. */
 const PROBE_CONCURRENCY = 8;
 
-type Row = { reference: string; revision: number; data: unknown; problem?: { message: string } };
+type Row = { reference: string; revision: number; data: unknown; problem?: { message: string }; login?: LoginState };
+
+// Each row with its login (agt mcp login), when it has one; a logins file that cannot be read is said once, the list still shown.
+async function withLogins(ctx: CliContext, rows: Row[]): Promise<Row[]> {
+  try {
+    return await Promise.all(
+      rows.map(async (r) => {
+        const login = await loginOf(ctx, r.reference);
+        return login.loggedIn ? { ...r, login } : r;
+      }),
+    );
+  } catch (error) {
+    ctx.err(`agt: warning: logins not shown: ${isAgtError(error) ? error.message : 'the logins file cannot be read'}`);
+    return rows;
+  }
+}
 
 /** Lists the servers; exit 1 when one is unreadable or (with --probe) failed. */
 export async function listCommand(args: string[], ctx: CliContext): Promise<number> {
@@ -26,7 +43,10 @@ export async function listCommand(args: string[], ctx: CliContext): Promise<numb
     options: { category: { type: 'string' }, probe: { type: 'boolean' }, concurrency: { type: 'string' } },
   });
   const records = await ctx.service.list({ kind: 'mcp', ...(values.category ? { category: values.category } : {}) });
-  const rows = records.map((r) => shown(ctx, r));
+  const rows = await withLogins(
+    ctx,
+    records.map((r) => shown(ctx, r)),
+  );
   if (values.probe === true) return probeAll(ctx, rows, concurrencyOf(values.concurrency));
   const notes = readProbeNotes(ctx.storeFile);
   emit(ctx, rows, () =>
@@ -111,7 +131,7 @@ function noteOf(notes: Record<string, ProbeNote>, row: Row): ProbeNote | undefin
 }
 
 // One server per line: reference, transport, what it runs or where it is (as shown: secrets masked), revision, state.
-function listLine(record: { reference: string; revision: number; data: unknown; problem?: { message: string } }, state: string): string {
+function listLine(record: Row, state: string): string {
   if (record.problem) return `${record.reference}  ! ${record.problem.message}`;
   const servers = (record.data as { mcpServers?: Record<string, Record<string, unknown>> } | null)?.mcpServers ?? {};
   const config = Object.values(servers)[0] ?? {};
@@ -119,5 +139,6 @@ function listLine(record: { reference: string; revision: number; data: unknown; 
     typeof config.url === 'string'
       ? `${String(config.transport ?? 'streamable-http')}  ${config.url}`
       : `stdio  ${[config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ')}`;
-  return `${record.reference}  ${where}  (revision ${record.revision})  ${state}`;
+  const login = record.login === undefined ? '' : `  logged in${untilText(record.login)}`;
+  return `${record.reference}  ${where}  (revision ${record.revision})  ${state}${login}`;
 }

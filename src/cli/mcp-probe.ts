@@ -54,8 +54,10 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   const progress = new PhaseProgress(`probing ${reference}`, { tty: process.stderr.isTTY === true && !ctx.json });
   let report;
   try {
+    const auth = await ctx.auth?.(reference); // a stored login (agt mcp login)
     report = await new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets }).probe(reference, {
       variables: { inputs },
+      ...(auth === undefined ? {} : { auth }),
       ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
       onPhase: (phase) => progress.phase(phase),
     });

@@ -158,3 +158,5 @@ function toRecord(row: Row): ResourceRecord {
 
 export type { PgClientLike, PgOptions, PgPoolLike } from './pg-db.js';
 export { PostgresAuditStore, PostgresRunStore } from './postgres-runs.js';
+export { PostgresTokenStore } from './postgres-tokens.js';
+export type { PostgresTokenStoreOptions } from './postgres-tokens.js';

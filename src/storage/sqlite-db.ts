@@ -29,7 +29,7 @@ export interface SqliteOptions {
   busyTimeoutMs?: number;
 }
 
-/** The schema version the adapters write (`PRAGMA user_version`): 2 adds runs and audit. */
+/** The schema version the adapters write (`PRAGMA user_version`): 2 adds runs and audit (the tokens table is additive: older readers ignore it). */
 export const SQLITE_SCHEMA_VERSION = 2;
 
 const SCHEMA = `
@@ -62,6 +62,14 @@ CREATE TABLE IF NOT EXISTS agt_audit (
   event  TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS agt_audit_by_run ON agt_audit (run_id, seq);
+CREATE TABLE IF NOT EXISTS agt_tokens (
+  subject    TEXT NOT NULL,
+  server     TEXT NOT NULL,
+  tokens     TEXT,
+  client     TEXT,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (subject, server)
+) WITHOUT ROWID;
 `;
 
 async function loadDriver(who: string): Promise<SqliteConstructor> {

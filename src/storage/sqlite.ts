@@ -143,3 +143,5 @@ function toListedRecord(row: Row): ResourceRecord {
 export { SQLITE_SCHEMA_VERSION } from './sqlite-db.js';
 export type { SqliteOptions } from './sqlite-db.js';
 export { SqliteAuditStore, SqliteRunStore } from './sqlite-runs.js';
+export { SqliteTokenStore } from './sqlite-tokens.js';
+export type { SqliteTokenStoreOptions } from './sqlite-tokens.js';

@@ -8,3 +8,4 @@ export { auditStoreConformanceSuite, runStoreConformanceSuite } from './run-stor
 export type { RunStoreConformanceOptions } from './run-store-conformance.js';
 export { fixtureServer } from './fixture.js';
 export { fixtureTools } from './fixture-tools.js';
+export { tokenStoreConformanceSuite } from './token-store-conformance.js';

@@ -178,7 +178,9 @@ describe('tokens stay secret', () => {
     expect((await agt('mcp', 'create', 'remote/bare', '--url', server.url)).code).toBe(0);
     const bare = await agt('mcp', 'probe', 'remote/bare');
     expect(bare.code).toBe(4);
-    expect(bare.out).toMatch(/requires authorization \(HTTP 401\): store an Authorization header with it: agt mcp update REF/);
+    expect(bare.out).toMatch(
+      /requires authorization \(HTTP 401\): log in with agt mcp login REF \(OAuth\), or store an Authorization header with it: agt mcp update REF/,
+    );
     expect(bare.out).not.toMatch(/connectMcp|pass auth/);
     tmp.cleanup();
   });

@@ -1,0 +1,88 @@
+/**
+ * SqliteTokenStore (`agt-mcp/sqlite`): OAuth logins in the registry's SQLite
+ * file (table agt_tokens), one row per (subject, server). Tokens are stored as
+ * the authorization server issued them: keep the file readable by its owner
+ * only (the CLI keeps its logins in a file of mode 0600 instead).
+ */
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { readStoredTokens, type StoredTokens, tokenKey, type TokenStore } from '../mcp/token-store.js';
+import type { ResourceRef } from '../resources/types.js';
+import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
+
+/** Options of {@link SqliteTokenStore}: the file, and whose logins these are (default `''`: one user). */
+export type SqliteTokenStoreOptions = SqliteOptions & { subject?: string };
+
+/** OAuth logins in a SQLite file, safe for several processes. */
+export class SqliteTokenStore implements TokenStore {
+  readonly #handle: SqliteHandle;
+  readonly #subject: string;
+
+  constructor(options: SqliteTokenStoreOptions) {
+    this.#handle = new SqliteHandle(options, 'SqliteTokenStore');
+    this.#subject = options.subject ?? '';
+  }
+
+  /** Opens the file and creates the schema if missing, as the first query would. */
+  async migrate(): Promise<void> {
+    await this.#handle.open();
+  }
+
+  async #column(server: ResourceRef, column: 'tokens' | 'client'): Promise<unknown> {
+    const db = await this.#handle.open();
+    const row = guard(() =>
+      db.prepare(`SELECT ${column} AS value FROM agt_tokens WHERE subject = ? AND server = ?`).get(this.#subject, tokenKey(server)),
+    ) as { value: string | null } | undefined;
+    return row?.value == null ? undefined : parseStored(row.value, `the login of ${server.reference}`);
+  }
+
+  async #set(server: ResourceRef, column: 'tokens' | 'client', value: unknown): Promise<void> {
+    const db = await this.#handle.open();
+    guard(() =>
+      db
+        .prepare(
+          `INSERT INTO agt_tokens (subject, server, ${column}, updated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (subject, server) DO UPDATE SET ${column} = excluded.${column}, updated_at = excluded.updated_at`,
+        )
+        .run(this.#subject, tokenKey(server), JSON.stringify(value), new Date().toISOString()),
+    );
+  }
+
+  /** {@inheritDoc TokenStore.get} */
+  async get(server: ResourceRef): Promise<StoredTokens | undefined> {
+    const value = await this.#column(server, 'tokens');
+    return value === undefined ? undefined : readStoredTokens(value, `the login of ${server.reference}`);
+  }
+
+  /** {@inheritDoc TokenStore.put} */
+  put(server: ResourceRef, tokens: StoredTokens): Promise<void> {
+    return this.#set(server, 'tokens', readStoredTokens(tokens, 'the tokens'));
+  }
+
+  /** {@inheritDoc TokenStore.delete} */
+  async delete(server: ResourceRef): Promise<boolean> {
+    const db = await this.#handle.open();
+    return guard(
+      () => db.prepare('DELETE FROM agt_tokens WHERE subject = ? AND server = ?').run(this.#subject, tokenKey(server)).changes > 0,
+    );
+  }
+
+  /** {@inheritDoc TokenStore.getClient} */
+  async getClient(server: ResourceRef): Promise<OAuthClientInformationMixed | undefined> {
+    return (await this.#column(server, 'client')) as OAuthClientInformationMixed | undefined;
+  }
+
+  /** {@inheritDoc TokenStore.putClient} */
+  putClient(server: ResourceRef, client: OAuthClientInformationMixed): Promise<void> {
+    return this.#set(server, 'client', client);
+  }
+
+  /** Closes the file. */
+  close(): Promise<void> {
+    return this.#handle.close();
+  }
+
+  /** `await using` closes the store at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
