@@ -56,8 +56,10 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   ones (a required field missing, a wrong type, a bound crossed: it must refuse them, not crash or hang); after
   each tool the server must still answer a ping. Only tools annotated readOnlyHint: true are called unless --all
   is given: CALLS CAN CHANGE THE WORLD (a write tool would write). --dry-run prints the cases and calls nothing.`,
-    list: `agt mcp list [--category C]
-  The registered servers.`,
+    list: `agt mcp list [--category C] [--probe] [--concurrency N]
+  The registered servers, each with the state of its last probe and its login. --probe probes every server
+  now, in parallel (--concurrency, default 8): ✓ connected with its tool count, ! connected with problems,
+  ✗ failed with its code, ⊘ disabled ("disabled": true in its config); exit 1 when one failed.`,
     show: `agt mcp show <ref>
   The stored config (alias: get); env and header values are shown as *** unless --show-secrets; whether it is
   logged in (agt mcp login) and until when, never the token.`,
@@ -73,7 +75,25 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
     'mcp-list': `agt agent mcp-list <ref>
   The agent's mounts, each resolved (exists, transport, problems).`,
   },
+  completion: {
+    bash: `agt completion bash
+  A bash completion script: source <(agt completion bash), or save it in ~/.local/share/bash-completion/completions/agt.`,
+    zsh: `agt completion zsh
+  A zsh completion script: agt completion zsh > "\${fpath[1]}/_agt" (or source <(agt completion zsh) in ~/.zshrc).`,
+    fish: `agt completion fish
+  A fish completion script: agt completion fish > ~/.config/fish/completions/agt.fish.`,
+  },
 };
+
+/** The groups and verbs, and the flags each verb's usage names (shell completion). */
+export function commandFlags(): Record<string, Record<string, string[]>> {
+  return Object.fromEntries(
+    Object.entries(COMMANDS).map(([group, verbs]) => [
+      group,
+      Object.fromEntries(Object.entries(verbs).map(([verb, text]) => [verb, [...new Set(text.match(/--[a-z][a-z-]*/g) ?? [])]])),
+    ]),
+  );
+}
 
 /** `claude mcp` habits: the verbs they use for ours. */
 export const ALIASES: Record<string, Record<string, string>> = { mcp: { add: 'create', get: 'show', remove: 'delete' } };

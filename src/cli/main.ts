@@ -92,6 +92,7 @@ export async function main(rawArgv: string[]): Promise<number> {
     return help.code;
   }
   const group = line.group as string;
+  if (group === 'completion') return completion(line);
   if (group !== 'mcp' && group !== 'agent') {
     process.stderr.write(`agt: unknown command "${printable(group)}"; see agt --help\n`);
     return EXIT.usage;
@@ -116,6 +117,34 @@ export async function main(rawArgv: string[]): Promise<number> {
   } finally {
     await close?.();
   }
+}
+
+// `agt completion bash|zsh|fish` prints a script; the hidden `agt completion refs mcp|agent` lists references for it.
+async function completion(line: CommandLine): Promise<number> {
+  if (line.verb === 'refs') {
+    const kind = line.args[0] === 'agent' ? 'agent' : 'mcp';
+    try {
+      const { openContext } = await import('./context.js');
+      const ctx = openContext({ ...(line.store ? { store: line.store } : {}), json: false });
+      try {
+        const records = await ctx.service.list({ kind });
+        process.stdout.write(records.map((r) => `${r.reference}\n`).join(''));
+      } finally {
+        await ctx.store.close();
+      }
+      return EXIT.ok;
+    } catch {
+      return EXIT.store; // completion stays quiet: no store, no references
+    }
+  }
+  const { completionScript } = await import('./completion.js');
+  const script = line.verb === undefined ? undefined : completionScript(line.verb);
+  if (script === undefined) {
+    process.stderr.write('agt: usage: agt completion bash|zsh|fish\n');
+    return EXIT.usage;
+  }
+  process.stdout.write(script);
+  return EXIT.ok;
 }
 
 function reportError(error: unknown, line: CommandLine): number {

@@ -8,7 +8,7 @@
  * one who decides; no hooks.
  */
 import { randomUUID } from 'node:crypto';
-import { AgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import { resolveTimeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
@@ -60,7 +60,18 @@ export class MountSession {
     const notices: string[] = [];
     const registry = options.registry ?? new ToolSchemaRegistry();
     const connect = { ...options.connect, reference };
-    const mount = await loadMount(reference, { service: options.service, registry, connectOptions: () => connect }, notices);
+    let mount: LoadedMount;
+    try {
+      mount = await loadMount(reference, { service: options.service, registry, connectOptions: () => connect }, notices);
+    } catch (error) {
+      // Said as the server's failure, not a run's mount's ("mount … failed to load: …").
+      const prefix = `mount "${reference}" failed to load: `;
+      if (!isAgtError(error) || !error.message.startsWith(prefix)) throw error;
+      throw new AgtError(error.code, `${reference}: ${error.message.slice(prefix.length)}`, {
+        ...(error.details ? { details: error.details } : {}),
+        cause: error,
+      });
+    }
     const callMs = resolveTimeouts(connect.timeouts).callMs;
     return new MountSession(mount, notices, { ...DEFAULT_LIMITS, ...options.limits }, callMs);
   }
