@@ -48,6 +48,9 @@ export interface ContractInput {
 
 const registry = new ToolSchemaRegistry();
 const INVALID = { code: 'invalid_arguments' };
+// A schema may be a server's (agt mcp check): what it asks for is bounded before anything is built from it.
+const MAX_PROPERTIES = 200;
+const MAX_BOUNDARY = 65_536;
 
 type Props = Record<string, Record<string, unknown>>;
 
@@ -69,11 +72,11 @@ export function contractCases(tool: ContractTool, input: ContractInput): Contrac
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   const derived: ContractCase[] = [];
   const with_ = (key: string, value: unknown) => ({ ...base, [key]: value });
-  for (const key of required) {
+  for (const key of required.slice(0, MAX_PROPERTIES)) {
     const { [key]: _dropped, ...rest } = base;
     derived.push({ name: `missing required "${key}"`, tool: tool.name, args: rest, expect: INVALID });
   }
-  for (const [key, prop] of Object.entries(props)) {
+  for (const [key, prop] of Object.entries(props).slice(0, MAX_PROPERTIES)) {
     const wrong = wrongTypeValue(prop);
     if (wrong !== undefined) derived.push({ name: `wrong type for "${key}"`, tool: tool.name, args: with_(key, wrong), expect: INVALID });
     for (const [label, value, valid] of boundaries(prop, base[key])) {
@@ -131,8 +134,13 @@ function boundaries(prop: Record<string, unknown>, example: unknown): [string, u
   if (max !== undefined) out.push(['at maximum', max, true], ['just above maximum', max + step, false]);
   if (xmin !== undefined) out.push(['just above exclusiveMinimum', xmin + step, true], ['at exclusiveMinimum', xmin, false]);
   if (xmax !== undefined) out.push(['just below exclusiveMaximum', xmax - step, true], ['at exclusiveMaximum', xmax, false]);
-  const minLength = num('minLength');
-  const maxLength = num('maxLength');
+  // Lengths and counts beyond MAX_BOUNDARY are not built (a hostile schema could ask for gigabytes).
+  const bounded = (k: string) => {
+    const n = num(k);
+    return n !== undefined && Number.isInteger(n) && n >= 0 && n <= MAX_BOUNDARY ? n : undefined;
+  };
+  const minLength = bounded('minLength');
+  const maxLength = bounded('maxLength');
   if (minLength !== undefined) {
     out.push(['at minLength', 'a'.repeat(minLength), true]);
     if (minLength > 0) out.push(['just under minLength', 'a'.repeat(minLength - 1), false]);
@@ -140,8 +148,8 @@ function boundaries(prop: Record<string, unknown>, example: unknown): [string, u
   if (maxLength !== undefined)
     out.push(['at maxLength', 'a'.repeat(maxLength), true], ['just over maxLength', 'a'.repeat(maxLength + 1), false]);
   const item = Array.isArray(example) && example.length > 0 ? example[0] : undefined;
-  const minItems = num('minItems');
-  const maxItems = num('maxItems');
+  const minItems = bounded('minItems');
+  const maxItems = bounded('maxItems');
   if (item !== undefined && minItems !== undefined) {
     out.push(['at minItems', Array(minItems).fill(item), true]);
     if (minItems > 0) out.push(['just under minItems', Array(minItems - 1).fill(item), false]);

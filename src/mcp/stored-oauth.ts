@@ -52,6 +52,8 @@ export class StoredOAuthProvider implements McpOAuthProvider {
   #client: OAuthClientInformationMixed | undefined;
   #ignoreStoredClient: boolean;
   #pending: StoredTokens | undefined;
+  /** The access token this provider last read from the store (a refused refresh deletes only that login). */
+  #read: string | undefined;
   readonly clientMetadata: OAuthClientMetadata;
 
   constructor(
@@ -110,6 +112,7 @@ export class StoredOAuthProvider implements McpOAuthProvider {
     // Issued for another URL (the config changed since the login): not sent.
     if (stored.resource !== undefined && this.#url !== undefined && stored.resource !== this.#url) return undefined;
     const { saved_at: _saved, resource: _resource, ...tokens } = stored;
+    this.#read = tokens.access_token;
     return tokens;
   }
 
@@ -147,8 +150,12 @@ export class StoredOAuthProvider implements McpOAuthProvider {
     }
     if (scope === 'tokens' || scope === 'all') {
       this.#pending = undefined;
-      // The authorization server refused them (a refresh failed): the stored login is dead.
-      if (this.#login === undefined) await this.#options.tokens.delete(this.#server);
+      // The authorization server refused them (a refresh failed): the stored login is dead — unless another
+      // process refreshed it meanwhile (rotated refresh tokens): only the login this provider read is deleted.
+      if (this.#login === undefined && this.#read !== undefined) {
+        const stored = await this.#options.tokens.get(this.#server);
+        if (stored?.access_token === this.#read) await this.#options.tokens.delete(this.#server);
+      }
     }
   }
 

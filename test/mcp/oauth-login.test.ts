@@ -118,3 +118,19 @@ describe('loginMcp', () => {
     expect(f).toMatchObject({ code: 'invalid_input', details: { reason: 'not_remote' } });
   });
 });
+
+describe('storedOAuth', () => {
+  it('R7: a refused refresh deletes only the login it read: one another process refreshed meanwhile stays', async () => {
+    const tokens = new MemoryTokenStore();
+    await tokens.put(ref, { access_token: 'at-old', token_type: 'bearer', refresh_token: 'rt-old' });
+    const provider = storedOAuth({ tokens })(ref);
+    expect((await provider.tokens())?.access_token).toBe('at-old');
+    await tokens.put(ref, { access_token: 'at-new', token_type: 'bearer', refresh_token: 'rt-new' }); // the other process
+    await provider.invalidateCredentials?.('tokens');
+    expect((await tokens.get(ref))?.access_token).toBe('at-new');
+    // With nothing newer stored, the dead login is forgotten.
+    expect((await provider.tokens())?.access_token).toBe('at-new');
+    await provider.invalidateCredentials?.('tokens');
+    expect(await tokens.get(ref)).toBeUndefined();
+  });
+});
