@@ -35,6 +35,9 @@ try {
   run(process.execPath, ['--input-type=commonjs', '-e', cjs], host);
   const help = run(path.join(host, 'node_modules', '.bin', 'agt'), ['--help'], host);
   if (!/agt mcp/.test(help)) throw new Error('agt --help printed no usage');
+  const completion = run(path.join(host, 'node_modules', '.bin', 'agt'), ['completion', 'bash'], host);
+  if (!/complete -o default -F _agt agt/.test(completion) || !/login logout/.test(completion))
+    throw new Error('agt completion bash printed no script for every verb');
   // The examples a host developer copies, run against the installed package (no tsconfig paths here).
   for (const file of ['host.ts', 'schema-validation.ts']) fs.copyFileSync(path.join(root, 'examples', file), path.join(host, file));
   const hosted = JSON.parse(run(process.execPath, ['--import', 'tsx', 'host.ts'], host));
@@ -46,7 +49,7 @@ try {
   );
   if (!/Loaded 41 real tool schemas/.test(schemas)) throw new Error('examples/schema-validation.ts did not load the schemas');
   console.log(
-    `packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help and examples/host.ts, examples/schema-validation.ts run from it`,
+    `packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help, agt completion bash and examples/host.ts, examples/schema-validation.ts run from it`,
   );
 } finally {
   fs.rmSync(work, { recursive: true, force: true });

@@ -31,7 +31,10 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
     }),
   );
   emit(ctx, report, () => reportText(report.tools, report.dryRun, values.all === true));
-  return report.ok ? EXIT.ok : EXIT.failed;
+  // A --tool the server does not list is said, not silently checked as nothing.
+  const missing = [...(only ?? [])].filter((name) => !report.tools.some((t) => t.tool === name));
+  for (const name of missing) ctx.err(`agt: ${target.reference} lists no tool "${name}"`);
+  return report.ok && missing.length === 0 ? EXIT.ok : EXIT.failed;
 }
 
 function reportText(tools: ToolCheck[], dryRun: boolean, all: boolean): string {

@@ -1,6 +1,6 @@
 /**
- * One mounted server outside a run, for a person at a terminal (`agt mcp call`,
- * `agt mcp check`): loaded exactly as a run loads a mount (loadMount: connect,
+ * One mounted server outside a run, for a person at a terminal (`agt mcp
+ * call`): loaded exactly as a run loads a mount (loadMount: connect,
  * list, compile every schema), and each call goes through the run's own stages
  * — read and validate the arguments (B4: an invalid call never reaches the
  * server), execute on the route, check the structured result against the
@@ -74,16 +74,6 @@ export class MountSession {
     }
     const callMs = resolveTimeouts(connect.timeouts).callMs;
     return new MountSession(mount, notices, { ...DEFAULT_LIMITS, ...options.limits }, callMs);
-  }
-
-  /** The open connection (ping, resources, prompts). */
-  get connection(): LoadedMount['connection'] {
-    return this.#mount.connection;
-  }
-
-  /** The server's usable tools, as routes (name on the server: `remoteTool`). */
-  get routes(): readonly McpRoute[] {
-    return this.#mount.routes;
   }
 
   /** The route of the server's tool `name`; not_found naming the tools that exist, closest first. */

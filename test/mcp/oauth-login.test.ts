@@ -4,7 +4,7 @@
  * refresh by itself, the state check, cancellation; the browser is driven by HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, McpProber, MemoryStore, MemoryTokenStore, ResourceService } from '../../src/index.js';
+import { connectMcp, McpProber, MemoryStore, MemoryTokenStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
 import { loginMcp } from '../../src/mcp/oauth-login.js';
 import { storedOAuth } from '../../src/mcp/stored-oauth.js';
 import { failure } from '../support/index.js';
@@ -48,7 +48,7 @@ describe('loginMcp', () => {
     await connection.close();
   });
 
-  it('R7: an expired access token is refreshed by itself (connectMcp, probes and runs share storedOAuth)', async () => {
+  it('R7: an expired access token is refreshed by itself, in probes and in runs (one storedOAuth setting)', async () => {
     const tokens = new MemoryTokenStore();
     await login(tokens);
     const before = (await tokens.get(ref))?.access_token;
@@ -62,6 +62,19 @@ describe('loginMcp', () => {
     const after = await tokens.get(ref);
     expect(after?.access_token).not.toBe(before);
     expect(JSON.stringify(report)).not.toContain(after?.access_token);
+    // A run with the same setting: its call goes through, refreshing the expired token first.
+    server.provider.expireAccessTokens();
+    await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: [ref.reference] } });
+    const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), auth: storedOAuth({ tokens }) });
+    const { results } = await run.executeBatch({
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'b1',
+      calls: [{ callId: 'w', name: toolAlias(ref.reference, 'whoami'), arguments: {} }],
+    });
+    expect(results[0]).toMatchObject({ status: 'ok', content: [{ type: 'text', text: 'an authorized user' }] });
+    expect(server.provider.refreshed).toBe(refreshed + 2);
+    await run.close();
   });
 
   it('R7: tokens are never sent to another URL: a changed config needs a new login', async () => {
