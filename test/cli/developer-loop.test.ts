@@ -114,6 +114,8 @@ describe('agt mcp check', () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^dry run: nothing was called\ndivide: \d+ case\(s\)\n {2}valid {3}generated valid arguments/);
     expect(sent()).toEqual([]);
+    const unknown = await agt('mcp', 'check', 'fx', '--dry-run', '--tool', 'nope');
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('agt: default/fx lists no tool "nope"') });
     const report = JSON.parse(
       (await agt('mcp', 'check', 'fx', '--all', '--tool', 'echo', '--tool', 'divide', '--tool', 'add', '--json')).stdout,
     );
