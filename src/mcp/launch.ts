@@ -17,7 +17,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile } from '../files.js';
 import { setOwn } from '../json.js';
-import { findInPath, isExecutableFile } from '../resources/config-test.js';
+import { findInPath, isExecutableFile } from '../resources/host-paths.js';
 import { hasCwd, isBareCommand, launchProblems } from '../resources/launch-rules.js';
 import type { NormalisedStdioConfig, StdioServerConfig } from '../resources/mcp-config.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
@@ -135,7 +135,7 @@ export async function toLaunchSpec(
 
   let command = config.command;
   if (isBareCommand(command)) {
-    const found = findInPath(command, env.PATH);
+    const found = findInPath(command, env.PATH, env.PATHEXT === undefined ? {} : { pathExt: env.PATHEXT });
     if (found === undefined) {
       // Named as written: `${HOST_TOKEN}` rather than what it resolved to.
       throw spawnFailed(

@@ -23,7 +23,8 @@ import { AgtError } from '../errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
 import { LineReader } from './line-reader.js';
 import type { LaunchSpec } from './launch.js';
-import { groupAlive, INSTANCE_ENV, processAlive, serverProcesses, signalEach, signalGroup } from './process-group.js';
+import { INSTANCE_ENV } from './process-group.js';
+import { type ProcessPlatform, processPlatform } from './platform/index.js';
 import { StderrTail } from './stderr-buffer.js';
 import { createServerCgroup, inCgroup, type ServerCgroup } from './cgroup.js';
 
@@ -31,6 +32,8 @@ import { createServerCgroup, inCgroup, type ServerCgroup } from './cgroup.js';
 export interface StdioTransportOptions {
   spawnMs: number;
   closeGraceMs: number;
+  /** How servers start and end on this host (default: by process.platform; tests inject another). */
+  platform?: ProcessPlatform;
   /** Longest accepted stdout line. Default 4 MiB. */
   maxMessageBytes?: number;
   /** Values the stderr tail never shows (the config's env values). */
@@ -79,6 +82,7 @@ export class ProcessGroupStdioTransport implements Transport {
   /** Processes started by the server that were still alive after close (normally 0). */
   survivors = 0;
   readonly #options: StdioTransportOptions;
+  readonly #platform: ProcessPlatform;
   readonly #lines: LineReader;
   #child: ChildProcess | undefined;
   #cgroup: ServerCgroup | undefined;
@@ -92,6 +96,7 @@ export class ProcessGroupStdioTransport implements Transport {
   constructor(spec: LaunchSpec, options: StdioTransportOptions) {
     this.#spec = spec;
     this.#options = options;
+    this.#platform = options.platform ?? processPlatform();
     this.stderr = new StderrTail(16 * 1024, options.secrets ?? []);
     this.#lines = new LineReader(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     this.failed = new Promise((resolve) => {
@@ -109,15 +114,17 @@ export class ProcessGroupStdioTransport implements Transport {
     if (this.#child !== undefined) throw new Error('ProcessGroupStdioTransport already started');
     const started = performance.now();
     // In a cgroup of its own where Linux allows: nothing the server starts can escape close.
-    this.#cgroup = createServerCgroup();
-    const launch =
+    this.#cgroup = this.#platform.name === 'linux' ? createServerCgroup() : undefined;
+    const program =
       this.#cgroup === undefined
         ? { command: this.#spec.command, args: this.#spec.args }
         : inCgroup(this.#cgroup, this.#spec.command, this.#spec.args);
+    const launch = this.#platform.spawnTarget(program.command, program.args, this.#spec.env);
     const child = spawn(launch.command, launch.args, {
       cwd: this.#spec.cwd,
       env: { ...this.#spec.env, [INSTANCE_ENV]: this.#tag },
-      detached: true, // own process group, ended as a whole on close
+      detached: launch.detached, // POSIX: its own process group, ended as a whole on close
+      windowsVerbatimArguments: launch.windowsVerbatimArguments, // cmd.exe lines are quoted already
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
@@ -261,14 +268,14 @@ export class ProcessGroupStdioTransport implements Transport {
     if (child === undefined || pid === undefined) return;
     const grace = this.#options.closeGraceMs;
     // Processes that left the group (setsid, detached, double forks), found before they could be orphaned further.
-    const strays = new Set(serverProcesses(pid, this.#tag));
+    const strays = new Set(this.#platform.strays(pid, this.#tag));
     child.stdin?.end();
     await within(this.#exited ?? Promise.resolve(), grace);
-    for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
+    for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
     if (!(await this.#groupGone(pid, 0))) {
-      signalGroup(pid, 'SIGTERM');
+      this.#platform.signalTree(pid, 'SIGTERM');
       if (!(await this.#groupGone(pid, grace))) {
-        signalGroup(pid, 'SIGKILL');
+        this.#platform.signalTree(pid, 'SIGKILL');
         await this.#groupGone(pid, grace);
       }
     }
@@ -277,19 +284,19 @@ export class ProcessGroupStdioTransport implements Transport {
 
   // Ends the server's processes outside its group: SIGTERM, grace, SIGKILL; counts what is left.
   async #endStrays(pid: number, strays: Set<number>, grace: number): Promise<void> {
-    for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
-    const alive = () => [...strays].filter((p) => processAlive(p));
+    for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
+    const alive = () => [...strays].filter((p) => this.#platform.processAlive(p));
     if (alive().length === 0) return;
-    signalEach(alive(), 'SIGTERM');
+    this.#platform.signalEach(alive(), 'SIGTERM');
     const deadline = performance.now() + grace;
     while (alive().length > 0 && performance.now() < deadline) await sleep(20);
-    for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
+    for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
     // SIGKILL, then look again: a stray that respawned on SIGTERM has a new pid (it keeps the tag).
     for (let round = 0; round < 3 && alive().length > 0; round++) {
-      signalEach(alive(), 'SIGKILL');
+      this.#platform.signalEach(alive(), 'SIGKILL');
       const end = performance.now() + grace;
       while (alive().length > 0 && performance.now() < end) await sleep(20);
-      for (const p of serverProcesses(pid, this.#tag)) strays.add(p);
+      for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
     }
     this.survivors = alive().length;
   }
@@ -298,7 +305,7 @@ export class ProcessGroupStdioTransport implements Transport {
   async #groupGone(pid: number, waitMs: number): Promise<boolean> {
     const deadline = performance.now() + waitMs;
     for (;;) {
-      if (this.exit !== undefined && !groupAlive(pid)) return true;
+      if (this.exit !== undefined && !this.#platform.treeAlive(pid)) return true;
       if (performance.now() >= deadline) return false;
       await sleep(Math.min(20, Math.max(1, deadline - performance.now())));
     }

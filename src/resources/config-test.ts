@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
+import { findInPath, isExecutableFile } from './host-paths.js';
 import { isBareCommand, hasCwd, launchProblems } from './launch-rules.js';
 import { type ConfigProblem, type McpTransport, normaliseMcpDocument, type NormalisedStdioConfig } from './mcp-config.js';
 import { resolveServerConfig, type VariableSources } from './variables.js';
@@ -20,27 +21,6 @@ export interface ConfigTestReport {
   problems: ConfigProblem[];
   /** What a reviewer should know but does not stop the config (e.g. host variables sent to a remote server). */
   warnings: string[];
-}
-
-/** Finds an executable `command` in the directories of `pathValue`, or undefined. */
-export function findInPath(command: string, pathValue: string | undefined): string | undefined {
-  for (const dir of (pathValue ?? '').split(path.delimiter)) {
-    if (dir === '' || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, command);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-/** True for an existing regular file this process may execute. */
-export function isExecutableFile(file: string): boolean {
-  try {
-    if (!fs.statSync(file).isFile()) return false;
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -113,7 +93,9 @@ function existenceProblems(config: NormalisedStdioConfig, at: string, known: Con
   if (known.some((p) => p.field === `${at}.command`)) return problems;
   if (isBareCommand(config.command)) {
     const pathValue = config.env?.PATH ?? process.env.PATH;
-    if (findInPath(config.command, pathValue) === undefined) {
+    // Windows: PATHEXT as the server would get it (npx is npx.cmd there).
+    const pathExt = config.env?.PATHEXT ?? process.env.PATHEXT;
+    if (findInPath(config.command, pathValue, pathExt === undefined ? {} : { pathExt }) === undefined) {
       problems.push({
         field: `${at}.command`,
         message: `"${config.command}" was not found in PATH`,

@@ -4,7 +4,7 @@
  * imports and the connect path; messages name fields and fixes, never values
  * unless asked (`quoteValues`).
  */
-import path from 'node:path';
+import { type HostPaths, hostPaths } from './host-paths.js';
 import type { ConfigProblem, McpServerConfig, NormalisedServerConfig } from './mcp-config.js';
 
 /** True when a stdio config names its working directory (R3 still checks that it is absolute). */
@@ -12,18 +12,19 @@ export function hasCwd<C extends { cwd?: string }>(config: C): config is C & { c
   return typeof config.cwd === 'string' && config.cwd !== '';
 }
 
-/** True for a bare command name looked up in PATH (no path separator). */
-export function isBareCommand(command: string): boolean {
-  return !command.includes('/') && !command.includes('\\');
+/** True for a bare command name looked up in PATH (no path separator; on Windows no drive either). */
+export function isBareCommand(command: string, rules: HostPaths = hostPaths()): boolean {
+  return rules.isBareCommand(command);
 }
 
 /** Launch rules R3: absolute cwd; command a bare name or an absolute path. */
 export function launchProblems(
   config: McpServerConfig | NormalisedServerConfig,
   at = 'config',
-  options: { quoteValues?: boolean } = {},
+  options: { quoteValues?: boolean; rules?: HostPaths } = {},
 ): ConfigProblem[] {
   if (!('command' in config)) return [];
+  const rules = options.rules ?? hostPaths();
   const problems: ConfigProblem[] = [];
   const cwd: string | undefined = config.cwd;
   if (cwd === undefined || cwd === '') {
@@ -33,7 +34,7 @@ export function launchProblems(
         'a stdio server needs an absolute "cwd": it never inherits the working directory of the host, agent or prober, so it starts the same way for everyone',
       fix: 'set "cwd" to the absolute directory the server runs in, e.g. the folder of its source',
     });
-  } else if (!path.isAbsolute(cwd)) {
+  } else if (!rules.isAbsolute(cwd)) {
     problems.push({
       field: `${at}.cwd`,
       message: '"cwd" must be an absolute path',
@@ -42,10 +43,10 @@ export function launchProblems(
   }
   const command = config.command;
   // A command that starts with a placeholder (`${HOME}/bin/x`) is checked once it is expanded, at launch.
-  if (!isBareCommand(command) && !path.isAbsolute(command) && !command.startsWith('${')) {
+  if (!rules.isBareCommand(command) && !rules.isAbsolute(command) && !command.startsWith('${')) {
     // Never for an expanded config (quoteValues: false): a resolved placeholder may be a secret.
     const suggestion =
-      options.quoteValues !== false && cwd !== undefined && path.isAbsolute(cwd) ? ` (here: "${path.resolve(cwd, command)}")` : '';
+      options.quoteValues !== false && cwd !== undefined && rules.isAbsolute(cwd) ? ` (here: "${rules.resolve(cwd, command)}")` : '';
     problems.push({
       field: `${at}.command`,
       message: '"command" must be a bare command name found in PATH (like "node") or an absolute path; a relative path is ambiguous',

@@ -1,0 +1,105 @@
+/**
+ * The platform seam for starting and ending stdio servers (issue 29): how a
+ * launch spec is spawned, how the server's tree is signalled and found alive,
+ * and how processes it started outside its group are found. Chosen by
+ * `process.platform`; the transport takes another (tests run the macOS one on
+ * Linux: it needs only POSIX process groups and `ps`).
+ *
+ * - linux: process groups, /proc for living members and strays (and a cgroup
+ *   where Linux delegates one: stdio-transport.ts).
+ * - darwin: process groups; strays from `ps` (no /proc).
+ * - win32: `.cmd`/`.bat` through cmd.exe with cross-spawn's quoting; no
+ *   process groups: the tree is ended with `taskkill /T /F` after the grace.
+ *   Tested through the seam only (CI is Linux).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { descendantsOf, parsePsTable, PS_ARGS } from './darwin.js';
+import { taskkillTree, windowsSpawn } from './win32.js';
+import { groupAlive, processAlive, serverProcesses, signalEach, signalGroup } from '../process-group.js';
+
+/** What `spawn` gets. */
+export interface SpawnTarget {
+  command: string;
+  args: string[];
+  /** Its own process group (POSIX), ended as a whole. */
+  detached: boolean;
+  windowsVerbatimArguments: boolean;
+}
+
+/** How servers start and end on one kind of host. */
+export interface ProcessPlatform {
+  readonly name: 'linux' | 'darwin' | 'win32';
+  /** The spawn of a resolved program with its arguments and environment. */
+  spawnTarget(command: string, args: readonly string[], env: Readonly<Record<string, string>>): SpawnTarget;
+  /** Signals the server's tree: its process group (POSIX); on Windows SIGKILL ends the tree (taskkill /T /F), SIGTERM does nothing (the grace after stdin closed is the polite ask). */
+  signalTree(pid: number, signal: 'SIGTERM' | 'SIGKILL'): void;
+  /** True while a process of the server's tree lives. */
+  treeAlive(pid: number): boolean;
+  /** Living processes the server started outside its group (found by parent link and by the instance tag where the host shows it). */
+  strays(pid: number, tag: string): number[];
+  processAlive(pid: number): boolean;
+  signalEach(pids: readonly number[], signal: 'SIGTERM' | 'SIGKILL'): void;
+}
+
+const posixSpawn = (command: string, args: readonly string[]): SpawnTarget => ({
+  command,
+  args: [...args],
+  detached: true,
+  windowsVerbatimArguments: false,
+});
+
+/** Linux. */
+export const LINUX: ProcessPlatform = {
+  name: 'linux',
+  spawnTarget: posixSpawn,
+  signalTree: signalGroup,
+  treeAlive: groupAlive,
+  strays: serverProcesses,
+  processAlive,
+  signalEach,
+};
+
+// The process table from ps; empty when ps cannot run (then only the group is ended).
+function psTable(): ReturnType<typeof parsePsTable> {
+  try {
+    return parsePsTable(execFileSync('ps', [...PS_ARGS], { encoding: 'utf8', timeout: 2_000, maxBuffer: 8 * 1024 * 1024 }));
+  } catch {
+    return [];
+  }
+}
+
+/** macOS (and any POSIX host without /proc). */
+export const DARWIN: ProcessPlatform = {
+  name: 'darwin',
+  spawnTarget: posixSpawn,
+  signalTree: signalGroup,
+  treeAlive: groupAlive,
+  strays: (pid) => descendantsOf(psTable(), pid),
+  processAlive,
+  signalEach,
+};
+
+/** Windows. */
+export const WIN32: ProcessPlatform = {
+  name: 'win32',
+  spawnTarget: (command, args, env) => {
+    const comspec = Object.entries(env).find(([k]) => k.toUpperCase() === 'COMSPEC')?.[1];
+    return { ...windowsSpawn(command, args, comspec ?? 'cmd.exe'), detached: false };
+  },
+  signalTree: (pid, signal) => {
+    if (signal !== 'SIGKILL') return;
+    const { command, args } = taskkillTree(pid);
+    spawnSync(command, args, { stdio: 'ignore', windowsHide: true, timeout: 10_000 });
+  },
+  treeAlive: processAlive,
+  strays: () => [], // taskkill /T ends the descendants it can see
+  processAlive,
+  signalEach: (pids, signal) => {
+    for (const pid of pids) WIN32.signalTree(pid, signal);
+  },
+};
+
+/** The platform of this host (or of `name`). */
+export function processPlatform(name: NodeJS.Platform = process.platform): ProcessPlatform {
+  return name === 'win32' ? WIN32 : name === 'linux' ? LINUX : DARWIN;
+}
