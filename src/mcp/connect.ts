@@ -4,7 +4,6 @@
  */
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pkg from '../../package.json' with { type: 'json' };
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AgtError, isAgtError, maskError } from '../errors.js';
@@ -26,6 +25,7 @@ import { withStderr } from './request-error.js';
 import { checkPingInterval } from './keepalive.js';
 import { NotificationHub } from './notifications.js';
 import { oversizedAnswer } from './oversized.js';
+import { hostDefaultEnvironment } from './platform/index.js';
 import { toLaunchSpec } from './launch.js';
 import { basicToken, connectRemote } from './remote.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
@@ -170,7 +170,7 @@ async function connectStdio(
 }
 
 // The host variables every server gets (launch.ts); not secrets of the config.
-const DEFAULT_ENV_KEYS = new Set(Object.keys(getDefaultEnvironment()));
+const DEFAULT_ENV_KEYS = new Set(Object.keys(hostDefaultEnvironment()));
 
 // A remote config's url and headers with their placeholders expanded (invalid_config when one has no value).
 function resolveRemote(config: RemoteServerConfig, sources: VariableSources, collect: Set<string>): RemoteServerConfig {

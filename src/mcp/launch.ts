@@ -7,13 +7,13 @@
  * launch, and a placeholder without a value fails with invalid_config naming it.
  *
  * Environment: the SDK's safe default set (HOME, LOGNAME, PATH, SHELL, TERM,
- * USER on POSIX; values starting with "()" skipped), then the variables of
+ * USER on POSIX; on Windows the SDK's list plus COMSPEC, PATHEXT and WINDIR,
+ * which cmd.exe and `.cmd` shims need; values starting with "()" skipped), then the variables of
  * `envFile`, then the config's `env`. Nothing else of the host's environment
  * reaches the server (unless a placeholder names it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile } from '../files.js';
 import { setOwn } from '../json.js';
@@ -21,6 +21,7 @@ import { findInPath, isExecutableFile } from '../resources/host-paths.js';
 import { hasCwd, isBareCommand, launchProblems } from '../resources/launch-rules.js';
 import type { NormalisedStdioConfig, StdioServerConfig } from '../resources/mcp-config.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
+import { hostDefaultEnvironment } from './platform/index.js';
 
 /** Exactly what is spawned. */
 export interface LaunchSpec {
@@ -112,7 +113,7 @@ export async function toLaunchSpec(
   if (stat === undefined) throw spawnFailed('cwd_missing', 'the working directory ("cwd") does not exist; create it or correct "cwd"');
   if (!stat.isDirectory()) throw spawnFailed('cwd_not_directory', '"cwd" is not a directory; point it at the directory the server runs in');
 
-  const env: Record<string, string> = { ...getDefaultEnvironment() };
+  const env: Record<string, string> = hostDefaultEnvironment();
   if (config.envFile !== undefined) {
     const file = path.resolve(cwd, config.envFile);
     let values: Record<string, string>;

@@ -8,7 +8,7 @@
  * | `${cwd}`, `${workspace}`, `${workspaceFolder}` | agt, VS Code, Cursor | the config's `cwd` |
  * | `${workspaceFolderBasename}` | VS Code, Cursor | the last segment of `cwd` |
  * | `${userHome}` | VS Code, Cursor | the home directory |
- * | `${pathSeparator}`, `${/}` | VS Code, Cursor | `/` (POSIX) |
+ * | `${pathSeparator}`, `${/}` | VS Code, Cursor | `/` (POSIX), a backslash (Windows) |
  * | `${env:NAME}` | VS Code, Cursor | the environment variable (must be set) |
  * | `${NAME}`, `${NAME:-default}` | Claude Code | the environment variable, or the default when unset or empty |
  * | `${input:id}` | VS Code | a declared input's value (asked for, or `--input id=value`) |

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toLaunchSpec } from '../../src/mcp/launch.js';
 import { descendantsOf, parsePsTable } from '../../src/mcp/platform/darwin.js';
-import { DARWIN, LINUX, processPlatform, WIN32 } from '../../src/mcp/platform/index.js';
+import { DARWIN, LINUX, processPlatform, WIN32, windowsDefaultEnvironment } from '../../src/mcp/platform/index.js';
 import { ProcessGroupStdioTransport } from '../../src/mcp/stdio-transport.js';
 import { taskkillTree, windowsSpawn } from '../../src/mcp/platform/win32.js';
 import { findInPath, POSIX_PATHS, WIN32_PATHS } from '../../src/resources/host-paths.js';
@@ -155,9 +155,12 @@ describe('the macOS platform, run for real on Linux (POSIX groups and ps, no /pr
     const spec = await toLaunchSpec(pythonConfig({ mode: 'detach-child', mark }));
     const transport = new ProcessGroupStdioTransport(spec, { spawnMs: 10_000, closeGraceMs: 1_000, platform: DARWIN });
     await transport.start();
-    await waitFor(() => livingWithMarker(mark).length >= 2); // the server and its detached child
-    const child = livingWithMarker(mark).find((pid) => pid !== transport.pid) as number;
-    expect(DARWIN.strays(transport.pid as number, 'unused')).toContain(child);
+    const pid = transport.pid as number;
+    // The detached sleeper (its own session) is among what ps finds for the server: wait until it runs.
+    await waitFor(() => {
+      const strays = DARWIN.strays(pid, 'unused');
+      return livingWithMarker(mark).some((p) => p !== pid && strays.includes(p));
+    });
     await transport.close();
     await waitFor(() => livingWithMarker(mark).length === 0, 10_000);
     expect(transport.survivors).toBe(0);
@@ -172,6 +175,27 @@ describe('the macOS platform, run for real on Linux (POSIX groups and ps, no /pr
       command: 'C:\\Windows\\system32\\cmd.exe',
       detached: false,
       windowsVerbatimArguments: true,
+    });
+  });
+});
+
+describe('the Windows environment (through the seam)', () => {
+  it("R6: a server gets the SDK's Windows variables plus COMSPEC, PATHEXT and WINDIR, matched without case; nothing else", () => {
+    const host = {
+      Path: 'C:\\Windows\\system32;C:\\Program Files\\nodejs',
+      PATHEXT: '.COM;.EXE;.BAT;.CMD',
+      ComSpec: 'C:\\Windows\\system32\\cmd.exe',
+      windir: 'C:\\Windows',
+      USERPROFILE: 'C:\\Users\\ann',
+      GITHUB_TOKEN: 'ghp_not_for_servers',
+      TEMP: '() { :; }; echo pwned',
+    };
+    expect(windowsDefaultEnvironment(host)).toEqual({
+      Path: host.Path,
+      PATHEXT: host.PATHEXT,
+      ComSpec: host.ComSpec,
+      windir: host.windir,
+      USERPROFILE: host.USERPROFILE,
     });
   });
 });

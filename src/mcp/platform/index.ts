@@ -13,6 +13,7 @@
  *   Tested through the seam only (CI is Linux).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { descendantsOf, parsePsTable, PS_ARGS } from './darwin.js';
 import { taskkillTree, windowsSpawn } from './win32.js';
 import { groupAlive, processAlive, serverProcesses, signalEach, signalGroup } from '../process-group.js';
@@ -98,6 +99,44 @@ export const WIN32: ProcessPlatform = {
     for (const pid of pids) WIN32.signalTree(pid, signal);
   },
 };
+
+// What the SDK's stdio transport inherits on Windows, plus what cmd.exe and .cmd shims need to run (none is a secret).
+const WINDOWS_INHERITED = [
+  'APPDATA',
+  'HOMEDRIVE',
+  'HOMEPATH',
+  'LOCALAPPDATA',
+  'PATH',
+  'PROCESSOR_ARCHITECTURE',
+  'SYSTEMDRIVE',
+  'SYSTEMROOT',
+  'TEMP',
+  'USERNAME',
+  'USERPROFILE',
+  'PROGRAMFILES',
+  'COMSPEC',
+  'PATHEXT',
+  'WINDIR',
+];
+
+/**
+ * The host variables every server gets on Windows (names matched without
+ * case, as Windows does; values starting with "()" skipped, as the SDK does).
+ * POSIX hosts use the SDK's own list (launch.ts).
+ */
+export function windowsDefaultEnvironment(source: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (value === undefined || value.startsWith('()') || !WINDOWS_INHERITED.includes(key.toUpperCase())) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+/** The host variables every server gets on this host: the SDK's list on POSIX, {@link windowsDefaultEnvironment} on Windows. */
+export function hostDefaultEnvironment(platform: NodeJS.Platform = process.platform): Record<string, string> {
+  return platform === 'win32' ? windowsDefaultEnvironment(process.env) : { ...getDefaultEnvironment() };
+}
 
 /** The platform of this host (or of `name`). */
 export function processPlatform(name: NodeJS.Platform = process.platform): ProcessPlatform {
