@@ -268,10 +268,10 @@ export class ProcessGroupStdioTransport implements Transport {
     if (child === undefined || pid === undefined) return;
     const grace = this.#options.closeGraceMs;
     // Processes that left the group (setsid, detached, double forks), found before they could be orphaned further.
-    const strays = new Set(this.#platform.strays(pid, this.#tag));
+    const strays = new Set(await this.#platform.strays(pid, this.#tag));
     child.stdin?.end();
     await within(this.#exited ?? Promise.resolve(), grace);
-    for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
+    for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
     if (!(await this.#groupGone(pid, 0))) {
       this.#platform.signalTree(pid, 'SIGTERM');
       if (!(await this.#groupGone(pid, grace))) {
@@ -284,19 +284,19 @@ export class ProcessGroupStdioTransport implements Transport {
 
   // Ends the server's processes outside its group: SIGTERM, grace, SIGKILL; counts what is left.
   async #endStrays(pid: number, strays: Set<number>, grace: number): Promise<void> {
-    for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
+    for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
     const alive = () => [...strays].filter((p) => this.#platform.processAlive(p));
     if (alive().length === 0) return;
     this.#platform.signalEach(alive(), 'SIGTERM');
     const deadline = performance.now() + grace;
     while (alive().length > 0 && performance.now() < deadline) await sleep(20);
-    for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
+    for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
     // SIGKILL, then look again: a stray that respawned on SIGTERM has a new pid (it keeps the tag).
     for (let round = 0; round < 3 && alive().length > 0; round++) {
       this.#platform.signalEach(alive(), 'SIGKILL');
       const end = performance.now() + grace;
       while (alive().length > 0 && performance.now() < end) await sleep(20);
-      for (const p of this.#platform.strays(pid, this.#tag)) strays.add(p);
+      for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
     }
     this.survivors = alive().length;
   }

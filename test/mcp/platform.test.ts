@@ -157,8 +157,9 @@ describe('the macOS platform, run for real on Linux (POSIX groups and ps, no /pr
     await transport.start();
     const pid = transport.pid as number;
     // The detached sleeper (its own session) is among what ps finds for the server: wait until it runs.
+    let strays: number[] = [];
     await waitFor(() => {
-      const strays = DARWIN.strays(pid, 'unused');
+      void DARWIN.strays(pid, 'unused').then((found) => (strays = found));
       return livingWithMarker(mark).some((p) => p !== pid && strays.includes(p));
     });
     await transport.close();

@@ -12,7 +12,7 @@
  *   process groups: the tree is ended with `taskkill /T /F` after the grace.
  *   Tested through the seam only (CI is Linux).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { descendantsOf, parsePsTable, PS_ARGS } from './darwin.js';
 import { taskkillTree, windowsSpawn } from './win32.js';
@@ -37,7 +37,7 @@ export interface ProcessPlatform {
   /** True while a process of the server's tree lives. */
   treeAlive(pid: number): boolean;
   /** Living processes the server started outside its group (found by parent link and by the instance tag where the host shows it). */
-  strays(pid: number, tag: string): number[];
+  strays(pid: number, tag: string): Promise<number[]>;
   processAlive(pid: number): boolean;
   signalEach(pids: readonly number[], signal: 'SIGTERM' | 'SIGKILL'): void;
 }
@@ -55,18 +55,18 @@ export const LINUX: ProcessPlatform = {
   spawnTarget: posixSpawn,
   signalTree: signalGroup,
   treeAlive: groupAlive,
-  strays: serverProcesses,
+  strays: async (pid, tag) => serverProcesses(pid, tag),
   processAlive,
   signalEach,
 };
 
-// The process table from ps; empty when ps cannot run (then only the group is ended).
-function psTable(): ReturnType<typeof parsePsTable> {
-  try {
-    return parsePsTable(execFileSync('ps', [...PS_ARGS], { encoding: 'utf8', timeout: 2_000, maxBuffer: 8 * 1024 * 1024 }));
-  } catch {
-    return [];
-  }
+// The process table from ps, read without blocking the event loop; empty when ps cannot run (then only the group is ended).
+function psTable(): Promise<ReturnType<typeof parsePsTable>> {
+  return new Promise((resolve) => {
+    execFile('ps', [...PS_ARGS], { encoding: 'utf8', timeout: 2_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout) =>
+      resolve(error ? [] : parsePsTable(stdout)),
+    );
+  });
 }
 
 /** macOS (and any POSIX host without /proc). */
@@ -75,7 +75,7 @@ export const DARWIN: ProcessPlatform = {
   spawnTarget: posixSpawn,
   signalTree: signalGroup,
   treeAlive: groupAlive,
-  strays: (pid) => descendantsOf(psTable(), pid),
+  strays: async (pid) => descendantsOf(await psTable(), pid),
   processAlive,
   signalEach,
 };
@@ -93,7 +93,7 @@ export const WIN32: ProcessPlatform = {
     spawnSync(command, args, { stdio: 'ignore', windowsHide: true, timeout: 10_000 });
   },
   treeAlive: processAlive,
-  strays: () => [], // taskkill /T ends the descendants it can see
+  strays: async () => [], // taskkill /T ends the descendants it can see
   processAlive,
   signalEach: (pids, signal) => {
     for (const pid of pids) WIN32.signalTree(pid, signal);
