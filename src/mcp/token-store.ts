@@ -109,3 +109,38 @@ export class MemoryTokenStore implements TokenStore {
     this.#clients.set(tokenKey(server), { ...client });
   }
 }
+
+/**
+ * A TokenStore over one row per server with a `tokens` and a `client` column
+ * (the SQL adapters): the adapter gives reading and writing a column and
+ * deleting the row; the checks of what is stored and read back are here.
+ */
+export abstract class ColumnTokenStore implements TokenStore {
+  /** The JSON value of `column` of the server's row, or undefined. */
+  protected abstract column(server: ResourceRef, column: 'tokens' | 'client'): Promise<unknown>;
+  /** Writes `column` of the server's row (creating the row). */
+  protected abstract set(server: ResourceRef, column: 'tokens' | 'client', value: unknown): Promise<void>;
+  /** {@inheritDoc TokenStore.delete} */
+  abstract delete(server: ResourceRef): Promise<boolean>;
+
+  /** {@inheritDoc TokenStore.get} */
+  async get(server: ResourceRef): Promise<StoredTokens | undefined> {
+    const value = await this.column(server, 'tokens');
+    return value === undefined ? undefined : readStoredTokens(value, `the login of ${server.reference}`);
+  }
+
+  /** {@inheritDoc TokenStore.put} */
+  put(server: ResourceRef, tokens: StoredTokens): Promise<void> {
+    return this.set(server, 'tokens', readStoredTokens(tokens, 'the tokens'));
+  }
+
+  /** {@inheritDoc TokenStore.getClient} */
+  async getClient(server: ResourceRef): Promise<OAuthClientInformationMixed | undefined> {
+    return (await this.column(server, 'client')) as OAuthClientInformationMixed | undefined;
+  }
+
+  /** {@inheritDoc TokenStore.putClient} */
+  putClient(server: ResourceRef, client: OAuthClientInformationMixed): Promise<void> {
+    return this.set(server, 'client', client);
+  }
+}

@@ -3,8 +3,7 @@
  * per (subject, server), so every host of a deployment uses (and refreshes)
  * the same login. Tokens are stored as issued: restrict the table's readers.
  */
-import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { readStoredTokens, type StoredTokens, tokenKey, type TokenStore } from '../mcp/token-store.js';
+import { ColumnTokenStore, tokenKey } from '../mcp/token-store.js';
 import type { ResourceRef } from '../resources/types.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
 
@@ -22,12 +21,13 @@ function tokensSql(t: string): string[] {
 export type PostgresTokenStoreOptions = PgOptions & { subject?: string; table?: string };
 
 /** OAuth logins on PostgreSQL. */
-export class PostgresTokenStore implements TokenStore {
+export class PostgresTokenStore extends ColumnTokenStore {
   readonly #db: PgConnection;
   readonly #table: string;
   readonly #subject: string;
 
   constructor(options: PostgresTokenStoreOptions) {
+    super();
     this.#table = tableName(options.table ?? 'agt_tokens', 'PostgresTokenStore');
     this.#subject = options.subject ?? '';
     this.#db = new PgConnection(options, 'PostgresTokenStore', { key: this.#table, statements: tokensSql(this.#table) });
@@ -38,7 +38,8 @@ export class PostgresTokenStore implements TokenStore {
     return this.#db.migrate();
   }
 
-  async #column(server: ResourceRef, column: 'tokens' | 'client'): Promise<unknown> {
+  /** {@inheritDoc ColumnTokenStore.column} */
+  protected async column(server: ResourceRef, column: 'tokens' | 'client'): Promise<unknown> {
     const [row] = (await this.#db.query(`SELECT ${column} AS value FROM ${this.#table} WHERE subject = $1 AND server = $2`, [
       this.#subject,
       tokenKey(server),
@@ -46,23 +47,13 @@ export class PostgresTokenStore implements TokenStore {
     return row?.value ?? undefined;
   }
 
-  async #set(server: ResourceRef, column: 'tokens' | 'client', value: unknown): Promise<void> {
+  /** {@inheritDoc ColumnTokenStore.set} */
+  protected async set(server: ResourceRef, column: 'tokens' | 'client', value: unknown): Promise<void> {
     await this.#db.query(
       `INSERT INTO ${this.#table} (subject, server, ${column}, updated_at) VALUES ($1, $2, $3::json, now())
        ON CONFLICT (subject, server) DO UPDATE SET ${column} = excluded.${column}, updated_at = excluded.updated_at`,
       [this.#subject, tokenKey(server), JSON.stringify(value)],
     );
-  }
-
-  /** {@inheritDoc TokenStore.get} */
-  async get(server: ResourceRef): Promise<StoredTokens | undefined> {
-    const value = await this.#column(server, 'tokens');
-    return value === undefined ? undefined : readStoredTokens(value, `the login of ${server.reference}`);
-  }
-
-  /** {@inheritDoc TokenStore.put} */
-  put(server: ResourceRef, tokens: StoredTokens): Promise<void> {
-    return this.#set(server, 'tokens', readStoredTokens(tokens, 'the tokens'));
   }
 
   /** {@inheritDoc TokenStore.delete} */
@@ -72,16 +63,6 @@ export class PostgresTokenStore implements TokenStore {
       tokenKey(server),
     ]);
     return rows.length > 0;
-  }
-
-  /** {@inheritDoc TokenStore.getClient} */
-  async getClient(server: ResourceRef): Promise<OAuthClientInformationMixed | undefined> {
-    return (await this.#column(server, 'client')) as OAuthClientInformationMixed | undefined;
-  }
-
-  /** {@inheritDoc TokenStore.putClient} */
-  putClient(server: ResourceRef, client: OAuthClientInformationMixed): Promise<void> {
-    return this.#set(server, 'client', client);
   }
 
   /** Ends the pool the store created. */

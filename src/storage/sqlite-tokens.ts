@@ -4,8 +4,7 @@
  * the authorization server issued them: keep the file readable by its owner
  * only (the CLI keeps its logins in a file of mode 0600 instead).
  */
-import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { readStoredTokens, type StoredTokens, tokenKey, type TokenStore } from '../mcp/token-store.js';
+import { ColumnTokenStore, tokenKey } from '../mcp/token-store.js';
 import type { ResourceRef } from '../resources/types.js';
 import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
@@ -13,11 +12,12 @@ import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-d
 export type SqliteTokenStoreOptions = SqliteOptions & { subject?: string };
 
 /** OAuth logins in a SQLite file, safe for several processes. */
-export class SqliteTokenStore implements TokenStore {
+export class SqliteTokenStore extends ColumnTokenStore {
   readonly #handle: SqliteHandle;
   readonly #subject: string;
 
   constructor(options: SqliteTokenStoreOptions) {
+    super();
     this.#handle = new SqliteHandle(options, 'SqliteTokenStore');
     this.#subject = options.subject ?? '';
   }
@@ -27,7 +27,8 @@ export class SqliteTokenStore implements TokenStore {
     await this.#handle.open();
   }
 
-  async #column(server: ResourceRef, column: 'tokens' | 'client'): Promise<unknown> {
+  /** {@inheritDoc ColumnTokenStore.column} */
+  protected async column(server: ResourceRef, column: 'tokens' | 'client'): Promise<unknown> {
     const db = await this.#handle.open();
     const row = guard(() =>
       db.prepare(`SELECT ${column} AS value FROM agt_tokens WHERE subject = ? AND server = ?`).get(this.#subject, tokenKey(server)),
@@ -35,7 +36,8 @@ export class SqliteTokenStore implements TokenStore {
     return row?.value == null ? undefined : parseStored(row.value, `the login of ${server.reference}`);
   }
 
-  async #set(server: ResourceRef, column: 'tokens' | 'client', value: unknown): Promise<void> {
+  /** {@inheritDoc ColumnTokenStore.set} */
+  protected async set(server: ResourceRef, column: 'tokens' | 'client', value: unknown): Promise<void> {
     const db = await this.#handle.open();
     guard(() =>
       db
@@ -47,33 +49,12 @@ export class SqliteTokenStore implements TokenStore {
     );
   }
 
-  /** {@inheritDoc TokenStore.get} */
-  async get(server: ResourceRef): Promise<StoredTokens | undefined> {
-    const value = await this.#column(server, 'tokens');
-    return value === undefined ? undefined : readStoredTokens(value, `the login of ${server.reference}`);
-  }
-
-  /** {@inheritDoc TokenStore.put} */
-  put(server: ResourceRef, tokens: StoredTokens): Promise<void> {
-    return this.#set(server, 'tokens', readStoredTokens(tokens, 'the tokens'));
-  }
-
   /** {@inheritDoc TokenStore.delete} */
   async delete(server: ResourceRef): Promise<boolean> {
     const db = await this.#handle.open();
     return guard(
       () => db.prepare('DELETE FROM agt_tokens WHERE subject = ? AND server = ?').run(this.#subject, tokenKey(server)).changes > 0,
     );
-  }
-
-  /** {@inheritDoc TokenStore.getClient} */
-  async getClient(server: ResourceRef): Promise<OAuthClientInformationMixed | undefined> {
-    return (await this.#column(server, 'client')) as OAuthClientInformationMixed | undefined;
-  }
-
-  /** {@inheritDoc TokenStore.putClient} */
-  putClient(server: ResourceRef, client: OAuthClientInformationMixed): Promise<void> {
-    return this.#set(server, 'client', client);
   }
 
   /** Closes the file. */
