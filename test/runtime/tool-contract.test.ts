@@ -99,14 +99,16 @@ describe('tool contract, end to end', () => {
       kind: 'mcp',
       reference: 'tools/broken',
       create: true,
-      data: { mcpServers: { b: pythonConfig({ mode: 'hang' }) } },
+      // Only the server that never answers gets a short handshake (its own config's): the healthy one keeps the
+      // default, so a loaded machine never turns its slow start into a failure.
+      data: { mcpServers: { b: { ...pythonConfig({ mode: 'hang' }), handshakeTimeoutMs: 800 } } },
     });
     await env.service.write({ kind: 'agent', reference: 'team/builder', create: true, data: { role: 'manager', mcps: ['tools/py'] } });
     const run = await NativeRun.start({
       agent: 'team/builder',
       service: env.service,
       policy: policies.autoAllow('*'),
-      timeouts: { handshakeMs: 800, closeGraceMs: 200 },
+      timeouts: { closeGraceMs: 200 },
     });
     runs.push(run);
     const model = new ScriptedModel([
