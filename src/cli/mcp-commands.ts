@@ -7,12 +7,30 @@ import { probeCommand, testCommand } from './mcp-probe.js';
 import { addJsonCommand, createCommand, type McpInvocation, updateCommand } from './mcp-write.js';
 import { defined } from '../json.js';
 
+type Verb = (args: string[], ctx: CliContext) => Promise<number>;
+
+// The developer's verbs, each loaded only when it runs (the SDK and the run's stages stay out of `agt mcp list`).
+const LAZY_VERBS: Record<string, () => Promise<Verb>> = {
+  call: async () => (await import('./mcp-call.js')).callCommand,
+  read: async () => (await import('./mcp-call.js')).readCommand,
+  prompt: async () => (await import('./mcp-call.js')).promptCommand,
+  resources: async () => (await import('./mcp-call.js')).resourcesCommand,
+  prompts: async () => (await import('./mcp-call.js')).promptsCommand,
+  ping: async () => (await import('./mcp-call.js')).pingCommand,
+  login: async () => (await import('./mcp-login.js')).loginCommand,
+  logout: async () => (await import('./mcp-login.js')).logoutCommand,
+  check: async () => (await import('./mcp-check.js')).checkCommand,
+  list: async () => (await import('./mcp-list.js')).listCommand,
+};
+
 /** Runs an `agt mcp` verb (aliases already resolved); returns the exit code. */
 export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Promise<number> {
   const { verb, args } = invocation;
   if (invocation.command !== undefined && verb !== 'create' && verb !== 'update') {
     throw new AgtError('invalid_input', `agt mcp ${verb} takes no -- COMMAND; only create (add) and update do`);
   }
+  const lazy = LAZY_VERBS[verb];
+  if (lazy !== undefined) return (await lazy())(args, ctx);
   switch (verb) {
     case 'create':
       return createCommand(invocation, ctx);
@@ -26,26 +44,6 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       return testCommand(args, ctx);
     case 'probe':
       return probeCommand(args, ctx);
-    case 'call':
-      return (await import('./mcp-call.js')).callCommand(args, ctx);
-    case 'read':
-      return (await import('./mcp-call.js')).readCommand(args, ctx);
-    case 'prompt':
-      return (await import('./mcp-call.js')).promptCommand(args, ctx);
-    case 'resources':
-      return (await import('./mcp-call.js')).resourcesCommand(args, ctx);
-    case 'prompts':
-      return (await import('./mcp-call.js')).promptsCommand(args, ctx);
-    case 'login':
-      return (await import('./mcp-login.js')).loginCommand(args, ctx);
-    case 'logout':
-      return (await import('./mcp-login.js')).logoutCommand(args, ctx);
-    case 'check':
-      return (await import('./mcp-check.js')).checkCommand(args, ctx);
-    case 'ping':
-      return (await import('./mcp-call.js')).pingCommand(args, ctx);
-    case 'list':
-      return (await import('./mcp-list.js')).listCommand(args, ctx);
     case 'show': {
       const reference = mcpReference(positional(args, 'agt mcp show <reference>'));
       const record = shown(ctx, await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference));
