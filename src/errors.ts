@@ -30,6 +30,7 @@ export const AGT_ERROR_CODES = [
   'output_invalid', // a tool result's structuredContent does not match the tool's outputSchema
   'server_unavailable', // a pooled server failed to start repeatedly; its key fails fast for a cool-down
   'approval_stale', // an approved call's tool changed or went away since it was deferred; it did not run
+  'protocol_mismatch', // a config pins an MCP protocol era the server does not offer (E1); details.offered
 ] as const;
 
 /** A stable error code (one of {@link AGT_ERROR_CODES}). */

@@ -4,22 +4,15 @@
  * tool uses mid-call — progress, log messages, sampling and elicitation —
  * each sent on the call's own stream (so on HTTP they reach the right client).
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/core';
+import type { Server, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { ToolErrorSignal } from '../errors.js';
 import { defined } from '../json.js';
 import type { Caller, ToolContext } from './define-tool.js';
 import { BoundedStdioServerTransport } from './stdio.js';
 import os from 'node:os';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 
 // The SDK's Server keeps the level each session set (logging/setLevel); its check is not typed public.
 function ignored(server: Server, level: LoggingLevel, sessionId: string | undefined): boolean {
@@ -45,8 +38,8 @@ function processOwner(): string {
 
 /** The caller of a request: its transport's authentication, or the process owner on stdio; never the request's own words. */
 function callerOf(server: Server, extra: Extra): Caller | undefined {
-  if (extra.authInfo !== undefined)
-    return Object.freeze({ id: extra.authInfo.clientId, via: 'auth', scopes: Object.freeze([...extra.authInfo.scopes]) });
+  if (extra.http?.authInfo !== undefined)
+    return Object.freeze({ id: extra.http?.authInfo.clientId, via: 'auth', scopes: Object.freeze([...extra.http?.authInfo.scopes]) });
   if (server.transport instanceof BoundedStdioServerTransport)
     return Object.freeze({ id: processOwner(), via: 'process', scopes: Object.freeze([]) });
   return undefined;
@@ -54,33 +47,33 @@ function callerOf(server: Server, extra: Extra): Caller | undefined {
 
 /** The context a handler gets for one call. */
 export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<string, unknown>>): ToolContext {
-  const token = extra._meta?.progressToken;
+  const token = extra.mcpReq._meta?.progressToken;
   return {
     meta,
     caller: callerOf(server, extra),
-    signal: extra.signal,
-    ...defined({ authInfo: extra.authInfo }),
+    signal: extra.mcpReq.signal,
+    ...defined({ authInfo: extra.http?.authInfo }),
     closeStream() {
-      extra.closeSSEStream?.();
+      extra.http?.closeSSE?.();
     },
     async progress(progress, options = {}) {
       if (token === undefined) return; // the client did not ask for progress
-      await extra.sendNotification({
+      await extra.mcpReq.notify({
         method: 'notifications/progress',
         params: { progressToken: token, progress, ...defined({ total: options.total, message: options.message }) },
       });
     },
     async log(level, data, logger) {
       if (ignored(server, level, extra.sessionId)) return;
-      await extra.sendNotification({ method: 'notifications/message', params: { level, data, ...defined({ logger }) } });
+      await extra.mcpReq.notify({ method: 'notifications/message', params: { level, data, ...defined({ logger }) } });
     },
     async sample(params) {
       requireClient(server, 'sampling');
-      return extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, { signal: extra.signal });
+      return extra.mcpReq.send({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, { signal: extra.mcpReq.signal });
     },
     async elicit(params) {
       requireClient(server, 'elicitation');
-      return extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal: extra.signal });
+      return extra.mcpReq.send({ method: 'elicitation/create', params }, ElicitResultSchema, { signal: extra.mcpReq.signal });
     },
   };
 }

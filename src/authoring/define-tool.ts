@@ -20,14 +20,14 @@ import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.
 import { annotationOnlyActions, runtimeSchema } from './runtime-schema.js';
 import { defined } from '../json.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type {
+  AuthInfo,
   CreateMessageRequest,
   CreateMessageResult,
   ElicitRequest,
   ElicitResult,
   LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 
 /** The authenticated caller of a request. */
 export interface Caller {

@@ -4,8 +4,7 @@
  * the stream mid-call, SEP-1699, or the network dropped it) gets the rest.
  * At most `maxEvents` events are kept across all streams, oldest dropped first.
  */
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Events in memory, bounded. */
 export class BoundedEventStore implements EventStore {

@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type net from 'node:net';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { AgtError } from '../errors.js';
 import type { ToolServer } from './server.js';
 import { BoundedEventStore } from './event-store.js';
@@ -51,7 +51,7 @@ export interface HttpToolService extends AsyncDisposable {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   server: ToolServer;
   /** Who opened it (the AuthInfo's clientId); a request of anyone else does not find it. */
   owner: string | undefined;
@@ -117,7 +117,7 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
     if (req.method !== 'POST') return reply(res, 400, -32000, 'bad request: no session; start one with an initialize POST');
     if (closing || sessions.size >= maxSessions) return reply(res, 503, -32000, 'the server takes no new sessions now');
     const server = createServer();
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, server, owner: auth?.clientId }),
       ...(events ? { eventStore: events, retryInterval } : {}),

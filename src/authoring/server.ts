@@ -4,9 +4,8 @@
  * business and permission errors all come back as tool results with isError
  * and a machine-readable `{ error: { code, message, details? } }` text (C4).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { failureOf, outputContent } from '../results.js';
@@ -15,16 +14,8 @@ import { BoundedStdioServerTransport } from './stdio.js';
 import { toolContext } from './context.js';
 import { compiledOutput, outputProblem } from './output.js';
 
-/** An MCP tool result as the server sends it. */
-interface ToolCallResult {
-  content: unknown[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  [key: string]: unknown;
-}
-
 /** The JSON text of a ToolError result. */
-function errorResult(code: string, message: string, details?: Record<string, unknown>): ToolCallResult {
+function errorResult(code: string, message: string, details?: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...defined({ details }) } }) }], isError: true };
 }
 
@@ -85,7 +76,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       // a failing hook changes nothing for the client
     }
   };
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: [...tools.values()].map((t) => ({
       name: t.name,
       description: t.description,
@@ -93,19 +84,22 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       ...defined({ title: t.title, annotations: t.annotations, outputSchema: t.outputSchema as { type: 'object' } | undefined }),
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const tool = tools.get(request.params.name);
     if (tool === undefined)
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name.slice(0, 128)}"; tools/list names the tools`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `unknown tool "${request.params.name.slice(0, 128)}"; tools/list names the tools`,
+      );
     const parsed = parseArguments(tool, request.params.arguments);
     if (!parsed.ok) {
       return errorResult('invalid_arguments', "the arguments do not match the tool's schema", { issues: parsed.issues });
     }
     const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
     try {
-      const result = outputContent(await tool.handler(parsed.value as never, toolContext(server, extra, meta)));
+      const result = outputContent(await tool.handler(parsed.value as never, toolContext(server, ctx, meta)));
       const broken = outputProblem(tool.name, result, outputs.get(tool.name));
-      if (broken === undefined) return result;
+      if (broken === undefined) return result as CallToolResult; // outputContent built its blocks from the handler's typed output
       report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
       return errorResult(broken.code, broken.message, broken.details);
     } catch (error) {

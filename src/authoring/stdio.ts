@@ -6,9 +6,8 @@
  * closes the server on an over-long line, and the process then exits 0
  * without a word.)
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/server';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** The default bound on one incoming message: 10 MiB, as the SDK's. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;

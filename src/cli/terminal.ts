@@ -28,6 +28,7 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   approval_stale: EXIT.failed,
   store_unavailable: EXIT.store,
   server_unavailable: EXIT.launch,
+  protocol_mismatch: EXIT.launch,
 };
 
 // Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the

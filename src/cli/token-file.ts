@@ -6,7 +6,7 @@
  * renamed: never half a file, never a moment readable by others.
  */
 import fs from 'node:fs';
-import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { readStoredTokens, type StoredTokens, tokenKey, type TokenStore } from '../mcp/token-store.js';

@@ -9,9 +9,8 @@
  * Tokens never appear in errors: messages are ours, details carry statuses and
  * OAuth error codes only.
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { OAuthClientFlowError, OAuthError, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { OAuthClientProvider, FetchLike, Transport } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
 
@@ -58,8 +57,9 @@ export function authTransportOptions(
   };
 }
 
-/** The HTTP status an SDK transport error carries (StreamableHTTPError, SseError), if any. */
+/** The HTTP status an SDK transport error carries (SdkHttpError's status, SseError's code), if any. */
 export function httpStatus(error: unknown): number | undefined {
+  if (error instanceof SdkHttpError) return error.status;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'number' && code >= 100 && code < 600 && !(error instanceof UnauthorizedError) ? code : undefined;
 }
@@ -90,7 +90,22 @@ export async function finishAuthorization(transport: Transport, auth: McpAuth | 
  * exchange: an OAuth error response, or the resource-indicator check (RFC 8707).
  */
 export function isOAuthFlowError(error: unknown): boolean {
-  return typeof (error as { errorCode?: unknown } | null)?.errorCode === 'string' || isResourceMismatch(error);
+  return oauthErrorCode(error) !== undefined || isResourceMismatch(error);
+}
+
+/**
+ * The OAuth error code of a failure of the SDK's flow: the authorization
+ * server's `error` (OAuthError), or the kind of a client-side refusal
+ * (RegistrationRejectedError → `registration_rejected`, IssuerMismatchError → `issuer_mismatch` …).
+ */
+function oauthErrorCode(error: unknown): string | undefined {
+  if (error instanceof OAuthError) return String(error.code);
+  if (error instanceof OAuthClientFlowError && !(error instanceof UnauthorizedError))
+    return error.name
+      .replace(/Error$/, '')
+      .replace(/([a-z])([A-Z])/g, '$1_$2')
+      .toLowerCase();
+  return undefined;
 }
 
 // The SDK refuses to authorize when the protected-resource metadata names another resource.
@@ -106,7 +121,7 @@ function isResourceMismatch(error: unknown): boolean {
  */
 export function authRequired(error: unknown, auth: McpAuth | undefined, retried = false, headerSet = false): AgtError {
   const status = httpStatus(error);
-  const oauthCode = (error as { errorCode?: unknown } | null)?.errorCode;
+  const oauthCode = oauthErrorCode(error);
   const details = {
     reason: isResourceMismatch(error)
       ? 'resource_mismatch'

@@ -6,7 +6,7 @@
  * id instead (data.agtReason `oversized_message`), so only that request
  * fails and the connection lives on. Without a readable id the body errors.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { OVERSIZED_EDGE, oversizedError, oversizedResponseId } from './oversized.js';
 

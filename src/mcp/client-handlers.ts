@@ -5,15 +5,8 @@
  * answer; probes and runs built from the same handlers declare the same
  * capabilities (servers may list different tools by declared capabilities).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { Client, jsonSchemaValidator } from '@modelcontextprotocol/client';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 
 /** A server's elicitation request: form mode (a message and the schema of the answer) or URL mode. */
@@ -98,17 +91,17 @@ export function installHandlers(client: Client, handlers: ClientHandlers = {}): 
   // The SDK checks what the handlers return against its own schemas; these types are ours.
   if (elicitation)
     client.setRequestHandler(
-      ElicitRequestSchema,
-      (request, extra) => answer(() => elicitation(request.params as ElicitationRequest, { signal: extra.signal })) as never,
+      'elicitation/create',
+      (request, ctx) => answer(() => elicitation(request.params as ElicitationRequest, { signal: ctx.mcpReq.signal })) as never,
     );
   if (sampling)
     client.setRequestHandler(
-      CreateMessageRequestSchema,
-      (request, extra) => answer(() => sampling(request.params as unknown as SamplingRequest, { signal: extra.signal })) as never,
+      'sampling/createMessage',
+      (request, ctx) => answer(() => sampling(request.params as unknown as SamplingRequest, { signal: ctx.mcpReq.signal })) as never,
     );
   if (roots)
-    client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
-      answer(async () => ({ roots: (await roots({ signal: extra.signal })).map((r) => ({ ...r })) })),
+    client.setRequestHandler('roots/list', (_request, ctx) =>
+      answer(async () => ({ roots: (await roots({ signal: ctx.mcpReq.signal })).map((r) => ({ ...r })) })),
     );
 }
 
@@ -116,8 +109,8 @@ async function answer<T>(handle: () => Promise<T>): Promise<T> {
   try {
     return await handle();
   } catch (error) {
-    if (error instanceof McpError) throw error;
-    throw new McpError(ErrorCode.InternalError, 'the client could not answer this request');
+    if (error instanceof ProtocolError) throw error;
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'the client could not answer this request');
   }
 }
 

@@ -2,33 +2,28 @@
  * connectMcp: the only way anything opens an MCP connection. Probes and runs
  * both call it, so a probe starts a server exactly the way a run does (P2).
  */
-import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/client';
 import pkg from '../../package.json' with { type: 'json' };
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { AgtError, isAgtError, maskError } from '../errors.js';
+import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import {
   type McpDocument,
   type McpServerConfig,
-  type NormalisedStdioConfig,
   normaliseMcpDocument,
   type RemoteServerConfig,
   urlProblem,
 } from '../resources/mcp-config.js';
-import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } from '../resources/secrets.js';
+import { secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
+import { connectStdio, EXITED_ON_PROBE } from './connect-stdio.js';
 import { type McpConnection, openConnection } from './connection.js';
-import { withStderr } from './request-error.js';
+import { type EraVerdict, priorOf, versionNegotiation } from './era.js';
 import { checkPingInterval } from './keepalive.js';
+import { listenForChanges } from './listen.js';
 import { NotificationHub } from './notifications.js';
-import { oversizedAnswer } from './oversized.js';
-import { hostDefaultEnvironment } from './platform/index.js';
-import { toLaunchSpec } from './launch.js';
 import { basicToken, connectRemote } from './remote.js';
-import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import { authFor, clientHandlersOf, type ConnectSettings } from './settings.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 
@@ -50,6 +45,13 @@ export interface ConnectOptions extends ConnectSettings {
    * everything the connection returns: server info, lists, results, errors.
    */
   revealSecrets?: boolean;
+  /**
+   * What an earlier connection learned of this server's era (E2): the
+   * connection adopts it and skips the `server/discover` probe. A modern
+   * verdict the server no longer honours fails loudly; a legacy one is the
+   * caller's to date (McpProber records both, with when).
+   */
+  verdict?: EraVerdict;
 }
 
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
@@ -67,8 +69,16 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
   const declared = clientCapabilities(handlers);
   const validator = registryValidator(options.registry ?? new ToolSchemaRegistry());
   const hub = new NotificationHub();
-  const newClient = () => {
-    const client = new Client(CLIENT_INFO, { capabilities: declared, jsonSchemaValidator: validator });
+  const choice = config.protocol;
+  const prior = priorOf(options.verdict, choice);
+  // On stdio a silent probe means a legacy server: the probe gets half the handshake, initialize the rest.
+  const probeMs = 'command' in config ? Math.max(1, Math.ceil(timeouts.handshakeMs / 2)) : timeouts.handshakeMs;
+  const newClient = (era = choice) => {
+    const client = new Client(CLIENT_INFO, {
+      capabilities: declared,
+      jsonSchemaValidator: validator,
+      versionNegotiation: versionNegotiation(era, probeMs),
+    });
     installHandlers(client, handlers);
     hub.attach(client);
     return client;
@@ -86,20 +96,40 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
   const secrets = secretMasker([]);
   const shown = options.revealSecrets ? secretMasker([]) : secrets;
   if ('command' in config) {
-    const stdio = await connectStdio(newClient(), config, timeouts, options, collected, secrets);
-    return openConnection({ ...base, ...stdio, kind: 'stdio', masker: shown });
+    const attempt = (known: typeof prior) =>
+      connectStdio(newClient(), config, timeouts, options, { collected, masker: secrets, prior: known });
+    // A legacy server that exits on a request before initialize (servers on the Rust SDK do): started once more, legacy (E1).
+    let stdio = await attempt(prior);
+    if (stdio === EXITED_ON_PROBE) stdio = await attempt({ kind: 'legacy' });
+    if (stdio === EXITED_ON_PROBE) throw new AgtError('exited_early', 'the server exited before the handshake finished');
+    const listening = await changeListener(stdio.client, timeouts, stdio.warnings);
+    return openConnection({ ...base, ...stdio, kind: 'stdio', masker: shown, ...defined({ listener: listening }) });
   }
   options.onPhase?.('handshake');
   const resolved = resolveRemote(config, options.variables ?? {}, collected);
   for (const value of [...remoteSecrets(resolved), ...collected]) secrets.add(value);
-  const remote = await connectRemote(newClient, resolved, timeouts, auth, secrets, options.maxMessageBytes);
+  const remote = await connectRemote(newClient, resolved, timeouts, { auth, masker: secrets, prior, choice }, options.maxMessageBytes);
+  const warnings: string[] = [];
+  const listening = await changeListener(remote.client, timeouts, warnings);
   return openConnection({
     ...base,
     ...remote,
     timings: { spawnMs: remote.connectMs, initializeMs: remote.initializeMs },
-    warnings: [],
+    warnings,
     masker: shown,
+    ...defined({ listener: listening }),
   });
+}
+
+// A 2026-07-28 connection's stream of change notifications; a server that refuses it still serves calls (a warning says so).
+async function changeListener(client: Client, timeouts: Timeouts, warnings: string[]) {
+  if (client.getProtocolEra() !== 'modern') return undefined;
+  try {
+    return await listenForChanges(client, timeouts.listMs);
+  } catch (error) {
+    warnings.push(`the server did not open a subscriptions/listen stream, so its list changes are not seen (${(error as Error).name})`);
+    return undefined;
+  }
 }
 
 function checkMaxMessageBytes(value: number | undefined): void {
@@ -124,54 +154,6 @@ function remoteSecrets(config: RemoteServerConfig): string[] {
   }
   return out;
 }
-
-async function connectStdio(
-  client: Client,
-  config: NormalisedStdioConfig,
-  timeouts: Timeouts,
-  options: ConnectOptions,
-  collected: Set<string>,
-  masker: SecretMasker,
-) {
-  const spec = await toLaunchSpec(config, options.variables, collected); // R3–R6: invalid_config / spawn_failed before anything runs
-  // The values of the config's own env and envFile (as the server gets them) and resolved placeholders never show in the stderr tail.
-  const own = Object.keys(spec.env).filter((k) => !DEFAULT_ENV_KEYS.has(k) || (config.env ?? {})[k] !== undefined);
-  const ownValues = [
-    ...own.map((k) => spec.env[k] ?? ''),
-    ...collected,
-    ...secretArgIndexes(spec.args).map((i) => secretArgValue(spec.args[i] as string)),
-  ];
-  for (const value of ownValues) masker.add(value);
-  const secrets = secretMasker(ownValues, 4).secrets; // the stderr tail masks values from 4 characters
-  const transport = new ProcessGroupStdioTransport(spec, {
-    spawnMs: timeouts.spawnMs,
-    closeGraceMs: timeouts.closeGraceMs,
-    secrets,
-    ...defined({ maxMessageBytes: options.maxMessageBytes }),
-  });
-  const started = performance.now();
-  options.onPhase?.('starting');
-  transport.onSpawned = () => options.onPhase?.('handshake');
-  try {
-    await Promise.race([
-      client.connect(transport, { timeout: timeouts.handshakeMs }),
-      transport.failed.then(() => Promise.reject(stdioFailure(transport, timeouts))),
-    ]);
-  } catch (error) {
-    // Classify before closing: the kill that close() sends must not read as an early exit.
-    const mapped = isAgtError(error) ? withStderr(error, transport) : handshakeError(error, transport, timeouts, config.command);
-    await transport.close();
-    throw maskError(mapped, masker.text);
-  }
-  const initializeMs = performance.now() - started - transport.spawnMs;
-  const warnings =
-    transport.garbageLines > 0 ? [`skipped ${transport.garbageLines} non-JSON line(s) on stdout; servers should log to stderr`] : [];
-  return { client, transport, stdio: transport, timings: { spawnMs: transport.spawnMs, initializeMs }, warnings };
-}
-
-// The host variables every server gets (launch.ts); not secrets of the config.
-const DEFAULT_ENV_KEYS = new Set(Object.keys(hostDefaultEnvironment()));
-
 // A remote config's url and headers with their placeholders expanded (invalid_config when one has no value).
 function resolveRemote(config: RemoteServerConfig, sources: VariableSources, collect: Set<string>): RemoteServerConfig {
   const resolved = launchConfig(config, sources, 'connected', collect);
@@ -182,63 +164,4 @@ function resolveRemote(config: RemoteServerConfig, sources: VariableSources, col
     });
   }
   return resolved;
-}
-
-function stdioFailure(transport: ProcessGroupStdioTransport, timeouts: Timeouts): AgtError {
-  if (transport.fatal !== undefined) return transport.fatal;
-  if (transport.exit !== undefined) {
-    const { code, signal } = transport.exit;
-    return new AgtError('exited_early', `the server exited before the handshake finished (${signal ?? `exit code ${code}`})`, {
-      details: { exitCode: code, signal },
-    });
-  }
-  return new AgtError('connection_closed', 'the connection closed during the handshake', { details: { timeoutMs: timeouts.handshakeMs } });
-}
-
-// Package runners download before the server starts: the first start of a package takes long.
-const RUNNERS = new Set(['npx', 'uvx', 'bunx', 'pnpm', 'yarn', 'pipx', 'docker', 'uv']);
-
-function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, timeouts: Timeouts, command: string): AgtError {
-  if (transport.fatal !== undefined || transport.exit !== undefined) return withStderr(stdioFailure(transport, timeouts), transport);
-  const timedOut = error instanceof McpError && error.code === -32001;
-  if (timedOut && transport.garbageLines > 0) {
-    return withStderr(
-      new AgtError(
-        'protocol_error',
-        `the server wrote ${transport.garbageLines} non-JSON line(s) on stdout and never answered initialize; MCP servers must keep stdout for JSON-RPC and log to stderr`,
-        {
-          details: { reason: 'non_json_output', garbageLines: transport.garbageLines },
-        },
-      ),
-      transport,
-    );
-  }
-  if (timedOut) {
-    const runner = path.basename(command);
-    const hint = RUNNERS.has(runner)
-      ? `; ${runner} may still be downloading the package on a cold start: give it more time (agt mcp probe --timeout 60000, or "handshakeTimeoutMs" in the config)`
-      : '';
-    return withStderr(
-      new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms${hint}`, {
-        details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs },
-      }),
-      transport,
-    );
-  }
-  const oversized = oversizedAnswer(error, 'initialize');
-  if (oversized !== undefined) return withStderr(oversized, transport);
-  const text = error instanceof Error ? error.message : String(error);
-  return withStderr(
-    new AgtError(
-      'protocol_error',
-      /protocol version/i.test(text)
-        ? 'the server answered with a protocol version this client does not support'
-        : 'the server answered initialize with something that is not a valid MCP response',
-      {
-        details: { reason: /protocol version/i.test(text) ? 'unsupported_protocol_version' : 'invalid_initialize' },
-        cause: error,
-      },
-    ),
-    transport,
-  );
 }

@@ -3,6 +3,7 @@
  * options of its requests and the shapes of what servers answer.
  */
 import type { McpTransport } from '../resources/mcp-config.js';
+import type { EraVerdict, ProtocolEra } from './era.js';
 import type { McpPrompt, McpResource, McpResourceTemplate, RawTool } from './lists.js';
 import type { ListChangedKind, LogLevel, McpLogMessage } from './notifications.js';
 
@@ -51,6 +52,10 @@ export interface PromptResult {
 export interface McpConnection {
   readonly serverInfo: { name: string; version: string };
   readonly protocolVersion: string;
+  /** The protocol era the connection speaks (E1): `modern` (2026-07-28, server/discover) or `legacy` (2025, initialize). */
+  readonly era: ProtocolEra;
+  /** What this connection learned of the server's era, for the next connection to skip discovery (E2). */
+  readonly verdict: EraVerdict;
   /** The server's declared capabilities. */
   readonly capabilities: Record<string, unknown>;
   /** The server's instructions from initialize (masked): what a host may put in its system prompt. */

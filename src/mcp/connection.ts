@@ -5,16 +5,17 @@
  * server announces (list changes, log messages, resource updates) reaches
  * listeners, masked.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { GetPromptResultSchema, ReadResourceResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema } from '@modelcontextprotocol/core';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import { AgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
 import { authRequired, finishAuthorization, isAuthFailure, type McpAuth } from './auth.js';
 import type { McpConnection, PromptResult, RequestOptions, ResourceContents } from './connection-types.js';
+import { verdictOf } from './era.js';
+import type { ChangeListener } from './listen.js';
 import { keepAlive } from './keepalive.js';
 import { listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import { moreRequests } from './more-requests.js';
@@ -60,6 +61,8 @@ export interface ConnectedParts {
   stdio?: ProcessGroupStdioTransport;
   /** Masks the config's secrets in everything the server sends back (none when absent). */
   masker?: SecretMasker;
+  /** The `subscriptions/listen` stream of a 2026-07-28 connection (list changes, resource updates). */
+  listener?: ChangeListener;
 }
 
 const LooseResult = ResultSchema.loose();
@@ -126,10 +129,13 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       ? { ...masked({ level: message.level, ...defined({ logger: message.logger }) }), data: '(not read: nested too deep)' }
       : masked(message);
   const version = client.getServerVersion();
+  const verdict = verdictOf(client, (transport as { protocolVersion?: string }).protocolVersion);
 
   const connection: McpConnection = {
     serverInfo: { name: masker.text(String(version?.name ?? '')), version: masker.text(String(version?.version ?? '')) },
-    protocolVersion: (transport as { protocolVersion?: string }).protocolVersion ?? '',
+    protocolVersion: verdict.protocolVersion,
+    era: verdict.era,
+    verdict,
     capabilities: masked({ ...(client.getServerCapabilities() ?? {}) }),
     ...defined({ instructions: typeof client.getInstructions() === 'string' ? masker.text(client.getInstructions()!) : undefined }),
     clientCapabilities: parts.clientCapabilities,
@@ -151,11 +157,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         async (signal) =>
           masked(
             boundedDepth(
-              (await client.request(
-                { method: 'resources/read', params: { uri } },
-                ReadResourceResultSchema,
-                sdkOptions(options, signal),
-              )) as ResourceContents,
+              (await client.request({ method: 'resources/read', params: { uri } }, sdkOptions(options, signal))) as ResourceContents,
               'resources/read',
             ),
           ),
@@ -169,7 +171,6 @@ export function openConnection(parts: ConnectedParts): McpConnection {
             boundedDepth(
               (await client.request(
                 { method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } },
-                GetPromptResultSchema,
                 sdkOptions(options, signal),
               )) as PromptResult,
               'prompts/get',
@@ -200,7 +201,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         },
         options,
       ),
-    ...moreRequests({ client, send, sdkOptions, masked, clientCapabilities: parts.clientCapabilities }),
+    ...moreRequests({ client, send, sdkOptions, masked, clientCapabilities: parts.clientCapabilities, listener: parts.listener }),
     onListChanged: (listener) => parts.hub.add('listChanged', listener),
     onLog: (listener) => parts.hub.add('log', (message) => listener(logged(message))),
     onResourceUpdated: (listener) => parts.hub.add('resourceUpdated', (update) => listener(masked(update))),
@@ -216,6 +217,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       if (ended) return;
       ended = true;
       stopKeepAlive();
+      await parts.listener?.stop();
       if (kind === 'streamable-http')
         await (transport as { terminateSession?: () => Promise<void> }).terminateSession?.().catch(() => undefined);
       await client.close().catch(() => undefined);
@@ -227,7 +229,10 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     },
     [Symbol.asyncDispose]: () => connection.close(),
   };
+  // 2026-07-28 has no ping and no connection to keep alive: keepalive is for the 2025 era only.
   const stopKeepAlive =
-    parts.pingIntervalMs === undefined ? () => undefined : keepAlive(connection, parts.pingIntervalMs, (why) => (lost = why));
+    parts.pingIntervalMs === undefined || verdict.era === 'modern'
+      ? () => undefined
+      : keepAlive(connection, parts.pingIntervalMs, (why) => (lost = why));
   return connection;
 }

@@ -37,3 +37,4 @@ export { storedOAuth } from './stored-oauth.js';
 export type { StoredOAuthOptions } from './stored-oauth.js';
 export { loginMcp } from './oauth-login.js';
 export type { LoginOptions } from './oauth-login.js';
+export type { EraVerdict, ProtocolEra } from './era.js';

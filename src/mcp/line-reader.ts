@@ -4,8 +4,8 @@
  * only its head and tail are kept, to read the id of the response it was
  * (see oversized.ts). Chunks are joined once per line, never re-copied per chunk.
  */
-import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { deserializeMessage } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { OVERSIZED_EDGE, oversizedError, oversizedHead, oversizedResponseId } from './oversized.js';
 
 /** One line read: a message, a line that is not JSON-RPC, or a line over the limit. */

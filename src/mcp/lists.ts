@@ -6,8 +6,10 @@
  * one bad entry never hides the others. Tool schemas are judged one by one
  * later, by the ToolSchemaRegistry.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema } from '@modelcontextprotocol/core';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
+import { isRequestTimeout } from './server-answers.js';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { isAuthFailure } from './auth.js';
@@ -164,13 +166,13 @@ export async function listAll<T>(
         timeout: remaining,
       })) as Record<string, unknown>;
     } catch (error) {
-      if (error instanceof McpError && error.code === -32001) throw listTimeout(spec.method, listMs);
+      if (isRequestTimeout(error)) throw listTimeout(spec.method, listMs);
       if (isClosed()) throw new AgtError('connection_closed', `the server went away during ${spec.method}`, { cause: error });
       if (isAuthFailure(error)) throw error; // the connection maps it (and may finish an OAuth step-up)
       throw new AgtError('protocol_error', `the server answered ${spec.method} with an error or an invalid result`, {
         details: {
           reason: `invalid_${spec.key === 'resourceTemplates' ? 'templates' : spec.key}_list`,
-          ...(error instanceof McpError ? { rpcCode: error.code } : {}),
+          ...(error instanceof ProtocolError ? { rpcCode: error.code } : {}),
         },
         cause: error,
       });

@@ -4,12 +4,15 @@
  * notification. Each is sent only when the server declared what it needs;
  * its answer is masked like everything else a server sends.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CompleteResultSchema, EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, ResultSchema } from '@modelcontextprotocol/core';
+import type { Client } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import type { Completion, McpConnection, RequestOptions } from './connection-types.js';
+import type { ChangeListener } from './listen.js';
 import { LOG_LEVELS } from './notifications.js';
+
+const LooseResult = ResultSchema.loose();
 
 /** Sends one request through the connection (counted, mapped to AgtError codes). */
 export type Send = <T>(what: string, run: (signal: AbortSignal) => Promise<T>, options?: RequestOptions) => Promise<T>;
@@ -24,12 +27,15 @@ export interface MoreRequestParts {
   sdkOptions(options: RequestOptions, signal: AbortSignal): { signal: AbortSignal; timeout: number };
   masked<T>(value: T): T;
   clientCapabilities: Record<string, unknown>;
+  /** The subscription stream of a 2026-07-28 connection: resource subscriptions go through it. */
+  listener?: ChangeListener;
 }
 
 const MAX_COMPLETIONS = 100; // MCP's own bound on completion values
 
 /** ping, complete, setLogLevel, subscribeResource, unsubscribeResource and rootsChanged of a connection. */
-export function moreRequests({ client, send, sdkOptions, masked, clientCapabilities }: MoreRequestParts): MoreRequests {
+export function moreRequests({ client, send, sdkOptions, masked, clientCapabilities, listener }: MoreRequestParts): MoreRequests {
+  const modern = client.getProtocolEra() === 'modern';
   const capability = (name: string) => client.getServerCapabilities()?.[name as 'logging'];
   const notDeclared = (what: string, needs: string) =>
     new AgtError('protocol_error', `the server does not declare "${needs}", so it takes no ${what}`, {
@@ -42,6 +48,11 @@ export function moreRequests({ client, send, sdkOptions, masked, clientCapabilit
   const subscription = async (method: 'resources/subscribe' | 'resources/unsubscribe', uri: string, options: RequestOptions) => {
     const resources = capability('resources');
     if (!isPlainObject(resources) || resources.subscribe !== true) throw notDeclared('subscription', 'resources.subscribe');
+    if (modern && listener !== undefined) {
+      // 2026-07-28: no resources/subscribe; the subscription stream is opened again with the resource.
+      await send(method, () => (method === 'resources/subscribe' ? listener.subscribe(uri) : listener.unsubscribe(uri)), options);
+      return;
+    }
     await empty(method, { uri }, options);
   };
   return {
@@ -50,7 +61,9 @@ export function moreRequests({ client, send, sdkOptions, masked, clientCapabilit
         'ping',
         async (signal) => {
           const started = performance.now();
-          await client.ping(sdkOptions(options, signal));
+          // 2026-07-28 has no ping: a server/discover round trip says the same (the server answers).
+          if (modern) await client.request({ method: 'server/discover', params: {} } as never, LooseResult, sdkOptions(options, signal));
+          else await client.ping(sdkOptions(options, signal));
           return performance.now() - started;
         },
         options,
@@ -61,11 +74,7 @@ export function moreRequests({ client, send, sdkOptions, masked, clientCapabilit
         'completion/complete',
         async (signal) => {
           const params = { ref, argument, ...(context ? { context: { arguments: context } } : {}) };
-          const { completion } = await client.request(
-            { method: 'completion/complete', params },
-            CompleteResultSchema,
-            sdkOptions(options, signal),
-          );
+          const { completion } = await client.request({ method: 'completion/complete', params }, sdkOptions(options, signal));
           const values = completion.values.slice(0, MAX_COMPLETIONS).map(String);
           return masked<Completion>({ values, ...defined({ total: completion.total, hasMore: completion.hasMore }) });
         },
@@ -81,7 +90,8 @@ export function moreRequests({ client, send, sdkOptions, masked, clientCapabilit
     subscribeResource: (uri, options = {}) => subscription('resources/subscribe', uri, options),
     unsubscribeResource: (uri, options = {}) => subscription('resources/unsubscribe', uri, options),
     rootsChanged: async () => {
-      if (clientCapabilities.roots === undefined) return;
+      // 2026-07-28 has no roots list_changed: servers ask for roots with each request that needs them.
+      if (clientCapabilities.roots === undefined || modern) return;
       await send('roots/list_changed', () => client.sendRootsListChanged());
     },
   };

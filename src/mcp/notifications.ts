@@ -4,15 +4,7 @@
  * connection's listeners. A listener's failure never reaches the protocol
  * layer; a connection masks and bounds what it hands on (connection.ts).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ElicitationCompleteNotificationSchema,
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 
 /** What a server announced has changed. */
 export type ListChangedKind = 'tools' | 'resources' | 'prompts';
@@ -55,10 +47,10 @@ export class NotificationHub {
 
   /** Installs the notification handlers on `client`. */
   attach(client: Client): void {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#emit('listChanged', 'tools'));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.#emit('listChanged', 'resources'));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.#emit('listChanged', 'prompts'));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.#emit('listChanged', 'tools'));
+    client.setNotificationHandler('notifications/resources/list_changed', () => this.#emit('listChanged', 'resources'));
+    client.setNotificationHandler('notifications/prompts/list_changed', () => this.#emit('listChanged', 'prompts'));
+    client.setNotificationHandler('notifications/message', ({ params }) => {
       this.logged += 1;
       this.#emit('log', {
         level: params.level,
@@ -66,8 +58,8 @@ export class NotificationHub {
         data: params.data,
       });
     });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => this.#emit('resourceUpdated', { uri: params.uri }));
-    client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) =>
+    client.setNotificationHandler('notifications/resources/updated', ({ params }) => this.#emit('resourceUpdated', { uri: params.uri }));
+    client.setNotificationHandler('notifications/elicitation/complete', ({ params }) =>
       this.#emit('elicitationComplete', { elicitationId: params.elicitationId }),
     );
   }

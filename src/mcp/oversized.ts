@@ -5,7 +5,7 @@
  * answers fails and the connection lives on. Used for stdio lines and for
  * remote bodies and events alike.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 
@@ -50,7 +50,7 @@ export function oversizedError(id: string, maxBytes: number): string {
 
 /** The AgtError for the SDK's error of a request whose answer was oversized (protocol_error oversized_message), else undefined. */
 export function oversizedAnswer(error: unknown, what: string): AgtError | undefined {
-  if (!(error instanceof McpError) || error.code !== OVERSIZED_RPC_CODE || !isPlainObject(error.data)) return undefined;
+  if (!(error instanceof ProtocolError) || error.code !== OVERSIZED_RPC_CODE || !isPlainObject(error.data)) return undefined;
   if (error.data.agtReason !== 'oversized_message') return undefined;
   const limitBytes = Number(error.data.limitBytes);
   return new AgtError('protocol_error', `the server's answer to the ${what} is larger than ${limitBytes} bytes; it was not read`, {

@@ -18,6 +18,7 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
 import { connectMcp } from './connect.js';
 import type { McpConnection } from './connection.js';
+import type { EraVerdict, ProtocolEra } from './era.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
 import { hostVariablesWarning } from '../resources/placeholders.js';
 import type { VariableSources } from '../resources/variables.js';
@@ -58,6 +59,10 @@ export interface ProbeReport {
   ok: boolean;
   server: { name: string; version: string };
   protocolVersion: string;
+  /** The protocol era the server was reached on (E1): `modern` (2026-07-28) or `legacy` (2025). */
+  era: ProtocolEra;
+  /** What the probe learned of the server's era (the discover result of a modern server): remembered beside the registry (E2). */
+  verdict: EraVerdict;
   capabilities: Record<string, unknown>;
   /** What this client declared (the same a run with the same handlers declares). */
   clientCapabilities: Record<string, unknown>;
@@ -144,10 +149,12 @@ export class McpProber {
     try {
       onPhase?.('listing');
       listed = await list(connection);
-      pingMs = await connection.ping().catch((error: unknown) => {
-        warnings.push(`the server did not answer ping: ${isAgtError(error) ? error.message : 'unknown error'}`);
-        return undefined;
-      });
+      // 2026-07-28 has no ping: a modern server is asked nothing more.
+      if (connection.era === 'legacy')
+        pingMs = await connection.ping().catch((error: unknown) => {
+          warnings.push(`the server did not answer ping: ${isAgtError(error) ? error.message : 'unknown error'}`);
+          return undefined;
+        });
     } catch (error) {
       await connection.close();
       throw error;
@@ -159,6 +166,8 @@ export class McpProber {
       ok: tools.every((t) => t.ok) && listed.resources?.error === undefined && listed.prompts?.error === undefined,
       server: connection.serverInfo,
       protocolVersion: connection.protocolVersion,
+      era: connection.era,
+      verdict: connection.verdict,
       capabilities: connection.capabilities,
       clientCapabilities: connection.clientCapabilities,
       transport: connection.transport,

@@ -9,17 +9,14 @@
  * finish (waitForAuthorizationCode) is finished here, then the handshake runs
  * once more with the new tokens.
  */
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { UnauthorizedError, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
-import type { RemoteServerConfig } from '../resources/mcp-config.js';
+import type { McpProtocolChoice, RemoteServerConfig } from '../resources/mcp-config.js';
+import { eraMismatch, isEraFailure, type priorOf } from './era.js';
 import {
   authRequired,
   authTransportOptions,
@@ -32,6 +29,7 @@ import {
 } from './auth.js';
 import type { Timeouts } from './timeouts.js';
 import { defined } from '../json.js';
+import { isRequestTimeout } from './server-answers.js';
 
 // Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
 // credential problems, reported as such rather than retried over another transport.
@@ -50,15 +48,26 @@ export interface RemoteConnected {
 
 type Kind = RemoteConnected['kind'];
 
-/** Connects a new client (from `newClient`) to a remote server; rejects with a stable AgtError code. */
+/** How a remote connection authorizes, masks and picks its protocol era. */
+export interface RemoteConnectHow {
+  auth?: McpAuth;
+  masker?: SecretMasker;
+  /** A remembered era verdict (the SDK's `prior`): no discovery round trip. */
+  prior?: ReturnType<typeof priorOf>;
+  /** The config's `protocol`, for protocol_mismatch. */
+  choice?: McpProtocolChoice;
+}
+
+/** Connects a new client (from `newClient`, negotiating the config's era unless told another) to a remote server; rejects with a stable AgtError code. */
 export async function connectRemote(
-  newClient: () => Client,
+  newClient: (era?: McpProtocolChoice) => Client,
   config: RemoteServerConfig,
   timeouts: Timeouts,
-  auth?: McpAuth,
-  masker: SecretMasker = secretMasker([]),
+  how: RemoteConnectHow = {},
   maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
 ): Promise<RemoteConnected> {
+  const { auth, prior, choice } = how;
+  const masker = how.masker ?? secretMasker([]);
   const { url, headers } = withoutUserinfo(config);
   const authHeader = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
   if (auth !== undefined && !isBearerProvider(auth)) auth.connectingTo?.(url.href);
@@ -68,11 +77,11 @@ export async function connectRemote(
     const options = { requestInit: { headers }, ...rest, fetch: boundedFetch(maxMessageBytes, authFetch) };
     return kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
   };
-  const attempt = async (kind: Kind, authorized = false): Promise<RemoteConnected> => {
-    const client = newClient();
+  const attempt = async (kind: Kind, authorized = false, era?: McpProtocolChoice): Promise<RemoteConnected> => {
+    const client = newClient(era);
     const transport = make(kind);
     try {
-      await client.connect(transport, { timeout: timeouts.handshakeMs });
+      await client.connect(transport, { timeout: timeouts.handshakeMs, ...defined({ prior }) });
       return { client, transport, kind, connectMs: 0, initializeMs: performance.now() - started, authHeader };
     } catch (error) {
       // An interactive OAuth flow was started: finish it on this transport, then connect once more.
@@ -82,7 +91,9 @@ export async function connectRemote(
       } finally {
         await transport.close().catch(() => undefined);
       }
-      if (again) return attempt(kind, true);
+      if (again) return attempt(kind, true, era);
+      const mismatch = eraMismatch(error, choice);
+      if (mismatch !== undefined) throw mismatch;
       throw authorized && isAuthFailure(error) ? authRequired(error, auth, true, authHeader) : error;
     }
   };
@@ -93,6 +104,11 @@ export async function connectRemote(
       const status = httpStatus(error);
       if (status === undefined || !FALLBACK_STATUSES.has(status))
         throw maskError(remoteError(error, timeouts, auth, authHeader), masker.text);
+      // Pinned to 2025 and refused: a server of 2026-07-28 only says so to server/discover (E1).
+      if (choice === 'legacy') {
+        const offered = await modernOffer(() => attempt('streamable-http', false, 'auto'));
+        if (offered !== undefined) throw eraMismatch({ data: { supported: offered } }, 'legacy') ?? error;
+      }
       // An older server that only speaks HTTP+SSE rejects the POST; try SSE (R7).
     }
   }
@@ -100,6 +116,18 @@ export async function connectRemote(
     return await attempt('sse'); // the SDK applies headers and auth to the stream and to POSTs
   } catch (error) {
     throw maskError(remoteError(error, timeouts, auth, authHeader), masker.text);
+  }
+}
+
+// The modern versions a server offers, when a connection in auto mode lands on the modern era (closed at once).
+async function modernOffer(connect: () => Promise<RemoteConnected>): Promise<string[] | undefined> {
+  try {
+    const probe = await connect();
+    const discover = probe.client.getDiscoverResult() as { supportedVersions?: unknown } | undefined;
+    await probe.transport.close().catch(() => undefined);
+    return Array.isArray(discover?.supportedVersions) ? discover.supportedVersions.filter((v) => typeof v === 'string') : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -122,7 +150,10 @@ export function basicToken(user: string, password: string): string {
 
 function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefined, authHeader: boolean): AgtError {
   if (isAgtError(error)) return error;
-  if (error instanceof McpError && error.code === -32001) {
+  // The era probe failed on its way (unreachable, refused): what failed is the cause.
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (isEraFailure(error) && cause !== undefined) return remoteError(cause, timeouts, auth, authHeader);
+  if (isRequestTimeout(error)) {
     return new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms`, {
       details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs },
     });

@@ -4,7 +4,7 @@
  * auth failure, an unknown resource or prompt, an oversized answer, or the
  * server's own JSON-RPC error in its own (escaped, bounded) words.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError } from '../errors.js';
 import { authRequired, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import type { RequestOptions } from './connection.js';
@@ -41,7 +41,7 @@ export function requestError(what: string, error: unknown, options: RequestOptio
     return new AgtError('cancelled', `the ${what} was cancelled; the server was sent notifications/cancelled`);
   }
   const timeoutMs = options.timeoutMs ?? timeouts.callMs;
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     return new AgtError(
       'call_timeout',
       `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`,
@@ -55,9 +55,9 @@ export function requestError(what: string, error: unknown, options: RequestOptio
     );
   if (isAuthFailure(error) || isOAuthFlowError(error)) return authRequired(error, auth, false, authHeader);
   if (
-    error instanceof McpError &&
+    error instanceof ProtocolError &&
     (what === 'resources/read' || what === 'prompts/get') &&
-    (error.code === -32002 || error.code === ErrorCode.InvalidParams)
+    (error.code === -32002 || error.code === ProtocolErrorCode.InvalidParams)
   ) {
     return new AgtError(
       'not_found',
@@ -67,7 +67,7 @@ export function requestError(what: string, error: unknown, options: RequestOptio
   }
   const oversized = oversizedAnswer(error, what);
   if (oversized !== undefined) return oversized;
-  if (error instanceof McpError) {
+  if (error instanceof ProtocolError) {
     // The server's own words, escaped and bounded (and masked by send): what the model and the host need to act.
     return new AgtError('protocol_error', `the server answered the ${what} with an error (JSON-RPC ${error.code}): ${serverText(error)}`, {
       details: { reason: 'server_error', rpcCode: error.code },

@@ -4,7 +4,7 @@
  * server's JSON-RPC error text is escaped and bounded, a call's result is read
  * loosely, and each request gets its own AbortSignal.
  */
-import type { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { CallOptions, McpCallResult } from './connection.js';
@@ -26,10 +26,15 @@ export function boundedDepth<T>(result: T, what: string): T {
   return result;
 }
 
+/** True when the SDK gave up waiting for an answer (its request timeout). */
+export function isRequestTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+}
+
 const MAX_SERVER_TEXT = 500;
 
 // A JSON-RPC error's message as the server wrote it, without the SDK's prefix, control characters escaped, bounded.
-export function serverText(error: McpError): string {
+export function serverText(error: ProtocolError): string {
   const text = error.message.replace(/^MCP error -?\d+: /, '');
   const escaped = JSON.stringify(text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text).slice(1, -1);
   return escaped === '' ? '(no message)' : escaped;

@@ -16,9 +16,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { serializeMessage } from '@modelcontextprotocol/client';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
 import { LineReader } from './line-reader.js';
@@ -75,6 +74,10 @@ export class ProcessGroupStdioTransport implements Transport {
   spawnMs = 0;
   /** Called once the process runs (the handshake starts). */
   onSpawned?: () => void;
+  /** The method of the first request sent (`server/discover` when the era was probed). */
+  firstMethod: string | undefined;
+  /** Messages read from the server so far. */
+  received = 0;
 
   readonly #spec: LaunchSpec;
   // Inherited by everything the server starts, so close can find processes that left its group.
@@ -198,6 +201,7 @@ export class ProcessGroupStdioTransport implements Transport {
   // progress notifications of a call would be dropped as "unknown token").
   #delivery: Promise<void> = Promise.resolve();
   #deliver(message: JSONRPCMessage): void {
+    this.received += 1;
     this.#delivery = this.#delivery.then(() => {
       try {
         this.onmessage?.(message);
@@ -213,6 +217,7 @@ export class ProcessGroupStdioTransport implements Transport {
     if (stdin == null || stdin.destroyed || !stdin.writable || this.exit !== undefined) {
       return Promise.reject(new AgtError('connection_closed', 'the server process is no longer running'));
     }
+    if (this.firstMethod === undefined && 'method' in message && 'id' in message) this.firstMethod = message.method;
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);

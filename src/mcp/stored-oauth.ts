@@ -13,7 +13,7 @@
  * `onLoginRequired` is told.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import type { ResourceRef } from '../resources/types.js';
 import type { McpOAuthProvider } from './auth.js';
 import type { StoredTokens, TokenStore } from './token-store.js';

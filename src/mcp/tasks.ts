@@ -6,16 +6,10 @@
  * deadline, sends `tasks/cancel` before the call rejects — a task never keeps
  * running on the server for a call that gave up on it.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from '@modelcontextprotocol/core';
+import { SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CancelTaskResultSchema,
-  CreateTaskResultSchema,
-  ErrorCode,
-  GetTaskResultSchema,
-  McpError,
-  ResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 
@@ -54,10 +48,12 @@ export async function callAsTask(
 ): Promise<Record<string, unknown>> {
   const deadline = performance.now() + options.totalMs;
   const sdk = () => ({ signal: options.signal, timeout: Math.max(1, Math.min(options.requestMs, deadline - performance.now())) });
-  const created = await client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
-    ...sdk(),
-    task: { ttl: options.totalMs },
-  });
+  // Tasks are 2025-11-25 wire vocabulary the v2 SDK keeps importable only: the task is asked for in the params.
+  const created = await client.request(
+    { method: 'tools/call', params: { ...params, task: { ttl: options.totalMs } } },
+    CreateTaskResultSchema,
+    sdk(),
+  );
   const taskId = created.task.taskId;
   try {
     let pollMs = created.task.pollInterval;
@@ -84,7 +80,7 @@ export async function callAsTask(
   } catch (error) {
     await cancelTask(client, taskId);
     // A request cut short by the whole task's deadline is the task's timeout, not that request's.
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && performance.now() >= deadline - 5)
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && performance.now() >= deadline - 5)
       throw taskTimeout(taskId, options.totalMs);
     throw error;
   }

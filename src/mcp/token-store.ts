@@ -9,7 +9,7 @@
  * Tokens are secrets: nothing here puts them in an error, and `loginState`
  * says whether and until when a server is logged in without them.
  */
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import type { ResourceRef } from '../resources/types.js';

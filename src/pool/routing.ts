@@ -4,7 +4,7 @@
  * request is declined with an error to the server — never delivered to
  * another run's user. And the auth identity of a key: the provider object.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import type { ClientHandlers } from '../mcp/client-handlers.js';
 
 /** One lease's view of a shared connection: its handlers, and whether it has calls in flight there. */
@@ -35,7 +35,7 @@ function busyRouter(
           ? 'calls of several runs are in flight on this shared connection'
           : 'the run whose call is in flight does not answer it';
     onDecline(kind);
-    throw new McpError(DECLINED, `the client declines this ${kind} request: ${why}, so no single user can answer it`);
+    throw new ProtocolError(DECLINED, `the client declines this ${kind} request: ${why}, so no single user can answer it`);
   }
   return only.handlers;
 }

@@ -25,7 +25,15 @@ export interface StdioServerConfig {
   handshakeTimeoutMs?: number;
   /** false: with an McpPool, every run gets its own connection, even within a scope (a browser server, one page per user). Default true. */
   shared?: boolean;
+  /** Which MCP protocol era to speak (E1): `auto` (default) finds out, `legacy` is the 2025 `initialize`, `2026-07-28` pins the new one. */
+  protocol?: McpProtocolChoice;
 }
+
+/** The protocol a config asks for (E1): find out, the 2025 era, or the 2026-07-28 revision only. */
+export type McpProtocolChoice = 'auto' | 'legacy' | '2026-07-28';
+
+/** The values `protocol` may take in a config. */
+export const MCP_PROTOCOL_CHOICES: readonly McpProtocolChoice[] = Object.freeze(['auto', 'legacy', '2026-07-28']);
 
 /** A server reached by URL: Streamable HTTP (default) or the older HTTP+SSE (R7). */
 export interface RemoteServerConfig {
@@ -36,6 +44,8 @@ export interface RemoteServerConfig {
   handshakeTimeoutMs?: number;
   /** false: with an McpPool, every run gets its own connection, even within a scope. Default true. */
   shared?: boolean;
+  /** Which MCP protocol era to speak (E1); default `auto`. */
+  protocol?: McpProtocolChoice;
 }
 
 /** One server's launch or connection configuration, as written. */
@@ -96,8 +106,8 @@ export interface NormalisedMcp {
 }
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', 'handshakeTimeoutMs', 'shared', 'type']);
-const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'handshakeTimeoutMs', 'shared', 'type']);
+const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', 'handshakeTimeoutMs', 'shared', 'protocol', 'type']);
+const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'handshakeTimeoutMs', 'shared', 'protocol', 'type']);
 const TYPE_ALIASES: Record<string, McpTransport> = {
   stdio: 'stdio',
   http: 'streamable-http',
@@ -160,6 +170,8 @@ function checkTimeout(raw: Record<string, unknown>, at: string): void {
   if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000))
     throw invalid(`${at}.handshakeTimeoutMs`, 'must be a whole number of milliseconds between 1 and 600000');
   if (raw.shared !== undefined && typeof raw.shared !== 'boolean') throw invalid(`${at}.shared`, 'must be true or false');
+  if (raw.protocol !== undefined && !MCP_PROTOCOL_CHOICES.includes(raw.protocol as McpProtocolChoice))
+    throw invalid(`${at}.protocol`, 'must be "auto" (the default: find out), "legacy" (2025, initialize) or "2026-07-28"');
 }
 
 function normaliseServer(raw: unknown, at: string, warnings: string[]): { config: NormalisedServerConfig; transport: McpTransport } {
@@ -202,7 +214,11 @@ function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: stri
     ...defined({ cwd: raw.cwd }),
     env,
     ...defined({ envFile: raw.envFile }),
-    ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs as number | undefined, shared: raw.shared as boolean | undefined }),
+    ...defined({
+      handshakeTimeoutMs: raw.handshakeTimeoutMs as number | undefined,
+      shared: raw.shared as boolean | undefined,
+      protocol: raw.protocol as McpProtocolChoice | undefined,
+    }),
   };
 }
 
@@ -235,7 +251,7 @@ function normaliseRemote(
     url: raw.url,
     headers,
     transport,
-    ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs, shared: raw.shared }),
+    ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs, shared: raw.shared, protocol: raw.protocol }),
   } as RemoteServerConfig;
 }
 

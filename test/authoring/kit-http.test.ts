@@ -54,8 +54,9 @@ describe('serveHttp', () => {
   it('C4: each client gets its own session and server instance; close() ends them all', async () => {
     const service = await start();
     const before = servers;
-    const a = await connectMcp({ url: service.url });
-    const b = await connectMcp({ url: service.url });
+    // The kit serves the 2025 era: pinned, so no server/discover probe builds (and drops) an instance of its own.
+    const a = await connectMcp({ url: service.url, protocol: 'legacy' });
+    const b = await connectMcp({ url: service.url, protocol: 'legacy' });
     expect((await a.callTool('whoami', {})).structuredContent).toEqual({ caller: null, claimed: null }); // anonymous: no caller
     expect((await b.callTool('whoami', {})).structuredContent).toEqual({ caller: null, claimed: null });
     expect(servers - before).toBe(2);

@@ -13,7 +13,7 @@
  *   Tested through the seam only (CI is Linux).
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { descendantsOf, parsePsTable, PS_ARGS } from './darwin.js';
 import { taskkillTree, windowsSpawn } from './win32.js';
 import { groupAlive, processAlive, serverProcesses, signalEach, signalGroup } from '../process-group.js';

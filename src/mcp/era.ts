@@ -1,0 +1,93 @@
+/**
+ * Protocol eras (E1, E2): which MCP handshake a connection performs, on the
+ * SDK's own negotiation (`versionNegotiation`, `prior`). `auto` probes with
+ * `server/discover` and falls back to the 2025 `initialize`; a pin never falls
+ * back. A verdict learned once (the era, its version, the discover result)
+ * lets later connections skip the probe.
+ */
+import type { Client, DiscoverResult, VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { AgtError } from '../errors.js';
+import { isPlainObject } from '../json.js';
+import type { McpProtocolChoice } from '../resources/mcp-config.js';
+
+/** The two eras of MCP: `legacy` is 2024-10-07 … 2025-11-25 (initialize); `modern` is 2026-07-28 on (server/discover). */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/** The modern revision a config may pin. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** What a connection learned of a server's era: enough for the next connection to skip discovery (E2). */
+export type EraVerdict =
+  | { era: 'modern'; protocolVersion: string; discover: Record<string, unknown>; learnedAt: string }
+  | { era: 'legacy'; protocolVersion: string; learnedAt: string };
+
+/** The SDK's negotiation options for a config's `protocol` (default `auto`). */
+export function versionNegotiation(choice: McpProtocolChoice | undefined, probeTimeoutMs: number): VersionNegotiationOptions {
+  if (choice === 'legacy') return { mode: 'legacy' };
+  const probe = { timeoutMs: probeTimeoutMs, maxRetries: 0 };
+  return choice === MODERN_PROTOCOL_VERSION ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe } : { mode: 'auto', probe };
+}
+
+/** The SDK's `prior` for a remembered verdict, when it fits the config's choice (a pin never takes a legacy verdict). */
+export function priorOf(
+  verdict: EraVerdict | undefined,
+  choice: McpProtocolChoice | undefined,
+): { kind: 'modern'; discover: DiscoverResult } | { kind: 'legacy' } | undefined {
+  if (verdict === undefined || choice === 'legacy') return undefined;
+  if (verdict.era === 'modern') return { kind: 'modern', discover: verdict.discover as unknown as DiscoverResult };
+  return choice === MODERN_PROTOCOL_VERSION ? undefined : { kind: 'legacy' };
+}
+
+/** What a connected client negotiated, as a verdict to remember. */
+export function verdictOf(client: Client, transportVersion: string | undefined): EraVerdict {
+  const learnedAt = new Date().toISOString();
+  const discover = client.getDiscoverResult();
+  const protocolVersion = client.getNegotiatedProtocolVersion() ?? transportVersion ?? '';
+  if (client.getProtocolEra() === 'modern' && discover !== undefined) {
+    return { era: 'modern', protocolVersion, discover: { ...(discover as unknown as Record<string, unknown>) }, learnedAt };
+  }
+  return { era: 'legacy', protocolVersion, learnedAt };
+}
+
+/** True when the SDK's era negotiation itself failed (a pin not offered, a probe that ended without a verdict). */
+export function isEraFailure(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
+}
+
+/**
+ * The protocol_mismatch error of a pinned era the server does not offer, or
+ * undefined when `error` is not one. `offered`: the versions the server named
+ * (a -32022 answer's `supported`), else the era it showed.
+ */
+export function eraMismatch(error: unknown, choice: McpProtocolChoice | undefined): AgtError | undefined {
+  if (choice === MODERN_PROTOCOL_VERSION && isEraFailure(error) && !/closed/.test((error as Error).message)) {
+    return new AgtError(
+      'protocol_mismatch',
+      `the server does not offer MCP ${MODERN_PROTOCOL_VERSION} (it answered server/discover without it: a 2025-era server); set "protocol": "auto" in its config to speak the protocol it has`,
+      { details: { pinned: MODERN_PROTOCOL_VERSION, offered: supportedOf(error) ?? ['legacy'] } },
+    );
+  }
+  if (choice !== 'legacy') return undefined;
+  const supported = supportedOf(error);
+  if (supported === undefined || supported.length === 0 || !supported.every((v) => v >= MODERN_PROTOCOL_VERSION)) return undefined;
+  return new AgtError(
+    'protocol_mismatch',
+    `the server speaks only MCP ${supported.join(', ')} and refused the 2025 initialize; set "protocol": "auto" (or "${MODERN_PROTOCOL_VERSION}") in its config`,
+    { details: { pinned: 'legacy', offered: supported } },
+  );
+}
+
+// The protocol versions an error says the server supports (UnsupportedProtocolVersion's data), bounded.
+function supportedOf(error: unknown): string[] | undefined {
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const data = (e as { data?: unknown }).data;
+    const supported = isPlainObject(data) ? data.supported : undefined;
+    if (Array.isArray(supported))
+      return supported
+        .filter((v): v is string => typeof v === 'string')
+        .slice(0, 16)
+        .map((v) => v.slice(0, 32));
+  }
+  return undefined;
+}
