@@ -69,6 +69,8 @@ interface ProbeState {
   tools?: number;
   code?: string;
   ms?: number;
+  /** The MCP protocol version the server was reached on. */
+  protocolVersion?: string;
 }
 
 const MARK: Record<ProbeState['state'], string> = { connected: '✓', problems: '!', failed: '✗', disabled: '⊘', unreadable: '!' };
@@ -93,8 +95,23 @@ async function probeOne(ctx: CliContext, prober: McpProber, row: Row): Promise<P
     // Inputs are never asked for here: a server that needs one fails with the placeholder named.
     const report = await prober.probe(reference, { ...(auth === undefined ? {} : { auth }) });
     const ms = performance.now() - started;
-    writeProbeNote(ctx.storeFile, reference, { revision, at, ok: report.ok, tools: report.tools.length, toolTokens: report.toolTokens });
-    return { reference, state: report.ok ? 'connected' : 'problems', tools: report.tools.length, ms };
+    writeProbeNote(ctx.storeFile, reference, {
+      revision,
+      at,
+      ok: report.ok,
+      tools: report.tools.length,
+      toolTokens: report.toolTokens,
+      era: report.era,
+      protocolVersion: report.protocolVersion,
+      verdict: report.verdict,
+    });
+    return {
+      reference,
+      state: report.ok ? 'connected' : 'problems',
+      tools: report.tools.length,
+      ms,
+      protocolVersion: report.protocolVersion,
+    };
   } catch (error) {
     const code = isAgtError(error) ? error.code : 'failed';
     writeProbeNote(ctx.storeFile, reference, { revision, at, ok: false, code });
@@ -106,7 +123,7 @@ function stateText(s: ProbeState): string {
   const took = s.ms === undefined ? '' : ` (${(s.ms / 1000).toFixed(1)} s)`;
   switch (s.state) {
     case 'connected':
-      return `${MARK.connected} connected, ${s.tools} tools${took}`;
+      return `${MARK.connected} connected, ${s.tools} tools, MCP ${s.protocolVersion}${took}`;
     case 'problems':
       return `${MARK.problems} connected, ${s.tools} tools, with problems (agt mcp probe ${s.reference} shows them)${took}`;
     case 'failed':

@@ -67,6 +67,9 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
       ok: report.ok,
       tools: report.tools.length,
       toolTokens: report.toolTokens,
+      era: report.era,
+      protocolVersion: report.protocolVersion,
+      verdict: report.verdict,
     });
   } catch (error) {
     writeProbeNote(ctx.storeFile, reference, {
@@ -82,7 +85,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   const t = report.timings;
   emit(ctx, report, () =>
     [
-      `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, protocol ${report.protocolVersion}`,
+      `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, MCP ${report.protocolVersion} (${report.era === 'modern' ? 'server/discover' : 'initialize'})`,
       `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms${report.pingMs === undefined ? '' : `, ping ${report.pingMs.toFixed(0)} ms`}`,
       ...(report.instructions ? [`instructions: ${report.instructions.length} characters (agt mcp probe --json shows them)`] : []),
       ...(report.logMessages > 0 ? [`logs: ${report.logMessages} message(s) while probed`] : []),

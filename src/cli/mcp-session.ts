@@ -6,6 +6,7 @@
  */
 import { AgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
+import { notesVerdictStore } from './probe-notes.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import { type CliContext, inCli, mcpReference } from './context.js';
 import { milliseconds } from './files.js';
@@ -46,6 +47,8 @@ export async function sessionTarget(
     document,
     connect: {
       reference,
+      revision: record.revision,
+      verdicts: notesVerdictStore(ctx.storeFile), // what agt mcp probe learned of the server's era (E2)
       variables: { inputs },
       ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout, callMs: timeout } }),
       ...(ctx.showSecrets ? { revealSecrets: true } : {}),

@@ -7,6 +7,8 @@
  * no notes at all.
  */
 import fs from 'node:fs';
+import type { EraVerdict, ProtocolEra } from '../mcp/era.js';
+import type { EraVerdictStore } from '../mcp/verdicts.js';
 
 /** What one probe found. */
 export interface ProbeNote {
@@ -17,6 +19,11 @@ export interface ProbeNote {
   /** The estimated tokens of the tools' definitions (tool search budgets count these). */
   toolTokens?: number;
   code?: string;
+  /** The protocol era and version the server was reached on (E1). */
+  era?: ProtocolEra;
+  protocolVersion?: string;
+  /** What the probe learned of the era, for runs and calls of this revision to skip discovery (E2). */
+  verdict?: EraVerdict;
 }
 
 const MAX_NOTES_BYTES = 1024 * 1024;
@@ -55,6 +62,31 @@ export function writeProbeNote(store: string, reference: string, note: ProbeNote
 export function noteText(note: ProbeNote | undefined, revision: number): string {
   if (note === undefined) return '· not probed';
   if (note.revision !== revision) return '? changed since the last probe';
-  if (note.ok) return `✓ ${note.tools ?? 0} tools`;
-  return note.code === undefined ? `! ${note.tools ?? 0} tools, problems` : `✗ ${note.code}`;
+  const era = note.protocolVersion === undefined ? '' : `, MCP ${note.protocolVersion}`;
+  if (note.ok) return `✓ ${note.tools ?? 0} tools${era}`;
+  return note.code === undefined ? `! ${note.tools ?? 0} tools, problems${era}` : `✗ ${note.code}`;
+}
+
+/** The era verdicts of the notes file: what `agt mcp probe` learned, used by `agt mcp call` and runs of the CLI (E2). */
+export function notesVerdictStore(store: string): EraVerdictStore {
+  return {
+    get: (reference) => {
+      const notes = readProbeNotes(store);
+      const note = Object.hasOwn(notes, reference) ? notes[reference] : undefined;
+      return note?.verdict === undefined ? undefined : { revision: note.revision, verdict: note.verdict };
+    },
+    put: (reference, stored) => {
+      const notes = readProbeNotes(store);
+      const note = Object.hasOwn(notes, reference) ? notes[reference] : undefined;
+      // Only a note of the same revision takes the verdict: a call never claims that a probe happened.
+      const kept = note !== undefined && note.revision === stored.revision ? note : undefined;
+      if (kept === undefined) return;
+      writeProbeNote(store, reference, {
+        ...kept,
+        era: stored.verdict.era,
+        protocolVersion: stored.verdict.protocolVersion,
+        verdict: stored.verdict,
+      });
+    },
+  };
 }

@@ -25,6 +25,7 @@ import { listenForChanges } from './listen.js';
 import { NotificationHub } from './notifications.js';
 import { basicToken, connectRemote } from './remote.js';
 import { authFor, clientHandlersOf, type ConnectSettings } from './settings.js';
+import { checkVerdictAge, rememberedVerdict, rememberVerdict } from './verdicts.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 
 /** What the library says it is during initialize: its name and its package version. */
@@ -34,6 +35,8 @@ const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;
 export interface ConnectOptions extends ConnectSettings {
   /** The stored reference of the server, if it is one: what a function `auth` is given (else `''`). */
   reference?: string;
+  /** The revision of the stored server's config: the verdict of this revision is used and recorded (E2). */
+  revision?: number;
   /** The validator the SDK client uses where it validates (default: a new ToolSchemaRegistry). */
   registry?: ToolSchemaRegistry;
   /** Told as the connection moves through its phases (for progress displays). */
@@ -56,6 +59,14 @@ export interface ConnectOptions extends ConnectSettings {
 
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
 export async function connectMcp(target: McpDocument | McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
+  checkVerdictAge(options.legacyVerdictMs);
+  const remembered = options.verdict ?? (await rememberedVerdict(options));
+  const connection = await connectWith(target, { ...options, ...defined({ verdict: remembered }) });
+  await rememberVerdict(options, connection.verdict, remembered);
+  return connection;
+}
+
+async function connectWith(target: McpDocument | McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
   const document = isPlainObject(target) && 'mcpServers' in target ? target : { mcpServers: { server: target } };
   const { config } = normaliseMcpDocument(document);
   // The config's own handshake timeout (cold npx/uvx starts), unless the caller set one.

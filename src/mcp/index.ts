@@ -38,3 +38,5 @@ export type { StoredOAuthOptions } from './stored-oauth.js';
 export { loginMcp } from './oauth-login.js';
 export type { LoginOptions } from './oauth-login.js';
 export type { EraVerdict, ProtocolEra } from './era.js';
+export { MemoryVerdictStore, DEFAULT_LEGACY_VERDICT_MS } from './verdicts.js';
+export type { EraVerdictStore, StoredVerdict } from './verdicts.js';

@@ -19,6 +19,7 @@ import type { McpAuth } from './auth.js';
 import { connectMcp } from './connect.js';
 import type { McpConnection } from './connection.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
+import { rememberVerdict } from './verdicts.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
 import { hostVariablesWarning } from '../resources/placeholders.js';
 import type { VariableSources } from '../resources/variables.js';
@@ -125,7 +126,8 @@ export class McpProber {
     target: string | McpDocument,
     options: { auth?: McpAuth; variables?: VariableSources; timeouts?: Partial<Timeouts>; onPhase?(phase: ProbePhase): void } = {},
   ): Promise<ProbeReport> {
-    const document = typeof target === 'string' ? await this.#read(target) : target;
+    const record = typeof target === 'string' ? await this.#read(target) : undefined;
+    const document = record?.data ?? (target as McpDocument);
     // A stored server: the prober's auth for it; a document: the probe's own, else the prober's single provider.
     const auth = options.auth ?? authFor(this.#options.auth, { kind: 'mcp', reference: typeof target === 'string' ? target : '' });
     const { elicitation, sampling, elicitationModes, samplingTools, roots } = this.#options;
@@ -159,6 +161,13 @@ export class McpProber {
       await connection.close();
       throw error;
     }
+    // What the probe learned of the server's era is remembered for the runs of this revision (E2).
+    if (record !== undefined && typeof target === 'string')
+      await rememberVerdict(
+        { verdicts: this.#options.verdicts, reference: target, revision: record.revision },
+        connection.verdict,
+        undefined,
+      );
     const tools = judge(listed.tools, this.#registry);
     onPhase?.('closing');
     const closeMs = await timedClose(connection);
@@ -185,14 +194,15 @@ export class McpProber {
     };
   }
 
-  async #read(reference: string): Promise<McpDocument> {
+  async #read(reference: string): Promise<{ data: McpDocument; revision: number }> {
     if (this.#options.service === undefined) {
       throw new AgtError(
         'invalid_input',
         'McpProber needs { service } to probe a stored reference; pass a { mcpServers } document to probe without one',
       );
     }
-    return (await this.#options.service.read({ kind: 'mcp', reference })).data as McpDocument;
+    const record = await this.#options.service.read({ kind: 'mcp', reference });
+    return { data: record.data as McpDocument, revision: record.revision };
   }
 }
 

@@ -19,6 +19,7 @@ import type {
   ServerRequestContext,
 } from './client-handlers.js';
 import type { Timeouts } from './timeouts.js';
+import type { EraVerdictStore } from './verdicts.js';
 
 /** Authorization for remote servers: one provider for every server, or one per stored server (undefined: none). */
 export type AuthSetting = McpAuth | ((server: ResourceRef) => McpAuth | undefined);
@@ -54,6 +55,13 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   tasks?: boolean;
   /** Pings the server every so many milliseconds while the connection is idle; a missed ping ends it (connection_closed). Default: off. */
   pingIntervalMs?: number;
+  /**
+   * Era verdicts of stored servers (E2): a connection to a stored server starts from the verdict of its revision
+   * (no server/discover round trip) and records what it learned when it had none. Default: none (every connection negotiates).
+   */
+  verdicts?: EraVerdictStore;
+  /** How long a legacy verdict is used before the server is asked again (it may have been upgraded). Default one day. */
+  legacyVerdictMs?: number;
 }
 
 /** The authorization for one server: the provider itself, or what the function gives for `server`. */

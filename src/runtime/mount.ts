@@ -77,7 +77,11 @@ async function openMount(
     await opened?.release();
   };
   try {
-    opened = await (ctx.open ?? ownConnection)(reference, record, { registry: ctx.registry, ...ctx.connectOptions(reference) });
+    opened = await (ctx.open ?? ownConnection)(reference, record, {
+      registry: ctx.registry,
+      ...ctx.connectOptions(reference),
+      revision: record.revision, // the era verdict of this revision is used (E2)
+    });
     const connection = opened.connection;
     unwatch = ctx.watch?.(reference, connection);
     const listTools = opened.listTools ?? (() => connection.listTools());

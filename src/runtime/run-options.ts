@@ -182,6 +182,8 @@ export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring
       maxMessageBytes: options.maxMessageBytes,
       pingIntervalMs: options.pingIntervalMs,
       tasks: options.tasks,
+      verdicts: options.verdicts,
+      legacyVerdictMs: options.legacyVerdictMs,
     }),
   };
 }
@@ -197,6 +199,8 @@ export function proberOptions(options: NativeRunOptions, wiring: RunWiring, regi
       auth: options.auth,
       variables: options.variables,
       maxMessageBytes: options.maxMessageBytes,
+      verdicts: options.verdicts,
+      legacyVerdictMs: options.legacyVerdictMs,
     }),
   };
 }

@@ -124,7 +124,9 @@ describe('agt mcp list shows each server as claude mcp list does (issue 22 item 
     expect((await agt('mcp', 'probe', 'tools/py')).code).toBe(0);
     expect((await agt('mcp', 'probe', 'tools/broken')).code).toBe(4);
     const list = (await agt('mcp', 'list')).stdout.split('\n');
-    expect(list.find((l) => l.startsWith('tools/py '))).toMatch(/ {2}stdio {2}python3 .*mcp_server\.py {2}\(revision 1\) {2}✓ 4 tools$/);
+    expect(list.find((l) => l.startsWith('tools/py '))).toMatch(
+      / {2}stdio {2}python3 .*mcp_server\.py {2}\(revision 1\) {2}✓ 4 tools, MCP 2025-\d\d-\d\d$/,
+    );
     expect(list.find((l) => l.startsWith('tools/broken '))).toMatch(/✗ exited_early$/);
     expect(list.find((l) => l.startsWith('tools/remote '))).toMatch(
       / {2}streamable-http {2}https:\/\/mcp\.example\.test\/mcp {2}\(revision 1\) {2}· not probed$/,

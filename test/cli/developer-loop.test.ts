@@ -138,9 +138,9 @@ describe('agt mcp list --probe', () => {
     await agt('mcp', 'add-json', 'off', JSON.stringify({ command: 'python3', args: [PYTHON_SERVER], disabled: true }), '--cwd', tmp.dir);
     const listed = await agt('mcp', 'list', '--probe');
     expect(listed.code).toBe(1);
-    expect(listed.stdout).toMatch(/^default\/good .* ✓ connected, \d+ tools \(\d+\.\d s\)$/m);
+    expect(listed.stdout).toMatch(/^default\/good .* ✓ connected, \d+ tools, MCP 20\d\d-\d\d-\d\d \(\d+\.\d s\)$/m);
     expect(listed.stdout).toMatch(/^default\/dead .* ✗ failed: exited_early/m);
     expect(listed.stdout).toMatch(/^default\/off .* ⊘ disabled$/m);
-    expect((await agt('mcp', 'list')).stdout).toMatch(/^default\/good .* ✓ \d+ tools$/m); // the probes were noted
+    expect((await agt('mcp', 'list')).stdout).toMatch(/^default\/good .* ✓ \d+ tools, MCP 20\d\d-\d\d-\d\d$/m); // the probes were noted, with the protocol
   });
 });

@@ -1,0 +1,97 @@
+/**
+ * Era verdicts remembered beside the registry (E2), never inside a resource
+ * (R1: a record holds its config only). A verdict names the revision it was
+ * learned on: another revision, or a legacy verdict older than its bound,
+ * is not used, so the next connection negotiates again and records anew.
+ *
+ * A stale modern verdict fails loudly at the first request (and is then
+ * learned again); a stale legacy verdict would succeed silently against an
+ * upgraded server, hence its age bound.
+ */
+import { AgtError } from '../errors.js';
+import type { EraVerdict } from './era.js';
+
+/** How long a legacy verdict is trusted by default: one day. */
+export const DEFAULT_LEGACY_VERDICT_MS = 24 * 60 * 60 * 1000;
+
+/** A verdict as stored: the revision of the config it was learned on. */
+export interface StoredVerdict {
+  revision: number;
+  verdict: EraVerdict;
+}
+
+/**
+ * Where era verdicts are kept, by stored server reference. `get` is called
+ * before each connection to a stored server, `put` after a connection that
+ * negotiated (nothing remembered fitted); a store that fails is ignored (the
+ * connection negotiates), so a verdict is a convenience, never a requirement.
+ */
+export interface EraVerdictStore {
+  get(reference: string): Promise<StoredVerdict | undefined> | StoredVerdict | undefined;
+  put(reference: string, stored: StoredVerdict): Promise<void> | void;
+}
+
+/** Verdicts in this process's memory (a pool or a long-lived host). */
+export class MemoryVerdictStore implements EraVerdictStore {
+  readonly #verdicts = new Map<string, StoredVerdict>();
+  /** The stored verdict of `reference`. */
+  get(reference: string): StoredVerdict | undefined {
+    return this.#verdicts.get(reference);
+  }
+  /** Remembers `stored` for `reference` (a copy). */
+  put(reference: string, stored: StoredVerdict): void {
+    this.#verdicts.set(reference, structuredClone(stored));
+  }
+}
+
+/** The verdict to start a connection from: one of this revision, and for legacy one younger than `legacyMaxAgeMs`. */
+export function usableVerdict(
+  stored: StoredVerdict | undefined,
+  revision: number,
+  now = Date.now(),
+  legacyMaxAgeMs = DEFAULT_LEGACY_VERDICT_MS,
+): EraVerdict | undefined {
+  if (stored === undefined || stored.revision !== revision) return undefined;
+  const { verdict } = stored;
+  if (verdict.era === 'modern') return verdict;
+  const learned = Date.parse(verdict.learnedAt);
+  return Number.isFinite(learned) && now - learned <= legacyMaxAgeMs && now >= learned ? verdict : undefined;
+}
+
+/** Checks a legacy verdict age bound: a positive whole number of milliseconds. */
+export function checkVerdictAge(value: number | undefined): void {
+  if (value === undefined || (Number.isInteger(value) && value > 0)) return;
+  throw new AgtError('invalid_input', 'legacyVerdictMs must be a positive whole number of milliseconds', {
+    details: { field: 'legacyVerdictMs' },
+  });
+}
+
+/** Where a connection finds and leaves its verdict: the store, the server's reference and revision. */
+export interface VerdictMemory {
+  verdicts?: EraVerdictStore;
+  legacyVerdictMs?: number;
+  reference?: string;
+  revision?: number;
+}
+
+/** The remembered verdict of a stored server, when one fits (a store that fails is no verdict). */
+export async function rememberedVerdict(memory: VerdictMemory): Promise<EraVerdict | undefined> {
+  const { verdicts, reference, revision } = memory;
+  if (verdicts === undefined || reference === undefined || reference === '' || revision === undefined) return undefined;
+  try {
+    return usableVerdict(await verdicts.get(reference), revision, Date.now(), memory.legacyVerdictMs);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records what a connection learned, when it negotiated (it used no remembered verdict). */
+export async function rememberVerdict(memory: VerdictMemory, learned: EraVerdict, used: EraVerdict | undefined): Promise<void> {
+  const { verdicts, reference, revision } = memory;
+  if (used !== undefined || verdicts === undefined || reference === undefined || reference === '' || revision === undefined) return;
+  try {
+    await verdicts.put(reference, { revision, verdict: learned });
+  } catch {
+    // a verdict is a convenience: the next connection negotiates again
+  }
+}
