@@ -9,6 +9,7 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'node_modules/**',
+      '.ci/.node24/**',
       'coverage/**',
       '.snippets/**',
       '.scratch/**',

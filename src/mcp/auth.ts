@@ -25,8 +25,11 @@ export interface BearerTokenProvider {
  * With it, a connection finishes the flow itself and connects again once.
  */
 export interface McpOAuthProvider extends OAuthClientProvider {
-  /** Resolves with the authorization code after `redirectToAuthorization` sent the user away. */
-  waitForAuthorizationCode?(): Promise<string>;
+  /**
+   * Resolves after `redirectToAuthorization` sent the user away: with the callback URL's query parameters
+   * (preferred: the SDK checks their `iss` against the authorization server, RFC 9207) or the code alone.
+   */
+  waitForAuthorizationCode?(): Promise<string | URLSearchParams>;
   /** Told the server's URL before each connection (a stored provider sends only tokens issued for it). */
   connectingTo?(url: string): void;
 }
@@ -78,10 +81,10 @@ export function isAuthFailure(error: unknown): boolean {
  */
 export async function finishAuthorization(transport: Transport, auth: McpAuth | undefined): Promise<boolean> {
   if (auth === undefined || isBearerProvider(auth) || typeof auth.waitForAuthorizationCode !== 'function') return false;
-  const finish = (transport as { finishAuth?: (code: string) => Promise<void> }).finishAuth;
+  const finish = (transport as { finishAuth?: (callback: string) => Promise<void> }).finishAuth;
   if (typeof finish !== 'function') return false;
-  const code = await auth.waitForAuthorizationCode();
-  await finish.call(transport, code);
+  const callback = await auth.waitForAuthorizationCode();
+  await finish.call(transport, callback as string); // the SDK takes the callback's parameters or the code alone
   return true;
 }
 

@@ -7,7 +7,7 @@
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { UnauthorizedError } from '@modelcontextprotocol/client';
-import type { Client, Transport } from '@modelcontextprotocol/client';
+import type { Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { AgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
@@ -17,6 +17,7 @@ import type { McpConnection, PromptResult, RequestOptions, ResourceContents } fr
 import { verdictOf } from './era.js';
 import type { ChangeListener } from './listen.js';
 import { keepAlive } from './keepalive.js';
+import { withValidHeaders } from './param-headers.js';
 import { listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import { moreRequests } from './more-requests.js';
 import { callAsTask, DEFAULT_TASK_TOTAL_MS, runsAsTask, serverRunsToolTasks } from './tasks.js';
@@ -128,6 +129,9 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     jsonProblem(message.data, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep'
       ? { ...masked({ level: message.level, ...defined({ logger: message.logger }) }), data: '(not read: nested too deep)' }
       : masked(message);
+  // The tools whose arguments are mirrored into headers (2026-07-28 over Streamable HTTP), as last listed.
+  const headerTools = new Map<string, Tool>();
+  const mirrorsHeaders = client.getProtocolEra() === 'modern' && kind === 'streamable-http';
   const version = client.getServerVersion();
   const verdict = verdictOf(client, (transport as { protocolVersion?: string }).protocolVersion);
 
@@ -144,7 +148,8 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     warnings,
     stderrTail: () => masker.text(stdio?.stderr.text() ?? ''),
     listTools: async () => {
-      const tools = await list(TOOLS_LIST);
+      const listed = await list(TOOLS_LIST);
+      const tools = mirrorsHeaders ? withValidHeaders(listed, warnings, headerTools) : listed;
       taskTools = new Set(tools.filter(runsAsTask).map((t) => t.name)); // the tools a `tasks` connection calls as tasks
       return tools;
     },
@@ -192,10 +197,18 @@ export function openConnection(parts: ConnectedParts): McpConnection {
           const sdk = sdkOptions(options, signal);
           // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
           const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);
+          const progress = onProgress ? { onprogress: progressOf(onProgress) } : {};
+          const declared = headerTools.get(name);
+          if (declared !== undefined) {
+            // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding).
+            const params = { name, arguments: args, ...defined({ _meta: options.meta }) };
+            const result = await client.callTool(params as never, { ...sdk, ...progress, toolDefinition: declared });
+            return masked(callResult(result as unknown as Record<string, unknown>));
+          }
           const result = (await client.request(
             { method: 'tools/call', params: { name, arguments: args, ...defined({ _meta: options.meta }) } },
             LooseResult,
-            { ...sdk, ...(onProgress ? { onprogress: progressOf(onProgress) } : {}) },
+            { ...sdk, ...progress },
           )) as Record<string, unknown>;
           return masked(callResult(result));
         },

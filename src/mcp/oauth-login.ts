@@ -48,8 +48,9 @@ export async function loginMcp(document: McpDocument, options: LoginOptions): Pr
     );
   }
   const timeoutMs = options.timeoutMs ?? 300_000;
-  let settle: { resolve(code: string): void; reject(error: AgtError): void } | undefined;
-  const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  let settle: { resolve(callback: URLSearchParams): void; reject(error: AgtError): void } | undefined;
+  // The callback's parameters: the code, and the authorization server's `iss` the SDK checks (RFC 9207).
+  const code = new Promise<URLSearchParams>((resolve, reject) => (settle = { resolve, reject }));
   code.catch(() => undefined); // rejected before anyone waits (a wrong callback first): still reported by the connection
   const server = http.createServer((req, res) => callback(req, res));
   let provider: StoredOAuthProvider | undefined;
@@ -84,7 +85,7 @@ export async function loginMcp(document: McpDocument, options: LoginOptions): Pr
       );
     }
     res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE('Logged in', 'Logged in. You can close this window.'));
-    return settle?.resolve(received);
+    return settle?.resolve(url.searchParams);
   };
   const abort = () => settle?.reject(new AgtError('cancelled', 'the login was cancelled; nothing was stored'));
   const timer = setTimeout(

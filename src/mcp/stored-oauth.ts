@@ -13,7 +13,7 @@
  * `onLoginRequired` is told.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import type { ResourceRef } from '../resources/types.js';
 import type { McpOAuthProvider } from './auth.js';
 import type { StoredTokens, TokenStore } from './token-store.js';
@@ -46,7 +46,9 @@ export function storedOAuth(options: StoredOAuthOptions): (server: ResourceRef) 
 export class StoredOAuthProvider implements McpOAuthProvider {
   readonly #server: ResourceRef;
   readonly #options: StoredOAuthOptions;
-  readonly #login: { redirectUrl: string; onUrl(url: URL): void; code(): Promise<string>; state: string } | undefined;
+  readonly #login: { redirectUrl: string; onUrl(url: URL): void; code(): Promise<URLSearchParams>; state: string } | undefined;
+  // Where this authorization was sent (SEP-2352): the SDK checks the callback leg against it.
+  #discovery: OAuthDiscoveryState | undefined;
   #url: string | undefined;
   #verifier: string | undefined;
   #client: OAuthClientInformationMixed | undefined;
@@ -59,7 +61,7 @@ export class StoredOAuthProvider implements McpOAuthProvider {
   constructor(
     server: ResourceRef,
     options: StoredOAuthOptions,
-    login?: { redirectUrl: string; onUrl(url: URL): void; code(): Promise<string> },
+    login?: { redirectUrl: string; onUrl(url: URL): void; code(): Promise<URLSearchParams> },
   ) {
     this.#server = server;
     this.#options = options;
@@ -129,8 +131,18 @@ export class StoredOAuthProvider implements McpOAuthProvider {
   }
 
   /** {@inheritDoc McpOAuthProvider.waitForAuthorizationCode} (only a login can wait). */
-  get waitForAuthorizationCode(): (() => Promise<string>) | undefined {
+  get waitForAuthorizationCode(): (() => Promise<URLSearchParams>) | undefined {
     return this.#login?.code;
+  }
+
+  /** Keeps where the authorization was sent (SEP-2352), for the SDK to check the callback against. */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#discovery = state;
+  }
+
+  /** {@inheritDoc StoredOAuthProvider.saveDiscoveryState} */
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#discovery;
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -144,6 +156,7 @@ export class StoredOAuthProvider implements McpOAuthProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'verifier' || scope === 'all') this.#verifier = undefined;
+    if (scope === 'discovery' || scope === 'all') this.#discovery = undefined;
     if (scope === 'client' || scope === 'all') {
       this.#client = undefined;
       this.#ignoreStoredClient = true;

@@ -1,0 +1,65 @@
+/**
+ * SEP-2243 (MCP 2026-07-28): a tool may mark top-level arguments with
+ * `x-mcp-header: NAME`, and a Streamable HTTP client mirrors their values into
+ * `Mcp-Param-NAME` headers (the SDK's `callTool` does the mirroring, given the
+ * tool's definition). A tool whose declarations break the rules must not be
+ * offered at all: the name empty, not an HTTP token, repeated (in any case),
+ * or on a property that is not a string, integer or boolean.
+ *
+ * Server data: at most {@link MAX_PROPERTIES} properties are read, and nothing
+ * of a name or value reaches a message.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { isPlainObject } from '../json.js';
+import type { RawTool } from './lists.js';
+
+const MAX_PROPERTIES = 200;
+// RFC 9110 token characters: what an HTTP header name may hold.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/;
+const MIRRORABLE = new Set(['string', 'integer', 'boolean']);
+
+/** What a tool declares for SEP-2243: nothing, valid headers, or a reason to leave the tool out. */
+export type HeaderDeclarations = { kind: 'none' } | { kind: 'valid'; count: number } | { kind: 'invalid'; reason: string };
+
+/** Reads the `x-mcp-header` declarations of a tool's inputSchema (bounded). */
+export function headerDeclarations(inputSchema: unknown): HeaderDeclarations {
+  const properties = isPlainObject(inputSchema) ? inputSchema.properties : undefined;
+  if (!isPlainObject(properties)) return { kind: 'none' };
+  const seen = new Set<string>();
+  let read = 0;
+  for (const key in properties) {
+    if (!Object.hasOwn(properties, key)) continue;
+    if (++read > MAX_PROPERTIES) break;
+    const property: unknown = properties[key];
+    if (!isPlainObject(property) || !Object.hasOwn(property, 'x-mcp-header')) continue;
+    const name: unknown = property['x-mcp-header'];
+    if (typeof name !== 'string' || name === '') return { kind: 'invalid', reason: 'an x-mcp-header name is empty or not a string' };
+    if (!TOKEN.test(name))
+      return { kind: 'invalid', reason: 'an x-mcp-header name is not an HTTP header token (spaces, colons, non-ASCII)' };
+    if (seen.has(name.toLowerCase())) return { kind: 'invalid', reason: 'two properties declare the same x-mcp-header name' };
+    seen.add(name.toLowerCase());
+    if (typeof property.type !== 'string' || !MIRRORABLE.has(property.type))
+      return { kind: 'invalid', reason: 'an x-mcp-header is on a property that is not a string, integer or boolean' };
+  }
+  return seen.size === 0 ? { kind: 'none' } : { kind: 'valid', count: seen.size };
+}
+
+/**
+ * The listed tools a Streamable HTTP client on 2026-07-28 may offer: those
+ * with invalid declarations are left out (a warning names each), those with
+ * valid ones are noted in `mirrored` (definitions without outputSchema: the
+ * run checks outputs itself) for the SDK to mirror their arguments.
+ */
+export function withValidHeaders(tools: RawTool[], warnings: string[], mirrored: Map<string, Tool>): RawTool[] {
+  mirrored.clear();
+  return tools.filter((tool) => {
+    const declared = headerDeclarations(tool.inputSchema);
+    if (declared.kind === 'invalid') {
+      const warning = `tool "${tool.name.slice(0, 128)}" left out: ${declared.reason} (SEP-2243)`;
+      if (!warnings.includes(warning)) warnings.push(warning); // listed again after a change: said once
+      return false;
+    }
+    if (declared.kind === 'valid') mirrored.set(tool.name, { name: tool.name, inputSchema: tool.inputSchema } as Tool);
+    return true;
+  });
+}
