@@ -6,6 +6,7 @@
 import type { BenchReport } from './harness.js';
 import { runCliBench } from './cli.bench.js';
 import { runContractBench } from './contract.bench.js';
+import { runErasBench } from './eras.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runHostsBench } from './hosts.bench.js';
 import { runPoolBench } from './pool.bench.js';
@@ -26,6 +27,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   hostile: runHostileBench,
   pool: runPoolBench,
   toolsearch: runToolSearchBench,
+  eras: runErasBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

@@ -7,6 +7,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import {
+  headerProblem,
   type McpDocument,
   type McpServerConfig,
   normaliseMcpDocument,
@@ -168,6 +169,13 @@ function remoteSecrets(config: RemoteServerConfig): string[] {
 // A remote config's url and headers with their placeholders expanded (invalid_config when one has no value).
 function resolveRemote(config: RemoteServerConfig, sources: VariableSources, collect: Set<string>): RemoteServerConfig {
   const resolved = launchConfig(config, sources, 'connected', collect);
+  for (const [name, value] of Object.entries(resolved.headers ?? {})) {
+    const bad = headerProblem(name, value);
+    if (bad !== undefined)
+      throw new AgtError('invalid_config', `the expanded header "${name.slice(0, 64)}": ${bad}; correct the variables it is built from`, {
+        details: { reason: 'invalid_header', field: `config.headers.${name.slice(0, 64)}` },
+      });
+  }
   const problem = urlProblem(resolved.url);
   if (problem !== undefined) {
     throw new AgtError('invalid_config', `the expanded "url" ${problem}; correct the variables it is built from`, {

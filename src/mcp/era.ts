@@ -14,6 +14,9 @@ import type { McpProtocolChoice } from '../resources/mcp-config.js';
 /** The two eras of MCP: `legacy` is 2024-10-07 … 2025-11-25 (initialize); `modern` is 2026-07-28 on (server/discover). */
 export type ProtocolEra = 'legacy' | 'modern';
 
+// MCP 2026-07-28's error code for a protocol version the other side does not speak.
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
 /** The modern revision a config may pin. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
@@ -61,11 +64,15 @@ export function isEraFailure(error: unknown): boolean {
  * (a -32022 answer's `supported`), else the era it showed.
  */
 export function eraMismatch(error: unknown, choice: McpProtocolChoice | undefined): AgtError | undefined {
-  if (choice === MODERN_PROTOCOL_VERSION && isEraFailure(error) && !/closed/.test((error as Error).message)) {
+  const unsupported = (error as { code?: unknown } | null)?.code === UNSUPPORTED_PROTOCOL_VERSION;
+  if (choice === MODERN_PROTOCOL_VERSION && (unsupported || (isEraFailure(error) && !/closed/.test((error as Error).message)))) {
+    const offered = supportedOf(error);
+    const what =
+      offered === undefined ? 'it answered server/discover without it: a 2025-era server' : `it offers ${offered.join(', ') || 'nothing'}`;
     return new AgtError(
       'protocol_mismatch',
-      `the server does not offer MCP ${MODERN_PROTOCOL_VERSION} (it answered server/discover without it: a 2025-era server); set "protocol": "auto" in its config to speak the protocol it has`,
-      { details: { pinned: MODERN_PROTOCOL_VERSION, offered: supportedOf(error) ?? ['legacy'] } },
+      `the server does not offer MCP ${MODERN_PROTOCOL_VERSION} (${what}); set "protocol": "auto" in its config to speak the protocol it has`,
+      { details: { pinned: MODERN_PROTOCOL_VERSION, offered: offered ?? ['legacy'] } },
     );
   }
   if (choice !== 'legacy') return undefined;

@@ -240,6 +240,10 @@ function normaliseRemote(
     throw invalid(`${at}.type`, 'contradicts "transport"');
   }
   const headers = stringMap(raw.headers, `${at}.headers`, 'header values');
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = headerProblem(name, value);
+    if (problem !== undefined) throw invalid(`${at}.headers.${name.slice(0, 64)}`, problem);
+  }
   checkTimeout(raw, at);
   warnUnknownPlaceholders(raw.url, `${at}.url`, warnings);
   for (const key of Object.keys(headers)) warnUnknownPlaceholders(headers[key] as string, `${at}.headers.${key}`, warnings);
@@ -275,6 +279,18 @@ export function urlProblem(url: string): string | undefined {
     return 'is not a well-formed URL';
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must use http or https';
+  return undefined;
+}
+
+/** Longest header value a config may send (a bound before anything is sent). */
+export const MAX_HEADER_VALUE = 8192;
+
+/** What is wrong with a header of a remote config, if anything: a name that is no HTTP token, a value that could split the request or is too long. Never names the value. */
+export function headerProblem(name: string, value: string): string | undefined {
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$/.test(name))
+    return "the header name must be an HTTP token (letters, digits and !#$%&'*+-.^_`|~)";
+  if (/[\r\n\0]/.test(value)) return 'the header value must not contain a line break or NUL (it would split the request)';
+  if (value.length > MAX_HEADER_VALUE) return `the header value is longer than ${MAX_HEADER_VALUE} characters`;
   return undefined;
 }
 

@@ -1,0 +1,58 @@
+/**
+ * Bad input on the protocol eras (E1): a server that claims 2026-07-28 and
+ * then answers otherwise, a discover result offering only versions nobody
+ * speaks, results without or with an unknown `resultType`, and config header
+ * values that could split a request. Each gets a stable code; the connection
+ * and the other calls live on; no secret reaches a message.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp } from '../../src/index.js';
+import { failure } from '../support/index.js';
+import { startHostileModern } from './fixtures/hostile-modern.js';
+
+let hostile: Awaited<ReturnType<typeof startHostileModern>>;
+beforeAll(async () => {
+  hostile = await startHostileModern();
+});
+afterAll(() => hostile.close());
+
+describe('E1: a server that breaks the 2026-07-28 rules', () => {
+  it('E1: results without resultType, with an unknown one, or in the 2025 shape fail only their call (protocol_error); the rest works', async () => {
+    const connection = await connectMcp({ url: hostile.url });
+    try {
+      expect(connection.era).toBe('modern');
+      for (const tool of ['no_result_type', 'unknown_result_type', 'legacy_shape']) {
+        const f = await failure(connection.callTool(tool, {}));
+        expect(f.code, tool).toBe('protocol_error');
+      }
+      const [a, b] = await Promise.allSettled([connection.callTool('no_result_type', {}), connection.callTool('good', {})]);
+      expect(a.status).toBe('rejected');
+      expect(b).toMatchObject({ status: 'fulfilled', value: { content: [{ type: 'text', text: 'good answered' }] } });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('E1: a discover result offering only unknown versions is not modern: auto falls back to initialize, a pin fails with protocol_mismatch', async () => {
+    const odd = await startHostileModern({ supportedVersions: ['2031-01-01', 'banana'], answersInitialize: true });
+    try {
+      const auto = await connectMcp({ url: odd.url });
+      expect(auto.era).toBe('legacy');
+      await auto.close();
+      const f = await failure(connectMcp({ url: odd.url, protocol: '2026-07-28' }));
+      expect(f.code).toBe('protocol_mismatch');
+    } finally {
+      await odd.close();
+    }
+  });
+
+  it('R7: a config header value with CR or LF, or longer than 8 KiB, is invalid_input before anything is sent; the value is not echoed', async () => {
+    const before = hostile.methods.length;
+    for (const value of ['Bearer abc\r\nX-Evil: 1', 'a\nb', 'x'.repeat(8193)]) {
+      const f = await failure(connectMcp({ url: hostile.url, headers: { 'X-Token': value } }));
+      expect(f).toMatchObject({ code: 'invalid_input', details: { field: 'mcpServers.server.headers.X-Token' } });
+      expect(JSON.stringify({ m: f.message, d: f.details })).not.toContain('abc');
+    }
+    expect(hostile.methods.length).toBe(before);
+  });
+});
