@@ -98,23 +98,29 @@ export async function runErasBench(): Promise<BenchReport> {
     const callRatio = median(oursMs) / median(bareMs);
     targets.push({ name: 'per call (modern, HTTP) ≤ 1.2× a bare SDK v2 Client', ok: callRatio <= 1.2, detail: `${callRatio.toFixed(2)}×` });
 
-    // A pooled warm start of 8 modern mounts.
-    const service = new ResourceService({ store: new MemoryStore() });
-    const refs = Array.from({ length: 8 }, (_, i) => `bench/v2-${i}`);
-    for (const reference of refs)
-      await service.write({ kind: 'mcp', reference, create: true, data: { mcpServers: { v2: { url: `${server.url}?m=${reference}` } } } });
-    await service.write({ kind: 'agent', reference: 'bench/eras', create: true, data: { mcps: refs } });
-    const policy = policies.autoAllow('*');
-    await using pool = new McpPool({ service });
-    await (await NativeRun.start({ agent: 'bench/eras', service, policy, pool, scope: 'bench' })).close();
-    const warm: number[] = [];
-    for (let i = 0; i < 25; i++) {
-      const t = performance.now();
-      const run = await NativeRun.start({ agent: 'bench/eras', service, policy, pool, scope: 'bench' });
-      warm.push(performance.now() - t);
-      await run.close();
-    }
-    targets.push({ name: 'start with 8 warm pooled modern mounts ≤ 2 ms median', ok: median(warm) <= 2, detail: ms(median(warm)) });
+    // A pooled warm start of 8 modern mounts: a server that lets its list be reused for 5 minutes, and one that says 0 (E3).
+    const warmStart = async (url: string) => {
+      const service = new ResourceService({ store: new MemoryStore() });
+      const refs = Array.from({ length: 8 }, (_, i) => `bench/v2-${i}`);
+      for (const reference of refs)
+        await service.write({ kind: 'mcp', reference, create: true, data: { mcpServers: { v2: { url: `${url}?m=${reference}` } } } });
+      await service.write({ kind: 'agent', reference: 'bench/eras', create: true, data: { mcps: refs } });
+      const policy = policies.autoAllow('*');
+      await using pool = new McpPool({ service });
+      await (await NativeRun.start({ agent: 'bench/eras', service, policy, pool, scope: 'bench' })).close();
+      const warm: number[] = [];
+      for (let i = 0; i < 25; i++) {
+        const t = performance.now();
+        const run = await NativeRun.start({ agent: 'bench/eras', service, policy, pool, scope: 'bench' });
+        warm.push(performance.now() - t);
+        await run.close();
+      }
+      return median(warm);
+    };
+    const cached = await startV2Http({ legacy: 'reject', toolsTtlMs: 300_000 });
+    const warm = await warmStart(cached.url).finally(() => cached.close());
+    const warmTtl0 = await warmStart(server.url);
+    targets.push({ name: 'start with 8 warm pooled modern mounts (list ttl 5 min) ≤ 2 ms median', ok: warm <= 2, detail: ms(warm) });
 
     const row = (way: Way) => `| ${way} | ${ms(http[way])} | ${ms(stdio[way])} |`;
     return {
@@ -132,7 +138,12 @@ export async function runErasBench(): Promise<BenchReport> {
         `| connectMcp's connection | ${ms(median(oursMs))} |`,
         `| bare SDK v2 Client | ${ms(median(bareMs))} |`,
         '',
-        `Ratio: ${callRatio.toFixed(2)}×. NativeRun.start with 8 warm pooled modern mounts: ${ms(median(warm))} median of 25.`,
+        `Ratio: ${callRatio.toFixed(2)}×.`,
+        '',
+        '| NativeRun.start, 8 warm pooled modern mounts (median of 25) | time |',
+        '| --- | --- |',
+        `| the server lets its tool list be reused 5 min (\`ttlMs: 300000\`) | ${ms(warm)} |`,
+        `| the server says \`ttlMs: 0\` (the SDK server's default): every start lists each mount again (E3) | ${ms(warmTtl0)} |`,
       ].join('\n'),
     };
   } finally {

@@ -4,7 +4,7 @@
  */
 import type { McpTransport } from '../resources/mcp-config.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
-import type { McpPrompt, McpResource, McpResourceTemplate, RawTool } from './lists.js';
+import type { CacheHints, McpPrompt, McpResource, McpResourceTemplate, RawTool } from './lists.js';
 import type { ListChangedKind, LogLevel, McpLogMessage } from './notifications.js';
 
 /** Options of one request that the server answers (a tool call, a read, a prompt). */
@@ -56,6 +56,11 @@ export interface McpConnection {
   readonly era: ProtocolEra;
   /** What this connection learned of the server's era, for the next connection to skip discovery (E2). */
   readonly verdict: EraVerdict;
+  /**
+   * How long the last tools/list may be reused (E3): the server's `ttlMs` and `cacheScope` on a 2026-07-28
+   * connection, bounded (lists.ts `cacheHints`); undefined on the 2025 era (reused until a list change).
+   */
+  toolListHints(): CacheHints | undefined;
   /** The server's declared capabilities. */
   readonly capabilities: Record<string, unknown>;
   /** The server's instructions from initialize (masked): what a host may put in its system prompt. */

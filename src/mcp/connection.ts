@@ -6,7 +6,7 @@
  * listeners, masked.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { UnauthorizedError } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { AgtError, maskError } from '../errors.js';
 import { type SecretMasker, secretMasker } from '../resources/secrets.js';
@@ -18,10 +18,10 @@ import { verdictOf } from './era.js';
 import type { ChangeListener } from './listen.js';
 import { keepAlive } from './keepalive.js';
 import { withValidHeaders } from './param-headers.js';
-import { listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
+import { type CacheHints, listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import { moreRequests } from './more-requests.js';
 import { callAsTask, DEFAULT_TASK_TOTAL_MS, runsAsTask, serverRunsToolTasks } from './tasks.js';
-import type { McpLogMessage, NotificationHub } from './notifications.js';
+import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
 import { boundedDepth, callResult, MAX_RESULT_DEPTH, progressOf, requestSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
@@ -115,8 +115,9 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     }
   }
 
-  const list = async <T>(spec: Parameters<typeof listAll<T>>[1]) =>
-    masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings)));
+  let toolHints: CacheHints | undefined; // of the last tools/list (2026-07-28)
+  const list = async <T>(spec: Parameters<typeof listAll<T>>[1], onHints?: (hints: CacheHints) => void) =>
+    masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings, onHints)));
   const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({
     signal,
     timeout: options.timeoutMs ?? timeouts.callMs,
@@ -129,6 +130,10 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     jsonProblem(message.data, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep'
       ? { ...masked({ level: message.level, ...defined({ logger: message.logger }) }), data: '(not read: nested too deep)' }
       : masked(message);
+  // 2026-07-28: the log level the host asked for goes with each call (absent: the server sends no logs).
+  let requestLogLevel: LogLevel | undefined;
+  const metaOf = (meta: Record<string, unknown> | undefined) =>
+    requestLogLevel === undefined ? meta : { ...meta, [LOG_LEVEL_META_KEY]: requestLogLevel };
   // The tools whose arguments are mirrored into headers (2026-07-28 over Streamable HTTP), as last listed.
   const headerTools = new Map<string, Tool>();
   const mirrorsHeaders = client.getProtocolEra() === 'modern' && kind === 'streamable-http';
@@ -148,11 +153,12 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     warnings,
     stderrTail: () => masker.text(stdio?.stderr.text() ?? ''),
     listTools: async () => {
-      const listed = await list(TOOLS_LIST);
+      const listed = await list(TOOLS_LIST, (hints) => (toolHints = verdict.era === 'modern' ? hints : undefined));
       const tools = mirrorsHeaders ? withValidHeaders(listed, warnings, headerTools) : listed;
       taskTools = new Set(tools.filter(runsAsTask).map((t) => t.name)); // the tools a `tasks` connection calls as tasks
       return tools;
     },
+    toolListHints: () => toolHints,
     listResources: async () => (declares('resources') ? list(RESOURCES_LIST) : []),
     listResourceTemplates: async () => (declares('resources') ? list(TEMPLATES_LIST) : []),
     listPrompts: async () => (declares('prompts') ? list(PROMPTS_LIST) : []),
@@ -188,7 +194,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         'call',
         async (signal) => {
           if (parts.tasks === true && taskTools.has(name) && serverRunsToolTasks(client.getServerCapabilities())) {
-            const params = { name, arguments: args, ...defined({ _meta: options.meta }) };
+            const params = { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) };
             const total = options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS;
             return masked(
               callResult(await callAsTask(client, params, { signal, requestMs: options.timeoutMs ?? timeouts.callMs, totalMs: total })),
@@ -201,12 +207,12 @@ export function openConnection(parts: ConnectedParts): McpConnection {
           const declared = headerTools.get(name);
           if (declared !== undefined) {
             // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding).
-            const params = { name, arguments: args, ...defined({ _meta: options.meta }) };
+            const params = { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) };
             const result = await client.callTool(params as never, { ...sdk, ...progress, toolDefinition: declared });
             return masked(callResult(result as unknown as Record<string, unknown>));
           }
           const result = (await client.request(
-            { method: 'tools/call', params: { name, arguments: args, ...defined({ _meta: options.meta }) } },
+            { method: 'tools/call', params: { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) } },
             LooseResult,
             { ...sdk, ...progress },
           )) as Record<string, unknown>;
@@ -214,7 +220,15 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         },
         options,
       ),
-    ...moreRequests({ client, send, sdkOptions, masked, clientCapabilities: parts.clientCapabilities, listener: parts.listener }),
+    ...moreRequests({
+      client,
+      send,
+      sdkOptions,
+      masked,
+      clientCapabilities: parts.clientCapabilities,
+      listener: parts.listener,
+      setRequestLogLevel: (level) => (requestLogLevel = level),
+    }),
     onListChanged: (listener) => parts.hub.add('listChanged', listener),
     onLog: (listener) => parts.hub.add('log', (message) => listener(logged(message))),
     onResourceUpdated: (listener) => parts.hub.add('resourceUpdated', (update) => listener(masked(update))),

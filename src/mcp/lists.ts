@@ -152,9 +152,11 @@ export async function listAll<T>(
   listMs: number,
   isClosed: () => boolean,
   warnings: string[],
+  onHints?: (hints: CacheHints) => void,
 ): Promise<T[]> {
   const deadline = performance.now() + listMs;
   const items: T[] = [];
+  let first = true;
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -177,6 +179,8 @@ export async function listAll<T>(
         cause: error,
       });
     }
+    if (first) onHints?.(cacheHints(result)); // 2026-07-28: the first page says how long the whole list may be reused
+    first = false;
     const entries = result[spec.key];
     if (!Array.isArray(entries)) warnings.push(`a ${spec.method} page had no "${spec.key}" array`);
     for (const entry of Array.isArray(entries) ? entries : []) {
@@ -195,6 +199,24 @@ export async function listAll<T>(
     cursor = next;
   }
   throw new AgtError('protocol_error', `${spec.method} has more than ${MAX_PAGES} pages`, { details: { reason: 'too_many_pages' } });
+}
+
+/** How long a list may be reused and by whom (MCP 2026-07-28 `ttlMs`, `cacheScope`), as bounded here. */
+export interface CacheHints {
+  /** Milliseconds the list may be reused: 0 when absent, negative or not a number; at most {@link MAX_LIST_TTL_MS}. */
+  ttlMs: number;
+  /** `public`: any user of the server may reuse it; `private` (also when absent or unknown): one auth identity only. */
+  cacheScope: 'public' | 'private';
+}
+
+/** The longest a server may ask a list to be reused: one day (the SDK's own bound). */
+export const MAX_LIST_TTL_MS = 86_400_000;
+
+/** The cache hints of a list result, bounded: a missing, negative or huge ttl and an unknown scope are made safe. */
+export function cacheHints(result: Record<string, unknown>): CacheHints {
+  const ttl = result.ttlMs;
+  const ttlMs = typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.min(Math.floor(ttl), MAX_LIST_TTL_MS) : 0;
+  return { ttlMs, cacheScope: result.cacheScope === 'public' ? 'public' : 'private' };
 }
 
 function listTimeout(method: string, listMs: number): AgtError {

@@ -10,7 +10,7 @@ import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import type { Completion, McpConnection, RequestOptions } from './connection-types.js';
 import type { ChangeListener } from './listen.js';
-import { LOG_LEVELS } from './notifications.js';
+import { LOG_LEVELS, type LogLevel } from './notifications.js';
 
 const LooseResult = ResultSchema.loose();
 
@@ -29,12 +29,15 @@ export interface MoreRequestParts {
   clientCapabilities: Record<string, unknown>;
   /** The subscription stream of a 2026-07-28 connection: resource subscriptions go through it. */
   listener?: ChangeListener;
+  /** Sets the log level sent with each request of a 2026-07-28 connection. */
+  setRequestLogLevel?(level: LogLevel): void;
 }
 
 const MAX_COMPLETIONS = 100; // MCP's own bound on completion values
 
 /** ping, complete, setLogLevel, subscribeResource, unsubscribeResource and rootsChanged of a connection. */
-export function moreRequests({ client, send, sdkOptions, masked, clientCapabilities, listener }: MoreRequestParts): MoreRequests {
+export function moreRequests(parts: MoreRequestParts): MoreRequests {
+  const { client, send, sdkOptions, masked, clientCapabilities, listener, setRequestLogLevel } = parts;
   const modern = client.getProtocolEra() === 'modern';
   const capability = (name: string) => client.getServerCapabilities()?.[name as 'logging'];
   const notDeclared = (what: string, needs: string) =>
@@ -85,6 +88,8 @@ export function moreRequests({ client, send, sdkOptions, masked, clientCapabilit
       if (!LOG_LEVELS.includes(level))
         throw new AgtError('invalid_input', `level must be one of ${LOG_LEVELS.join(', ')}`, { details: { field: 'level' } });
       if (!isPlainObject(capability('logging'))) throw notDeclared('log level', 'logging');
+      // 2026-07-28 has no logging/setLevel: the level goes with each later request (no level: no logs).
+      if (modern) return void setRequestLogLevel?.(level);
       await empty('logging/setLevel', { level }, options);
     },
     subscribeResource: (uri, options = {}) => subscription('resources/subscribe', uri, options),

@@ -13,12 +13,14 @@ import { canonicalHash } from '../schema/canonical.js';
 import type { LeaseRequest } from './types.js';
 import { identityOf } from './routing.js';
 
-/** The run's auth, variables, message limit and ping interval for this mount, else the pool's; the roots are the pool's (shared connections answer alike). */
+type PoolDefaulted = 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots' | 'tasks' | 'verdicts' | 'legacyVerdictMs';
+
+/** The run's auth, variables, message limit, ping interval and era verdicts for this mount, else the pool's; the roots are the pool's (shared connections answer alike). */
 export function connectDefaults(
   own: ConnectOptions,
-  pool: Pick<ConnectSettings, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots' | 'tasks'>,
+  pool: Pick<ConnectSettings, PoolDefaulted>,
   reference: string,
-): Pick<ConnectOptions, 'auth' | 'variables' | 'maxMessageBytes' | 'pingIntervalMs' | 'roots' | 'tasks'> {
+): Pick<ConnectOptions, PoolDefaulted> {
   const auth = authFor(own.auth ?? pool.auth, { kind: 'mcp', reference });
   return {
     ...defined({
@@ -28,6 +30,8 @@ export function connectDefaults(
       pingIntervalMs: own.pingIntervalMs ?? pool.pingIntervalMs,
       roots: pool.roots,
       tasks: own.tasks ?? pool.tasks,
+      verdicts: own.verdicts ?? pool.verdicts, // era verdicts (E2): the run's store, else the pool's
+      legacyVerdictMs: own.legacyVerdictMs ?? pool.legacyVerdictMs,
     }),
   };
 }

@@ -82,6 +82,8 @@ export class McpPool implements AsyncDisposable {
       registry: this.#registry,
       timeouts: { ...this.#options.timeouts, ...request.connect.timeouts },
       ...connectDefaults(request.connect, this.#options, request.reference),
+      reference: request.reference,
+      revision: request.revision, // the era verdict of this revision is used (E2)
     };
     const key = keyOf(request, connect);
     let entry = this.#entries.get(key);
@@ -128,7 +130,12 @@ export class McpPool implements AsyncDisposable {
         connection,
         key,
         listTools: () => {
-          const listed = (entry.tools ??= connection.listTools());
+          if (entry.toolsUntil !== undefined && this.#clock.now() >= entry.toolsUntil) delete entry.tools; // past its ttl (E3)
+          const listed = (entry.tools ??= connection.listTools().then((tools) => {
+            const hints = connection.toolListHints();
+            entry.toolsUntil = hints === undefined ? undefined : this.#clock.now() + hints.ttlMs;
+            return tools;
+          }));
           listed.catch(() => entry.tools === listed && delete entry.tools); // a failed list is not kept
           return listed;
         },

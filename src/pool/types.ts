@@ -116,6 +116,8 @@ export interface Entry {
   restarting?: boolean;
   /** The tool list, shared by the leases until the server announces a tools change. */
   tools?: Promise<RawTool[]>;
+  /** When the cached tools expire (2026-07-28 `ttlMs`, E3); undefined: until a list change (2025 era). */
+  toolsUntil?: number;
   /** Cancels the pending idle close (or forgetting) of the key. */
   cancelTimer?: () => void;
 }

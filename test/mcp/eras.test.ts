@@ -310,3 +310,21 @@ describe("E1: a modern server's question (input_required) is answered inline by 
     }
   });
 });
+
+describe('E1: a modern server logs only when the host asked for it', () => {
+  it('E1: no log messages without a level; after setLogLevel the level goes with each call and the messages arrive', async () => {
+    const connection = await connectMcp({ url: modernOnly.url });
+    try {
+      const logs: unknown[] = [];
+      connection.onLog((message) => logs.push(message));
+      expect(text(await connection.callTool('chatty', {}))).toBe('logged');
+      expect(logs).toEqual([]);
+      await connection.setLogLevel('info');
+      expect(text(await connection.callTool('chatty', {}))).toBe('logged');
+      await waitFor(() => logs.length > 0);
+      expect(logs).toEqual([{ level: 'info', logger: 'fixture', data: { said: 'hello' } }]);
+    } finally {
+      await connection.close();
+    }
+  });
+});

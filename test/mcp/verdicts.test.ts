@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type EraVerdict,
+  McpPool,
   McpProber,
   MemoryStore,
   MemoryVerdictStore,
@@ -55,6 +56,17 @@ describe('E2: verdicts remembered beside the registry', () => {
     } finally {
       await run.close();
     }
+    expect(discovers()).toBe(before);
+  });
+
+  it('E2: an McpPool given the verdicts starts its connections from them: no server/discover', async () => {
+    const service = await registry();
+    const verdicts = new MemoryVerdictStore();
+    await new McpProber({ service, verdicts }).probe('tools/v2');
+    const before = discovers();
+    await using pool = new McpPool({ service, verdicts });
+    const run = await NativeRun.start({ agent: 'team/e2', service, policy: policies.autoAllow('*'), pool, scope: 's' });
+    await run.close();
     expect(discovers()).toBe(before);
   });
 

@@ -1,0 +1,77 @@
+/**
+ * E3: lists honour the server's ttlMs on 2026-07-28: a pool's shared tool list
+ * is reused by the runs of a scope only while its ttl lasts, never after;
+ * a list change invalidates it at once; hints are bounded.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpPool, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
+import { cacheHints, MAX_LIST_TTL_MS } from '../../src/mcp/lists.js';
+import { batch, waitFor } from '../support/index.js';
+import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function handClock() {
+  let now = 1_000_000;
+  return { now: () => now, after: () => () => undefined, advance: (ms: number) => void (now += ms) };
+}
+
+async function setup(toolsTtlMs: number) {
+  const server: V2HttpServer = await startV2Http({ legacy: 'reject', toolsTtlMs });
+  cleanups.push(() => server.close());
+  const service = new ResourceService({ store: new MemoryStore() });
+  await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: server.url } } } });
+  await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/v2'] } });
+  const clock = handClock();
+  const pool = new McpPool({ service, clock });
+  cleanups.push(() => pool.close());
+  const start = () => NativeRun.start({ agent: 'team/a', service, policy: policies.autoAllow('*'), pool, scope: 's' });
+  const lists = () => server.methods.filter((m) => m === 'tools/list').length;
+  return { server, clock, start, lists };
+}
+
+describe('E3: list caching by ttlMs (2026-07-28)', () => {
+  it('E3: a pooled tool list is reused within its ttl and listed again after it', async () => {
+    const { clock, start, lists } = await setup(60_000);
+    await (await start()).close();
+    const after = lists();
+    clock.advance(59_000);
+    await (await start()).close();
+    expect(lists()).toBe(after); // within the ttl: reused
+    clock.advance(1_001);
+    await (await start()).close();
+    expect(lists()).toBe(after + 1); // past it: listed again
+  });
+
+  it("E3: with ttlMs 0 (the SDK server default) no run reuses another run's list", async () => {
+    const { start, lists } = await setup(0);
+    await (await start()).close();
+    const after = lists();
+    await (await start()).close();
+    expect(lists()).toBe(after + 1);
+  });
+
+  it('E3: a list change invalidates the pooled list at once, whatever its ttl', async () => {
+    const { start, lists } = await setup(3_600_000);
+    const run = await start();
+    await run.executeBatch(batch(run, [{ id: 'g', name: toolAlias('tools/v2', 'grow'), arguments: {} }]));
+    await waitFor(() => run.staleMounts.length > 0); // the change reached the pooled connection
+    await run.close();
+    const before = lists();
+    const next = await start();
+    expect(lists()).toBe(before + 1);
+    expect(next.snapshot.aliases).toContain(toolAlias('tools/v2', 'extra_1'));
+    await next.close();
+  });
+
+  it('E3: hints are bounded: a missing, negative or huge ttl and an unknown scope are made safe', () => {
+    expect(cacheHints({})).toEqual({ ttlMs: 0, cacheScope: 'private' });
+    expect(cacheHints({ ttlMs: -5, cacheScope: 'shared' })).toEqual({ ttlMs: 0, cacheScope: 'private' });
+    expect(cacheHints({ ttlMs: 1e300, cacheScope: 'public' })).toEqual({ ttlMs: MAX_LIST_TTL_MS, cacheScope: 'public' });
+    expect(cacheHints({ ttlMs: Number.NaN })).toEqual({ ttlMs: 0, cacheScope: 'private' });
+    expect(cacheHints({ ttlMs: '60000' })).toEqual({ ttlMs: 0, cacheScope: 'private' });
+  });
+});
