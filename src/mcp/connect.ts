@@ -6,14 +6,8 @@ import { Client } from '@modelcontextprotocol/client';
 import pkg from '../../package.json' with { type: 'json' };
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
-import {
-  headerProblem,
-  type McpDocument,
-  type McpServerConfig,
-  normaliseMcpDocument,
-  type RemoteServerConfig,
-  urlProblem,
-} from '../resources/mcp-config.js';
+import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig } from '../resources/mcp-config.js';
+import { headerProblem, urlProblem } from '../resources/remote-rules.js';
 import { secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';

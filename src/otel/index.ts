@@ -9,7 +9,9 @@
  *   `gen_ai.operation.name = execute_tool`, `gen_ai.tool.name`,
  *   `gen_ai.tool.call.id`, `gen_ai.tool.type`, and `error.type` (the code) with
  *   an ERROR status when the call failed;
- * - a span per refresh and per rejected batch.
+ * - a span per refresh and per rejected batch;
+ * - the batch span's W3C trace context (`traceparent`) in the `_meta` of each
+ *   MCP call of the batch, so the server's own spans join the host's trace.
  *
  * Spans carry names, ids, statuses, codes and durations only: never argument
  * values or results, as the audit events they come from.
@@ -80,6 +82,13 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
   };
 
   return {
+    traceContext(batch) {
+      // The batch span: a server's spans of this batch's calls become its children.
+      const span = batches.get(`${batch.runId}\u0000${batch.batchId}`)?.span;
+      if (span === undefined) return undefined;
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      return { traceparent: `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}` };
+    },
     record(e: AuditEvent) {
       switch (e.type) {
         case 'batch_started': {

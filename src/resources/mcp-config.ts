@@ -11,6 +11,7 @@
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
 import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
+import { headerProblem, urlProblem, withPlaceholderStandIns } from './remote-rules.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -257,41 +258,6 @@ function normaliseRemote(
     transport,
     ...defined({ handshakeTimeoutMs: raw.handshakeTimeoutMs, shared: raw.shared, protocol: raw.protocol }),
   } as RemoteServerConfig;
-}
-
-// A URL with placeholders is checked with stand-ins (a default where one is written);
-// one whose origin is a bare variable (`${BASE}/mcp`) is checked after expansion, at connect.
-function withPlaceholderStandIns(url: string): string | undefined {
-  if (!url.includes('${')) return url;
-  if (/^\$\{(?![^}]*:-)/.test(url)) return undefined;
-  return url.replace(PLACEHOLDER, (_whole, expression: string) => {
-    const at = expression.indexOf(':-');
-    return at === -1 ? 'x' : expression.slice(at + 2);
-  });
-}
-
-/** Why a URL cannot be used, or undefined when it is a well-formed http(s) URL. */
-export function urlProblem(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not a well-formed URL';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must use http or https';
-  return undefined;
-}
-
-/** Longest header value a config may send (a bound before anything is sent). */
-export const MAX_HEADER_VALUE = 8192;
-
-/** What is wrong with a header of a remote config, if anything: a name that is no HTTP token, a value that could split the request or is too long. Never names the value. */
-export function headerProblem(name: string, value: string): string | undefined {
-  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$/.test(name))
-    return "the header name must be an HTTP token (letters, digits and !#$%&'*+-.^_`|~)";
-  if (/[\r\n\0]/.test(value)) return 'the header value must not contain a line break or NUL (it would split the request)';
-  if (value.length > MAX_HEADER_VALUE) return `the header value is longer than ${MAX_HEADER_VALUE} characters`;
-  return undefined;
 }
 
 function stringMap(value: unknown, at: string, what: string): Record<string, string> {

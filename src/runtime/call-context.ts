@@ -52,6 +52,7 @@ export function callContext(
     callTimeoutMs: run.callTimeoutMs,
     onProgress: o.onProgress,
     onFrameworkChange,
+    ...(o.audit?.traceContext ? { traceContext: () => o.audit?.traceContext?.({ runId: run.runId, batchId }) } : {}),
   };
 }
 

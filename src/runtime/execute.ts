@@ -11,7 +11,7 @@ import { errorOfContent, failureOf } from '../results.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
 import { abortable, cancelledResult, failed, failedResult, NEVER_ABORTED, okResult, outputResult, wasAborted, withIds } from './stages.js';
-import type { ProgressEvent, ToolResult } from './types.js';
+import type { ProgressEvent, ToolResult, TraceContext } from './types.js';
 import { defined } from '../json.js';
 
 /** What executing a call needs from its run and batch. */
@@ -29,6 +29,8 @@ export interface ExecuteContext {
   onProgress: ((event: ProgressEvent) => void) | undefined;
   /** Told about each successful framework change (refresh, F1). */
   onFrameworkChange(outcome: FrameworkOutcome): void;
+  /** The trace context an MCP call of this batch carries (the audit sink's), if any. */
+  traceContext?(): TraceContext | undefined;
 }
 
 /** Stage 5: execute on the route. */
@@ -55,7 +57,19 @@ export async function execute(callId: string, route: Route, args: Record<string,
 }
 
 /** What executing an MCP call needs: a run's context, or a one-call session's (`agt mcp call`). */
-export type McpExecuteContext = Pick<ExecuteContext, 'runId' | 'brokenMounts' | 'inFlight' | 'signal' | 'callTimeoutMs' | 'onProgress'>;
+export type McpExecuteContext = Pick<
+  ExecuteContext,
+  'runId' | 'brokenMounts' | 'inFlight' | 'signal' | 'callTimeoutMs' | 'onProgress' | 'traceContext'
+>;
+
+// A W3C traceparent (version 00) and a bounded tracestate: anything else is not sent.
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+function traceMeta(trace: TraceContext | undefined): Record<string, string> | undefined {
+  if (trace === undefined || !TRACEPARENT.test(trace.traceparent)) return undefined;
+  const meta: Record<string, string> = { traceparent: trace.traceparent };
+  if (typeof trace.tracestate === 'string' && trace.tracestate.length <= 512) meta.tracestate = trace.tracestate;
+  return meta;
+}
 
 /** Stage 5 on an MCP route: the call's result, never a throw. */
 export async function executeMcp(id: string, route: McpRoute, args: Record<string, unknown>, ctx: McpExecuteContext): Promise<ToolResult> {
@@ -74,7 +88,9 @@ export async function executeMcp(id: string, route: McpRoute, args: Record<strin
   inFlight.add(id);
   try {
     const onProgress = ctx.onProgress;
+    const meta = traceMeta(ctx.traceContext?.());
     const result = await route.connection.callTool(route.remoteTool, args, {
+      ...(meta === undefined ? {} : { meta }),
       // NEVER_ABORTED is shared by every run: hooking each call to it would only pile up listeners.
       ...(ctx.signal === NEVER_ABORTED ? {} : { signal: ctx.signal }),
       timeoutMs: ctx.callTimeoutMs,

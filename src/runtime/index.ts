@@ -15,6 +15,7 @@ export type {
   ApprovalRequestedEvent,
   AuditEvent,
   AuditSink,
+  TraceContext,
   BatchFinishedEvent,
   BatchRejectedEvent,
   BatchResult,

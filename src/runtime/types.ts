@@ -231,6 +231,19 @@ export type AuditEvent =
 /** Receives audit events; called in order, awaited, errors ignored. */
 export interface AuditSink {
   record(event: AuditEvent): void | Promise<void>;
+  /**
+   * The W3C trace context the MCP calls of a batch carry in their `_meta`
+   * (`traceparent`, `tracestate`), so a server's spans join the host's trace.
+   * Asked as each call is sent, after `batch_started` was recorded; undefined:
+   * nothing is added. Optional (agt-mcp/otel's sink gives its batch span's).
+   */
+  traceContext?(batch: { runId: string; batchId: string }): TraceContext | undefined;
+}
+
+/** A W3C trace context as MCP 2026-07-28 carries it in a request's `_meta`. */
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string;
 }
 
 /** A host's delegate tool: hands a task to one of a fixed set of agents (B7). */

@@ -54,6 +54,19 @@ export function tokenStoreConformanceSuite(
     assert.equal(await store.getClient(a), undefined);
   });
 
+  run('the authorization server a login and a registration were issued by (their issuer stamp) is kept (SEP-2352)', async (store) => {
+    // The SDK stamps both with the issuer and discards them when the server names another authorization server.
+    const issued = { ...tokens(3), issuer: 'https://auth.example.test' } as StoredTokens;
+    await store.put(a, issued);
+    await store.putClient(a, {
+      client_id: 'c-9',
+      redirect_uris: ['http://127.0.0.1:1/callback'],
+      issuer: 'https://auth.example.test',
+    } as never);
+    assert.equal(((await store.get(a)) as { issuer?: unknown } | undefined)?.issuer, 'https://auth.example.test');
+    assert.equal(((await store.getClient(a)) as { issuer?: unknown } | undefined)?.issuer, 'https://auth.example.test');
+  });
+
   run('what get returns is a copy: changing it changes nothing stored', async (store) => {
     await store.put(a, tokens(1));
     const got = await store.get(a);

@@ -6,7 +6,8 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { otelAuditSink } from 'agt-mcp/otel';
-import { policies } from '../../src/index.js';
+import { MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
+import { startV2Http } from '../mcp/fixtures/v2-server.js';
 import { batch, py, runFixture } from '../support/index.js';
 
 const fx = runFixture();
@@ -73,5 +74,49 @@ describe('otelAuditSink', () => {
       'gen_ai.tool.type': 'function',
       'gen_ai.tool.name': 'resource_read',
     });
+  });
+});
+
+describe('otelAuditSink trace context', () => {
+  it("E1: each MCP call carries the batch span's traceparent in its _meta, so the server joins the host's trace", async () => {
+    const server = await startV2Http({ legacy: 'reject' });
+    const { exporter, sink } = tracing();
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: server.url } } } });
+    await service.write({ kind: 'agent', reference: 'team/traced', create: true, data: { mcps: ['tools/v2'] } });
+    const run = await NativeRun.start({ agent: 'team/traced', service, policy: policies.autoAllow('*'), audit: sink });
+    try {
+      const { results } = await run.executeBatch({
+        ...batch(run, [{ id: 't', name: toolAlias('tools/v2', 'trace'), arguments: {} }]),
+        batchId: 'b-trace',
+      });
+      const seen = (results[0] as { content?: { text?: string }[] }).content?.[0]?.text ?? '';
+      const root = exporter.getFinishedSpans().find((s) => s.name === 'batch team/traced');
+      const { traceId, spanId } = root!.spanContext();
+      expect(seen).toMatch(new RegExp(`^00-${traceId}-${spanId}-0[01]$`));
+    } finally {
+      await run.close();
+      await server.close();
+    }
+  });
+
+  it('E1: without a sink that gives a trace context, calls carry none', async () => {
+    const server = await startV2Http({ legacy: 'reject' });
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: server.url } } } });
+    await service.write({ kind: 'agent', reference: 'team/plain', create: true, data: { mcps: ['tools/v2'] } });
+    const run = await NativeRun.start({
+      agent: 'team/plain',
+      service,
+      policy: policies.autoAllow('*'),
+      audit: { record: () => undefined },
+    });
+    try {
+      const { results } = await run.executeBatch(batch(run, [{ id: 't', name: toolAlias('tools/v2', 'trace'), arguments: {} }]));
+      expect((results[0] as { content?: { text?: string }[] }).content?.[0]?.text).toBe('none');
+    } finally {
+      await run.close();
+      await server.close();
+    }
   });
 });
