@@ -15,12 +15,11 @@ import { clientCapabilities, installHandlers, registryValidator } from './client
 import { connectStdio, EXITED_ON_PROBE } from './connect-stdio.js';
 import { type McpConnection, openConnection } from './connection.js';
 import { type EraVerdict, priorOf, versionNegotiation } from './era.js';
-import { checkPingInterval } from './keepalive.js';
 import { listenForChanges } from './listen.js';
 import { NotificationHub } from './notifications.js';
 import { basicToken, connectRemote } from './remote.js';
-import { authFor, clientHandlersOf, type ConnectSettings } from './settings.js';
-import { checkVerdictAge, rememberedVerdict, rememberVerdict } from './verdicts.js';
+import { authFor, checkConnectSettings, clientHandlersOf, type ConnectSettings } from './settings.js';
+import { rememberedVerdict, rememberVerdict } from './verdicts.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 
 /** What the library says it is during initialize: its name and its package version. */
@@ -54,7 +53,7 @@ export interface ConnectOptions extends ConnectSettings {
 
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
 export async function connectMcp(target: McpDocument | McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
-  checkVerdictAge(options.legacyVerdictMs);
+  checkConnectSettings(options);
   const remembered = options.verdict ?? (await rememberedVerdict(options));
   const connection = await connectWith(target, { ...options, ...defined({ verdict: remembered }) });
   await rememberVerdict(options, connection.verdict, remembered);
@@ -69,8 +68,6 @@ async function connectWith(target: McpDocument | McpServerConfig, options: Conne
     ...(config.handshakeTimeoutMs ? { handshakeMs: config.handshakeTimeoutMs } : {}),
     ...options.timeouts,
   });
-  checkMaxMessageBytes(options.maxMessageBytes);
-  checkPingInterval(options.pingIntervalMs);
   const handlers = clientHandlersOf(options);
   const declared = clientCapabilities(handlers);
   const validator = registryValidator(options.registry ?? new ToolSchemaRegistry());
@@ -136,13 +133,6 @@ async function changeListener(client: Client, timeouts: Timeouts, warnings: stri
     warnings.push(`the server did not open a subscriptions/listen stream, so its list changes are not seen (${(error as Error).name})`);
     return undefined;
   }
-}
-
-function checkMaxMessageBytes(value: number | undefined): void {
-  if (value === undefined || (Number.isInteger(value) && value >= 1024)) return;
-  throw new AgtError('invalid_input', 'maxMessageBytes must be a whole number of bytes, at least 1024', {
-    details: { field: 'maxMessageBytes' },
-  });
 }
 
 // The secrets a remote config sends: header values and the URL's password (and the Basic token made of it).

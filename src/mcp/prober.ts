@@ -23,7 +23,7 @@ import { rememberVerdict } from './verdicts.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
 import { hostVariablesWarning } from '../resources/placeholders.js';
 import type { VariableSources } from '../resources/variables.js';
-import { authFor, type ConnectSettings } from './settings.js';
+import { authFor, checkConnectSettings, type ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
 import { estimateTokens } from '../toolsearch/tokens.js';
@@ -114,6 +114,7 @@ export class McpProber {
   readonly #registry: ToolSchemaRegistry;
 
   constructor(options: McpProberOptions = {}) {
+    checkConnectSettings(options); // a bad value fails here, before any probe
     this.#options = options;
     this.#registry = options.registry ?? new ToolSchemaRegistry();
   }

@@ -18,8 +18,9 @@ import type {
   SamplingRequest,
   ServerRequestContext,
 } from './client-handlers.js';
-import type { Timeouts } from './timeouts.js';
-import type { EraVerdictStore } from './verdicts.js';
+import { checkPingInterval } from './keepalive.js';
+import { resolveTimeouts, type Timeouts } from './timeouts.js';
+import { checkVerdictAge, type EraVerdictStore } from './verdicts.js';
 
 /** Authorization for remote servers: one provider for every server, or one per stored server (undefined: none). */
 export type AuthSetting = McpAuth | ((server: ResourceRef) => McpAuth | undefined);
@@ -62,6 +63,27 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   verdicts?: EraVerdictStore;
   /** How long a legacy verdict is used before the server is asked again (it may have been upgraded). Default one day. */
   legacyVerdictMs?: number;
+}
+
+/**
+ * Checks every value of `settings` at once (timeouts, message bound, ping
+ * interval, verdict age, roots): invalid_input naming the first bad field.
+ * connectMcp, McpProber, NativeRun and McpPool call it when they are given
+ * the settings, so a bad value fails there, before anything connects.
+ */
+export function checkConnectSettings<C extends ServerRequestContext>(settings: ConnectSettings<C>): void {
+  resolveTimeouts(settings.timeouts);
+  checkMaxMessageBytes(settings.maxMessageBytes);
+  checkPingInterval(settings.pingIntervalMs);
+  checkVerdictAge(settings.legacyVerdictMs);
+  if (settings.roots !== undefined && typeof settings.roots !== 'function') checkedRoots(settings.roots);
+}
+
+function checkMaxMessageBytes(value: number | undefined): void {
+  if (value === undefined || (Number.isInteger(value) && value >= 1024)) return;
+  throw new AgtError('invalid_input', 'maxMessageBytes must be a whole number of bytes, at least 1024', {
+    details: { field: 'maxMessageBytes' },
+  });
 }
 
 /** The authorization for one server: the provider itself, or what the function gives for `server`. */

@@ -13,7 +13,7 @@ import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { ClientHandlers } from '../mcp/client-handlers.js';
 import type { McpConnection } from '../mcp/connection.js';
-import { clientHandlersOf } from '../mcp/settings.js';
+import { checkConnectSettings, clientHandlersOf } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -54,6 +54,7 @@ export class McpPool implements AsyncDisposable {
   constructor(options: McpPoolOptions) {
     if (options?.service === undefined)
       throw new AgtError('invalid_input', 'McpPool needs { service }: the registry its runs read mounts from');
+    checkConnectSettings(options);
     for (const field of ['idleMs', 'maxConnections'] as const) {
       const value = options[field];
       if (value !== undefined && !(Number.isInteger(value) && value > 0)) {

@@ -10,6 +10,7 @@ import { AgtError } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/prober.js';
+import { checkConnectSettings } from '../mcp/settings.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -112,6 +113,7 @@ export class NativeRun extends RunMounts {
       );
     }
     resolveLimits(options.limits); // bad limits fail before anything connects
+    checkConnectSettings(options); // so do bad connect settings
     runTimeouts(options); // bad timeouts fail before anything connects
     approvalTtl(options);
     batchTimeout(options);
