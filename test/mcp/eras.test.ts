@@ -328,3 +328,26 @@ describe('E1: a modern server logs only when the host asked for it', () => {
     }
   });
 });
+
+describe('E1: resource subscriptions of a modern server ride subscriptions/listen', () => {
+  it('E1: after subscribeResource an update of that resource arrives; after unsubscribe it no longer does', async () => {
+    const server = await startV2Http({ legacy: 'reject' });
+    const connection = await connectMcp({ url: server.url });
+    try {
+      const updates: string[] = [];
+      connection.onResourceUpdated(({ uri }) => updates.push(uri));
+      await connection.subscribeResource('note://1');
+      await connection.callTool('touch', {});
+      await waitFor(() => updates.length > 0);
+      expect(updates).toEqual(['note://1']);
+      expect(server.methods).not.toContain('resources/subscribe'); // 2026-07-28 has none: the listen filter carries it
+      await connection.unsubscribeResource('note://1');
+      await connection.callTool('touch', {});
+      await connection.callTool('echo', { text: 'x' }); // a round trip after the touch: an update would have come first
+      expect(updates).toEqual(['note://1']);
+    } finally {
+      await connection.close();
+      await server.close();
+    }
+  });
+});
