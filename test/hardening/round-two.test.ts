@@ -29,6 +29,13 @@ describe('nothing a call creates outlives it (issue 21 item 1)', () => {
     expect(out.afterAll / out.afterOne).toBeLessThanOrEqual(1.2);
   });
 
+  it('B1/E1: 50 closed runs on a 2026-07-28 server (listen stream open) keep the heap within 1.2x of one; no listener, socket or timer is left', async () => {
+    const out = JSON.parse(await runTs('test/hardening/fixtures/heap-modern-runs.ts', ['50', '20'], ['--expose-gc']));
+    expect(out.listeners).toBe(0);
+    expect(out.activeAfter).toBeLessThanOrEqual(out.activeBefore);
+    expect(out.afterAll / out.afterOne).toBeLessThanOrEqual(1.2);
+  });
+
   it('B1: a host signal is back to its listener count after 1,000 calls, and aborting it later cancels no finished request', async () => {
     const tmp = tempDir('agt-signal-');
     const events = `${tmp.dir}/events.log`;
