@@ -36,11 +36,21 @@ export function connectDefaults(
   };
 }
 
-/** Everything that makes two connections different (the isolation boundary); values only as a hash. */
-export function keyOf(request: LeaseRequest, connect: ConnectOptions): string {
+// The server a request starts, as launched: its resolved config and inputs (values only as a hash).
+function launchOf(request: LeaseRequest, connect: ConnectOptions): { server: Record<string, unknown> | undefined; launch: string } {
   const server = Object.values(request.document.mcpServers ?? {})[0] as Record<string, unknown> | undefined;
   const { config } = resolveServerConfig(server ?? {}, connect.variables ?? {}, os.homedir());
-  const launch = canonicalHash({ config, inputs: request.document.inputs ?? [] });
+  return { server, launch: canonicalHash({ config, inputs: request.document.inputs ?? [] }) };
+}
+
+/** The server itself, whatever the scope, owner or credentials: what a `public` list is shared by (E3). */
+export function serverKeyOf(request: LeaseRequest, connect: ConnectOptions): string {
+  return canonicalHash([request.reference, String(request.revision), launchOf(request, connect).launch]).slice(0, 32);
+}
+
+/** Everything that makes two connections different (the isolation boundary); values only as a hash. */
+export function keyOf(request: LeaseRequest, connect: ConnectOptions): string {
+  const { server, launch } = launchOf(request, connect);
   const { elicitation, elicitationModes, sampling, samplingTools } = request.connect;
   // What the connection declares: runs share only a connection that declares what their handlers answer.
   const handles = [

@@ -17,7 +17,8 @@ import { checkConnectSettings, clientHandlersOf } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { connectDefaults, keyOf } from './key.js';
+import { connectDefaults, keyOf, serverKeyOf } from './key.js';
+import { PublicLists } from './shared-lists.js';
 import { type RoutedRequest, type ServerRequestRouter, routedHandlers } from './routing.js';
 import { type PoolEvent, recordPoolEvent } from './events.js';
 import {
@@ -45,6 +46,7 @@ export class McpPool implements AsyncDisposable {
   readonly #options: McpPoolOptions;
   readonly #registry: ToolSchemaRegistry;
   readonly #entries = new Map<string, Entry>();
+  readonly #publicLists: PublicLists;
   readonly #closing = new AbortController();
   readonly #clock: PoolClock;
   /** Told when the last lease is given back while the pool drains. */
@@ -64,6 +66,7 @@ export class McpPool implements AsyncDisposable {
     this.#options = options;
     this.#registry = options.registry ?? new ToolSchemaRegistry();
     this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#publicLists = new PublicLists(this.#clock);
   }
 
   /** The service the pool's runs read their mounts from. */
@@ -99,6 +102,7 @@ export class McpPool implements AsyncDisposable {
     if (entry === undefined) {
       entry = {
         key,
+        server: serverKeyOf(request, connect),
         reference: request.reference,
         scope: request.scope,
         revision: request.revision,
@@ -132,9 +136,12 @@ export class McpPool implements AsyncDisposable {
         key,
         listTools: () => {
           if (entry.toolsUntil !== undefined && this.#clock.now() >= entry.toolsUntil) delete entry.tools; // past its ttl (E3)
+          const shared = entry.tools === undefined ? this.#publicLists.get(entry.server) : undefined; // another scope's public list
+          if (shared !== undefined) [entry.tools, entry.toolsUntil] = [Promise.resolve(shared.tools), shared.until];
           const listed = (entry.tools ??= connection.listTools().then((tools) => {
             const hints = connection.toolListHints();
             entry.toolsUntil = hints === undefined ? undefined : this.#clock.now() + hints.ttlMs;
+            this.#publicLists.put(entry.server, tools, hints);
             return tools;
           }));
           listed.catch(() => entry.tools === listed && delete entry.tools); // a failed list is not kept
@@ -179,7 +186,11 @@ export class McpPool implements AsyncDisposable {
       const declined = (request: RoutedRequest) => this.#emit(entry, 'request_declined', { request });
       const connection = await connectMcp(document, { ...connect, ...routedHandlers(entry.routers, declared, declined) });
       entry.connection = connection;
-      connection.onListChanged((kind) => kind === 'tools' && delete entry.tools);
+      connection.onListChanged((kind) => {
+        if (kind !== 'tools') return;
+        delete entry.tools;
+        this.#publicLists.drop(entry.server); // every scope's copy is stale now
+      });
       this.#emit(entry, entry.restarting === true ? 'restarted' : 'started');
       delete entry.restarting;
       delete entry.lastErrorCode;

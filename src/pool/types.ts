@@ -97,6 +97,8 @@ export interface PoolStats {
 /** What the pool keeps per key. */
 export interface Entry {
   key: string;
+  /** The server whatever the scope (serverKeyOf): what its public tool list is shared by. */
+  server: string;
   reference: string;
   scope: string;
   revision: number;

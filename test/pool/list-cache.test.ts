@@ -19,8 +19,8 @@ function handClock() {
   return { now: () => now, after: () => () => undefined, advance: (ms: number) => void (now += ms) };
 }
 
-async function setup(toolsTtlMs: number) {
-  const server: V2HttpServer = await startV2Http({ legacy: 'reject', toolsTtlMs });
+async function setup(toolsTtlMs: number, toolsScope: 'public' | 'private' = 'private') {
+  const server: V2HttpServer = await startV2Http({ legacy: 'reject', toolsTtlMs, toolsScope });
   cleanups.push(() => server.close());
   const service = new ResourceService({ store: new MemoryStore() });
   await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: server.url } } } });
@@ -28,7 +28,7 @@ async function setup(toolsTtlMs: number) {
   const clock = handClock();
   const pool = new McpPool({ service, clock });
   cleanups.push(() => pool.close());
-  const start = () => NativeRun.start({ agent: 'team/a', service, policy: policies.autoAllow('*'), pool, scope: 's' });
+  const start = (scope = 's') => NativeRun.start({ agent: 'team/a', service, policy: policies.autoAllow('*'), pool, scope });
   const lists = () => server.methods.filter((m) => m === 'tools/list').length;
   return { server, clock, start, lists };
 }
@@ -65,6 +65,23 @@ describe('E3: list caching by ttlMs (2026-07-28)', () => {
     expect(lists()).toBe(before + 1);
     expect(next.snapshot.aliases).toContain(toolAlias('tools/v2', 'extra_1'));
     await next.close();
+  });
+
+  it('E3: a public list is shared by every scope of the pool within its ttl; a private one only within its own', async () => {
+    const open = await setup(60_000, 'public');
+    await (await open.start('alice')).close();
+    const afterFirst = open.lists();
+    await (await open.start('bob')).close(); // another scope: its own connection, the public list
+    expect(open.lists()).toBe(afterFirst);
+    open.clock.advance(60_001);
+    await (await open.start('carol')).close();
+    expect(open.lists()).toBe(afterFirst + 1); // past the ttl: listed again
+
+    const closed = await setup(60_000, 'private');
+    await (await closed.start('alice')).close();
+    const afterPrivate = closed.lists();
+    await (await closed.start('bob')).close();
+    expect(closed.lists()).toBe(afterPrivate + 1);
   });
 
   it('E3: hints are bounded: a missing, negative or huge ttl and an unknown scope are made safe', () => {
