@@ -96,7 +96,7 @@ describe('E1: every connection reaches servers of both eras', () => {
   });
 
   it('E1: a legacy stdio server that never answers a request before initialize still connects, within the handshake timeout', async () => {
-    const connection = await connectMcp(pythonConfig({ mode: 'silent-before-init' }), { timeouts: { handshakeMs: 3000 } });
+    const connection = await connectMcp(pythonConfig({ mode: 'silent-before-init' }), { timeouts: { handshakeMs: 8000 } });
     try {
       expect(connection.era).toBe('legacy');
       expect(text(await connection.callTool('echo', { message: 'z' }))).toContain('z');
@@ -258,7 +258,7 @@ describe('E1: a run mounts servers of both eras', () => {
   }
 
   it('E1: a call of a modern mount past its timeout is call_timeout; the batch beside it is unharmed', async () => {
-    const run = await mounted({ url: modernOnly.url }, 500);
+    const run = await mounted({ url: modernOnly.url }, 2000);
     try {
       const { results } = await run.executeBatch(
         batch(run, [
