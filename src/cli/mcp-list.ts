@@ -13,7 +13,7 @@ import { mapLimit } from '../runtime/run-audit.js';
 import { type CliContext, emit, EXIT, shown } from './context.js';
 import type { LoginState } from '../mcp/token-store.js';
 import { loginOf, untilText } from './mcp-login.js';
-import { noteText, type ProbeNote, readProbeNotes, writeProbeNote } from './probe-notes.js';
+import { noteOfReport, noteText, type ProbeNote, readProbeNotes, writeProbeNote } from './probe-notes.js';
 
 /** How many servers `--probe` starts at once by default. */
 const PROBE_CONCURRENCY = 8;
@@ -95,16 +95,7 @@ async function probeOne(ctx: CliContext, prober: McpProber, row: Row): Promise<P
     // Inputs are never asked for here: a server that needs one fails with the placeholder named.
     const report = await prober.probe(reference, { ...(auth === undefined ? {} : { auth }) });
     const ms = performance.now() - started;
-    writeProbeNote(ctx.storeFile, reference, {
-      revision,
-      at,
-      ok: report.ok,
-      tools: report.tools.length,
-      toolTokens: report.toolTokens,
-      era: report.era,
-      protocolVersion: report.protocolVersion,
-      verdict: report.verdict,
-    });
+    writeProbeNote(ctx.storeFile, reference, noteOfReport(report, revision, at));
     return {
       reference,
       state: report.ok ? 'connected' : 'problems',

@@ -1,5 +1,5 @@
 /** `agt mcp test` (static) and `agt mcp probe` (live), with inputs, a timeout and progress. */
-import { writeProbeNote } from './probe-notes.js';
+import { noteOfReport, writeProbeNote } from './probe-notes.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
 import { McpProber, type ProbedTool } from '../mcp/prober.js';
@@ -61,16 +61,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
       ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
       onPhase: (phase) => progress.phase(phase),
     });
-    writeProbeNote(ctx.storeFile, reference, {
-      revision,
-      at: new Date().toISOString(),
-      ok: report.ok,
-      tools: report.tools.length,
-      toolTokens: report.toolTokens,
-      era: report.era,
-      protocolVersion: report.protocolVersion,
-      verdict: report.verdict,
-    });
+    writeProbeNote(ctx.storeFile, reference, noteOfReport(report, revision, new Date().toISOString()));
   } catch (error) {
     writeProbeNote(ctx.storeFile, reference, {
       revision,

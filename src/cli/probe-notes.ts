@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import type { EraVerdict, ProtocolEra } from '../mcp/era.js';
+import type { ProbeReport } from '../mcp/prober.js';
 import type { EraVerdictStore } from '../mcp/verdicts.js';
 
 /** What one probe found. */
@@ -27,6 +28,20 @@ export interface ProbeNote {
 }
 
 const MAX_NOTES_BYTES = 1024 * 1024;
+
+/** The note of a probe that connected: what it found, and the era verdict it learned. */
+export function noteOfReport(report: ProbeReport, revision: number, at: string): ProbeNote {
+  return {
+    revision,
+    at,
+    ok: report.ok,
+    tools: report.tools.length,
+    toolTokens: report.toolTokens,
+    era: report.era,
+    protocolVersion: report.protocolVersion,
+    verdict: report.verdict,
+  };
+}
 
 /** The notes file of a store file. */
 export const notesFile = (store: string): string => `${store}.probes.json`;
