@@ -193,8 +193,8 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       send(
         'call',
         async (signal) => {
+          const params = { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) };
           if (parts.tasks === true && taskTools.has(name) && serverRunsToolTasks(client.getServerCapabilities())) {
-            const params = { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) };
             const total = options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS;
             return masked(
               callResult(await callAsTask(client, params, { signal, requestMs: options.timeoutMs ?? timeouts.callMs, totalMs: total })),
@@ -207,15 +207,13 @@ export function openConnection(parts: ConnectedParts): McpConnection {
           const declared = headerTools.get(name);
           if (declared !== undefined) {
             // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding).
-            const params = { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) };
             const result = await client.callTool(params as never, { ...sdk, ...progress, toolDefinition: declared });
             return masked(callResult(result as unknown as Record<string, unknown>));
           }
-          const result = (await client.request(
-            { method: 'tools/call', params: { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) } },
-            LooseResult,
-            { ...sdk, ...progress },
-          )) as Record<string, unknown>;
+          const result = (await client.request({ method: 'tools/call', params }, LooseResult, { ...sdk, ...progress })) as Record<
+            string,
+            unknown
+          >;
           return masked(callResult(result));
         },
         options,

@@ -27,7 +27,15 @@ export class PublicLists {
   /** Keeps `tools` for every scope when the server marked them public with a ttl. */
   put(server: string, tools: RawTool[], hints: CacheHints | undefined): void {
     if (hints?.cacheScope !== 'public' || hints.ttlMs <= 0) return;
-    this.#lists.set(server, { tools, until: this.#clock.now() + hints.ttlMs });
+    const now = this.#clock.now();
+    // Lists nobody asked for again (an older revision's) go once expired: a pool that lives for weeks keeps none.
+    for (const [key, list] of this.#lists) if (now >= list.until) this.#lists.delete(key);
+    this.#lists.set(server, { tools, until: now + hints.ttlMs });
+  }
+
+  /** How many lists are kept (expired ones included until the next put). */
+  get size(): number {
+    return this.#lists.size;
   }
 
   /** Forgets the list of `server` (a list change, the server's last connection gone). */

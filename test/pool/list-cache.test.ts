@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpPool, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
 import { cacheHints, MAX_LIST_TTL_MS } from '../../src/mcp/lists.js';
+import { PublicLists } from '../../src/pool/shared-lists.js';
 import { batch, waitFor } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
 
@@ -82,6 +83,20 @@ describe('E3: list caching by ttlMs (2026-07-28)', () => {
     const afterPrivate = closed.lists();
     await (await closed.start('bob')).close();
     expect(closed.lists()).toBe(afterPrivate + 1);
+  });
+
+  it('E3: a public list expires, and an expired one nobody asks for again is dropped when another is kept', () => {
+    const clock = handClock();
+    const lists = new PublicLists(clock);
+    lists.put('old-revision', [], { ttlMs: 1000, cacheScope: 'public' });
+    lists.put('private', [], { ttlMs: 1000, cacheScope: 'private' });
+    expect(lists.get('private')).toBeUndefined();
+    clock.advance(1000);
+    expect(lists.size).toBe(1); // expired, but nobody read it
+    lists.put('new-revision', [], { ttlMs: 1000, cacheScope: 'public' });
+    expect(lists.size).toBe(1);
+    expect(lists.get('old-revision')).toBeUndefined();
+    expect(lists.get('new-revision')).toMatchObject({ until: clock.now() + 1000 });
   });
 
   it('E3: hints are bounded: a missing, negative or huge ttl and an unknown scope are made safe', () => {
