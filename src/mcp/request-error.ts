@@ -65,6 +65,8 @@ export function requestError(what: string, error: unknown, options: RequestOptio
       { details: { rpcCode: error.code } },
     );
   }
+  const unanswerable = unanswerableInput(error, what);
+  if (unanswerable !== undefined) return unanswerable;
   const oversized = oversizedAnswer(error, what);
   if (oversized !== undefined) return oversized;
   if (error instanceof ProtocolError) {
@@ -77,4 +79,38 @@ export function requestError(what: string, error: unknown, options: RequestOptio
     details: { reason: 'invalid_result' },
     cause: error,
   });
+}
+
+const HANDLER_OF: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * A 2026-07-28 server's question the connection cannot answer (input_required): one it declared no handler for
+ * (which the protocol forbids the server to ask), or more rounds than the bound. Names the method and the fix.
+ */
+function unanswerableInput(error: unknown, what: string): AgtError | undefined {
+  if (!(error instanceof SdkError)) return undefined;
+  const data = (error.data ?? {}) as { method?: unknown; rounds?: unknown };
+  if (error.code === SdkErrorCode.CapabilityNotSupported && typeof data.method === 'string' && data.method in HANDLER_OF) {
+    const handler = HANDLER_OF[data.method] as string;
+    return new AgtError(
+      'protocol_error',
+      `the server asked for ${data.method} during the ${what}, which this connection did not declare; give the connection an \`${handler}\` handler to answer it`,
+      { details: { reason: 'input_unanswerable', method: data.method } },
+    );
+  }
+  if (error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
+    const rounds = typeof data.rounds === 'number' ? data.rounds : undefined;
+    return new AgtError(
+      'protocol_error',
+      `the server kept asking for input during the ${what} (more than ${rounds ?? 'the bound of'} rounds); the call was stopped`,
+      {
+        details: { reason: 'input_rounds_exceeded', ...(rounds !== undefined ? { rounds } : {}) },
+      },
+    );
+  }
+  return undefined;
 }

@@ -33,6 +33,21 @@ describe('E1: a server that breaks the 2026-07-28 rules', () => {
     }
   });
 
+  it('E1: a question the connection declared no handler for (asked against the rules) fails that call with a fix; the connection lives', async () => {
+    const connection = await connectMcp({ url: hostile.url });
+    try {
+      const f = await failure(connection.callTool('asks_anyway', {}));
+      expect(f.code).toBe('protocol_error');
+      expect(f.message).toMatch(
+        /asked for elicitation\/create during the call, which this connection did not declare; give the connection an `elicitation` handler/,
+      );
+      expect(f.details).toEqual({ reason: 'input_unanswerable', method: 'elicitation/create' });
+      expect(await connection.callTool('good', {})).toMatchObject({ content: [{ type: 'text', text: 'good answered' }] });
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('E1: a discover result offering only unknown versions is not modern: auto falls back to initialize, a pin fails with protocol_mismatch', async () => {
     const odd = await startHostileModern({ supportedVersions: ['2031-01-01', 'banana'], answersInitialize: true });
     try {

@@ -304,6 +304,7 @@ describe("E1: a modern server's question (input_required) is answered inline by 
     try {
       const f = await failure(connection.callTool('ask', { what: 'deploy' }));
       expect(f.code).toBe('protocol_error');
+      expect(f.details).toMatchObject({ reason: 'server_error', rpcCode: -32021 }); // the SDK server refuses itself
       expect(text(await connection.callTool('echo', { text: 'still here' }))).toBe('still here (modern)');
     } finally {
       await connection.close();
