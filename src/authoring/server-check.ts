@@ -16,6 +16,7 @@
  */
 import { isAgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
+import { resolvedOptions } from '../mcp/resolved-settings.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
 import { compileToolSchemas, type ToolSchemas } from '../mcp/tool-schemas.js';
@@ -91,7 +92,8 @@ export interface ServerCheckReport {
 
 /** Checks the server of `target` against its own schemas (see the module comment); always closes what it opened. */
 export async function checkServer(target: McpDocument | McpServerConfig, options: ServerCheckOptions = {}): Promise<ServerCheckReport> {
-  const { all, dryRun, callTimeoutMs = 10_000, maxCasesPerTool = 16, tools: only, ...connect } = options;
+  const { all, dryRun, callTimeoutMs = 10_000, maxCasesPerTool = 16, tools: only, ...given } = options;
+  const connect = resolvedOptions(given); // resolved once for every connection of the check
   const registry = connect.registry ?? new ToolSchemaRegistry();
   const started = performance.now();
   let connection: McpConnection | undefined = await connectMcp(target, { ...connect, registry });

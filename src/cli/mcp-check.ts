@@ -1,4 +1,5 @@
 /** `agt mcp check REF [--all] [--dry-run]`: a contract check of a registered server, generated from its own schemas. */
+import { resolvedOptions } from '../mcp/resolved-settings.js';
 import { parseArgs } from 'node:util';
 import { checkServer, type ToolCheck } from '../authoring/server-check.js';
 import { AgtError } from '../errors.js';
@@ -23,10 +24,10 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
   const only = values.tool === undefined ? undefined : new Set(values.tool);
   const report = await interruptible(() =>
     checkServer(target.document, {
-      ...target.connect,
+      ...resolvedOptions(target.connect, timeout === undefined ? undefined : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
       ...(values.all ? { all: true } : {}),
       ...(values['dry-run'] ? { dryRun: true } : {}),
-      ...(timeout === undefined ? {} : { callTimeoutMs: timeout, timeouts: { handshakeMs: timeout, listMs: timeout } }),
+      ...(timeout === undefined ? {} : { callTimeoutMs: timeout }),
       ...(only === undefined ? {} : { tools: (name: string) => only.has(name) }),
     }),
   );

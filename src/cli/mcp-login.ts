@@ -36,7 +36,7 @@ export async function loginCommand(args: string[], ctx: CliContext): Promise<num
       ...(values.scope === undefined ? {} : { scope: values.scope }),
       signal,
       timeoutMs,
-      connect: { ...(target.connect.variables ? { variables: target.connect.variables } : {}) },
+      connect: { variables: target.connect.settings.variables },
       onAuthorizationUrl: (url) => {
         ctx.err(
           `open this URL to log in to ${target.reference}:\n  ${printable(url.href)}\nwaiting for the authorization (Ctrl-C cancels)…`,

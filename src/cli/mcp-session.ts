@@ -6,6 +6,7 @@
  */
 import { AgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
 import { notesVerdictStore } from './probe-notes.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import { type CliContext, inCli, mcpReference } from './context.js';
@@ -24,7 +25,7 @@ export interface SessionTarget {
   revision: number;
   document: McpDocument;
   /** The options of connectMcp (and of a MountSession's connection). */
-  connect: ConnectOptions;
+  connect: ConnectOptions & { settings: ResolvedConnectSettings };
 }
 
 /** Reads the server `raw` names and builds its connect options from `--input` and `--timeout` (handshake, list and call limit). */
@@ -48,11 +49,13 @@ export async function sessionTarget(
     connect: {
       reference,
       revision: record.revision,
-      verdicts: notesVerdictStore(ctx.storeFile), // what agt mcp probe learned of the server's era (E2)
-      variables: { inputs },
-      ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout, callMs: timeout } }),
+      settings: resolveConnectSettings({
+        verdicts: notesVerdictStore(ctx.storeFile), // what agt mcp probe learned of the server's era (E2)
+        variables: { inputs },
+        ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout, callMs: timeout } }),
+        ...(auth === undefined ? {} : { auth }),
+      }),
       ...(ctx.showSecrets ? { revealSecrets: true } : {}),
-      ...(auth === undefined ? {} : { auth }),
     },
   };
 }

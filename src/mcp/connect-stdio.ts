@@ -41,7 +41,7 @@ export async function connectStdio(
     ...secretArgIndexes(spec.args).map((i) => secretArgValue(spec.args[i] as string)),
   ];
   for (const value of ownValues) masker.add(value);
-  const secrets = secretMasker(ownValues, 4).secrets; // the stderr tail masks values from 4 characters
+  const secrets = secretMasker(ownValues).secrets; // the stderr tail masks by the same rule as everything else
   const transport = new ProcessGroupStdioTransport(spec, {
     spawnMs: timeouts.spawnMs,
     closeGraceMs: timeouts.closeGraceMs,

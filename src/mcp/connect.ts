@@ -11,22 +11,29 @@ import { headerProblem, urlProblem } from '../resources/remote-rules.js';
 import { secretMasker } from '../resources/secrets.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { clientCapabilities, installHandlers, registryValidator } from './client-handlers.js';
+import { installHandlers, registryValidator } from './client-handlers.js';
 import { connectStdio, EXITED_ON_PROBE } from './connect-stdio.js';
 import { type McpConnection, openConnection } from './connection.js';
 import { type EraVerdict, priorOf, versionNegotiation } from './era.js';
 import { listenForChanges } from './listen.js';
 import { NotificationHub } from './notifications.js';
 import { basicToken, connectRemote } from './remote.js';
-import { authFor, checkConnectSettings, clientHandlersOf, type ConnectSettings } from './settings.js';
-import { rememberedVerdict, rememberVerdict } from './verdicts.js';
-import { resolveTimeouts, type Timeouts } from './timeouts.js';
+import { type ResolvedConnectSettings, settingsOf } from './resolved-settings.js';
+import { authFor, type ConnectSettings } from './settings.js';
+import type { Timeouts } from './timeouts.js';
+import { rememberedVerdict, rememberVerdict, type VerdictMemory } from './verdicts.js';
 
 /** What the library says it is during initialize: its name and its package version. */
 const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;
 
-/** Options of {@link connectMcp}: the ConnectSettings, and what concerns one connection. */
+/**
+ * Options of {@link connectMcp}: the connect settings — as ConnectSettings
+ * fields, or resolved once as `settings` (not both) — and what concerns one
+ * connection.
+ */
 export interface ConnectOptions extends ConnectSettings {
+  /** The settings resolved once ({@link resolveConnectSettings}): what probers, runs and pools pass to each connection. */
+  settings?: ResolvedConnectSettings;
   /** The stored reference of the server, if it is one: what a function `auth` is given (else `''`). */
   reference?: string;
   /** The revision of the stored server's config: the verdict of this revision is used and recorded (E2). */
@@ -53,23 +60,30 @@ export interface ConnectOptions extends ConnectSettings {
 
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
 export async function connectMcp(target: McpDocument | McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
-  checkConnectSettings(options);
-  const remembered = options.verdict ?? (await rememberedVerdict(options));
-  const connection = await connectWith(target, { ...options, ...defined({ verdict: remembered }) });
-  await rememberVerdict(options, connection.verdict, remembered);
+  const settings = settingsOf(options);
+  const memory: VerdictMemory = {
+    ...defined({ verdicts: settings.verdicts, reference: options.reference, revision: options.revision }),
+    legacyVerdictMs: settings.legacyVerdictMs,
+  };
+  const remembered = options.verdict ?? (await rememberedVerdict(memory));
+  const connection = await connectWith(target, settings, { ...options, ...defined({ verdict: remembered }) });
+  await rememberVerdict(memory, connection.verdict, remembered);
   return connection;
 }
 
-async function connectWith(target: McpDocument | McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
+async function connectWith(
+  target: McpDocument | McpServerConfig,
+  settings: ResolvedConnectSettings,
+  options: ConnectOptions,
+): Promise<McpConnection> {
   const document = isPlainObject(target) && 'mcpServers' in target ? target : { mcpServers: { server: target } };
   const { config } = normaliseMcpDocument(document);
   // The config's own handshake timeout (cold npx/uvx starts), unless the caller set one.
-  const timeouts = resolveTimeouts({
-    ...(config.handshakeTimeoutMs ? { handshakeMs: config.handshakeTimeoutMs } : {}),
-    ...options.timeouts,
-  });
-  const handlers = clientHandlersOf(options);
-  const declared = clientCapabilities(handlers);
+  const timeouts: Timeouts =
+    config.handshakeTimeoutMs && settings.given.timeouts?.handshakeMs === undefined
+      ? { ...settings.timeouts, handshakeMs: config.handshakeTimeoutMs }
+      : settings.timeouts;
+  const { handlers, capabilities: declared } = settings;
   const validator = registryValidator(options.registry ?? new ToolSchemaRegistry());
   const hub = new NotificationHub();
   const choice = config.protocol;
@@ -86,21 +100,28 @@ async function connectWith(target: McpDocument | McpServerConfig, options: Conne
     hub.attach(client);
     return client;
   };
-  const auth = authFor(options.auth, { kind: 'mcp', reference: options.reference ?? '' });
+  const auth = authFor(settings.auth, { kind: 'mcp', reference: options.reference ?? '' });
   const base = {
     timeouts,
     hub,
     clientCapabilities: declared,
-    ...defined({ auth, pingIntervalMs: options.pingIntervalMs, tasks: options.tasks }),
+    tasks: settings.tasks,
+    ...defined({ auth, pingIntervalMs: settings.pingIntervalMs }),
   };
   // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders
-  // resolved to): errors never show them; what the server sends back shows them only with revealSecrets.
+  // settings to): errors never show them; what the server sends back shows them only with revealSecrets.
   const collected = new Set<string>();
   const secrets = secretMasker([]);
   const shown = options.revealSecrets ? secretMasker([]) : secrets;
   if ('command' in config) {
     const attempt = (known: typeof prior) =>
-      connectStdio(newClient(), config, timeouts, options, { collected, masker: secrets, prior: known });
+      connectStdio(
+        newClient(),
+        config,
+        timeouts,
+        { variables: settings.variables, maxMessageBytes: settings.maxMessageBytes, ...defined({ onPhase: options.onPhase }) },
+        { collected, masker: secrets, prior: known },
+      );
     // A legacy server that exits on a request before initialize (servers on the Rust SDK do): started once more, legacy (E1).
     let stdio = await attempt(prior);
     if (stdio === EXITED_ON_PROBE) stdio = await attempt({ kind: 'legacy' });
@@ -109,9 +130,9 @@ async function connectWith(target: McpDocument | McpServerConfig, options: Conne
     return openConnection({ ...base, ...stdio, kind: 'stdio', masker: shown, ...defined({ listener: listening }) });
   }
   options.onPhase?.('handshake');
-  const resolved = resolveRemote(config, options.variables ?? {}, collected);
-  for (const value of [...remoteSecrets(resolved), ...collected]) secrets.add(value);
-  const remote = await connectRemote(newClient, resolved, timeouts, { auth, masker: secrets, prior, choice }, options.maxMessageBytes);
+  const remoteConfig = resolveRemote(config, settings.variables, collected);
+  for (const value of [...remoteSecrets(remoteConfig), ...collected]) secrets.add(value);
+  const remote = await connectRemote(newClient, remoteConfig, timeouts, { auth, masker: secrets, prior, choice }, settings.maxMessageBytes);
   const warnings: string[] = [];
   const listening = await changeListener(remote.client, timeouts, warnings);
   return openConnection({
@@ -137,8 +158,8 @@ async function changeListener(client: Client, timeouts: Timeouts, warnings: stri
 
 // The secrets a remote config sends: header values and the URL's password (and the Basic token made of it).
 function remoteSecrets(config: RemoteServerConfig): string[] {
-  // A header value and, for "Scheme token" values, the token alone: a server may echo just the token.
-  const out = Object.values(config.headers ?? {}).flatMap((value) => [value, ...(/^\S+\s+(\S{6,})$/.exec(value)?.slice(1) ?? [])]);
+  // Header values (the masker also takes the token of a "Scheme token" value: the one scheme rule).
+  const out = Object.values(config.headers ?? {});
   try {
     const url = new URL(config.url);
     if (url.password !== '') {

@@ -26,6 +26,8 @@ export type { BearerTokenProvider, McpAuth, McpOAuthProvider } from './auth.js';
 export { McpProber } from './prober.js';
 export type { McpProberOptions, ProbedList, ProbedSchemaError, ProbedTool, ProbePhase, ProbeReport } from './prober.js';
 export type { AuthSetting, ConnectSettings } from './settings.js';
+export { resolveConnectSettings } from './resolved-settings.js';
+export type { ResolvedConnectSettings } from './resolved-settings.js';
 export { DEFAULT_TIMEOUTS } from './timeouts.js';
 export type { Timeouts } from './timeouts.js';
 export type { McpPrompt, McpResource, McpResourceTemplate, RawTool, ToolAnnotations } from './lists.js';

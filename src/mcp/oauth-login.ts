@@ -16,6 +16,7 @@ import type { McpDocument } from '../resources/mcp-config.js';
 import { normaliseMcpDocument } from '../resources/mcp-config.js';
 import type { ResourceRef } from '../resources/types.js';
 import { connectMcp, type ConnectOptions } from './connect.js';
+import { resolvedOptions } from './resolved-settings.js';
 import { StoredOAuthProvider, type StoredOAuthOptions } from './stored-oauth.js';
 import { type LoginState, loginState } from './token-store.js';
 
@@ -108,7 +109,10 @@ export async function loginMcp(document: McpDocument, options: LoginOptions): Pr
       onUrl: (url) => options.onAuthorizationUrl(url),
       code: () => code,
     });
-    const connecting = connectMcp(document, { ...options.connect, reference: options.server.reference, auth: provider });
+    const connecting = connectMcp(document, {
+      ...resolvedOptions(options.connect ?? {}, { auth: provider }),
+      reference: options.server.reference,
+    });
     try {
       // A refused callback, a timeout or Ctrl-C ends the wait at once, whatever the connection is doing.
       await Promise.race([connecting, code.then(() => new Promise<never>(() => undefined))]);

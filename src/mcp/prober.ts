@@ -23,7 +23,8 @@ import { rememberVerdict } from './verdicts.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
 import { hostVariablesWarning } from '../resources/placeholders.js';
 import type { VariableSources } from '../resources/variables.js';
-import { authFor, checkConnectSettings, type ConnectSettings } from './settings.js';
+import { type ResolvedConnectSettings, settingsOf, resolveConnectSettings } from './resolved-settings.js';
+import type { ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
 import { estimateTokens } from '../toolsearch/tokens.js';
@@ -86,8 +87,10 @@ export interface ProbeReport {
   stderrTail: string;
 }
 
-/** Options of {@link McpProber}; the handlers decide the client capabilities, as in a run. */
+/** Options of {@link McpProber}: the connect settings (or resolved `settings`); the handlers decide the client capabilities, as in a run. */
 export interface McpProberOptions extends ConnectSettings {
+  /** The connect settings resolved once (a run gives its own); not beside ConnectSettings fields. */
+  settings?: ResolvedConnectSettings;
   /** Needed to probe stored references. */
   service?: ResourceService;
   registry?: ToolSchemaRegistry;
@@ -111,10 +114,11 @@ function sendsHostVariables(document: McpDocument): string[] {
 /** Probes MCP servers live. */
 export class McpProber {
   readonly #options: McpProberOptions;
+  readonly #settings: ResolvedConnectSettings;
   readonly #registry: ToolSchemaRegistry;
 
   constructor(options: McpProberOptions = {}) {
-    checkConnectSettings(options); // a bad value fails here, before any probe
+    this.#settings = settingsOf(options); // a bad value fails here, before any probe
     this.#options = options;
     this.#registry = options.registry ?? new ToolSchemaRegistry();
   }
@@ -130,18 +134,15 @@ export class McpProber {
     const record = typeof target === 'string' ? await this.#read(target) : undefined;
     const document = record?.data ?? (target as McpDocument);
     // A stored server: the prober's auth for it; a document: the probe's own, else the prober's single provider.
-    const auth = options.auth ?? authFor(this.#options.auth, { kind: 'mcp', reference: typeof target === 'string' ? target : '' });
-    const { elicitation, sampling, elicitationModes, samplingTools, roots } = this.#options;
-    const timeouts = { ...this.#options.timeouts, ...options.timeouts };
-    const variables = options.variables ?? this.#options.variables;
-    const onPhase = options.onPhase;
+    // (A reference without a revision: connectMcp neither uses nor records a verdict — the probe records its own.)
+    const { auth, variables, timeouts, onPhase } = options;
+    const own = defined({ auth, variables, timeouts });
+    const settings = Object.keys(own).length === 0 ? this.#settings : resolveConnectSettings(own, this.#settings);
     const connection = await connectMcp(document, {
+      settings,
+      ...(typeof target === 'string' ? { reference: target } : {}),
       registry: this.#registry,
-      timeouts,
-      ...defined({ elicitation, sampling, elicitationModes, samplingTools, roots }),
-      ...(auth ? { auth } : {}),
-      ...defined({ variables }),
-      ...defined({ onPhase, maxMessageBytes: this.#options.maxMessageBytes }),
+      ...defined({ onPhase }),
       ...(this.#options.revealSecrets ? { revealSecrets: true } : {}),
     });
     let logMessages = 0;
@@ -165,7 +166,7 @@ export class McpProber {
     // What the probe learned of the server's era is remembered for the runs of this revision (E2).
     if (record !== undefined && typeof target === 'string')
       await rememberVerdict(
-        { verdicts: this.#options.verdicts, reference: target, revision: record.revision },
+        { ...defined({ verdicts: this.#settings.verdicts }), reference: target, revision: record.revision },
         connection.verdict,
         undefined,
       );

@@ -13,11 +13,12 @@ import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { ClientHandlers } from '../mcp/client-handlers.js';
 import type { McpConnection } from '../mcp/connection.js';
-import { checkConnectSettings, clientHandlersOf } from '../mcp/settings.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
+import type { ConnectSettings } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { connectDefaults, keyOf, serverKeyOf } from './key.js';
+import { keyOf, leaseSettings, serverKeyOf } from './key.js';
 import { PublicLists } from './shared-lists.js';
 import { type RoutedRequest, type ServerRequestRouter, routedHandlers } from './routing.js';
 import { type PoolEvent, recordPoolEvent } from './events.js';
@@ -44,6 +45,9 @@ const DEFAULT_DRAIN_MS = 10_000;
 /** Shares MCP connections between runs within a scope (`NativeRun.start({ pool, scope })`). */
 export class McpPool implements AsyncDisposable {
   readonly #options: McpPoolOptions;
+  readonly #settings: ResolvedConnectSettings;
+  /** Per run mount's resolved settings: the lease's, layered over the pool's once. */
+  readonly #layered = new WeakMap<ResolvedConnectSettings, ResolvedConnectSettings>();
   readonly #registry: ToolSchemaRegistry;
   readonly #entries = new Map<string, Entry>();
   readonly #publicLists: PublicLists;
@@ -56,7 +60,7 @@ export class McpPool implements AsyncDisposable {
   constructor(options: McpPoolOptions) {
     if (options?.service === undefined)
       throw new AgtError('invalid_input', 'McpPool needs { service }: the registry its runs read mounts from');
-    checkConnectSettings(options);
+    this.#settings = resolveConnectSettings(options); // a bad value fails here
     for (const field of ['idleMs', 'maxConnections'] as const) {
       const value = options[field];
       if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
@@ -82,14 +86,14 @@ export class McpPool implements AsyncDisposable {
   /** Leases the connection of `request`'s key, starting it if needed (concurrent leases of one key start it once). */
   async lease(request: LeaseRequest): Promise<McpLease> {
     if (this.#closed) throw new AgtError('connection_closed', 'the pool is closed');
-    const connect: ConnectOptions = {
+    const settings = leaseSettings(this.#settings, request.connect, this.#layered);
+    const connect = {
+      settings,
       registry: this.#registry,
-      timeouts: { ...this.#options.timeouts, ...request.connect.timeouts },
-      ...connectDefaults(request.connect, this.#options, request.reference),
       reference: request.reference,
       revision: request.revision, // the era verdict of this revision is used (E2)
-    };
-    const key = keyOf(request, connect);
+    } satisfies ConnectOptions;
+    const key = keyOf(request, settings);
     let entry = this.#entries.get(key);
     if (entry?.connection?.closed) {
       // A dead server is started again by this lease (its runs' calls failed with connection_closed).
@@ -102,7 +106,7 @@ export class McpPool implements AsyncDisposable {
     if (entry === undefined) {
       entry = {
         key,
-        server: serverKeyOf(request, connect),
+        server: serverKeyOf(request, settings),
         reference: request.reference,
         scope: request.scope,
         revision: request.revision,
@@ -124,7 +128,7 @@ export class McpPool implements AsyncDisposable {
         { details: { mount: request.reference, failures: entry.failures, lastErrorCode: entry.lastErrorCode } },
       );
     }
-    const router: ServerRequestRouter = { handlers: clientHandlersOf(request.connect), busy: request.busy };
+    const router: ServerRequestRouter = { handlers: settings.handlers, busy: request.busy };
     entry.routers.add(router);
     entry.cancelTimer?.();
     entry.lastUsed = now;
@@ -184,7 +188,8 @@ export class McpPool implements AsyncDisposable {
       entry.starts += 1;
       // Server requests go to the one run with calls in flight on this connection (routing.ts), never to another's user.
       const declined = (request: RoutedRequest) => this.#emit(entry, 'request_declined', { request });
-      const connection = await connectMcp(document, { ...connect, ...routedHandlers(entry.routers, declared, declined) });
+      const routed = routedHandlers(entry.routers, declared, declined) as ConnectSettings;
+      const connection = await connectMcp(document, { ...connect, settings: resolveConnectSettings(routed, connect.settings) });
       entry.connection = connection;
       connection.onListChanged((kind) => {
         if (kind !== 'tools') return;

@@ -102,20 +102,6 @@ export function redactRecord<R extends { kind: string; data: unknown }>(record: 
   return record.kind === 'mcp' ? { ...record, data: redactMcpDocument(record.data) } : record;
 }
 
-/**
- * The values to hide in free text (a server's stderr): env and header values
- * of 4 characters or more (shorter ones, like "1" or "true", would mask noise).
- */
-export function secretValues(config: unknown): string[] {
-  if (!isPlainObject(config)) return [];
-  const values: string[] = [];
-  for (const key of SECRET_MAPS) {
-    const map = config[key];
-    if (isPlainObject(map)) for (const v of Object.values(map)) if (typeof v === 'string') values.push(v);
-  }
-  return [...secretMasker(values, 4).secrets]; // one rule: 4 characters or more, a bearer token also without its scheme
-}
-
 /** `text` with every secret value replaced by `***`. */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
@@ -157,8 +143,21 @@ export function keepMaskedSecrets(next: unknown, current: unknown): unknown {
   return next;
 }
 
-/** The shortest value masked in what a server sends back (shorter ones would mask ordinary words). */
-export const MIN_ECHOED_SECRET = 6;
+/**
+ * The shortest config value masked in whatever a server sends back — results,
+ * lists, errors and the stderr tail alike (shorter ones would mask ordinary
+ * words). The one length rule of secret masking.
+ */
+export const MIN_SECRET_LENGTH = 6;
+
+/**
+ * The one scheme rule: a value of the form `Scheme token` (an HTTP auth
+ * scheme name, whitespace, one token: `Bearer x`, `Basic x`, `ApiKey x`) has
+ * its token as a secret of its own, since a server may echo just the token.
+ */
+export function schemeToken(value: string): string | undefined {
+  return /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,63}\s+(\S+)$/.exec(value)?.[1];
+}
 
 /** Masks a connection's known secret values in what its server sends back. */
 export interface SecretMasker {
@@ -174,18 +173,18 @@ export interface SecretMasker {
 
 /**
  * A masker for `values` (env values, header values, resolved placeholders,
- * passwords) of at least `minLength` characters; a value with an auth scheme
- * (`Bearer x`, `Basic x`, `Token x`) is also masked without it. Like CI log
+ * passwords) of at least MIN_SECRET_LENGTH characters; a value with an auth
+ * scheme ({@link schemeToken}) is also masked without it. Like CI log
  * masking: whatever a server repeats of them is never shown.
  */
-export function secretMasker(values: Iterable<string>, minLength = MIN_ECHOED_SECRET): SecretMasker {
+export function secretMasker(values: Iterable<string>): SecretMasker {
   const set = new Set<string>();
   let secrets: string[] = [];
   const add = (value: string) => {
     const before = set.size;
-    if (value.length >= minLength) set.add(value);
-    const scheme = /^(?:Bearer|Basic|Token)\s+(\S+)$/i.exec(value);
-    if (scheme && (scheme[1] as string).length >= minLength) set.add(scheme[1] as string);
+    if (value.length >= MIN_SECRET_LENGTH) set.add(value);
+    const token = schemeToken(value);
+    if (token !== undefined && token.length >= MIN_SECRET_LENGTH) set.add(token);
     if (set.size !== before) secrets = [...set].sort((a, b) => b.length - a.length);
   };
   for (const value of values) add(value);

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgtError, isAgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
-import { resolveTimeouts } from '../mcp/timeouts.js';
+import { resolvedOptions } from '../mcp/resolved-settings.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { readArguments } from './arguments.js';
@@ -59,7 +59,7 @@ export class MountSession {
   ): Promise<MountSession> {
     const notices: string[] = [];
     const registry = options.registry ?? new ToolSchemaRegistry();
-    const connect = { ...options.connect, reference };
+    const connect = { ...resolvedOptions(options.connect ?? {}), reference }; // resolved once: a bad setting fails here
     let mount: LoadedMount;
     try {
       mount = await loadMount(reference, { service: options.service, registry, connectOptions: () => connect }, notices);
@@ -72,8 +72,7 @@ export class MountSession {
         cause: error,
       });
     }
-    const callMs = resolveTimeouts(connect.timeouts).callMs;
-    return new MountSession(mount, notices, { ...DEFAULT_LIMITS, ...options.limits }, callMs);
+    return new MountSession(mount, notices, { ...DEFAULT_LIMITS, ...options.limits }, connect.settings.timeouts.callMs);
   }
 
   /** The route of the server's tool `name`; not_found naming the tools that exist, closest first. */

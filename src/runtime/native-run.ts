@@ -10,7 +10,6 @@ import { AgtError } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/prober.js';
-import { checkConnectSettings } from '../mcp/settings.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -29,7 +28,7 @@ import {
   type ModelTool,
   type NativeRunOptions,
   proberOptions,
-  runTimeouts,
+  runConnectSettings,
   type RunWiring,
   type SuspendedRun,
 } from './run-options.js';
@@ -91,7 +90,7 @@ export class NativeRun extends RunMounts {
       agent: this.agent,
       options,
       limits: this.#limits,
-      callTimeoutMs: runTimeouts(options).callMs,
+      callTimeoutMs: runConnectSettings(options).timeouts.callMs,
       approvalTtlMs: approvalTtl(options),
       prober: new McpProber(proberOptions(options, parts.wiring, parts.registry)),
       brokenMounts: this.#broken,
@@ -113,8 +112,7 @@ export class NativeRun extends RunMounts {
       );
     }
     resolveLimits(options.limits); // bad limits fail before anything connects
-    checkConnectSettings(options); // so do bad connect settings
-    runTimeouts(options); // bad timeouts fail before anything connects
+    runConnectSettings(options); // so do bad connect settings (resolved once for the run)
     approvalTtl(options);
     batchTimeout(options);
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);

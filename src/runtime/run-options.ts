@@ -8,8 +8,9 @@ import { defined } from '../json.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import type { McpProberOptions } from '../mcp/prober.js';
-import { authFor, type ConnectSettings } from '../mcp/settings.js';
-import { resolveTimeouts, type Timeouts } from '../mcp/timeouts.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
+import type { ConnectSettings } from '../mcp/settings.js';
+import type { Timeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
@@ -162,47 +163,50 @@ export function approvalTtl(options: NativeRunOptions): number {
 }
 
 /** The run's time limits as given (the 0.1 `callTimeoutMs` folded into `callMs`), checked: invalid_input names a bad one. */
-export function runTimeouts(options: NativeRunOptions): { given: Partial<Timeouts>; callMs: number } {
+function runTimeouts(options: NativeRunOptions): Partial<Timeouts> {
   const legacy = options.callTimeoutMs;
   if (legacy !== undefined && !(Number.isFinite(legacy) && legacy > 0))
     throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds', { details: { field: 'callTimeoutMs' } });
-  const given = { ...defined({ callMs: legacy }), ...options.timeouts };
-  return { given, callMs: resolveTimeouts(given).callMs };
+  return { ...defined({ callMs: legacy }), ...options.timeouts };
 }
 
-/** The connect options of one mount of the run: its settings, auth for that mount, handlers told the run's context. */
+const resolvedRuns = new WeakMap<NativeRunOptions, ResolvedConnectSettings>();
+const resolvedMounts = new WeakMap<RunWiring, Map<string, ResolvedConnectSettings>>();
+
+/**
+ * The run's connect settings, resolved once per run (invalid_input names a
+ * bad one, before anything connects); its handlers, told the run's context,
+ * are each mount's ({@link mountConnectOptions}).
+ */
+export function runConnectSettings(options: NativeRunOptions): ResolvedConnectSettings {
+  let settings = resolvedRuns.get(options);
+  if (settings === undefined) {
+    const withoutHandlers = { ...options, elicitation: undefined, sampling: undefined, roots: undefined } as ConnectSettings;
+    settings = resolveConnectSettings({ ...withoutHandlers, timeouts: runTimeouts(options) });
+    resolvedRuns.set(options, settings);
+  }
+  return settings;
+}
+
+// The run's settings with the handlers of one mount (or of its prober, mount ''), resolved once per mount.
+function mountSettings(options: NativeRunOptions, wiring: RunWiring, mount: string): ResolvedConnectSettings {
+  const mounts = resolvedMounts.get(wiring) ?? resolvedMounts.set(wiring, new Map()).get(wiring)!;
+  let settings = mounts.get(mount);
+  if (settings === undefined) {
+    settings = resolveConnectSettings(handlersFor(options, wiring, mount), runConnectSettings(options));
+    mounts.set(mount, settings);
+  }
+  return settings;
+}
+
+/** The connect options of one mount of the run: the run's resolved settings with that mount's handlers. */
 export function mountConnectOptions(options: NativeRunOptions, wiring: RunWiring, reference: string): ConnectOptions {
-  return {
-    ...handlersFor(options, wiring, reference),
-    ...defined({
-      reference,
-      timeouts: runTimeouts(options).given,
-      auth: authFor(options.auth, { kind: 'mcp', reference }),
-      variables: options.variables,
-      maxMessageBytes: options.maxMessageBytes,
-      pingIntervalMs: options.pingIntervalMs,
-      tasks: options.tasks,
-      verdicts: options.verdicts,
-      legacyVerdictMs: options.legacyVerdictMs,
-    }),
-  };
+  return { settings: mountSettings(options, wiring, reference), reference };
 }
 
 /** The options of the run's own prober (mcp_probe): the same settings as its mounts. */
 export function proberOptions(options: NativeRunOptions, wiring: RunWiring, registry: ToolSchemaRegistry): McpProberOptions {
-  return {
-    service: options.service,
-    registry,
-    ...handlersFor(options, wiring, ''),
-    ...defined({
-      timeouts: runTimeouts(options).given,
-      auth: options.auth,
-      variables: options.variables,
-      maxMessageBytes: options.maxMessageBytes,
-      verdicts: options.verdicts,
-      legacyVerdictMs: options.legacyVerdictMs,
-    }),
-  };
+  return { service: options.service, registry, settings: mountSettings(options, wiring, '') };
 }
 
 /** What building this run's snapshots needs: its connect options per mount, and list-change watching. */

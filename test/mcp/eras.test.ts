@@ -274,13 +274,13 @@ describe('E1: a run mounts servers of both eras', () => {
   });
 });
 
-describe("E1: a modern server's question (input_required) is answered inline by the handlers", () => {
+describe("E4: a modern server's question (input_required) is answered inline by the run's handlers", () => {
   for (const [name, config] of [
     ['modern HTTP', () => ({ url: modernOnly.url })],
     ['modern stdio', () => v2Stdio('reject')],
     ['both-era stdio on the legacy era (pushed elicitation)', () => ({ ...v2Stdio('serve'), protocol: 'legacy' as const })],
   ] as const) {
-    it(`E1: ${name}: the elicitation handler is asked once and the call completes with its answer`, async () => {
+    it(`E4: ${name}: the elicitation handler is asked once and the call completes with its answer`, async () => {
       const asked: string[] = [];
       const connection = await connectMcp(config(), {
         timeouts: { handshakeMs: 20_000 },
@@ -299,7 +299,7 @@ describe("E1: a modern server's question (input_required) is answered inline by 
     });
   }
 
-  it('E1: without an elicitation handler the modern server is told the capability is missing; the call fails, the connection lives', async () => {
+  it('E4: without an elicitation handler the modern server is told the capability is missing; the call fails, the connection lives', async () => {
     const connection = await connectMcp({ url: modernOnly.url });
     try {
       const f = await failure(connection.callTool('ask', { what: 'deploy' }));
