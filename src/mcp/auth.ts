@@ -42,13 +42,32 @@ export function isBearerProvider(auth: McpAuth): auth is BearerTokenProvider {
   return typeof (auth as BearerTokenProvider).bearer === 'function';
 }
 
-/** Transport options that carry `auth`, added to the request init. */
+/**
+ * Transport options that carry `auth`, added to the request init. With an
+ * OAuth provider, a 401 from the server itself to a request that carried a
+ * token drops the provider's cached discovery (SEP-2352): the SDK's flow then
+ * reads the protected resource metadata again, so an authorization server the
+ * resource moved to is found — and registered at — instead of the old one.
+ * (A 403 is a step-up at the same server: the cache stays.)
+ */
 export function authTransportOptions(
   auth: McpAuth | undefined,
   onToken?: (token: string) => void,
+  serverUrl?: URL,
 ): { authProvider?: OAuthClientProvider; fetch?: FetchLike } {
   if (auth === undefined) return {};
-  if (!isBearerProvider(auth)) return { authProvider: auth };
+  if (!isBearerProvider(auth)) {
+    const server = serverUrl?.href;
+    return {
+      authProvider: auth,
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        const sentToken = new Headers(init?.headers).has('authorization');
+        if (response.status === 401 && sentToken && String(url) === server) await auth.invalidateCredentials?.('discovery');
+        return response;
+      },
+    };
+  }
   return {
     fetch: async (url, init) => {
       const headers = new Headers(init?.headers);

@@ -73,7 +73,7 @@ export async function connectRemote(
   if (auth !== undefined && !isBearerProvider(auth)) auth.connectingTo?.(url.href);
   const started = performance.now();
   const make = (kind: Kind): Transport => {
-    const { fetch: authFetch, ...rest } = authTransportOptions(auth, (token) => masker.add(token));
+    const { fetch: authFetch, ...rest } = authTransportOptions(auth, (token) => masker.add(token), url);
     const options = { requestInit: { headers }, ...rest, fetch: boundedFetch(maxMessageBytes, authFetch) };
     return kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
   };
