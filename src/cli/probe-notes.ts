@@ -103,5 +103,12 @@ export function notesVerdictStore(store: string): EraVerdictStore {
         verdict: stored.verdict,
       });
     },
+    delete: (reference) => {
+      const notes = readProbeNotes(store);
+      const note = Object.hasOwn(notes, reference) ? notes[reference] : undefined;
+      if (note?.verdict === undefined) return;
+      const { verdict: _stale, ...kept } = note; // the probe's note stays; only the verdict goes
+      writeProbeNote(store, reference, kept);
+    },
   };
 }

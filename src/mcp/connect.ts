@@ -4,7 +4,7 @@
  */
 import { Client } from '@modelcontextprotocol/client';
 import pkg from '../../package.json' with { type: 'json' };
-import { AgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { type McpDocument, type McpServerConfig, normaliseMcpDocument, type RemoteServerConfig } from '../resources/mcp-config.js';
 import { headerProblem, urlProblem } from '../resources/remote-rules.js';
@@ -21,7 +21,7 @@ import { basicToken, connectRemote } from './remote.js';
 import { type ResolvedConnectSettings, settingsOf } from './resolved-settings.js';
 import { authFor, type ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';
-import { rememberedVerdict, rememberVerdict, type VerdictMemory } from './verdicts.js';
+import { forgetVerdict, rememberedVerdict, rememberVerdict, type VerdictMemory } from './verdicts.js';
 
 /** What the library says it is during initialize: its name and its package version. */
 const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;
@@ -65,16 +65,31 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     ...defined({ verdicts: settings.verdicts, reference: options.reference, revision: options.revision }),
     legacyVerdictMs: settings.legacyVerdictMs,
   };
-  const remembered = options.verdict ?? (await rememberedVerdict(memory));
-  const connection = await connectWith(target, settings, { ...options, ...defined({ verdict: remembered }) });
+  let remembered = options.verdict ?? (await rememberedVerdict(memory));
+  let connection: McpConnection;
+  try {
+    // A verdict of the store opens a modern connection with no round trip: its first request is what tells it stale.
+    const doubt = options.verdict === undefined && remembered !== undefined ? () => forgetVerdict(memory) : undefined;
+    connection = await connectWith(target, settings, { ...options, ...defined({ verdict: remembered }) }, doubt);
+  } catch (error) {
+    // A stored verdict the server no longer honours: forgotten, and the era negotiated at once (E2).
+    if (options.verdict !== undefined || remembered === undefined || !isAgtError(error) || !STALE_VERDICT.has(error.code)) throw error;
+    await forgetVerdict(memory);
+    remembered = undefined;
+    connection = await connectWith(target, settings, options);
+  }
   await rememberVerdict(memory, connection.verdict, remembered);
   return connection;
 }
+
+// What opening from a stale verdict fails with: the other era's handshake refused, or a pinned-looking mismatch.
+const STALE_VERDICT = new Set(['protocol_error', 'protocol_mismatch']);
 
 async function connectWith(
   target: McpDocument | McpServerConfig,
   settings: ResolvedConnectSettings,
   options: ConnectOptions,
+  doubtVerdict?: () => Promise<void>,
 ): Promise<McpConnection> {
   const document = isPlainObject(target) && 'mcpServers' in target ? target : { mcpServers: { server: target } };
   const { config } = normaliseMcpDocument(document);
@@ -106,7 +121,7 @@ async function connectWith(
     hub,
     clientCapabilities: declared,
     tasks: settings.tasks,
-    ...defined({ auth, pingIntervalMs: settings.pingIntervalMs }),
+    ...defined({ auth, pingIntervalMs: settings.pingIntervalMs, doubtVerdict }),
   };
   // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders
   // settings to): errors never show them; what the server sends back shows them only with revealSecrets.

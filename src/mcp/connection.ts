@@ -64,6 +64,8 @@ export interface ConnectedParts {
   masker?: SecretMasker;
   /** The `subscriptions/listen` stream of a 2026-07-28 connection (list changes, resource updates). */
   listener?: ChangeListener;
+  /** Opened from a remembered verdict: forgets it when the connection's first request fails as a protocol error (E2). */
+  doubtVerdict?: () => Promise<void>;
 }
 
 const LooseResult = ResultSchema.loose();
@@ -96,23 +98,38 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     let authorized = false;
     try {
       try {
-        return await run(request.signal);
+        const result = await run(request.signal);
+        doubt = undefined; // the server answers as remembered
+        return result;
       } catch (error) {
         if (!(error instanceof UnauthorizedError) || options.signal?.aborted || !(await finishAuthorization(transport, auth))) throw error;
         authorized = true;
         return await run(request.signal);
       }
     } catch (error) {
-      throw maskError(
+      const failure =
         authorized && isAuthFailure(error)
           ? authRequired(error, auth, true, authHeader)
-          : requestError(what, error, options, { stdio, timeouts, auth, authHeader, gone }),
-        masker.text,
-      );
+          : requestError(what, error, options, { stdio, timeouts, auth, authHeader, gone });
+      throw maskError(await staleVerdict(failure), masker.text);
     } finally {
       request.release();
       inFlight -= 1;
     }
+  }
+
+  // Until a request succeeds, a protocol error may mean the remembered verdict is stale: it is forgotten, once.
+  let doubt = parts.doubtVerdict;
+  async function staleVerdict(failure: AgtError): Promise<AgtError> {
+    if (doubt === undefined || failure.code !== 'protocol_error') return failure;
+    const forget = doubt;
+    doubt = undefined;
+    await forget();
+    return new AgtError(
+      failure.code,
+      `${failure.message} (the connection started from a remembered verdict that the server speaks MCP ${client.getNegotiatedProtocolVersion() ?? 'as probed'}; it is forgotten, so the next connection negotiates the era again)`,
+      { details: { ...failure.details, verdictForgotten: true }, cause: failure },
+    );
   }
 
   let toolHints: CacheHints | undefined; // of the last tools/list (2026-07-28)

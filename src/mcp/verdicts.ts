@@ -4,9 +4,11 @@
  * learned on: another revision, or a legacy verdict older than its bound,
  * is not used, so the next connection negotiates again and records anew.
  *
- * A stale modern verdict fails loudly at the first request (and is then
- * learned again); a stale legacy verdict would succeed silently against an
- * upgraded server, hence its age bound.
+ * A stale verdict heals itself: a connection that fails to open from a
+ * remembered verdict forgets it and negotiates at once; one whose first
+ * request fails (a modern verdict opens with no round trip) forgets it and
+ * says so, so the next connection negotiates. A stale legacy verdict would
+ * succeed silently against an upgraded server, hence its age bound.
  */
 import { AgtError } from '../errors.js';
 import type { EraVerdict } from './era.js';
@@ -29,6 +31,8 @@ export interface StoredVerdict {
 export interface EraVerdictStore {
   get(reference: string): Promise<StoredVerdict | undefined> | StoredVerdict | undefined;
   put(reference: string, stored: StoredVerdict): Promise<void> | void;
+  /** Forgets the verdict of `reference` (the server no longer speaks as remembered). Without it, a stale verdict stays until the revision changes. */
+  delete?(reference: string): Promise<void> | void;
 }
 
 /** Verdicts in this process's memory (a pool or a long-lived host). */
@@ -41,6 +45,10 @@ export class MemoryVerdictStore implements EraVerdictStore {
   /** Remembers `stored` for `reference` (a copy). */
   put(reference: string, stored: StoredVerdict): void {
     this.#verdicts.set(reference, structuredClone(stored));
+  }
+  /** Forgets the verdict of `reference`. */
+  delete(reference: string): void {
+    this.#verdicts.delete(reference);
   }
 }
 
@@ -93,5 +101,16 @@ export async function rememberVerdict(memory: VerdictMemory, learned: EraVerdict
     await verdicts.put(reference, { revision, verdict: learned });
   } catch {
     // a verdict is a convenience: the next connection negotiates again
+  }
+}
+
+/** Forgets the stored verdict of a connection's server (a store that fails or cannot forget changes nothing). */
+export async function forgetVerdict(memory: VerdictMemory): Promise<void> {
+  const { verdicts, reference } = memory;
+  if (verdicts?.delete === undefined || reference === undefined || reference === '') return;
+  try {
+    await verdicts.delete(reference);
+  } catch {
+    // the next connection may try the stale verdict again, and heal again
   }
 }

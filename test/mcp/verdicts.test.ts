@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  connectMcp,
   type EraVerdict,
   McpPool,
   McpProber,
@@ -19,6 +20,7 @@ import {
   toolAlias,
 } from '../../src/index.js';
 import { usableVerdict } from '../../src/mcp/verdicts.js';
+import { notesVerdictStore, readProbeNotes, writeProbeNote } from '../../src/cli/probe-notes.js';
 import { batch, failure, FIXTURES, pythonConfig, runAgt, tempDir } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from './fixtures/v2-server.js';
 
@@ -97,6 +99,61 @@ describe('E2: verdicts remembered beside the registry', () => {
     expect(usableVerdict({ revision: 3, verdict: legacy }, 3, at - 1, 3_600_000)).toBeUndefined(); // learned "in the future": not trusted
     expect(usableVerdict({ revision: 3, verdict: modern }, 3, at + 365 * 86_400_000)).toEqual(modern);
     expect(usableVerdict({ revision: 3, verdict: modern }, 4, at)).toBeUndefined();
+  });
+
+  it('E2: a stale modern verdict heals itself: the first request fails saying the verdict is forgotten; the next connection negotiates', async () => {
+    const verdicts = new MemoryVerdictStore();
+    const modern: EraVerdict = {
+      era: 'modern',
+      protocolVersion: '2026-07-28',
+      discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } },
+      learnedAt: new Date().toISOString(),
+    };
+    verdicts.put('tools/py', { revision: 1, verdict: modern }); // the server was rolled back to a 2025-only build
+    const where = { verdicts, reference: 'tools/py', revision: 1, timeouts: { handshakeMs: 20_000 } };
+    const stale = await connectMcp(pythonConfig(), where);
+    try {
+      const f = await failure(stale.listTools());
+      expect(f.code).toBe('protocol_error');
+      expect(f.message).toMatch(/remembered verdict .* it is forgotten, so the next connection negotiates the era again/);
+      expect(f.details).toMatchObject({ verdictForgotten: true });
+    } finally {
+      await stale.close();
+    }
+    expect(verdicts.get('tools/py')).toBeUndefined();
+    const healed = await connectMcp(pythonConfig(), where);
+    try {
+      expect(healed.era).toBe('legacy');
+      expect((await healed.listTools()).length).toBeGreaterThan(0);
+    } finally {
+      await healed.close();
+    }
+    expect(verdicts.get('tools/py')?.verdict.era).toBe('legacy'); // learned again
+  });
+
+  it("E2: the CLI's verdicts (its probe notes) forget a stale verdict and keep the probe's note", async () => {
+    const store = path.join(tmp.dir, 'forget.db');
+    const verdict: EraVerdict = { era: 'legacy', protocolVersion: '2025-11-25', learnedAt: new Date().toISOString() };
+    writeProbeNote(store, 'tools/a', { revision: 2, at: verdict.learnedAt, ok: true, tools: 3, era: 'legacy', verdict });
+    const verdicts = notesVerdictStore(store);
+    expect(await verdicts.get('tools/a')).toEqual({ revision: 2, verdict });
+    await verdicts.delete!('tools/a');
+    expect(await verdicts.get('tools/a')).toBeUndefined();
+    expect(readProbeNotes(store)['tools/a']).toMatchObject({ revision: 2, ok: true, tools: 3 });
+  });
+
+  it('E2: a stale legacy verdict against a server that now speaks only 2026-07-28 is forgotten and the era negotiated at once', async () => {
+    const verdicts = new MemoryVerdictStore();
+    const legacy: EraVerdict = { era: 'legacy', protocolVersion: '2025-11-25', learnedAt: new Date().toISOString() };
+    verdicts.put('tools/v2', { revision: 1, verdict: legacy });
+    const connection = await connectMcp({ url: server.url }, { verdicts, reference: 'tools/v2', revision: 1 });
+    try {
+      expect(connection.era).toBe('modern');
+      expect((await connection.listTools()).length).toBeGreaterThan(0);
+    } finally {
+      await connection.close();
+    }
+    expect(verdicts.get('tools/v2')?.verdict.era).toBe('modern');
   });
 
   it('E2: a legacy verdict past legacyVerdictMs is learned again: the stdio server is asked server/discover once more', async () => {
