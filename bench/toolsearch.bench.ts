@@ -14,7 +14,7 @@ import vm from 'node:vm';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../src/index.js';
-import type { ModelTool } from '../src/runtime/run-options.js';
+import type { ModelTool } from '../src/runtime/model-tools.js';
 import { ToolIndex } from '../src/toolsearch/tool-index.js';
 import { estimateTokens } from '../src/toolsearch/tokens.js';
 import { type BenchReport, formatNs, median } from './harness.js';

@@ -16,7 +16,7 @@ import { toLaunchSpec } from './launch.js';
 import { oversizedAnswer } from './oversized.js';
 import { hostDefaultEnvironment } from './platform/index.js';
 import { withStderr } from './request-error.js';
-import { isRequestTimeout } from './server-answers.js';
+import { isRequestTimeout } from './timeouts.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
 

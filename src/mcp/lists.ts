@@ -9,7 +9,7 @@
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/client';
-import { isRequestTimeout } from './server-answers.js';
+import { isRequestTimeout } from './timeouts.js';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { isAuthFailure } from './auth.js';

@@ -29,7 +29,7 @@ import {
 } from './auth.js';
 import type { Timeouts } from './timeouts.js';
 import { defined } from '../json.js';
-import { isRequestTimeout } from './server-answers.js';
+import { isRequestTimeout } from './timeouts.js';
 
 // Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
 // credential problems, reported as such rather than retried over another transport.

@@ -7,11 +7,11 @@
 import { ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError } from '../errors.js';
 import { authRequired, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
-import type { RequestOptions } from './connection.js';
+import type { RequestOptions } from './connection-types.js';
 import { oversizedAnswer } from './oversized.js';
 import { serverText } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
-import type { Timeouts } from './timeouts.js';
+import { isRequestTimeout, type Timeouts } from './timeouts.js';
 
 /** Adds the stderr tail of a stdio server to an error's details. */
 export function withStderr(error: AgtError, stdio: ProcessGroupStdioTransport | undefined): AgtError {
@@ -41,7 +41,7 @@ export function requestError(what: string, error: unknown, options: RequestOptio
     return new AgtError('cancelled', `the ${what} was cancelled; the server was sent notifications/cancelled`);
   }
   const timeoutMs = options.timeoutMs ?? timeouts.callMs;
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+  if (isRequestTimeout(error)) {
     return new AgtError(
       'call_timeout',
       `the server did not answer the ${what} within ${timeoutMs} ms; it was cancelled (notifications/cancelled sent)`,

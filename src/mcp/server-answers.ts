@@ -4,10 +4,10 @@
  * server's JSON-RPC error text is escaped and bounded, a call's result is read
  * loosely, and each request gets its own AbortSignal.
  */
-import { type ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
-import type { CallOptions, McpCallResult } from './connection.js';
+import type { CallOptions, McpCallResult } from './connection-types.js';
 
 /** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
 export const MAX_RESULT_DEPTH = 64;
@@ -24,11 +24,6 @@ export function boundedDepth<T>(result: T, what: string): T {
     );
   }
   return result;
-}
-
-/** True when the SDK gave up waiting for an answer (its request timeout). */
-export function isRequestTimeout(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 const MAX_SERVER_TEXT = 500;

@@ -1,4 +1,5 @@
 /** The time limits of one connection, each reported separately when hit. */
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 
 /** Milliseconds allowed for each phase of a connection. */
@@ -45,4 +46,9 @@ export function resolveTimeouts(partial: Partial<Timeouts> | undefined): Timeout
     }
   }
   return out;
+}
+
+/** True when the SDK gave up waiting for an answer (its request timeout). */
+export function isRequestTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }

@@ -3,7 +3,7 @@
  * what fits and says what it left out, with the fix, instead of sending a
  * request the provider answers with a 400.
  */
-import type { ModelTool } from '../runtime/run-options.js';
+import type { ModelTool } from '../runtime/model-tools.js';
 
 /** What a provider accepts in one request. */
 export interface ProviderToolLimits {

@@ -11,7 +11,7 @@
 import { AgtError } from '../errors.js';
 import { executeModelCalls, type ModelCall, modelCallId } from './model-calls.js';
 import type { NativeRun } from './native-run.js';
-import type { ModelTool } from './run-options.js';
+import type { ModelTool } from './model-tools.js';
 import type { ApprovalDecision, BatchResult, PendingApproval, ToolResult } from './types.js';
 import { defined } from '../json.js';
 

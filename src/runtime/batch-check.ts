@@ -9,9 +9,23 @@
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
-import { modelCallId } from './model-calls.js';
 import type { Route } from './snapshot.js';
 import type { ToolBatch } from './types.js';
+
+/** A tool call as a model API gave it: any field may be missing or malformed. `id` is the 0.1 name of `callId`. */
+export interface ModelCall {
+  callId?: unknown;
+  /** @deprecated Use `callId` (accepted until 0.3). */
+  id?: unknown;
+  name?: unknown;
+  arguments?: unknown;
+}
+
+/** The id of a model call, or '' when it has none. */
+export const modelCallId = (call: ModelCall): string => {
+  const id = call.callId ?? call.id;
+  return typeof id === 'string' ? id : '';
+};
 
 /** Why a batch was rejected. */
 export type BatchRejectReason =

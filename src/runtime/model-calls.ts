@@ -8,30 +8,23 @@
  * `batch_rejected`. The problems come from stage 1 as data (checkBatch).
  */
 import { isAgtError } from '../errors.js';
-import type { BatchProblem } from './batch-check.js';
-import type { NativeRun } from './native-run.js';
+import { type BatchProblem, type ModelCall, modelCallId } from './batch-check.js';
 import { failedResult } from './stages.js';
-import type { BatchResult, ToolCall, ToolResult } from './types.js';
+import type { BatchResult, ToolBatch, ToolCall, ToolResult } from './types.js';
 
-/** A tool call as a model API gave it: any field may be missing or malformed. `id` is the 0.1 name of `callId`. */
-export interface ModelCall {
-  callId?: unknown;
-  /** @deprecated Use `callId` (accepted until 0.3). */
-  id?: unknown;
-  name?: unknown;
-  arguments?: unknown;
+export { type ModelCall, modelCallId } from './batch-check.js';
+
+/** What runs a model step's calls: a NativeRun (its id, agent and executeBatch). */
+export interface BatchRunner {
+  readonly id: string;
+  readonly agent: string;
+  executeBatch(batch: ToolBatch, options?: { signal?: AbortSignal }): Promise<BatchResult>;
 }
 
 /** The outcome of a model step: a result per call, in call order; `rejected` (with the model-facing message) when nothing ran. */
 export interface ModelCallsResult extends BatchResult {
   rejected?: { reason: string; message: string };
 }
-
-/** The id of a model call, or '' when it has none. */
-export const modelCallId = (call: ModelCall): string => {
-  const id = call.callId ?? call.id;
-  return typeof id === 'string' ? id : '';
-};
 
 // A result for every call: the offending ones their own problem, the others "not run".
 function rejectedResults(calls: readonly ModelCall[], problems: readonly BatchProblem[]): ToolResult[] {
@@ -60,7 +53,7 @@ function rejectedResults(calls: readonly ModelCall[], problems: readonly BatchPr
 
 /** Runs a model step's calls; bad model output becomes per-call results. Throws only when the run itself cannot run (closed). */
 export async function executeModelCalls(
-  run: NativeRun,
+  run: BatchRunner,
   calls: readonly ModelCall[],
   options: { batchId: string; signal?: AbortSignal },
 ): Promise<ModelCallsResult> {

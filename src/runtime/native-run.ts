@@ -25,7 +25,6 @@ import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } 
 import {
   approvalTtl,
   buildContext,
-  type ModelTool,
   type NativeRunOptions,
   proberOptions,
   runConnectSettings,
@@ -35,6 +34,7 @@ import {
 import { RunMounts } from './run-mounts.js';
 import { RunRefresher } from './refresher.js';
 import { RunToolSearch } from './tool-search.js';
+import type { ModelTool } from './model-tools.js';
 import { affectsSnapshot, type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
 import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch, ToolResult } from './types.js';
 

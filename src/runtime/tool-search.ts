@@ -11,10 +11,10 @@ import { AgtError } from '../errors.js';
 import type { FoundTool, ToolSearchContext } from '../framework/tools.js';
 import { estimateTokens } from '../toolsearch/tokens.js';
 import { ToolIndex } from '../toolsearch/tool-index.js';
-import { TOOL_SEARCH_TOOL } from '../toolsearch/search-tool.js';
+import { TOOL_SEARCH_TOOL } from '../framework/search-tool.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { type AutoAllowMatch, matches } from './policies.js';
-import { type ModelTool, modelTools } from './run-options.js';
+import { type ModelTool, modelTools } from './model-tools.js';
 import type { Route } from './snapshot.js';
 
 /** Options of tool search (`NativeRunOptions.toolSearch`). */

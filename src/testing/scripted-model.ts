@@ -5,7 +5,7 @@
  */
 import { AgtError } from '../errors.js';
 import type { LoopMessage, ModelLike } from '../runtime/agent-loop.js';
-import type { ModelTool } from '../runtime/run-options.js';
+import type { ModelTool } from '../runtime/model-tools.js';
 import type { ModelCall } from '../runtime/model-calls.js';
 
 /** One scripted answer; its calls are model output, malformed ones included (a missing id, a number for a name). */

@@ -8,6 +8,9 @@
  * no model. Schemas are server data: read to a bounded depth and size.
  */
 import { isPlainObject } from '../json.js';
+
+/** The name of the framework tool that searches deferred tools (framework/search-tool.ts). */
+export const TOOL_SEARCH = 'tool_search';
 import type { SearchableTool } from './tokens.js';
 import { MAX_FIELD_CHARS, synonyms, words } from './words.js';
 

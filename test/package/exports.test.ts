@@ -134,6 +134,7 @@ describe('package exports', () => {
       'readToolError',
       'redactMcpDocument',
       'redactRecord',
+      'resolveConnectSettings',
       'resolveServerConfig',
       'revisionConflict',
       'runAgentLoop',

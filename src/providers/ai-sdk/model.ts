@@ -6,7 +6,7 @@
  * rejected step, a refresh) go in user messages, never system messages.
  */
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
-import type { ModelTool } from '../../runtime/run-options.js';
+import type { ModelTool } from '../../runtime/model-tools.js';
 import { resultText } from '../content.js';
 import { type ConversationOptions, type DeprecatedSystemOption, historyCall, instructionsOf } from '../conversation.js';
 import { providerSchema } from '../schema.js';

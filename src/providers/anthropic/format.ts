@@ -7,8 +7,8 @@
  */
 import { defined, isPlainObject } from '../../json.js';
 import type { ModelCall, ModelCallsResult } from '../../runtime/model-calls.js';
-import type { ModelTool } from '../../runtime/run-options.js';
-import { TOOL_SEARCH } from '../../toolsearch/search-tool.js';
+import type { ModelTool } from '../../runtime/model-tools.js';
+import { TOOL_SEARCH } from '../../toolsearch/tool-index.js';
 import type { BatchResult, ToolResult } from '../../runtime/types.js';
 import { imagePart, resultText } from '../content.js';
 import { historyCall } from '../conversation.js';

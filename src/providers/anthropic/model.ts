@@ -5,7 +5,7 @@
  * results, and the loop's notices, go in user messages.
  */
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
-import type { ModelTool } from '../../runtime/run-options.js';
+import type { ModelTool } from '../../runtime/model-tools.js';
 import { type ConversationOptions, type DeprecatedSystemOption, instructionsOf } from '../conversation.js';
 import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools, toAnthropicToolUse } from './format.js';
 

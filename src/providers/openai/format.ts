@@ -12,7 +12,7 @@
 import { fitTools, OPENAI_TOOL_LIMITS } from '../limits.js';
 import { isPlainObject } from '../../json.js';
 import type { ModelCall } from '../../runtime/model-calls.js';
-import type { ModelTool } from '../../runtime/run-options.js';
+import type { ModelTool } from '../../runtime/model-tools.js';
 import type { BatchResult } from '../../runtime/types.js';
 import { resultText } from '../content.js';
 import { historyCall } from '../conversation.js';

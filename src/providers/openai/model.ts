@@ -6,7 +6,7 @@
  */
 import { AgtError } from '../../errors.js';
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
-import type { ModelTool } from '../../runtime/run-options.js';
+import type { ModelTool } from '../../runtime/model-tools.js';
 import type { ConversationOptions } from '../conversation.js';
 import {
   fromOpenAIToolCalls,

@@ -6,12 +6,8 @@
  */
 import * as v from 'valibot';
 import { defineTool, parseArguments, toolError } from '../authoring/define-tool.js';
-import type { FrameworkTool } from '../framework/tools.js';
-
-export type { FoundTool, ToolSearchContext } from '../framework/tools.js';
-
-/** The tool's name. */
-export const TOOL_SEARCH = 'tool_search';
+import { TOOL_SEARCH } from '../toolsearch/tool-index.js';
+import type { FrameworkTool } from './tools.js';
 
 const input = v.strictObject({
   query: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description('What the tool should do, in a few words')),
