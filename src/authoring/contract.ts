@@ -11,6 +11,7 @@ import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
 import { defined, isPlainObject } from '../json.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
+import { MAX_SCHEMA_PROPERTIES } from '../bounds.js';
 
 /** What a case expects: success, or a tool error with this code. */
 export type ContractExpectation = { ok: true } | { code: string };
@@ -49,7 +50,7 @@ export interface ContractInput {
 const registry = new ToolSchemaRegistry();
 const INVALID = { code: 'invalid_arguments' };
 // A schema may be a server's (agt mcp check): what it asks for is bounded before anything is built from it.
-const MAX_PROPERTIES = 200;
+const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
 const MAX_BOUNDARY = 65_536;
 
 type Props = Record<string, Record<string, unknown>>;

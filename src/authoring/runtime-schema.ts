@@ -10,6 +10,7 @@
  * `contentEncoding`: not checked) is refused at definition time, with the fix.
  */
 import * as v from 'valibot';
+import { MAX_JSON_DEPTH } from '../bounds.js';
 
 /** Actions published as an annotation only, with what they are published as. */
 const ANNOTATION_ONLY: Readonly<Record<string, string>> = {
@@ -39,7 +40,7 @@ const LIST_KEYS = ['options', 'items'] as const;
 export function annotationOnlyActions(schema: v.GenericSchema): [string, string, string][] {
   const found: [string, string, string][] = [];
   const walk = (node: Node, path: string, depth: number): void => {
-    if (depth > 64) return; // a schema this deep is refused elsewhere; never recurse without a bound
+    if (depth > MAX_JSON_DEPTH) return; // a schema this deep is refused elsewhere; never recurse without a bound
     if (Array.isArray(node.pipe)) {
       for (const item of node.pipe as Node[]) {
         const type = String(item.type);
@@ -64,7 +65,7 @@ export function annotationOnlyActions(schema: v.GenericSchema): [string, string,
 /** A copy of `schema` without validation actions: it types and shapes the value; the published schema does the checking. */
 export function runtimeSchema<S extends v.GenericSchema>(schema: S): S {
   const copy = (node: Node, depth: number): Node => {
-    if (depth > 64) return node;
+    if (depth > MAX_JSON_DEPTH) return node;
     if (Array.isArray(node.pipe)) {
       const [base, ...items] = node.pipe as Node[];
       const kept = items.filter((i) => i.kind !== 'validation').map((i) => (isSchema(i) ? copy(i, depth + 1) : i));

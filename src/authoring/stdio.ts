@@ -8,9 +8,10 @@
  */
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/server';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../bounds.js';
 
 /** The default bound on one incoming message: 10 MiB, as the SDK's. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export { DEFAULT_MAX_SERVED_MESSAGE_BYTES as DEFAULT_MAX_MESSAGE_BYTES } from '../bounds.js';
 
 const NEWLINE = 0x0a;
 
@@ -30,7 +31,7 @@ export class BoundedStdioServerTransport implements Transport {
   constructor(options: { maxMessageBytes?: number; stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream } = {}) {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
-    this.#max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#max = options.maxMessageBytes ?? DEFAULT_MAX_SERVED_MESSAGE_BYTES;
   }
 
   readonly #onData = (chunk: Buffer): void => {

@@ -6,7 +6,9 @@ import { setOwn } from '../json.js';
 import { JsoncError, MAX_JSONC_DEPTH, parseJsonc } from '../resources/jsonc.js';
 
 /** The largest config file the CLI reads. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+import { HANDSHAKE_MS_RULE, MAX_FILE_BYTES, msProblem } from '../bounds.js';
+
+export { MAX_FILE_BYTES };
 
 const READ_PROBLEMS: Record<string, string> = {
   too_large: `it is larger than ${MAX_FILE_BYTES} bytes; config files over that are refused`,
@@ -63,7 +65,7 @@ export function keyValues(list: readonly string[] | undefined, sep: string, what
 export function milliseconds(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 600_000)
-    throw new AgtError('invalid_input', `${flag} must be a whole number of milliseconds between 1 and 600000`);
+  const problem = msProblem(n, HANDSHAKE_MS_RULE); // a --timeout bounds the handshake too: the same rule
+  if (problem !== undefined) throw new AgtError('invalid_input', `${flag} ${problem}`);
   return n;
 }

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import type { EraVerdict, ProtocolEra } from '../mcp/era.js';
 import type { ProbeReport } from '../mcp/prober.js';
 import type { EraVerdictStore } from '../mcp/verdicts.js';
+import { MAX_STATE_FILE_BYTES } from '../bounds.js';
 
 /** What one probe found. */
 export interface ProbeNote {
@@ -27,7 +28,7 @@ export interface ProbeNote {
   verdict?: EraVerdict;
 }
 
-const MAX_NOTES_BYTES = 1024 * 1024;
+const MAX_NOTES_BYTES = MAX_STATE_FILE_BYTES;
 
 /** The note of a probe that connected: what it found, and the era verdict it learned. */
 export function noteOfReport(report: ProbeReport, revision: number, at: string): ProbeNote {

@@ -11,8 +11,9 @@ import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { readStoredTokens, type StoredTokens, tokenKey, type TokenStore } from '../mcp/token-store.js';
 import type { ResourceRef } from '../resources/types.js';
+import { MAX_STATE_FILE_BYTES } from '../bounds.js';
 
-const MAX_BYTES = 1024 * 1024;
+const MAX_BYTES = MAX_STATE_FILE_BYTES;
 
 interface Entry {
   tokens?: StoredTokens;

@@ -23,9 +23,10 @@ import { moreRequests } from './more-requests.js';
 import { callAsTask, DEFAULT_TASK_TOTAL_MS, runsAsTask, serverRunsToolTasks } from './tasks.js';
 import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
-import { boundedDepth, callResult, MAX_RESULT_DEPTH, progressOf, requestSignal } from './server-answers.js';
+import { boundedDepth, callResult, progressOf, requestSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from './timeouts.js';
+import { MAX_JSON_DEPTH } from '../bounds.js';
 
 /** How long a call, a resource read or a prompt get may take by default (`DEFAULT_TIMEOUTS.callMs`). */
 export const DEFAULT_CALL_TIMEOUT_MS = DEFAULT_TIMEOUTS.callMs;
@@ -144,7 +145,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   });
   // A log message's data is server data: masked, and dropped when it nests too deep to read safely.
   const logged = (message: McpLogMessage): McpLogMessage =>
-    jsonProblem(message.data, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep'
+    jsonProblem(message.data, { depth: MAX_JSON_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep'
       ? { ...masked({ level: message.level, ...defined({ logger: message.logger }) }), data: '(not read: nested too deep)' }
       : masked(message);
   // 2026-07-28: the log level the host asked for goes with each call (absent: the server sends no logs).

@@ -6,6 +6,7 @@
  */
 import { AgtError } from '../errors.js';
 import type { McpConnection } from './connection-types.js';
+import { checkMs } from '../bounds.js';
 
 /** Starts the keepalive of `connection`; `onDead` is told why it ended one. Returns the stop (also stopped once the connection closes). */
 export function keepAlive(connection: McpConnection, intervalMs: number, onDead: (error: AgtError) => void): () => void {
@@ -38,8 +39,5 @@ export function keepAlive(connection: McpConnection, intervalMs: number, onDead:
 
 /** Checks a ping interval: invalid_input unless a whole number of milliseconds, at least 100. */
 export function checkPingInterval(value: number | undefined): void {
-  if (value === undefined || (Number.isInteger(value) && value >= 100)) return;
-  throw new AgtError('invalid_input', 'pingIntervalMs must be a whole number of milliseconds, at least 100', {
-    details: { field: 'pingIntervalMs' },
-  });
+  checkMs(value, 'pingIntervalMs', { whole: true, min: 100 });
 }

@@ -22,6 +22,7 @@ import { hasCwd, isBareCommand, launchProblems } from '../resources/launch-rules
 import type { NormalisedStdioConfig, StdioServerConfig } from '../resources/mcp-config.js';
 import { launchConfig, type VariableSources } from '../resources/variables.js';
 import { hostDefaultEnvironment } from './platform/index.js';
+import { MAX_STATE_FILE_BYTES } from '../bounds.js';
 
 /** Exactly what is spawned. */
 export interface LaunchSpec {
@@ -33,7 +34,8 @@ export interface LaunchSpec {
 }
 
 /** The largest envFile read (more is spawn_failed env_file_unreadable, reason too_large). */
-export const MAX_ENV_FILE_BYTES = 1024 * 1024;
+/** The largest envFile read (the bound of small state files). */
+export const MAX_ENV_FILE_BYTES = MAX_STATE_FILE_BYTES;
 
 /** Parses dotenv text: KEY=VALUE lines, `#` comments, optional `export `, single or double quotes. */
 export function parseEnvFile(text: string): Record<string, string> {

@@ -13,6 +13,7 @@ import { isRequestTimeout } from './timeouts.js';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { isAuthFailure } from './auth.js';
+import { MAX_LIST_TTL_MS } from '../bounds.js';
 
 /** One tool as the server declared it (only `name` is guaranteed). */
 export interface RawTool {
@@ -210,7 +211,7 @@ export interface CacheHints {
 }
 
 /** The longest a server may ask a list to be reused: one day (the SDK's own bound). */
-export const MAX_LIST_TTL_MS = 86_400_000;
+export { MAX_LIST_TTL_MS };
 
 /** The cache hints of a list result, bounded: a missing, negative or huge ttl and an unknown scope are made safe. */
 export function cacheHints(result: Record<string, unknown>): CacheHints {

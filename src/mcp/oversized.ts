@@ -10,7 +10,7 @@ import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 
 /** The default limit of one message (a stdio line, an HTTP body, an SSE event): 4 MiB. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_MESSAGE_BYTES } from '../bounds.js';
 
 /** The JSON-RPC error code of a message dropped for its size (the data says why). */
 export const OVERSIZED_RPC_CODE = -32600;

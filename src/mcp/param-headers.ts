@@ -12,8 +12,9 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../json.js';
 import type { RawTool } from './lists.js';
+import { MAX_SCHEMA_PROPERTIES } from '../bounds.js';
 
-const MAX_PROPERTIES = 200;
+const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
 // RFC 9110 token characters: what an HTTP header name may hold.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}$/;
 const MIRRORABLE = new Set(['string', 'integer', 'boolean']);

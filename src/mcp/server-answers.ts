@@ -8,25 +8,19 @@ import type { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { CallOptions, McpCallResult } from './connection-types.js';
+import { MAX_JSON_DEPTH, MAX_SERVER_TEXT } from '../bounds.js';
 
 /** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
-export const MAX_RESULT_DEPTH = 64;
 
-/** Throws protocol_error result_too_deep when a server's result nests deeper than {@link MAX_RESULT_DEPTH}; nothing recurses on it before. */
+/** Throws protocol_error result_too_deep when a server's result nests deeper than {@link MAX_JSON_DEPTH}; nothing recurses on it before. */
 export function boundedDepth<T>(result: T, what: string): T {
-  if (jsonProblem(result, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep') {
-    throw new AgtError(
-      'protocol_error',
-      `the server's answer to the ${what} nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read`,
-      {
-        details: { reason: 'result_too_deep', limit: MAX_RESULT_DEPTH },
-      },
-    );
+  if (jsonProblem(result, { depth: MAX_JSON_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep') {
+    throw new AgtError('protocol_error', `the server's answer to the ${what} nests deeper than ${MAX_JSON_DEPTH} levels; it was not read`, {
+      details: { reason: 'result_too_deep', limit: MAX_JSON_DEPTH },
+    });
   }
   return result;
 }
-
-const MAX_SERVER_TEXT = 500;
 
 // A JSON-RPC error's message as the server wrote it, without the SDK's prefix, control characters escaped, bounded.
 export function serverText(error: ProtocolError): string {

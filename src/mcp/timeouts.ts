@@ -1,6 +1,7 @@
 /** The time limits of one connection, each reported separately when hit. */
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
+import { checkMs, HANDSHAKE_MS_RULE } from '../bounds.js';
 
 /** Milliseconds allowed for each phase of a connection. */
 export interface Timeouts {
@@ -39,11 +40,8 @@ export function resolveTimeouts(partial: Partial<Timeouts> | undefined): Timeout
   }
   for (const [key, value] of Object.entries(out)) {
     if (key === 'resetOnProgress' || (key === 'maxTotalMs' && value === undefined)) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new AgtError('invalid_input', `timeouts.${key} must be a positive number of milliseconds`, {
-        details: { field: `timeouts.${key}` },
-      });
-    }
+    // A handshake timeout has one rule, in a config and here alike; every other time is a positive number.
+    checkMs(value ?? Number.NaN, `timeouts.${key}`, key === 'handshakeMs' ? HANDSHAKE_MS_RULE : {});
   }
   return out;
 }

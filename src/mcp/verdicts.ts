@@ -10,11 +10,12 @@
  * says so, so the next connection negotiates. A stale legacy verdict would
  * succeed silently against an upgraded server, hence its age bound.
  */
-import { AgtError } from '../errors.js';
 import type { EraVerdict } from './era.js';
+import { DEFAULT_LEGACY_VERDICT_MS } from '../bounds.js';
+import { checkMs } from '../bounds.js';
 
 /** How long a legacy verdict is trusted by default: one day. */
-export const DEFAULT_LEGACY_VERDICT_MS = 24 * 60 * 60 * 1000;
+export { DEFAULT_LEGACY_VERDICT_MS };
 
 /** A verdict as stored: the revision of the config it was learned on. */
 export interface StoredVerdict {
@@ -68,10 +69,7 @@ export function usableVerdict(
 
 /** Checks a legacy verdict age bound: a positive whole number of milliseconds. */
 export function checkVerdictAge(value: number | undefined): void {
-  if (value === undefined || (Number.isInteger(value) && value > 0)) return;
-  throw new AgtError('invalid_input', 'legacyVerdictMs must be a positive whole number of milliseconds', {
-    details: { field: 'legacyVerdictMs' },
-  });
+  checkMs(value, 'legacyVerdictMs', { whole: true });
 }
 
 /** Where a connection finds and leaves its verdict: the store, the server's reference and revision. */

@@ -34,6 +34,7 @@ import {
   SYSTEM_CLOCK,
 } from './types.js';
 import { setTimeout as delay } from 'node:timers/promises';
+import { checkMs } from '../bounds.js';
 
 const DEFAULT_IDLE_MS = 300_000;
 const DEFAULT_MAX_CONNECTIONS = 64;
@@ -61,12 +62,12 @@ export class McpPool implements AsyncDisposable {
     if (options?.service === undefined)
       throw new AgtError('invalid_input', 'McpPool needs { service }: the registry its runs read mounts from');
     this.#settings = resolveConnectSettings(options); // a bad value fails here
-    for (const field of ['idleMs', 'maxConnections'] as const) {
-      const value = options[field];
-      if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
-        throw new AgtError('invalid_input', `McpPool: ${field} must be a positive whole number`, { details: { field } });
-      }
-    }
+    checkMs(options.idleMs, 'idleMs', { whole: true });
+    const max = options.maxConnections;
+    if (max !== undefined && !(Number.isInteger(max) && max > 0))
+      throw new AgtError('invalid_input', 'McpPool: maxConnections must be a positive whole number', {
+        details: { field: 'maxConnections' },
+      });
     this.#options = options;
     this.#registry = options.registry ?? new ToolSchemaRegistry();
     this.#clock = options.clock ?? SYSTEM_CLOCK;

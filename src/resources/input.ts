@@ -4,9 +4,10 @@ import { isPlainObject, jsonProblem } from '../json.js';
 import { parseReference } from './reference.js';
 import { rejectRemovedOptions } from './removed-options.js';
 import { RESOURCE_KINDS, type ResourceKind } from './types.js';
+import { MAX_JSON_DEPTH } from '../bounds.js';
 
 /** The default size limit of a resource's data, as JSON (256 KiB). */
-export const DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024;
+export { DEFAULT_MAX_DOCUMENT_BYTES } from '../bounds.js';
 
 /** Checks that `input` is an object with only `allowed` keys (A7 first). */
 export function checkKeys(input: unknown, allowed: readonly string[], where: string): Record<string, unknown> {
@@ -45,14 +46,13 @@ export function checkRevision(value: unknown, field = 'expected_revision'): numb
 }
 
 /** How deep a resource's data may nest (configs, agents and skills are shallow). */
-export const MAX_DOCUMENT_DEPTH = 64;
 
 /** Checks that data is JSON within the depth limit and, as JSON, the size limit (before anything recurses on it). */
 export function checkSize(data: unknown, limit: number): void {
-  const problem = jsonProblem(data, { depth: MAX_DOCUMENT_DEPTH, bytes: limit * 2 + 1024 });
+  const problem = jsonProblem(data, { depth: MAX_JSON_DEPTH, bytes: limit * 2 + 1024 });
   if (problem === 'too_deep')
-    throw new AgtError('invalid_input', `data nests deeper than ${MAX_DOCUMENT_DEPTH} levels`, {
-      details: { field: 'data', reason: 'too_deep', limit: MAX_DOCUMENT_DEPTH },
+    throw new AgtError('invalid_input', `data nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      details: { field: 'data', reason: 'too_deep', limit: MAX_JSON_DEPTH },
     });
   if (problem === 'cyclic' || problem === 'not_json')
     throw new AgtError('invalid_input', 'data must be JSON (no cycles, BigInts or functions)', {

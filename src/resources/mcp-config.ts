@@ -12,6 +12,7 @@ import { AgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
 import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
 import { headerProblem, urlProblem, withPlaceholderStandIns } from './remote-rules.js';
+import { HANDSHAKE_MS_RULE, msProblem } from '../bounds.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -167,9 +168,8 @@ function checkInputs(inputs: unknown): void {
 }
 
 function checkTimeout(raw: Record<string, unknown>, at: string): void {
-  const t = raw.handshakeTimeoutMs;
-  if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000))
-    throw invalid(`${at}.handshakeTimeoutMs`, 'must be a whole number of milliseconds between 1 and 600000');
+  const problem = raw.handshakeTimeoutMs === undefined ? undefined : msProblem(raw.handshakeTimeoutMs, HANDSHAKE_MS_RULE);
+  if (problem !== undefined) throw invalid(`${at}.handshakeTimeoutMs`, problem);
   if (raw.shared !== undefined && typeof raw.shared !== 'boolean') throw invalid(`${at}.shared`, 'must be true or false');
   if (raw.protocol !== undefined && !MCP_PROTOCOL_CHOICES.includes(raw.protocol as McpProtocolChoice))
     throw invalid(`${at}.protocol`, 'must be "auto" (the default: find out), "legacy" (2025, initialize) or "2026-07-28"');

@@ -5,6 +5,7 @@
  * Messages never contain a value.
  */
 import { PLACEHOLDER } from './placeholders.js';
+import { MAX_HEADER_VALUE } from '../bounds.js';
 
 /**
  * A URL with placeholders, as it is checked before expansion: stand-ins (a default where one is written);
@@ -32,7 +33,7 @@ export function urlProblem(url: string): string | undefined {
 }
 
 /** Longest header value a config may send (a bound before anything is sent). */
-export const MAX_HEADER_VALUE = 8192;
+export { MAX_HEADER_VALUE };
 
 /** What is wrong with a header of a remote config, if anything: a name that is no HTTP token, a value that could split the request or is too long. Never names the value. */
 export function headerProblem(name: string, value: string): string | undefined {

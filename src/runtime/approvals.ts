@@ -13,7 +13,7 @@ import type { Route } from './snapshot.js';
 import type { ApprovalDecision, PendingApproval, RouteKind } from './types.js';
 
 /** How long a deferred call waits by default before it can only be denied: 24 hours. */
-export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+export { DEFAULT_APPROVAL_TTL_MS } from '../bounds.js';
 
 /** A deferred call as the run keeps it, and as the run record stores it (JSON). */
 export interface StoredApproval {

@@ -7,6 +7,7 @@
 import { jsonProblem } from '../json.js';
 import { AgtError } from '../errors.js';
 import type { AuditEvent, AuditSink } from './types.js';
+import { MAX_AUDIT_EVENT_BYTES, MAX_JSON_DEPTH } from '../bounds.js';
 
 /** What a query asks for. */
 export interface AuditQuery {
@@ -35,13 +36,13 @@ export function checkAuditQuery(query: AuditQuery): number | undefined {
 }
 
 /** The largest audit event stored, as JSON. */
-export const MAX_AUDIT_EVENT_BYTES = 1024 * 1024;
+export { MAX_AUDIT_EVENT_BYTES } from '../bounds.js';
 
 /** The run id of an event that can be stored (a JSON value within limits), or invalid_input naming what is wrong. */
 export function eventRunId(event: AuditEvent): string {
   if (typeof event?.runId !== 'string' || event.runId === '')
     throw new AgtError('invalid_input', 'an audit event needs a runId to be stored');
-  const problem = jsonProblem(event, { depth: 64, bytes: MAX_AUDIT_EVENT_BYTES });
+  const problem = jsonProblem(event, { depth: MAX_JSON_DEPTH, bytes: MAX_AUDIT_EVENT_BYTES });
   if (problem !== undefined) {
     throw new AgtError(
       'invalid_input',

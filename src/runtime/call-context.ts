@@ -10,6 +10,7 @@ import type { CallContext } from './call.js';
 import type { RunLimits } from './limits.js';
 import type { NativeRunOptions } from './run-options.js';
 import { NEVER_ABORTED } from './stages.js';
+import { checkMs } from '../bounds.js';
 
 /** The parts of a run every batch's context is built from. */
 export interface RunParts {
@@ -77,10 +78,6 @@ export function batchDeadline(ms: number | undefined): { signal?: AbortSignal; c
 
 /** The run's batchTimeoutMs, checked: invalid_input unless a positive number of milliseconds. */
 export function batchTimeout(options: { batchTimeoutMs?: number }): number | undefined {
-  const ms = options.batchTimeoutMs;
-  if (ms !== undefined && !(Number.isFinite(ms) && ms > 0))
-    throw new AgtError('invalid_input', 'batchTimeoutMs must be a positive number of milliseconds', {
-      details: { field: 'batchTimeoutMs' },
-    });
-  return ms;
+  checkMs(options.batchTimeoutMs, 'batchTimeoutMs');
+  return options.batchTimeoutMs;
 }

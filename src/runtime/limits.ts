@@ -1,4 +1,5 @@
 import { AgtError } from '../errors.js';
+import { MAX_JSON_DEPTH } from '../bounds.js';
 
 /**
  * The bounds a run puts on what models and servers send it (docs/security.md).
@@ -22,7 +23,7 @@ export interface RunLimits {
 export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({
   maxBatchCalls: 512,
   maxArgumentBytes: 1024 * 1024,
-  maxArgumentDepth: 64,
+  maxArgumentDepth: MAX_JSON_DEPTH,
   maxResultBytes: 1024 * 1024,
 });
 

@@ -3,7 +3,6 @@
  * options of each mount's connection and of its own prober: one place, so
  * runs and probes declare the same client capabilities (P2).
  */
-import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
@@ -30,6 +29,7 @@ import type {
   RunNotificationContext,
   RunRequestContext,
 } from './types.js';
+import { checkMs } from '../bounds.js';
 
 /** Options of {@link NativeRun.start}: the ConnectSettings of its mounts (handlers told the run's context), and the run's own. */
 export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
@@ -123,17 +123,14 @@ function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string
 
 /** The run's approvalTtlMs, checked: invalid_input unless a positive number of milliseconds. */
 export function approvalTtl(options: NativeRunOptions): number {
-  const ttl = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
-  if (!(Number.isFinite(ttl) && ttl > 0))
-    throw new AgtError('invalid_input', 'approvalTtlMs must be a positive number of milliseconds', { details: { field: 'approvalTtlMs' } });
-  return ttl;
+  checkMs(options.approvalTtlMs, 'approvalTtlMs');
+  return options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
 }
 
 /** The run's time limits as given (the 0.1 `callTimeoutMs` folded into `callMs`), checked: invalid_input names a bad one. */
 function runTimeouts(options: NativeRunOptions): Partial<Timeouts> {
   const legacy = options.callTimeoutMs;
-  if (legacy !== undefined && !(Number.isFinite(legacy) && legacy > 0))
-    throw new AgtError('invalid_input', 'callTimeoutMs must be a positive number of milliseconds', { details: { field: 'callTimeoutMs' } });
+  checkMs(legacy, 'callTimeoutMs');
   return { ...defined({ callMs: legacy }), ...options.timeouts };
 }
 

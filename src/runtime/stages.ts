@@ -9,7 +9,7 @@
 import { isAgtError } from '../errors.js';
 import { defined, isPlainObject, jsonStringBytes, measureJson } from '../json.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
-import { MAX_RESULT_DEPTH } from '../mcp/server-answers.js';
+import { MAX_JSON_DEPTH } from '../bounds.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { errorOfContent, type HandlerOutput, outputContent } from '../results.js';
 import { type ArgumentIssue, serverSafeIssues } from '../schema/issues.js';
@@ -235,7 +235,7 @@ function outputInvalid(result: ToolResult, message: string, issues: readonly Arg
 
 // The whole part as JSON (annotations, _meta and every other field count); a part too deep to measure counts as unlimited.
 function partSize(part: unknown): number {
-  const size = measureJson(part, { depth: MAX_RESULT_DEPTH, bytes: Number.MAX_SAFE_INTEGER });
+  const size = measureJson(part, { depth: MAX_JSON_DEPTH, bytes: Number.MAX_SAFE_INTEGER });
   return typeof size === 'number' ? size : Number.MAX_SAFE_INTEGER;
 }
 

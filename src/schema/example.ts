@@ -9,6 +9,7 @@
  * first that its compiled validator accepts (patterns included).
  */
 import { isPlainObject } from '../json.js';
+import { MAX_SCHEMA_PROPERTIES } from '../bounds.js';
 
 type Schema = Record<string, unknown>;
 
@@ -16,7 +17,7 @@ type Schema = Record<string, unknown>;
 export const EXAMPLE_ATTEMPTS = 8;
 
 const MAX_DEPTH = 8;
-const MAX_PROPERTIES = 200;
+const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
 const MAX_REFS = 32;
 
 // Strings tried in turn for a string without const, enum, examples or a known format.

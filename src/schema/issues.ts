@@ -12,6 +12,7 @@ import { fragmentTokens, tokensToPointer } from './pointer.js';
 import { isPlainObject } from '../json.js';
 import { originalPattern, PATTERN_FORMAT } from './patterns.js';
 import type { SchemaLookup } from './refs.js';
+import { MAX_JSON_DEPTH } from '../bounds.js';
 
 /** One reason why arguments are invalid; never contains an argument value. */
 export interface ArgumentIssue {
@@ -247,11 +248,11 @@ function messageFor(keyword: string, node: Record<string, unknown>): string {
   return message === undefined ? `does not satisfy "${keyword}"` : message(node[keyword], node);
 }
 
-/** The property names a schema declares (keys of every `properties`, and `required` entries), at any depth up to 64 levels. */
+/** The property names a schema declares (keys of every `properties`, and `required` entries), at any depth up to MAX_JSON_DEPTH levels. */
 export function declaredNames(schema: unknown): ReadonlySet<string> {
   const names = new Set<string>();
   const walk = (node: unknown, depth: number): void => {
-    if (depth > 64 || typeof node !== 'object' || node === null) return;
+    if (depth > MAX_JSON_DEPTH || typeof node !== 'object' || node === null) return;
     if (Array.isArray(node)) {
       for (const item of node) walk(item, depth + 1);
       return;

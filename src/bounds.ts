@@ -1,0 +1,74 @@
+/**
+ * The library's bounds in one place: every depth, size and time limit that
+ * more than one concept shares or that a host may meet, and the one check of
+ * a time a caller gives. A walker's own tuning (how many example values a
+ * schema generator tries) stays beside it; a limit data from outside (a
+ * model, a server, a file) is held to lives here.
+ */
+import { AgtError } from './errors.js';
+
+/** How deep any JSON from outside may nest: arguments, results, server notices, documents, audit events, schemas walked. */
+export const MAX_JSON_DEPTH = 64;
+/** How many properties of one schema object a walker reads (parameter headers, tool search, contract cases, examples). */
+export const MAX_SCHEMA_PROPERTIES = 200;
+
+/** The longest message read from an MCP server by default: a stdio line, an HTTP body, one event of a stream. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** The longest message a kit-authored stdio server reads by default. */
+export const DEFAULT_MAX_SERVED_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** The largest registry document (an MCP config, an agent) written by default. */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024;
+/** The largest audit event kept. */
+export const MAX_AUDIT_EVENT_BYTES = 1024 * 1024;
+/** The largest file the CLI reads as input (a document, arguments). */
+export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** The largest small state file read: an `envFile`, the CLI's probe notes, a token file. */
+export const MAX_STATE_FILE_BYTES = 1024 * 1024;
+/** The longest header value of a remote config. */
+export const MAX_HEADER_VALUE = 8192;
+/** How much of a server's own error text is kept (escaped, masked). */
+export const MAX_SERVER_TEXT = 500;
+
+/** The longest a 2026-07-28 list may be reused (a server's `ttlMs` beyond it is cut to it). */
+export const MAX_LIST_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a deferred call waits for `run.decide` by default. */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a legacy era verdict is trusted by default. */
+export const DEFAULT_LEGACY_VERDICT_MS = 24 * 60 * 60 * 1000;
+
+/** A rule for a time: at least `min` (default: more than 0), at most `max`, a whole number when `whole`. */
+export interface MsRule {
+  min?: number;
+  max?: number;
+  whole?: boolean;
+}
+
+/** The rule of a handshake timeout, in a config (`handshakeTimeoutMs`) and in ConnectSettings (`timeouts.handshakeMs`) alike. */
+export const HANDSHAKE_MS_RULE: MsRule = { whole: true, min: 1, max: 600_000 };
+
+/** What is wrong with `value` as a time of `rule` ("must be …"), or undefined when it is one. */
+export function msProblem(value: unknown, rule: MsRule = {}): string | undefined {
+  const { min, max, whole = false } = rule;
+  const ok =
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (min === undefined ? value > 0 : value >= min) &&
+    (max === undefined || value <= max) &&
+    (!whole || Number.isInteger(value));
+  if (ok) return undefined;
+  const kind = `${whole ? 'whole ' : ''}number of milliseconds`;
+  if (min !== undefined && max !== undefined) return `must be a ${kind} between ${min} and ${max}`;
+  if (min !== undefined) return `must be a ${kind}, at least ${min}`;
+  return `must be a positive ${kind}${max === undefined ? '' : `, at most ${max}`}`;
+}
+
+/**
+ * The one check of a time a caller gives (a timeout, a ttl, an interval):
+ * invalid_input naming `field` unless it fits `rule`; undefined passes (the
+ * default applies).
+ */
+export function checkMs(value: unknown, field: string, rule: MsRule = {}): void {
+  if (value === undefined) return;
+  const problem = msProblem(value, rule);
+  if (problem !== undefined) throw new AgtError('invalid_input', `${field} ${problem}`, { details: { field } });
+}
