@@ -26,6 +26,8 @@ export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 export const MAX_STATE_FILE_BYTES = 1024 * 1024;
 /** The longest header value of a remote config. */
 export const MAX_HEADER_VALUE = 8192;
+/** The longest `requestState` a 2026-07-28 server may ask the client to echo (it is sent back on every retry). */
+export const MAX_REQUEST_STATE_BYTES = 64 * 1024;
 /** How much of a server's own error text is kept (escaped, masked). */
 export const MAX_SERVER_TEXT = 500;
 

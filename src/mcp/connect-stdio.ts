@@ -16,6 +16,7 @@ import { toLaunchSpec } from './launch.js';
 import { oversizedAnswer } from './oversized.js';
 import { hostDefaultEnvironment } from './platform/index.js';
 import { withStderr } from './request-error.js';
+import { guardRequestState } from './request-state.js';
 import { isRequestTimeout } from './timeouts.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
@@ -55,7 +56,7 @@ export async function connectStdio(
   let connectError: unknown; // the SDK's own reason, which may come after the process exit it caused
   try {
     await Promise.race([
-      client.connect(transport, { timeout: timeouts.handshakeMs, ...defined({ prior }) }).catch((error: unknown) => {
+      client.connect(guardRequestState(transport), { timeout: timeouts.handshakeMs, ...defined({ prior }) }).catch((error: unknown) => {
         connectError = error;
         throw error;
       }),

@@ -29,6 +29,7 @@ import {
 } from './auth.js';
 import type { Timeouts } from './timeouts.js';
 import { defined } from '../json.js';
+import { guardRequestState } from './request-state.js';
 import { isRequestTimeout } from './timeouts.js';
 
 // Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
@@ -81,7 +82,7 @@ export async function connectRemote(
     const client = newClient(era);
     const transport = make(kind);
     try {
-      await client.connect(transport, { timeout: timeouts.handshakeMs, ...defined({ prior }) });
+      await client.connect(guardRequestState(transport), { timeout: timeouts.handshakeMs, ...defined({ prior }) });
       return { client, transport, kind, connectMs: 0, initializeMs: performance.now() - started, authHeader };
     } catch (error) {
       // An interactive OAuth flow was started: finish it on this transport, then connect once more.

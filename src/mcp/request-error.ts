@@ -9,6 +9,7 @@ import { AgtError, isAgtError } from '../errors.js';
 import { authRequired, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import type { RequestOptions } from './connection-types.js';
 import { oversizedAnswer } from './oversized.js';
+import { refusedRequestState } from './request-state.js';
 import { serverText } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import { isRequestTimeout, type Timeouts } from './timeouts.js';
@@ -65,6 +66,8 @@ export function requestError(what: string, error: unknown, options: RequestOptio
       { details: { rpcCode: error.code } },
     );
   }
+  const refused = refusedRequestState(error, what);
+  if (refused !== undefined) return refused;
   const unanswerable = unanswerableInput(error, what);
   if (unanswerable !== undefined) return unanswerable;
   const oversized = oversizedAnswer(error, what);

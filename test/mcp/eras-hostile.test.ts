@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../src/index.js';
 import { failure } from '../support/index.js';
 import { startHostileModern } from './fixtures/hostile-modern.js';
+import { MAX_REQUEST_STATE_BYTES } from '../../src/bounds.js';
 
 let hostile: Awaited<ReturnType<typeof startHostileModern>>;
 beforeAll(async () => {
@@ -42,6 +43,21 @@ describe('E1: a server that breaks the 2026-07-28 rules', () => {
         /asked for elicitation\/create during the call, which this connection did not declare; give the connection an `elicitation` handler/,
       );
       expect(f.details).toEqual({ reason: 'input_unanswerable', method: 'elicitation/create' });
+      expect(await connection.callTool('good', {})).toMatchObject({ content: [{ type: 'text', text: 'good answered' }] });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('E1: a requestState over its bound fails only that call (request_state_too_large), is never echoed and never shown', async () => {
+    const connection = await connectMcp({ url: hostile.url });
+    try {
+      const before = hostile.methods.filter((m) => m === 'tools/call').length;
+      const f = await failure(connection.callTool('huge_state', {}));
+      expect(f.code).toBe('protocol_error');
+      expect(f.details).toEqual({ reason: 'request_state_too_large', limitBytes: MAX_REQUEST_STATE_BYTES });
+      expect(JSON.stringify(f)).not.toContain('secret-state');
+      expect(hostile.methods.filter((m) => m === 'tools/call').length - before).toBe(1); // no retry carried it back
       expect(await connection.callTool('good', {})).toMatchObject({ content: [{ type: 'text', text: 'good answered' }] });
     } finally {
       await connection.close();

@@ -1,0 +1,50 @@
+/**
+ * The bound of a server's `requestState` (2026-07-28 multi round-trip
+ * requests): an opaque string the client echoes on every retry, so an
+ * oversized one would be sent back again and again. Every message a
+ * connection receives passes through {@link guardRequestState}: an
+ * `input_required` result whose state is over MAX_REQUEST_STATE_BYTES becomes
+ * an error answer to that request alone (the state dropped unread, never
+ * echoed, never shown); the connection and its other requests go on.
+ */
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { MAX_REQUEST_STATE_BYTES } from '../bounds.js';
+import { AgtError } from '../errors.js';
+import { isPlainObject } from '../json.js';
+
+/** The marker of the error answer that stands in for a refused state. */
+const REFUSED = 'agt-mcp:request_state_too_large';
+
+/** `transport` as the SDK client sees it, with every received message checked; everything else is the transport's own. */
+export function guardRequestState<T extends Transport>(transport: T): T {
+  return new Proxy(transport, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+    set(target, key, value: unknown) {
+      if (key !== 'onmessage' || typeof value !== 'function') return Reflect.set(target, key, value, target);
+      const deliver = value as (message: JSONRPCMessage, extra?: unknown) => void;
+      return Reflect.set(target, key, (message: JSONRPCMessage, extra?: unknown) => deliver(checked(message), extra), target);
+    },
+  });
+}
+
+function checked(message: JSONRPCMessage): JSONRPCMessage {
+  const result = (message as { result?: unknown }).result;
+  if (!isPlainObject(result) || result.resultType !== 'input_required' || typeof result.requestState !== 'string') return message;
+  if (result.requestState.length * 3 <= MAX_REQUEST_STATE_BYTES || Buffer.byteLength(result.requestState) <= MAX_REQUEST_STATE_BYTES)
+    return message;
+  const id = (message as { id: string | number }).id;
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: REFUSED, data: { limitBytes: MAX_REQUEST_STATE_BYTES } } };
+}
+
+/** The AgtError of a request whose answer carried a refused state, or undefined for any other failure. */
+export function refusedRequestState(error: unknown, what: string): AgtError | undefined {
+  if (!(error instanceof Error) || !error.message.includes(REFUSED)) return undefined;
+  return new AgtError(
+    'protocol_error',
+    `the server's requestState for the ${what} is over ${MAX_REQUEST_STATE_BYTES} bytes; it was not sent back and the call was stopped`,
+    { details: { reason: 'request_state_too_large', limitBytes: MAX_REQUEST_STATE_BYTES } },
+  );
+}
