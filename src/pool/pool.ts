@@ -22,15 +22,14 @@ import { keyOf, leaseSettings, serverKeyOf } from './key.js';
 import { PublicLists } from './shared-lists.js';
 import { type RoutedRequest, type ServerRequestRouter, routedHandlers } from './routing.js';
 import { type PoolEvent, recordPoolEvent } from './events.js';
+import { PoolEntry } from './entry.js';
 import {
-  type Entry,
   type LeaseRequest,
   type McpLease,
   type McpPoolOptions,
   type PoolClock,
   type PoolKeyStats,
   type PoolStats,
-  stateOf,
   SYSTEM_CLOCK,
 } from './types.js';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -50,7 +49,7 @@ export class McpPool implements AsyncDisposable {
   /** Per run mount's resolved settings: the lease's, layered over the pool's once. */
   readonly #layered = new WeakMap<ResolvedConnectSettings, ResolvedConnectSettings>();
   readonly #registry: ToolSchemaRegistry;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, PoolEntry>();
   readonly #publicLists: PublicLists;
   readonly #closing = new AbortController();
   readonly #clock: PoolClock;
@@ -96,62 +95,28 @@ export class McpPool implements AsyncDisposable {
     } satisfies ConnectOptions;
     const key = keyOf(request, settings);
     let entry = this.#entries.get(key);
-    if (entry?.connection?.closed) {
-      // A dead server is started again by this lease (its runs' calls failed with connection_closed).
-      this.#emit(entry, 'closed', { reason: 'died' });
-      delete entry.connection;
-      delete entry.tools;
-      entry.restarts += 1;
-      entry.restarting = true;
-    }
+    // A dead server is started again by this lease (its runs' calls failed with connection_closed).
+    if (entry?.noticeDeath() === true) this.#emit(entry, 'closed', { reason: 'died' });
     if (entry === undefined) {
-      entry = {
-        key,
-        server: serverKeyOf(request, settings),
-        reference: request.reference,
-        scope: request.scope,
-        revision: request.revision,
-        routers: new Set(),
-        starts: 0,
-        restarts: 0,
-        failures: 0,
-        lastUsed: this.#clock.now(),
-      };
+      const identity = { key, server: serverKeyOf(request, settings), reference: request.reference, scope: request.scope };
+      entry = new PoolEntry({ ...identity, revision: request.revision }, this.#clock.now());
       this.#entries.set(key, entry);
       await this.#supersede(entry);
     }
     const now = this.#clock.now();
-    if (entry.connection === undefined && entry.starting === undefined && entry.openUntil !== undefined && now < entry.openUntil) {
-      const wait = Math.ceil((entry.openUntil - now) / 1000);
-      throw new AgtError(
-        'server_unavailable',
-        `the server of mount "${request.reference}" failed to start ${entry.failures} times in a row; the pool tries again in ${wait} s`,
-        { details: { mount: request.reference, failures: entry.failures, lastErrorCode: entry.lastErrorCode } },
-      );
-    }
+    const unavailable = entry.unavailable(now);
+    if (unavailable !== undefined) throw unavailable;
     const router: ServerRequestRouter = { handlers: settings.handlers, busy: request.busy };
     entry.routers.add(router);
-    entry.cancelTimer?.();
+    entry.cancelPending();
     entry.lastUsed = now;
     try {
-      const connection = entry.connection ?? (await (entry.starting ??= this.#start(entry, request.document, connect, router.handlers)));
+      const connection = await entry.connect(() => this.#start(entry, request.document, connect, router.handlers));
       let released = false;
       return {
         connection,
         key,
-        listTools: () => {
-          if (entry.toolsUntil !== undefined && this.#clock.now() >= entry.toolsUntil) delete entry.tools; // past its ttl (E3)
-          const shared = entry.tools === undefined ? this.#publicLists.get(entry.server) : undefined; // another scope's public list
-          if (shared !== undefined) [entry.tools, entry.toolsUntil] = [Promise.resolve(shared.tools), shared.until];
-          const listed = (entry.tools ??= connection.listTools().then((tools) => {
-            const hints = connection.toolListHints();
-            entry.toolsUntil = hints === undefined ? undefined : this.#clock.now() + hints.ttlMs;
-            this.#publicLists.put(entry.server, tools, hints);
-            return tools;
-          }));
-          listed.catch(() => entry.tools === listed && delete entry.tools); // a failed list is not kept
-          return listed;
-        },
+        listTools: () => entry.listTools(connection, this.#clock, this.#publicLists),
         release: async () => {
           if (released) return;
           released = true;
@@ -166,22 +131,21 @@ export class McpPool implements AsyncDisposable {
   }
 
   // A config update makes a new key: the older revisions' connections in that scope close with their last lease (now, if idle).
-  async #supersede(newer: Entry): Promise<void> {
+  async #supersede(newer: PoolEntry): Promise<void> {
     const older = [...this.#entries.values()].filter(
       (e) => e.reference === newer.reference && e.scope === newer.scope && e.revision < newer.revision,
     );
-    for (const e of older) e.superseded = true;
+    for (const e of older) e.supersede();
     await Promise.all(older.filter((e) => e.routers.size === 0 && e.starting === undefined).map((e) => this.#close(e, 'superseded')));
   }
 
   // A key without a connection or leases is kept while its breaker may matter, then forgotten.
-  #forgetLater(entry: Entry): void {
-    entry.cancelTimer?.();
-    const wait = Math.max(this.#options.idleMs ?? DEFAULT_IDLE_MS, (entry.openUntil ?? 0) - this.#clock.now());
-    entry.cancelTimer = this.#clock.after(wait, () => this.#drop(entry));
+  #forgetLater(entry: PoolEntry): void {
+    const wait = Math.max(this.#options.idleMs ?? DEFAULT_IDLE_MS, entry.openUntil - this.#clock.now());
+    entry.schedule(this.#clock.after(wait, () => this.#drop(entry)));
   }
 
-  async #start(entry: Entry, document: McpDocument, connect: ConnectOptions, declared: ClientHandlers): Promise<McpConnection> {
+  async #start(entry: PoolEntry, document: McpDocument, connect: ConnectOptions, declared: ClientHandlers): Promise<McpConnection> {
     const breaker = this.#options.breaker ?? {};
     const coolDownMs = breaker.coolDownMs ?? BREAKER_COOL_DOWN_MS;
     try {
@@ -191,31 +155,20 @@ export class McpPool implements AsyncDisposable {
       const declined = (request: RoutedRequest) => this.#emit(entry, 'request_declined', { request });
       const routed = routedHandlers(entry.routers, declared, declined) as ConnectSettings;
       const connection = await connectMcp(document, { ...connect, settings: resolveConnectSettings(routed, connect.settings) });
-      entry.connection = connection;
       connection.onListChanged((kind) => {
         if (kind !== 'tools') return;
-        delete entry.tools;
+        entry.dropTools();
         this.#publicLists.drop(entry.server); // every scope's copy is stale now
       });
-      this.#emit(entry, entry.restarting === true ? 'restarted' : 'started');
-      delete entry.restarting;
-      delete entry.lastErrorCode;
-      entry.failures = 0;
-      delete entry.openUntil;
+      this.#emit(entry, entry.started(connection) ? 'restarted' : 'started');
       await this.#evictBeyondLimit();
       return connection;
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'connection_closed';
-      entry.lastErrorCode = code;
-      entry.failures += 1;
+      const opened = entry.startFailed(code, this.#clock.now(), breaker.failures ?? BREAKER_FAILURES, coolDownMs);
       this.#emit(entry, 'start_failed', { code });
-      if (entry.failures >= (breaker.failures ?? BREAKER_FAILURES)) {
-        entry.openUntil = this.#clock.now() + coolDownMs;
-        this.#emit(entry, 'breaker_open', { code });
-      }
+      if (opened) this.#emit(entry, 'breaker_open', { code });
       throw error;
-    } finally {
-      delete entry.starting;
     }
   }
 
@@ -228,7 +181,7 @@ export class McpPool implements AsyncDisposable {
     }
   }
 
-  #emit(entry: Entry, action: PoolEvent['action'], extra: Pick<PoolEvent, 'reason' | 'code' | 'request'> = {}): void {
+  #emit(entry: PoolEntry, action: PoolEvent['action'], extra: Pick<PoolEvent, 'reason' | 'code' | 'request'> = {}): void {
     recordPoolEvent(this.#options.audit, {
       type: 'pool_connection',
       at: new Date().toISOString(),
@@ -241,7 +194,7 @@ export class McpPool implements AsyncDisposable {
     });
   }
 
-  async #release(entry: Entry, router: ServerRequestRouter): Promise<void> {
+  async #release(entry: PoolEntry, router: ServerRequestRouter): Promise<void> {
     entry.routers.delete(router);
     entry.lastUsed = this.#clock.now();
     if (entry.routers.size > 0 || this.#entries.get(entry.key) !== entry) return;
@@ -250,7 +203,7 @@ export class McpPool implements AsyncDisposable {
       if (this.#leases() === 0) this.#drained?.(); // a draining close() goes on
       return;
     }
-    entry.cancelTimer = this.#clock.after(this.#options.idleMs ?? DEFAULT_IDLE_MS, () => void this.#close(entry, 'idle'));
+    entry.schedule(this.#clock.after(this.#options.idleMs ?? DEFAULT_IDLE_MS, () => void this.#close(entry, 'idle')));
     await this.#evictBeyondLimit();
   }
 
@@ -263,14 +216,14 @@ export class McpPool implements AsyncDisposable {
     await Promise.all(idle.slice(0, open.length - limit).map((e) => this.#close(e, 'evicted')));
   }
 
-  #drop(entry: Entry): undefined {
+  #drop(entry: PoolEntry): undefined {
     if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
-    entry.cancelTimer?.();
+    entry.cancelPending();
     return undefined;
   }
 
   // Closes a key's connection and tells the audit why (a server found dead: `died`).
-  async #close(entry: Entry, why?: 'idle' | 'superseded' | 'evicted' | 'pool_closed'): Promise<void> {
+  async #close(entry: PoolEntry, why?: 'idle' | 'superseded' | 'evicted' | 'pool_closed'): Promise<void> {
     this.#drop(entry);
     const connection = entry.connection;
     if (connection === undefined) return;
@@ -286,7 +239,7 @@ export class McpPool implements AsyncDisposable {
       key: e.key,
       reference: e.reference,
       scope: e.scope,
-      state: stateOf(e, now),
+      state: e.state(now),
       leases: e.routers.size,
       starts: e.starts,
       restarts: e.restarts,

@@ -1,6 +1,6 @@
 /**
  * The pool's shapes: its options, what a run asks for (a lease), what hosts
- * see (stats), and the state it keeps per key.
+ * see (stats); the state it keeps per key is a PoolEntry (entry.ts).
  */
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
@@ -10,7 +10,6 @@ import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { PoolAuditSink } from './events.js';
-import type { ServerRequestRouter } from './routing.js';
 
 /** Options of {@link McpPool}: its ConnectSettings (a run's own auth and variables win for its leases), and its bounds. */
 export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 'sampling' | 'elicitationModes' | 'samplingTools'> {
@@ -92,41 +91,4 @@ export interface PoolStats {
   connections: number;
   leases: number;
   keys: PoolKeyStats[];
-}
-
-/** What the pool keeps per key. */
-export interface Entry {
-  key: string;
-  /** The server whatever the scope (serverKeyOf): what its public tool list is shared by. */
-  server: string;
-  reference: string;
-  scope: string;
-  revision: number;
-  /** A newer revision of its config was leased in its scope: it closes with its last lease. */
-  superseded?: boolean;
-  connection?: McpConnection;
-  starting?: Promise<McpConnection>;
-  routers: Set<ServerRequestRouter>;
-  starts: number;
-  restarts: number;
-  /** Failed starts in a row, and until when the breaker is open. */
-  failures: number;
-  openUntil?: number;
-  lastErrorCode?: string;
-  lastUsed: number;
-  /** Its next start follows the death of its server. */
-  restarting?: boolean;
-  /** The tool list, shared by the leases until the server announces a tools change. */
-  tools?: Promise<RawTool[]>;
-  /** When the cached tools expire (2026-07-28 `ttlMs`, E3); undefined: until a list change (2025 era). */
-  toolsUntil?: number;
-  /** Cancels the pending idle close (or forgetting) of the key. */
-  cancelTimer?: () => void;
-}
-
-/** A key's state at `now`, as stats show it. */
-export function stateOf(e: Entry, now: number): PoolKeyStats['state'] {
-  if (e.connection !== undefined) return e.connection.closed ? 'closed' : e.routers.size > 0 ? 'open' : 'idle';
-  if (e.starting !== undefined) return 'starting';
-  return e.openUntil !== undefined && now < e.openUntil ? 'unavailable' : 'failed';
 }
