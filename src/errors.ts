@@ -4,6 +4,7 @@
  * Codes are part of the public contract (docs/errors.md) and are never renamed.
  * Messages say what to fix; they never contain argument values or env values.
  */
+import { maskSecretText } from './secret-rule.js';
 import { defined } from './json.js';
 
 /** Every stable error code the library throws, in one list: the type, the CLI's exit table and docs/errors.md are checked against it. */
@@ -45,10 +46,9 @@ const MAX_CAUSE_TEXT = 2000;
 
 // Generic redaction of free text from elsewhere (an SDK, fetch, a server's HTTP body); bounded input, linear patterns.
 function redactText(text: string, mask: (text: string) => string): string {
-  return mask(text.length > MAX_CAUSE_TEXT ? `${text.slice(0, MAX_CAUSE_TEXT)}…` : text)
-    .replace(/([a-z][a-z0-9+.-]{0,20}:\/\/)[^\s/@]{0,200}@/gi, '$1***@') // user:password@ in URLs
-    .replace(/\b(Bearer|Basic|Token)\s+[^\s"',;]+/gi, '$1 ***')
-    .replace(/\b(access_token|refresh_token|id_token|token|api_?key|key|password|secret|code)=[^&\s"']+/gi, '$1=***');
+  const bounded = mask(text.length > MAX_CAUSE_TEXT ? `${text.slice(0, MAX_CAUSE_TEXT)}…` : text);
+  // user:password@ in URLs, then scheme tokens and secret-named parameters (the one secret rule).
+  return maskSecretText(bounded.replace(/([a-z][a-z0-9+.-]{0,20}:\/\/)[^\s/@]{0,200}@/gi, '$1***@'));
 }
 
 /**

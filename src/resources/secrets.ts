@@ -8,6 +8,7 @@
  */
 import { isPlainObject, setOwn } from '../json.js';
 import { PLACEHOLDER } from './placeholders.js';
+import { isOnlyScheme, isSecretName, MIN_SECRET_LENGTH, schemeToken } from '../secret-rule.js';
 
 /** What a secret value is shown as. */
 export const SECRET_MASK = '***';
@@ -37,11 +38,11 @@ function maskUrl(url: unknown): unknown {
 function shownValue(value: unknown): unknown {
   if (typeof value !== 'string' || !value.includes('${')) return SECRET_MASK;
   const literal = value.replace(PLACEHOLDER, '');
-  return /^\s*(?:(?:Bearer|Basic|Token)\s+)?[\s:/.,;_-]*$/i.test(literal) ? value : SECRET_MASK;
+  return isOnlyScheme(literal) ? value : SECRET_MASK;
 }
 
-// A flag whose value is a secret: --token, --api-key, --password, --client-secret, …
-const SECRET_FLAG = /^--?[a-z0-9-]*(?:token|api[-_]?key|password|passwd|secret|credentials?)$/i;
+// A flag whose value is a secret: --token, --api-key, --password, --client-secret, … (the one secret rule's names).
+const isSecretFlag = (flag: string) => /^--?[^-]/.test(flag) && isSecretName(flag.replace(/^--?/, ''));
 
 /** The indexes of `args` that hold a secret: the value of `--token=V`, or the argument after `--token`. */
 export function secretArgIndexes(args: readonly unknown[]): number[] {
@@ -49,9 +50,8 @@ export function secretArgIndexes(args: readonly unknown[]): number[] {
   args.forEach((arg, i) => {
     if (typeof arg !== 'string') return;
     const eq = arg.indexOf('=');
-    if (eq > 0 && SECRET_FLAG.test(arg.slice(0, eq))) out.push(i);
-    else if (eq === -1 && SECRET_FLAG.test(arg) && typeof args[i + 1] === 'string' && !(args[i + 1] as string).startsWith('-'))
-      out.push(i + 1);
+    if (eq > 0 && isSecretFlag(arg.slice(0, eq))) out.push(i);
+    else if (eq === -1 && isSecretFlag(arg) && typeof args[i + 1] === 'string' && !(args[i + 1] as string).startsWith('-')) out.push(i + 1);
   });
   return out;
 }
@@ -143,21 +143,7 @@ export function keepMaskedSecrets(next: unknown, current: unknown): unknown {
   return next;
 }
 
-/**
- * The shortest config value masked in whatever a server sends back — results,
- * lists, errors and the stderr tail alike (shorter ones would mask ordinary
- * words). The one length rule of secret masking.
- */
-export const MIN_SECRET_LENGTH = 6;
-
-/**
- * The one scheme rule: a value of the form `Scheme token` (an HTTP auth
- * scheme name, whitespace, one token: `Bearer x`, `Basic x`, `ApiKey x`) has
- * its token as a secret of its own, since a server may echo just the token.
- */
-export function schemeToken(value: string): string | undefined {
-  return /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,63}\s+(\S+)$/.exec(value)?.[1];
-}
+export { MIN_SECRET_LENGTH, schemeToken };
 
 /** Masks a connection's known secret values in what its server sends back. */
 export interface SecretMasker {

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AgtError, connectMcp, DEFAULT_TIMEOUTS, McpProber, resolveConnectSettings } from '../../src/index.js';
-import { MIN_SECRET_LENGTH, schemeToken, secretMasker } from '../../src/resources/secrets.js';
+import { MIN_SECRET_LENGTH, schemeToken, secretArgIndexes, secretMasker } from '../../src/resources/secrets.js';
+import { isSecretName, maskSecretText } from '../../src/secret-rule.js';
+import { redactCause } from '../../src/errors.js';
 import { pythonConfig } from '../support/index.js';
 
 async function failure(work: unknown): Promise<AgtError> {
@@ -86,6 +88,32 @@ describe('R7: one secret rule for everything a server sends back', () => {
     expect(schemeToken('Basic dXNlcjpwYXNz')).toBe('dXNlcjpwYXNz');
     expect(schemeToken('no-token-here')).toBeUndefined();
     expect(schemeToken('three parts here')).toBeUndefined();
+  });
+
+  it('R7: one list of secret names for launch displays and error text: flags, parameters and OAuth codes alike', () => {
+    for (const name of [
+      'token',
+      'api-key',
+      'api_key',
+      'apikey',
+      'client-secret',
+      'client_secret',
+      'access_token',
+      'password',
+      'passwd',
+      'credentials',
+      'code',
+    ])
+      expect(isSecretName(name), name).toBe(true);
+    for (const name of ['tokens', 'status_code', 'verbose', 'secretary', 'port']) expect(isSecretName(name), name).toBe(false);
+    const args = ['--client-secret', 'cs-value', '--api_key=ak-value', '--port', '8080', '--status_code', '500'];
+    expect(secretArgIndexes(args)).toEqual([1, 2]);
+    expect(maskSecretText('GET /cb?code=abc&state=s client_secret=xyz status_code=500 x-api-key=k1 DPoP eyJhbGc')).toBe(
+      'GET /cb?code=***&state=s client_secret=*** status_code=500 x-api-key=*** DPoP ***',
+    );
+    // The same rule reaches an error's cause: what an SDK or a server wrote is redacted before it is kept.
+    const redacted = redactCause(new Error('token endpoint said: refresh_token=rt-1234 Bearer at-5678')) as Error;
+    expect(redacted.message).toBe('token endpoint said: refresh_token=*** Bearer ***');
   });
 
   it('R7: the stderr tail and a tool result mask the same values: 6 characters and more, never shorter ones', async () => {
