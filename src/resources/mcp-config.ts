@@ -285,9 +285,3 @@ function warnUnknownPlaceholders(value: string, at: string, warnings: string[]):
     }
   }
 }
-
-/** The transport a (possibly legacy, unnormalised) config uses. */
-export function transportOf(config: McpServerConfig | NormalisedServerConfig): McpTransport {
-  if ('command' in config) return 'stdio';
-  return config.transport ?? 'streamable-http';
-}

@@ -48,5 +48,7 @@ export type { RunStore, RunWrite, StoredRun } from './run-store.js';
 export { MemoryAuditStore, StoreAuditSink } from './audit-store.js';
 export type { AuditQuery, AuditStore } from './audit-store.js';
 export { DEFAULT_LIMITS } from './limits.js';
+export { RESULT_STATUSES } from './types.js';
+export type { ResultStatus } from './types.js';
 export { DEFAULT_APPROVAL_TTL_MS } from './approvals.js';
 export type { RunLimits } from './limits.js';

@@ -44,6 +44,12 @@ interface ResultIds {
   tool_call_id: string;
 }
 
+/** Every status a tool result has: `ok`, or why the call gave no result of its own (one list, like AGT_ERROR_CODES). */
+export const RESULT_STATUSES = ['ok', 'invalid_arguments', 'permission_denied', 'tool_error', 'tool_failed'] as const;
+
+/** A tool result's status. */
+export type ResultStatus = (typeof RESULT_STATUSES)[number];
+
 /** The result of one call, in call order; goes back to the model with its call id. */
 export type ToolResult =
   | (ResultIds & {
@@ -53,7 +59,7 @@ export type ToolResult =
       /** An MCP result's `_meta`, as the server sent it. */
       _meta?: Record<string, unknown>;
     })
-  | (ResultIds & { status: 'invalid_arguments' | 'permission_denied' | 'tool_error' | 'tool_failed'; error: ResultError });
+  | (ResultIds & { status: Exclude<ResultStatus, 'ok'>; error: ResultError });
 
 /**
  * A call a policy deferred (`{ decision: 'defer' }`, policies.approval): it has

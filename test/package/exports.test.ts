@@ -108,6 +108,7 @@ describe('package exports', () => {
       'NativeRun',
       'RESOURCE_KINDS',
       'RESOURCE_MANAGEMENT',
+      'RESULT_STATUSES',
       'RUN_FORMAT_VERSION',
       'ResourceService',
       'SECRET_MASK',

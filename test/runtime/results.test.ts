@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineTool, toolError } from '../../src/authoring/index.js';
 import { createToolServer } from '../../src/authoring/server.js';
-import { AgtError, HarnessToolSet, policies } from '../../src/index.js';
+import { AgtError, HarnessToolSet, policies, RESULT_STATUSES, toolAlias } from '../../src/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as v from 'valibot';
@@ -141,5 +141,31 @@ describe('handler outcomes', () => {
     expect(await text('signal')).toEqual({ error: { code: 'conflict', message: 'already closed' } });
     expect(await text('hidden')).toEqual({ error: { code: 'tool_failed', message: 'the tool failed unexpectedly' } });
     await client.close();
+  });
+});
+
+describe('RESULT_STATUSES: one list of result statuses', () => {
+  it('B3: one batch gives each status of the list once: ok, invalid arguments, a denial, a declared and a hidden failure', async () => {
+    const outcomes = [async () => 'fine', async () => Promise.reject(declared()), async () => Promise.reject(secret())];
+    const run = await fx.start({
+      policy: policies.autoAllow(['d0', 'd1', 'd2', toolAlias('tools/py', 'echo')]),
+      delegates: [...outcomes, async () => 'never'].map((handler, i) => ({
+        name: `d${i}`,
+        targets: ['team/b'],
+        handler: handler as never,
+      })),
+    });
+    const task = { agent: 'team/b', task: 't' };
+    const { results } = await run.executeBatch(
+      batch(run, [
+        { id: 'ok', name: 'd0', arguments: task },
+        { id: 'declared', name: 'd1', arguments: task },
+        { id: 'hidden', name: 'd2', arguments: task },
+        { id: 'denied', name: 'd3', arguments: task },
+        { id: 'invalid', name: toolAlias('tools/py', 'echo'), arguments: { message: 42 } },
+      ]),
+    );
+    expect(results.map((r) => r.status)).toEqual(['ok', 'tool_error', 'tool_failed', 'permission_denied', 'invalid_arguments']);
+    expect([...RESULT_STATUSES].sort()).toEqual([...new Set(results.map((r) => r.status))].sort());
   });
 });
