@@ -67,7 +67,6 @@ async function adapterRows(targets: Targets): Promise<string[]> {
   const result = {
     results: Array.from({ length: 100 }, (_, i): ToolResult => ({
       callId: `c${i}`,
-      tool_call_id: `c${i}`,
       status: 'ok',
       content: [{ type: 'text', text: 'ok' }],
     })),

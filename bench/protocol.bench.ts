@@ -35,7 +35,7 @@ export function outputCheckRows(targets: Targets): string[] {
   const value = { temperature: 22.5, conditions: 'Partly cloudy', humidity: 65 };
   const route = { validator: compiled, outputValidator: compiled };
   const call = { id: 'c1', name: 'weather', arguments: value };
-  const result = { callId: 'c1', tool_call_id: 'c1', status: 'ok' as const, content: [], structuredContent: value };
+  const result = { callId: 'c1', status: 'ok' as const, content: [], structuredContent: value };
   const input = measure('input', () => parseAndValidate(call.id, call.arguments, route), { opsPerRound: 20_000 });
   const output = measure('output', () => checkOutput(result, route), { opsPerRound: 20_000 });
   const ratio = output.nsPerOp / input.nsPerOp;

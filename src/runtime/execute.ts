@@ -94,7 +94,7 @@ export async function executeMcp(id: string, route: McpRoute, args: Record<strin
       // NEVER_ABORTED is shared by every run: hooking each call to it would only pile up listeners.
       ...(ctx.signal === NEVER_ABORTED ? {} : { signal: ctx.signal }),
       timeoutMs: ctx.callTimeoutMs,
-      ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, toolCallId: id, tool: route.name, ...p }) } : {}),
+      ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, tool: route.name, ...p }) } : {}),
     });
     if (result.isError) return failedResult(id, 'tool_error', errorOfContent(result.content));
     return okResult(id, { content: result.content, ...defined({ structuredContent: result.structuredContent, _meta: result._meta }) });

@@ -100,7 +100,7 @@ export interface RunWiring {
 // The calls in flight on a mount, under their name and the 0.1 name.
 const callIdsOf = (ids: ReadonlySet<string> | undefined) => {
   const callIds = [...(ids ?? [])];
-  return { callIds, toolCallIds: [...callIds] };
+  return { callIds };
 };
 
 // Handlers for one mount (or for probes, mount ''), with the run's context.

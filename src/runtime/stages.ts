@@ -42,7 +42,7 @@ export function okResult(
   callId: string,
   fields: { content: unknown[]; structuredContent?: unknown; _meta?: Record<string, unknown> },
 ): ToolResult {
-  return { callId, tool_call_id: callId, status: 'ok', ...fields };
+  return { callId, status: 'ok', ...fields };
 }
 
 /** The result of a local handler's output (framework, delegate and harness tools): an MCP result with `isError` is a tool_error. */
@@ -54,13 +54,12 @@ export function outputResult(callId: string, output: HandlerOutput | unknown[]):
 
 /** A failed result from a `{ status, error }` outcome (failureOf). */
 export function withIds(callId: string, outcome: Pick<FailedResult, 'status' | 'error'>): FailedResult {
-  return { callId, tool_call_id: callId, status: outcome.status, error: outcome.error };
+  return { callId, status: outcome.status, error: outcome.error };
 }
 
 /** A failed result of a call. */
 export const failedResult = (callId: string, status: FailedResult['status'], error: ResultError): FailedResult => ({
   callId,
-  tool_call_id: callId,
   status,
   error,
 });

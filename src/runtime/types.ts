@@ -40,8 +40,6 @@ export interface ResultError {
 interface ResultIds {
   /** The id of the call this result answers. */
   callId: string;
-  /** @deprecated The same id under its wire name; use `callId` (kept until 0.3). */
-  tool_call_id: string;
 }
 
 /** Every status a tool result has: `ok`, or why the call gave no result of its own (one list, like AGT_ERROR_CODES). */
@@ -273,8 +271,6 @@ export interface ProgressEvent {
   runId: string;
   /** The call the progress is for. */
   callId: string;
-  /** @deprecated Use `callId` (kept until 0.3). */
-  toolCallId: string;
   /** The name the model used. */
   tool: string;
   progress: number;
@@ -290,8 +286,6 @@ export interface RunRequestContext {
   mount: string;
   /** The run's calls in flight on that server when it asked (the one that asked is among them). */
   callIds: string[];
-  /** @deprecated Use `callIds` (kept until 0.3). */
-  toolCallIds: string[];
   /** Aborted when the server cancels its request or the connection closes. */
   signal: AbortSignal;
 }

@@ -122,7 +122,7 @@ describe('arguments, batches and results beyond the limits', () => {
         { id: 'fine', name: py('echo'), arguments: { message: 'still here' } },
       ]),
     );
-    expect(results.map((r) => [r.tool_call_id, r.status])).toEqual([
+    expect(results.map((r) => [r.callId, r.status])).toEqual([
       ['deep-string', 'invalid_arguments'],
       ['deep-object', 'invalid_arguments'],
       ['cyclic', 'invalid_arguments'],

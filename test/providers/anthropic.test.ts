@@ -28,7 +28,6 @@ describe('tool format', () => {
   it('an image result becomes an image block; a failed result is_error with the ToolError text', () => {
     const image = toAnthropicToolResult({
       callId: 't1',
-      tool_call_id: 't1',
       status: 'ok',
       content: [
         { type: 'text', text: 'a chart' },
@@ -45,7 +44,6 @@ describe('tool format', () => {
     });
     const failed: Anthropic.Messages.ToolResultBlockParam = toAnthropicToolResult({
       callId: 't2',
-      tool_call_id: 't2',
       status: 'permission_denied',
       error: { code: 'permission_denied', message: 'no' },
     });

@@ -120,9 +120,7 @@ describe('Chat Completions round trip through a run', () => {
       ],
     };
     const result = await executeModelCalls(run, fromOpenAIToolCalls(message, { tools: run.tools() }), { batchId: 'b1' });
-    expect(
-      result.results.map((r) => [r.tool_call_id, r.status, r.status === 'ok' ? '' : (r.error.details?.reason ?? r.error.code)]),
-    ).toEqual([
+    expect(result.results.map((r) => [r.callId, r.status, r.status === 'ok' ? '' : (r.error.details?.reason ?? r.error.code)])).toEqual([
       ['call_a', 'tool_failed', 'batch_rejected'],
       ['call_b', 'invalid_arguments', 'unknown_tool'],
       ['call_c', 'invalid_arguments', 'duplicate_call_id'],

@@ -12,7 +12,7 @@ const calls = () => [
   { id: 'withdraw', name: py('withdraw'), arguments: { amount: 1 } }, // destructiveHint: true
   { id: 'where', name: py('whereami'), arguments: {} }, // no annotations: MCP defaults
 ];
-const outcome = (results: { tool_call_id: string; status: string }[]) => Object.fromEntries(results.map((r) => [r.tool_call_id, r.status]));
+const outcome = (results: { callId: string; status: string }[]) => Object.fromEntries(results.map((r) => [r.callId, r.status]));
 
 describe('annotations and policies', () => {
   it('G4: the policy sees the tool annotations exactly as the server declared them, frozen', async () => {
@@ -57,7 +57,7 @@ describe('annotations and policies', () => {
     // whereami declares nothing: readOnlyHint false, destructiveHint true by default, so it is denied too.
     expect(outcome(results)).toEqual({ echo: 'ok', add: 'ok', withdraw: 'permission_denied', where: 'permission_denied' });
     expect(asked.sort()).toEqual(['add', 'echo']);
-    expect(results.find((x) => x.tool_call_id === 'withdraw')).toMatchObject({
+    expect(results.find((x) => x.callId === 'withdraw')).toMatchObject({
       error: { message: 'destructive tools need a person at the desk' },
     });
   });

@@ -117,9 +117,10 @@ describe('stage 1 problems as data', () => {
     expect(handed).toEqual(['team/bob']);
   });
 
-  it('B6: the 0.1 call field `id` is still accepted, and results carry `callId` and the deprecated `tool_call_id`', async () => {
+  it('B6: the 0.1 call field `id` is still accepted; results carry `callId` only (the 0.1 `tool_call_id` copy is gone)', async () => {
     const r = await start();
     const { results } = await r.executeBatch(batch(r, [{ id: 'old', name: py('echo'), arguments: { message: 'hi' } }]));
-    expect(results[0]).toMatchObject({ callId: 'old', tool_call_id: 'old', status: 'ok' });
+    expect(results[0]).toMatchObject({ callId: 'old', status: 'ok' });
+    expect(results[0]).not.toHaveProperty('tool_call_id');
   });
 });

@@ -124,7 +124,7 @@ describe('progress', () => {
     const { results } = await r.executeBatch(batch(r, [{ id: 'p', name: py('count'), arguments: { n: 3 } }]));
     expect(results.map(statusOf)).toEqual(['ok']);
     expect(seen).toEqual(
-      [1, 2, 3].map((i) => ({ runId: r.id, callId: 'p', toolCallId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })),
+      [1, 2, 3].map((i) => ({ runId: r.id, callId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })),
     );
   });
 });

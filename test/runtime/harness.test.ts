@@ -40,7 +40,7 @@ describe('H2/H3: harness dynamic tools', () => {
       { name: 'create_ticket', description: 'Create a ticket', inputSchema: expect.objectContaining({ required: ['title'] }) },
     ]);
     const bad = await set.handle({ id: 't1', name: 'create_ticket', arguments: { title: 'no', priority: 'urgent' } });
-    expect(bad).toMatchObject({ tool_call_id: 't1', status: 'invalid_arguments' });
+    expect(bad).toMatchObject({ callId: 't1', status: 'invalid_arguments' });
     expect(calls).toEqual([]);
     const good = await set.handle({ id: 't2', name: 'create_ticket', arguments: '{"title":"Broken login"}' });
     expect(good).toMatchObject({ status: 'ok', content: [{ type: 'text', text: 'created Broken login' }] });

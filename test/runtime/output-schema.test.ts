@@ -21,7 +21,6 @@ describe('output schemas', () => {
     const { results } = await r.executeBatch(batch(r, [{ id: 'd', name: py('divide'), arguments: { a: 7, b: 2 } }]));
     expect(results[0]).toEqual({
       callId: 'd',
-      tool_call_id: 'd',
       status: 'ok',
       content: [{ type: 'text', text: '3 r 1' }],
       structuredContent: { quotient: 3, remainder: 1 },

@@ -96,7 +96,7 @@ describe('B3–B6: one batch', () => {
         { id: 'c4', name: py('add'), arguments: { a: 2, b: 3 } },
       ]),
     );
-    expect(results.map((x) => [x.tool_call_id, x.status])).toEqual([
+    expect(results.map((x) => [x.callId, x.status])).toEqual([
       ['c1', 'ok'],
       ['c2', 'invalid_arguments'],
       ['c3', 'permission_denied'],
@@ -107,7 +107,7 @@ describe('B3–B6: one batch', () => {
     expect(env.calls()).toHaveLength(2);
   });
 
-  it('B4: invalid arguments create no approval and never reach the server; the result keeps the tool_call_id and the issues', async () => {
+  it('B4: invalid arguments create no approval and never reach the server; the result keeps the callId and the issues', async () => {
     const reviewed: PermissionRequest[] = [];
     const r = await start(
       { mcps: ['tools/py'] },
@@ -128,7 +128,7 @@ describe('B3–B6: one batch', () => {
       ]),
     );
     expect(results.every((x) => x.status === 'invalid_arguments')).toBe(true);
-    expect(results.map((x) => x.tool_call_id)).toEqual(['x1', 'x2', 'x3']);
+    expect(results.map((x) => x.callId)).toEqual(['x1', 'x2', 'x3']);
     expect(results[0]).toMatchObject({
       error: { code: 'invalid_arguments', details: { issues: [{ instancePath: '/message', keyword: 'minLength' }] } },
     });

@@ -57,7 +57,7 @@ describe('server-everything in a run', () => {
     const { run: r } = await start({ onProgress: (e) => void seen.push(e), callTimeoutMs: 1_500 });
     const ok = await step(r, 'b1', [{ id: 'p', name: every('trigger-long-running-operation'), arguments: { duration: 0.2, steps: 2 } }]);
     expect(ok.results[0]?.status).toBe('ok');
-    expect(seen.map((e) => [e.toolCallId, e.progress, e.total])).toEqual([
+    expect(seen.map((e) => [e.callId, e.progress, e.total])).toEqual([
       ['p', 1, 2],
       ['p', 2, 2],
     ]);

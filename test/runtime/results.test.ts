@@ -40,20 +40,17 @@ describe('handler outcomes', () => {
     );
     expect(results[0]).toEqual({
       callId: 'c0',
-      tool_call_id: 'c0',
       status: 'ok',
       content: [{ type: 'text', text: '{"ticket":7}' }],
       structuredContent: { ticket: 7 },
     });
     expect(results[1]).toEqual({
       callId: 'c1',
-      tool_call_id: 'c1',
       status: 'tool_error',
       error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } },
     });
     expect(results[2]).toEqual({
       callId: 'c2',
-      tool_call_id: 'c2',
       status: 'tool_failed',
       error: { code: 'tool_failed', message: 'the delegate tool failed' },
     });
@@ -83,26 +80,22 @@ describe('handler outcomes', () => {
     );
     expect(ok).toEqual({
       callId: 'ok',
-      tool_call_id: 'ok',
       status: 'ok',
       content: [{ type: 'text', text: '{"ticket":7}' }],
       structuredContent: { ticket: 7 },
     });
     expect(agt).toEqual({
       callId: 'declared',
-      tool_call_id: 'declared',
       status: 'tool_error',
       error: { code: 'not_found', message: 'no such ticket', details: { id: 7 } },
     });
     expect(signal).toEqual({
       callId: 'signal',
-      tool_call_id: 'signal',
       status: 'tool_error',
       error: { code: 'conflict', message: 'already closed' },
     });
     expect(hidden).toEqual({
       callId: 'hidden',
-      tool_call_id: 'hidden',
       status: 'tool_failed',
       error: { code: 'tool_failed', message: 'the tool failed unexpectedly' },
     });

@@ -42,7 +42,7 @@ describe('server-initiated requests in runs', () => {
       expect(context).toMatchObject({ runId: r.id, agent: 'team/alice', mount: 'tools/py' });
       expect(context.signal).toBeInstanceOf(AbortSignal);
     }
-    expect(contexts.map((c) => c.toolCallIds).flat()).toEqual(expect.arrayContaining(['ask-1', 'sum-1']));
+    expect(contexts.map((c) => c.callIds).flat()).toEqual(expect.arrayContaining(['ask-1', 'sum-1']));
   });
 
   it('without handlers the run declares nothing and the server is refused', async () => {

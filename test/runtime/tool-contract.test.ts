@@ -65,12 +65,12 @@ describe('tool contract, end to end', () => {
       },
       (input) => {
         const [bad] = lastResults(input);
-        expect(bad).toMatchObject({ tool_call_id: 'bad', status: 'invalid_arguments' });
+        expect(bad).toMatchObject({ callId: 'bad', status: 'invalid_arguments' });
         expect(env.calls()).toEqual([]); // nothing reached the server
         return { toolCalls: [call('good', py('add'), { a: 1, b: 2 })] };
       },
       (input) => {
-        expect(lastResults(input)[0]).toMatchObject({ tool_call_id: 'good', status: 'ok', structuredContent: { sum: 3 } });
+        expect(lastResults(input)[0]).toMatchObject({ callId: 'good', status: 'ok', structuredContent: { sum: 3 } });
         return {
           toolCalls: [call('unmount', 'resource_write', { kind: 'agent', reference: 'team/builder', remove: { mcps: ['tools/py'] } })],
         };
