@@ -3,6 +3,7 @@
  * options of each mount's connection and of its own prober: one place, so
  * runs and probes declare the same client capabilities (P2).
  */
+import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
@@ -46,8 +47,6 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   skipBrokenMounts?: boolean;
   /** Cancels the run: calls in flight end as `cancelled` (the servers are told), later calls do not start. */
   signal?: AbortSignal;
-  /** @deprecated Use `timeouts.callMs` (accepted until 0.3; `timeouts.callMs` wins when both are given). */
-  callTimeoutMs?: number;
   /** Progress servers report for the run's calls. */
   onProgress?(event: ProgressEvent): void;
   /** Bounds on batches, arguments and results (defaults: DEFAULT_LIMITS). */
@@ -127,11 +126,13 @@ export function approvalTtl(options: NativeRunOptions): number {
   return options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
 }
 
-/** The run's time limits as given (the 0.1 `callTimeoutMs` folded into `callMs`), checked: invalid_input names a bad one. */
-function runTimeouts(options: NativeRunOptions): Partial<Timeouts> {
-  const legacy = options.callTimeoutMs;
-  checkMs(legacy, 'callTimeoutMs');
-  return { ...defined({ callMs: legacy }), ...options.timeouts };
+/** The run's time limits as given; the 0.1 `callTimeoutMs` is refused (option_removed) rather than ignored. */
+function runTimeouts(options: NativeRunOptions): Partial<Timeouts> | undefined {
+  if (Object.hasOwn(options, 'callTimeoutMs'))
+    throw new AgtError('option_removed', 'NativeRun.start: "callTimeoutMs" was removed; give the call timeout as timeouts.callMs', {
+      details: { option: 'callTimeoutMs' },
+    });
+  return options.timeouts;
 }
 
 const resolvedRuns = new WeakMap<NativeRunOptions, ResolvedConnectSettings>();
@@ -146,7 +147,7 @@ export function runConnectSettings(options: NativeRunOptions): ResolvedConnectSe
   let settings = resolvedRuns.get(options);
   if (settings === undefined) {
     const withoutHandlers = { ...options, elicitation: undefined, sampling: undefined, roots: undefined } as ConnectSettings;
-    settings = resolveConnectSettings({ ...withoutHandlers, timeouts: runTimeouts(options) });
+    settings = resolveConnectSettings({ ...withoutHandlers, ...defined({ timeouts: runTimeouts(options) }) });
     resolvedRuns.set(options, settings);
   }
   return settings;

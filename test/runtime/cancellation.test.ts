@@ -31,8 +31,8 @@ describe('call timeout', () => {
     expect(audit.find((e) => e.type === 'tool_call' && e.callId === 'n')).toMatchObject({ status: 'tool_failed', code: 'call_timeout' });
   });
 
-  it('B5: 8 slow calls with a timeout (the 0.1 option callTimeoutMs, still accepted): every one is cancelled on the server, none is left in flight', async () => {
-    const r = await start({ callTimeoutMs: 300, concurrency: 8 });
+  it('B5: 8 slow calls with a timeout (timeouts.callMs): every one is cancelled on the server, none is left in flight', async () => {
+    const r = await start({ timeouts: { callMs: 300 }, concurrency: 8 });
     const calls = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}`, name: py('never'), arguments: {} }));
     const { results } = await r.executeBatch(batch(r, calls));
     expect(results.map(statusOf)).toEqual(Array(8).fill('tool_failed:call_timeout'));
@@ -40,8 +40,8 @@ describe('call timeout', () => {
     expect(r.notices).toEqual([]);
   });
 
-  it('B5: timeouts.callMs wins over the deprecated callTimeoutMs; a bad value of either is invalid_input before anything starts', async () => {
-    const r = await start({ timeouts: { callMs: 300 }, callTimeoutMs: 60_000 });
+  it('B5: the call timeout is timeouts.callMs; a bad value is invalid_input and the 0.1 callTimeoutMs is option_removed, before anything starts', async () => {
+    const r = await start({ timeouts: { callMs: 300 } });
     const { results } = await r.executeBatch(batch(r, [{ callId: 'n', name: py('never'), arguments: {} }]));
     expect((results[0] as { error: { message: string } }).error.message).toMatch(/did not answer within 300 ms/);
     await r.close();
@@ -49,7 +49,10 @@ describe('call timeout', () => {
       code: 'invalid_input',
       details: { field: 'timeouts.callMs' },
     });
-    await expect(start({ callTimeoutMs: -1 })).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'callTimeoutMs' } });
+    await expect(start({ callTimeoutMs: 60_000 } as never)).rejects.toMatchObject({
+      code: 'option_removed',
+      message: expect.stringMatching(/give the call timeout as timeouts\.callMs/),
+    });
   });
 });
 

@@ -52,9 +52,9 @@ describe('server-everything in a run', () => {
     });
   });
 
-  it('progress of trigger-long-running-operation reaches onProgress; a call over callTimeoutMs is cancelled', async () => {
+  it('progress of trigger-long-running-operation reaches onProgress; a call over timeouts.callMs is cancelled', async () => {
     const seen: ProgressEvent[] = [];
-    const { run: r } = await start({ onProgress: (e) => void seen.push(e), callTimeoutMs: 1_500 });
+    const { run: r } = await start({ onProgress: (e) => void seen.push(e), timeouts: { callMs: 1_500 } });
     const ok = await step(r, 'b1', [{ id: 'p', name: every('trigger-long-running-operation'), arguments: { duration: 0.2, steps: 2 } }]);
     expect(ok.results[0]?.status).toBe('ok');
     expect(seen.map((e) => [e.callId, e.progress, e.total])).toEqual([
