@@ -43,7 +43,7 @@ let batchNo = 0;
 
 /** Median µs per call of 100-call batches through `run`. */
 async function pipelinePerCall(run: NativeRun): Promise<number> {
-  const calls = Array.from({ length: 100 }, (_, i) => ({ id: `c${i}`, name: 'noop', arguments: ARGS }));
+  const calls = Array.from({ length: 100 }, (_, i) => ({ callId: `c${i}`, name: 'noop', arguments: ARGS }));
   const samples: number[] = [];
   for (let round = 0; round < 9; round++) {
     const started = performance.now();
@@ -63,7 +63,9 @@ async function adapterRows(targets: Targets): Promise<string[]> {
     content: null,
     tool_calls: Array.from({ length: 100 }, (_, i) => ({ id: `call_${i}`, type: 'function', function: { name: 'noop', arguments: text } })),
   };
-  const anthropic = { content: Array.from({ length: 100 }, (_, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: 'noop', input: ARGS })) };
+  const anthropic = {
+    content: Array.from({ length: 100 }, (_, i) => ({ type: 'tool_use', callId: `toolu_${i}`, name: 'noop', input: ARGS })),
+  };
   const result = {
     results: Array.from({ length: 100 }, (_, i): ToolResult => ({
       callId: `c${i}`,

@@ -30,7 +30,7 @@ async function measure(root: string): Promise<number[]> {
   const perCall: number[] = [];
   for (const size of SIZES) {
     // `id`: the name every version of the batch accepts.
-    const calls = Array.from({ length: size }, (_, i) => ({ id: `c${i}`, name: 'noop', arguments: args }));
+    const calls = Array.from({ length: size }, (_, i) => ({ callId: `c${i}`, name: 'noop', arguments: args }));
     const iterations = Math.max(20, Math.round(4000 / size));
     const rounds: number[] = [];
     for (let round = 0; round < 9; round++) {

@@ -34,9 +34,9 @@ export function outputCheckRows(targets: Targets): string[] {
   const compiled = new ToolSchemaRegistry().compile(schema, { tool: 'weather' });
   const value = { temperature: 22.5, conditions: 'Partly cloudy', humidity: 65 };
   const route = { validator: compiled, outputValidator: compiled };
-  const call = { id: 'c1', name: 'weather', arguments: value };
+  const call = { callId: 'c1', name: 'weather', arguments: value };
   const result = { callId: 'c1', status: 'ok' as const, content: [], structuredContent: value };
-  const input = measure('input', () => parseAndValidate(call.id, call.arguments, route), { opsPerRound: 20_000 });
+  const input = measure('input', () => parseAndValidate(call.callId, call.arguments, route), { opsPerRound: 20_000 });
   const output = measure('output', () => checkOutput(result, route), { opsPerRound: 20_000 });
   const ratio = output.nsPerOp / input.nsPerOp;
   targets.push({ name: 'output-schema check ≤ 1.1× the input check per call', ok: ratio <= 1.1, detail: `${ratio.toFixed(2)}×` });
@@ -71,7 +71,7 @@ export async function listChangedRows(targets: Targets): Promise<string[]> {
         runId: run.id,
         agent: run.agent,
         batchId: `g${round}`,
-        calls: [{ id: 'g', name: toolAlias(mount, 'grow'), arguments: { name: `grown_${'abcdefghi'[round]}` } }],
+        calls: [{ callId: 'g', name: toolAlias(mount, 'grow'), arguments: { name: `grown_${'abcdefghi'[round]}` } }],
       });
       refresh.push(performance.now() - started);
       if (out.refresh?.status !== 'applied') throw new Error('list_changed refresh failed in the benchmark');
@@ -80,7 +80,7 @@ export async function listChangedRows(targets: Targets): Promise<string[]> {
         runId: run.id,
         agent: run.agent,
         batchId: `e${round}`,
-        calls: [{ id: 'e', name: toolAlias(mount, 'echo'), arguments: { message: 'x' } }],
+        calls: [{ callId: 'e', name: toolAlias(mount, 'echo'), arguments: { message: 'x' } }],
       });
       plain.push(performance.now() - started);
       started = performance.now();
@@ -141,7 +141,7 @@ export async function cancelRows(targets: Targets): Promise<string[]> {
       timeouts: { callMs: timeoutMs },
       concurrency: 8,
     });
-    const calls = Array.from({ length: 8 }, (_, i) => ({ id: `n${i}`, name: toolAlias('bench/slow', 'never'), arguments: {} }));
+    const calls = Array.from({ length: 8 }, (_, i) => ({ callId: `n${i}`, name: toolAlias('bench/slow', 'never'), arguments: {} }));
     const over: number[] = [];
     const aborted: number[] = [];
     for (let round = 0; round < 5; round++) {

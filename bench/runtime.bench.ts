@@ -38,7 +38,7 @@ async function pipelineRows(targets: BenchReport['targets']): Promise<string[]> 
   ];
   let batchNo = 0;
   for (const size of [1, 10, 100]) {
-    const calls = Array.from({ length: size }, (_, i) => ({ id: `c${i}`, name: 'noop', arguments: args }));
+    const calls = Array.from({ length: size }, (_, i) => ({ callId: `c${i}`, name: 'noop', arguments: args }));
     const iterations = Math.max(20, Math.round(4000 / size));
     const pipeline: number[] = [];
     const alone: number[] = [];
@@ -80,7 +80,7 @@ async function refreshRows(targets: BenchReport['targets']): Promise<string[]> {
     const change = async (which: number[]) => {
       version += 1;
       const calls = which.map((i) => ({
-        id: `w${i}`,
+        callId: `w${i}`,
         name: 'resource_write',
         arguments: { kind: 'mcp', reference: refs[i], data: doc(i, version) },
       }));

@@ -187,14 +187,14 @@ async function runRows(targets: BenchReport['targets']): Promise<string[]> {
     const shown = run.tools();
     const first = estimateTokens(shown);
     let batches = 0;
-    const step = async (calls: { id: string; name: string; arguments: Record<string, unknown> }[]) => {
+    const step = async (calls: { callId: string; name: string; arguments: Record<string, unknown> }[]) => {
       batches += 1;
       return run.executeBatch({ runId: run.id, agent: run.agent, batchId: `b${batches}`, calls });
     };
-    const found = await step([{ id: 's', name: 'tool_search', arguments: { query: 'create a github issue', limit: 3 } }]);
+    const found = await step([{ callId: 's', name: 'tool_search', arguments: { query: 'create a github issue', limit: 3 } }]);
     const target = toolAlias('servers/github', 'create_issue');
     const loaded = found.toolsLoaded?.loaded.includes(target) === true;
-    const called = await step([{ id: 'c', name: target, arguments: { owner: 'o', repo: 'r', title: 't' } }]);
+    const called = await step([{ callId: 'c', name: target, arguments: { owner: 'o', repo: 'r', title: 't' } }]);
     const ok = loaded && called.results[0]?.status === 'ok';
     const share = first / full;
     targets.push({

@@ -22,7 +22,7 @@ export interface HarnessToolDef {
   /** Called only with valid arguments; returns text, data, or an MCP tool result (with `isError`: the call's tool_error). */
   handler(
     args: Record<string, unknown>,
-    call: { callId: string; /** @deprecated Use `callId` (kept until 0.3). */ id: string },
+    call: { callId: string },
   ): Promise<string | Record<string, unknown> | { content: unknown[] }>;
 }
 
@@ -67,7 +67,7 @@ export class HarnessToolSet {
     const parsed = parseAndValidate(id, call.arguments, entry);
     if (!parsed.go) return parsed.result;
     try {
-      return outputResult(id, await entry.def.handler(parsed.value, { callId: id, id }));
+      return outputResult(id, await entry.def.handler(parsed.value, { callId: id }));
     } catch (error) {
       return withIds(id, failureOf(error, 'the tool failed unexpectedly'));
     }

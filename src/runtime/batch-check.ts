@@ -12,20 +12,15 @@ import { type ArgumentLimits, type ArgumentsRead, readArguments } from './argume
 import type { Route } from './snapshot.js';
 import type { ToolBatch } from './types.js';
 
-/** A tool call as a model API gave it: any field may be missing or malformed. `id` is the 0.1 name of `callId`. */
+/** A tool call as a model API gave it: any field may be missing or malformed. */
 export interface ModelCall {
   callId?: unknown;
-  /** @deprecated Use `callId` (accepted until 0.3). */
-  id?: unknown;
   name?: unknown;
   arguments?: unknown;
 }
 
 /** The id of a model call, or '' when it has none. */
-export const modelCallId = (call: ModelCall): string => {
-  const id = call.callId ?? call.id;
-  return typeof id === 'string' ? id : '';
-};
+export const modelCallId = (call: ModelCall): string => (typeof call.callId === 'string' ? call.callId : '');
 
 /** Why a batch was rejected. */
 export type BatchRejectReason =
@@ -124,9 +119,11 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
   const routed: RoutedCall[] = [];
   for (const [index, raw] of (batch.calls as unknown[]).entries()) {
     const call = isPlainObject(raw) ? raw : {};
-    const callId = modelCallId(call); // `id`: the 0.1 name, accepted until 0.3
+    const callId = modelCallId(call);
     if (callId === '') {
-      problems.push({ reason: 'missing_call_id', message: `call ${index} has no id; every tool call needs one`, index });
+      // The 0.1 field `id` is named, so a caller of the old shape learns the new one.
+      const why = 'id' in call ? 'has `id` but no `callId` (the 0.1 field `id` is now `callId`)' : 'has no callId';
+      problems.push({ reason: 'missing_call_id', message: `call ${index} ${why}; every tool call needs one`, index });
       continue;
     }
     const first = firstIndex.get(callId);

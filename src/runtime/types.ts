@@ -1,25 +1,15 @@
 /** The shapes that flow through a native run's batch pipeline (SPEC §7). */
 import type { ToolAnnotations } from '../mcp/lists.js';
 
-/** What every tool call has besides its id. */
-interface ToolCallBody {
+/** One tool call as the model produced it. */
+export interface ToolCall {
+  /** Its id (the model's tool call id), unique within the batch. */
+  callId: string;
   /** An alias, a framework tool name or a delegate tool name. */
   name: string;
   /** A JSON string (as models send it) or an object. */
   arguments: string | Record<string, unknown>;
 }
-
-/**
- * One tool call as the model produced it. Its id is `callId` (the model's
- * tool_call_id), unique within the batch; `id` is the 0.1 name, still accepted.
- */
-export type ToolCall =
-  | (ToolCallBody & { callId: string; id?: never })
-  | (ToolCallBody & {
-      /** @deprecated Use `callId`; `id` is accepted until 0.3. */
-      id: string;
-      callId?: never;
-    });
 
 /** The calls of one model step. */
 export interface ToolBatch {

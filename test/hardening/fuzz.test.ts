@@ -111,7 +111,7 @@ describe('fuzz', () => {
     );
     const call = fc.record(
       {
-        id: fc.oneof(
+        callId: fc.oneof(
           { weight: 4, arbitrary: fc.uuid() },
           { weight: 1, arbitrary: fc.constantFrom('c1', '') },
           { weight: 1, arbitrary: value },
@@ -119,7 +119,7 @@ describe('fuzz', () => {
         name: names,
         arguments: args,
       },
-      { requiredKeys: ['id', 'name'] },
+      { requiredKeys: ['callId', 'name'] },
     );
     let n = 0;
     let ran = 0;

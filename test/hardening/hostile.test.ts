@@ -64,8 +64,8 @@ describe('prototype keys', () => {
     const run = await fx.start();
     const { results } = await run.executeBatch(
       batch(run, [
-        { id: 'p1', name: py('echo'), arguments: '{"message":"hi","__proto__":{"polluted":true}}' }, // echo allows no additional properties
-        { id: 'p2', name: py('whereami'), arguments: JSON.parse('{"__proto__":{"var":"HOME"},"constructor":{"x":1}}') },
+        { callId: 'p1', name: py('echo'), arguments: '{"message":"hi","__proto__":{"polluted":true}}' }, // echo allows no additional properties
+        { callId: 'p2', name: py('whereami'), arguments: JSON.parse('{"__proto__":{"var":"HOME"},"constructor":{"x":1}}') },
       ]),
     );
     expect(results.map((r) => r.status)).toEqual(['invalid_arguments', 'ok']);
@@ -115,11 +115,11 @@ describe('arguments, batches and results beyond the limits', () => {
     cyclic.loop = cyclic;
     const { results } = await run.executeBatch(
       batch(run, [
-        { id: 'deep-string', name: py('whereami'), arguments: deepJson(50_000) },
-        { id: 'deep-object', name: py('whereami'), arguments: JSON.parse(deepJson(100_000)) },
-        { id: 'cyclic', name: py('whereami'), arguments: cyclic },
-        { id: 'large', name: py('echo'), arguments: JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) }) },
-        { id: 'fine', name: py('echo'), arguments: { message: 'still here' } },
+        { callId: 'deep-string', name: py('whereami'), arguments: deepJson(50_000) },
+        { callId: 'deep-object', name: py('whereami'), arguments: JSON.parse(deepJson(100_000)) },
+        { callId: 'cyclic', name: py('whereami'), arguments: cyclic },
+        { callId: 'large', name: py('echo'), arguments: JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) }) },
+        { callId: 'fine', name: py('echo'), arguments: { message: 'still here' } },
       ]),
     );
     expect(results.map((r) => [r.callId, r.status])).toEqual([
@@ -136,7 +136,7 @@ describe('arguments, batches and results beyond the limits', () => {
 
   it('B6: 10,000 calls in one batch are batch_rejected (too_many_calls, limit 512); from a model, each call gets a result', async () => {
     const run = await fx.start();
-    const calls = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, name: py('echo'), arguments: { message: 'x' } }));
+    const calls = Array.from({ length: 10_000 }, (_, i) => ({ callId: `c${i}`, name: py('echo'), arguments: { message: 'x' } }));
     await expect(run.executeBatch(batch(run, calls))).rejects.toMatchObject({
       code: 'batch_rejected',
       details: { reason: 'too_many_calls', limit: 512 },
@@ -151,9 +151,9 @@ describe('arguments, batches and results beyond the limits', () => {
     const run = await fx.start();
     const { results } = await run.executeBatch(
       batch(run, [
-        { id: 'big', name: py('big'), arguments: { bytes: 3 * 1024 * 1024 } },
-        { id: 'bad', name: py('big_error'), arguments: { bytes: 2 * 1024 * 1024 } },
-        { id: 'small', name: py('big'), arguments: { bytes: 10 } },
+        { callId: 'big', name: py('big'), arguments: { bytes: 3 * 1024 * 1024 } },
+        { callId: 'bad', name: py('big_error'), arguments: { bytes: 2 * 1024 * 1024 } },
+        { callId: 'small', name: py('big'), arguments: { bytes: 10 } },
       ]),
     );
     const big = results[0] as { content: { text: string }[]; structuredContent?: unknown };

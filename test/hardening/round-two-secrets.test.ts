@@ -56,7 +56,7 @@ describe('what a server repeats of its secrets is masked (item 6)', () => {
       runId: run.id,
       agent: run.agent,
       batchId: 'b1',
-      calls: [{ id: 'c1', name: toolAlias('tools/leaky', 'leak'), arguments: {} }],
+      calls: [{ callId: 'c1', name: toolAlias('tools/leaky', 'leak'), arguments: {} }],
     });
     expect(results[0]?.status).toBe('ok');
     expect(shows(everything([run.tools(), results]))).toEqual([]);
@@ -314,8 +314,8 @@ describe("a server's JSON-RPC error reaches the model in its own words (issue 22
       agent: run.agent,
       batchId: 'b1',
       calls: [
-        { id: 'c1', name: toolAlias('tools/leaky', 'rpc_fail'), arguments: {} },
-        { id: 'c2', name: toolAlias('tools/leaky', 'leak'), arguments: {} },
+        { callId: 'c1', name: toolAlias('tools/leaky', 'rpc_fail'), arguments: {} },
+        { callId: 'c2', name: toolAlias('tools/leaky', 'leak'), arguments: {} },
       ],
     });
     expect(results.map((r) => r.status)).toEqual(['tool_failed', 'ok']);

@@ -163,7 +163,7 @@ describe('a batch is claimed before it runs (item 14)', () => {
         runId: host.id,
         agent: host.agent,
         batchId: 'step-1',
-        calls: [{ id: 'c1', name: toolAlias('tools/py', 'echo'), arguments: { message: 'step-1' } }],
+        calls: [{ callId: 'c1', name: toolAlias('tools/py', 'echo'), arguments: { message: 'step-1' } }],
       });
     const outcomes = await Promise.allSettled([step(hostA), step(hostB)]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
@@ -196,7 +196,7 @@ describe('a batch is claimed before it runs (item 14)', () => {
         runId: run.id,
         agent: run.agent,
         batchId: id,
-        calls: [{ id: 'c', name: toolAlias('tools/py', 'echo'), arguments: { message: id } }],
+        calls: [{ callId: 'c', name: toolAlias('tools/py', 'echo'), arguments: { message: id } }],
       });
     expect((await store.get(run.id))?.revision).toBe(4);
     await run.close();

@@ -57,7 +57,7 @@ describe('a run leaves no abort listener behind (issue 26 defect 1)', () => {
     const run = await fx.start({ signal: host.signal });
     const batchSignal = new AbortController().signal;
     for (let i = 0; i < 100; i++) {
-      const calls = Array.from({ length: 10 }, (_, j) => ({ id: `c${i}-${j}`, name: py('echo'), arguments: { message: 'x' } }));
+      const calls = Array.from({ length: 10 }, (_, j) => ({ callId: `c${i}-${j}`, name: py('echo'), arguments: { message: 'x' } }));
       const { results } = await run.executeBatch(batch(run, calls), { signal: batchSignal });
       expect(results.every((r) => r.status === 'ok')).toBe(true);
     }
@@ -81,7 +81,7 @@ describe('a run leaves no abort listener behind (issue 26 defect 1)', () => {
     try {
       const run = await fx.start();
       for (let i = 0; i < 1000; i++) {
-        const { results } = await run.executeBatch(batch(run, [{ id: `c${i}`, name: py('echo'), arguments: { message: 'x' } }]));
+        const { results } = await run.executeBatch(batch(run, [{ callId: `c${i}`, name: py('echo'), arguments: { message: 'x' } }]));
         expect(results[0]?.status).toBe('ok');
       }
     } finally {
@@ -96,8 +96,8 @@ describe('server results are bounded before anything recurses on them (issue 21 
     const run = await fx.start();
     const { results } = await run.executeBatch(
       batch(run, [
-        { id: 'deep', name: py('deep'), arguments: { depth: 10_000 } },
-        { id: 'ok', name: py('echo'), arguments: { message: 'still here' } },
+        { callId: 'deep', name: py('deep'), arguments: { depth: 10_000 } },
+        { callId: 'ok', name: py('echo'), arguments: { message: 'still here' } },
       ]),
     );
     expect(results.map(statusOf)).toEqual(['tool_failed:protocol_error', 'ok']);
@@ -106,13 +106,13 @@ describe('server results are bounded before anything recurses on them (issue 21 
 
   it('B5: a result within the depth limit passes unchanged', async () => {
     const run = await fx.start();
-    const { results } = await run.executeBatch(batch(run, [{ id: 'd', name: py('deep'), arguments: { depth: 50 } }]));
+    const { results } = await run.executeBatch(batch(run, [{ callId: 'd', name: py('deep'), arguments: { depth: 50 } }]));
     expect(results.map(statusOf)).toEqual(['ok']);
   });
 
   it('B5: 3 MB in annotations and _meta count toward maxResultBytes: the result is cut with a notice', async () => {
     const run = await fx.start();
-    const { results } = await run.executeBatch(batch(run, [{ id: 'f', name: py('fat'), arguments: { bytes: 1_500_000 } }]));
+    const { results } = await run.executeBatch(batch(run, [{ callId: 'f', name: py('fat'), arguments: { bytes: 1_500_000 } }]));
     const result = results[0] as { status: string; content: { type: string; text: string }[] };
     expect(result.status).toBe('ok');
     expect(Buffer.byteLength(JSON.stringify(result.content))).toBeLessThanOrEqual(DEFAULT_LIMITS.maxResultBytes + 1024);
@@ -125,7 +125,7 @@ describe('server results are bounded before anything recurses on them (issue 21 
     const { results } = await run.executeBatch(
       batch(
         run,
-        depths.map((depth, i) => ({ id: `d${i}`, name: py('deep'), arguments: { depth } })),
+        depths.map((depth, i) => ({ callId: `d${i}`, name: py('deep'), arguments: { depth } })),
       ),
     );
     // The result object is level 0 and structuredContent is `depth` nested objects (levels 1…depth): 64 levels are too deep.

@@ -117,8 +117,8 @@ describe('secrets in library output', () => {
           agent: run.agent,
           batchId: 'b',
           calls: [
-            { id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/leaky' } },
-            { id: 'p', name: 'mcp_probe', arguments: { reference: 'tools/leaky' } },
+            { callId: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/leaky' } },
+            { callId: 'p', name: 'mcp_probe', arguments: { reference: 'tools/leaky' } },
           ],
         });
         await run.close();
@@ -148,7 +148,7 @@ describe('secrets in library output', () => {
       runId: run.id,
       agent: run.agent,
       batchId: 'b',
-      calls: [{ id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/s' } }],
+      calls: [{ callId: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/s' } }],
     });
     const shown = (results[0] as { structuredContent: { data: typeof doc } }).structuredContent.data;
     expect(shown.mcpServers.s).toEqual({

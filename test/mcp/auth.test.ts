@@ -131,7 +131,7 @@ describe('tokens stay secret', () => {
       runId: run.id,
       agent: run.agent,
       batchId: 'b1',
-      calls: [{ id: 'w', name: toolAlias('remote/who', 'who'), arguments: {} }],
+      calls: [{ callId: 'w', name: toolAlias('remote/who', 'who'), arguments: {} }],
     });
     expect(results[0]?.status).toBe('ok');
     expect(asked).toEqual(['remote/who']);
@@ -141,7 +141,7 @@ describe('tokens stay secret', () => {
       runId: run.id,
       agent: run.agent,
       batchId: 'b2',
-      calls: [{ id: 'x', name: toolAlias('remote/who', 'who'), arguments: {} }],
+      calls: [{ callId: 'x', name: toolAlias('remote/who', 'who'), arguments: {} }],
     });
     expect(revoked.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'auth_required' } });
     valid = new Set([SECRET]);

@@ -242,14 +242,14 @@ describe('E1: a run mounts servers of both eras', () => {
       try {
         const first = await run.executeBatch(
           batch(run, [
-            { id: 'ok', name: v2('echo'), arguments: { text: 'hello' } },
-            { id: 'bad', name: v2('echo'), arguments: { text: 42 } },
-            { id: 'g', name: v2('grow'), arguments: {} },
+            { callId: 'ok', name: v2('echo'), arguments: { text: 'hello' } },
+            { callId: 'bad', name: v2('echo'), arguments: { text: 42 } },
+            { callId: 'g', name: v2('grow'), arguments: {} },
           ]),
         );
         expect(first.results.map((r) => r.status)).toEqual(['ok', 'invalid_arguments', 'ok']);
         await waitFor(() => run.staleMounts.length > 0 || run.snapshot.aliases.includes(v2('extra_1')));
-        const second = await run.executeBatch(batch(run, [{ id: 'x', name: v2('extra_1'), arguments: {} }]));
+        const second = await run.executeBatch(batch(run, [{ callId: 'x', name: v2('extra_1'), arguments: {} }]));
         expect(second.results[0]?.status).toBe('ok');
       } finally {
         await run.close();
@@ -262,8 +262,8 @@ describe('E1: a run mounts servers of both eras', () => {
     try {
       const { results } = await run.executeBatch(
         batch(run, [
-          { id: 's', name: v2('slow'), arguments: { ms: 30_000 } },
-          { id: 'e', name: v2('echo'), arguments: { text: 'beside' } },
+          { callId: 's', name: v2('slow'), arguments: { ms: 30_000 } },
+          { callId: 'e', name: v2('echo'), arguments: { text: 'beside' } },
         ]),
       );
       expect(results[1]?.status).toBe('ok');

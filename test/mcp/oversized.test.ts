@@ -58,8 +58,8 @@ describe('messages over maxMessageBytes', () => {
     const run = await fx.start({ maxMessageBytes: LIMIT });
     const first = await run.executeBatch(
       batch(run, [
-        { id: 'huge', name: py('big'), arguments: { bytes: 2 * LIMIT } },
-        { id: 'fine', name: py('echo'), arguments: { message: 'ok' } },
+        { callId: 'huge', name: py('big'), arguments: { bytes: 2 * LIMIT } },
+        { callId: 'fine', name: py('echo'), arguments: { message: 'ok' } },
       ]),
     );
     expect(first.results[0]).toMatchObject({
@@ -67,7 +67,7 @@ describe('messages over maxMessageBytes', () => {
       error: { code: 'protocol_error', details: { reason: 'oversized_message' } },
     });
     expect(first.results[1]).toMatchObject({ status: 'ok' });
-    const second = await run.executeBatch(batch(run, [{ id: 'again', name: py('big'), arguments: { bytes: 10 } }]));
+    const second = await run.executeBatch(batch(run, [{ callId: 'again', name: py('big'), arguments: { bytes: 10 } }]));
     expect(second.results[0]).toMatchObject({ status: 'ok' });
   });
 });

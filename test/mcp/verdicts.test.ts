@@ -53,7 +53,9 @@ describe('E2: verdicts remembered beside the registry', () => {
     const before = discovers();
     const run = await NativeRun.start({ agent: 'team/e2', service, policy: policies.autoAllow('*'), verdicts });
     try {
-      const { results } = await run.executeBatch(batch(run, [{ id: 'e', name: toolAlias('tools/v2', 'echo'), arguments: { text: 'x' } }]));
+      const { results } = await run.executeBatch(
+        batch(run, [{ callId: 'e', name: toolAlias('tools/v2', 'echo'), arguments: { text: 'x' } }]),
+      );
       expect(results[0]?.status).toBe('ok');
     } finally {
       await run.close();

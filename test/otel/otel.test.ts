@@ -24,9 +24,9 @@ describe('otelAuditSink', () => {
     const run = await fx.start({ audit: sink, policy: policies.autoAllow(py('echo')) });
     await run.executeBatch({
       ...batch(run, [
-        { id: 'ok-1', name: py('echo'), arguments: { message: 'SECRET-ARGUMENT' } },
-        { id: 'bad-1', name: py('add'), arguments: { a: 'x' } },
-        { id: 'no-1', name: py('withdraw'), arguments: { amount: 1 } },
+        { callId: 'ok-1', name: py('echo'), arguments: { message: 'SECRET-ARGUMENT' } },
+        { callId: 'bad-1', name: py('add'), arguments: { a: 'x' } },
+        { callId: 'no-1', name: py('withdraw'), arguments: { amount: 1 } },
       ]),
       batchId: 'b-otel',
     });
@@ -66,8 +66,8 @@ describe('otelAuditSink', () => {
   it('B6: a rejected batch is one error span typed by its reason; framework calls are execute_tool spans', async () => {
     const { exporter, sink } = tracing();
     const run = await fx.start({ audit: sink }, { role: 'manager' });
-    await run.executeBatch(batch(run, [{ id: 'u', name: 'nope', arguments: {} }])).catch(() => undefined);
-    await run.executeBatch(batch(run, [{ id: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]));
+    await run.executeBatch(batch(run, [{ callId: 'u', name: 'nope', arguments: {} }])).catch(() => undefined);
+    await run.executeBatch(batch(run, [{ callId: 'r', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]));
     const spans = exporter.getFinishedSpans();
     expect(spans.find((s) => s.attributes['error.type'] === 'unknown_tool')?.name).toBe('batch team/alice');
     expect(spans.find((s) => s.name === 'execute_tool resource_read')?.attributes).toMatchObject({
@@ -87,7 +87,7 @@ describe('otelAuditSink trace context', () => {
     const run = await NativeRun.start({ agent: 'team/traced', service, policy: policies.autoAllow('*'), audit: sink });
     try {
       const { results } = await run.executeBatch({
-        ...batch(run, [{ id: 't', name: toolAlias('tools/v2', 'trace'), arguments: {} }]),
+        ...batch(run, [{ callId: 't', name: toolAlias('tools/v2', 'trace'), arguments: {} }]),
         batchId: 'b-trace',
       });
       const seen = (results[0] as { content?: { text?: string }[] }).content?.[0]?.text ?? '';
@@ -112,7 +112,7 @@ describe('otelAuditSink trace context', () => {
       audit: { record: () => undefined },
     });
     try {
-      const { results } = await run.executeBatch(batch(run, [{ id: 't', name: toolAlias('tools/v2', 'trace'), arguments: {} }]));
+      const { results } = await run.executeBatch(batch(run, [{ callId: 't', name: toolAlias('tools/v2', 'trace'), arguments: {} }]));
       expect((results[0] as { content?: { text?: string }[] }).content?.[0]?.text).toBe('none');
     } finally {
       await run.close();

@@ -58,7 +58,7 @@ describe('E3: list caching by ttlMs (2026-07-28)', () => {
   it('E3: a list change invalidates the pooled list at once, whatever its ttl', async () => {
     const { start, lists } = await setup(3_600_000);
     const run = await start();
-    await run.executeBatch(batch(run, [{ id: 'g', name: toolAlias('tools/v2', 'grow'), arguments: {} }]));
+    await run.executeBatch(batch(run, [{ callId: 'g', name: toolAlias('tools/v2', 'grow'), arguments: {} }]));
     await waitFor(() => run.staleMounts.length > 0); // the change reached the pooled connection
     await run.close();
     const before = lists();

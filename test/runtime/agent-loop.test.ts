@@ -16,11 +16,11 @@ describe('runAgentLoop with a scripted model', () => {
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
     run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('tools/py') });
     const model = new ScriptedModel([
-      { toolCalls: [{ id: 'c1', name: py('add'), arguments: '{"a": "1", "b": 2}' }] },
+      { toolCalls: [{ callId: 'c1', name: py('add'), arguments: '{"a": "1", "b": 2}' }] },
       ({ history }) => {
         const last = history[history.length - 1];
         const failed = last?.role === 'tool' && last.results[0]?.status === 'invalid_arguments';
-        return failed ? { toolCalls: [{ id: 'c2', name: py('add'), arguments: { a: 1, b: 2 } }] } : { text: 'unexpected' };
+        return failed ? { toolCalls: [{ callId: 'c2', name: py('add'), arguments: { a: 1, b: 2 } }] } : { text: 'unexpected' };
       },
       { text: 'the sum is 3' },
     ]);
@@ -33,7 +33,7 @@ describe('runAgentLoop with a scripted model', () => {
     env = await setup();
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
     run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*') });
-    const wrong = { toolCalls: [{ id: 'w', name: py('add'), arguments: { a: 'x' } }] };
+    const wrong = { toolCalls: [{ callId: 'w', name: py('add'), arguments: { a: 'x' } }] };
     const model = new ScriptedModel([wrong, wrong, wrong, wrong]);
     const outcome = await runAgentLoop({ run, model, maxSteps: 3 });
     expect(outcome).toMatchObject({ status: 'max_steps', steps: 3 });
@@ -45,7 +45,7 @@ describe('runAgentLoop with a scripted model', () => {
     env = await setup();
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
     run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*') });
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'u', name: 'made_up_tool', arguments: {} }] }, { text: 'ok' }]);
+    const model = new ScriptedModel([{ toolCalls: [{ callId: 'u', name: 'made_up_tool', arguments: {} }] }, { text: 'ok' }]);
     const outcome = await runAgentLoop({ run, model, maxSteps: 3 });
     expect(outcome.steps).toBe(2);
     expect(outcome.history.some((m) => m.role === 'system' && /unknown|not a tool/.test(m.text))).toBe(true);

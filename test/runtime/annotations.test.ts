@@ -7,10 +7,10 @@ const fx = runFixture();
 const start = (policy: PermissionPolicy, data: Record<string, unknown> = {}) => fx.start({ policy }, data);
 
 const calls = () => [
-  { id: 'echo', name: py('echo'), arguments: { message: 'hi' } }, // readOnlyHint: true
-  { id: 'add', name: py('add'), arguments: { a: 1, b: 2 } }, // readOnlyHint, idempotentHint
-  { id: 'withdraw', name: py('withdraw'), arguments: { amount: 1 } }, // destructiveHint: true
-  { id: 'where', name: py('whereami'), arguments: {} }, // no annotations: MCP defaults
+  { callId: 'echo', name: py('echo'), arguments: { message: 'hi' } }, // readOnlyHint: true
+  { callId: 'add', name: py('add'), arguments: { a: 1, b: 2 } }, // readOnlyHint, idempotentHint
+  { callId: 'withdraw', name: py('withdraw'), arguments: { amount: 1 } }, // destructiveHint: true
+  { callId: 'where', name: py('whereami'), arguments: {} }, // no annotations: MCP defaults
 ];
 const outcome = (results: { callId: string; status: string }[]) => Object.fromEntries(results.map((r) => [r.callId, r.status]));
 
@@ -65,7 +65,7 @@ describe('annotations and policies', () => {
   it('G4: an annotation match can be limited to trusted mounts, and never matches framework tools', async () => {
     const r = await start(policies.autoAllow({ readOnly: true, mounts: ['tools/other'] }), { role: 'manager' });
     const { results } = await r.executeBatch(
-      batch(r, [calls()[0]!, { id: 'read', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]),
+      batch(r, [calls()[0]!, { callId: 'read', name: 'resource_read', arguments: { kind: 'mcp', reference: 'tools/py' } }]),
     );
     expect(outcome(results)).toEqual({ echo: 'permission_denied', read: 'permission_denied' });
   });

@@ -29,8 +29,8 @@ describe('MCP Apps metadata', () => {
     expect(run.tools({ includeAppOnly: true }).map((t) => t.name)).toContain(py('app_only'));
     const { results } = await run.executeBatch(
       batch(run, [
-        { id: 'a', name: py('app_only'), arguments: {} },
-        { id: 'w', name: py('widget'), arguments: {} },
+        { callId: 'a', name: py('app_only'), arguments: {} },
+        { callId: 'w', name: py('widget'), arguments: {} },
       ]),
     );
     expect(results.map((r) => r.status)).toEqual(['ok', 'ok']);
@@ -40,7 +40,7 @@ describe('MCP Apps metadata', () => {
   it("B3: after hooks see a result's _meta as the server sent it", async () => {
     const seen: unknown[] = [];
     const run = await fx.start({ hooks: { after: [(_call, result) => void seen.push((result as { _meta?: unknown })._meta)] } });
-    await run.executeBatch(batch(run, [{ id: 'w', name: py('widget'), arguments: {} }]));
+    await run.executeBatch(batch(run, [{ callId: 'w', name: py('widget'), arguments: {} }]));
     expect(seen).toEqual([{ ui: { state: 'widget' } }]);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { executeModelCalls, isAgtError, NativeRun, policies, runAgentLoop } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { batch, py, setup } from '../support/runs.js';
+import { failure } from '../support/paths.js';
 
 // Stage 1 once: checkBatch returns every problem as data; executeBatch rejects on
 // them, executeModelCalls maps them to per-call results; arguments are read once.
@@ -117,10 +118,15 @@ describe('stage 1 problems as data', () => {
     expect(handed).toEqual(['team/bob']);
   });
 
-  it('B6: the 0.1 call field `id` is still accepted; results carry `callId` only (the 0.1 `tool_call_id` copy is gone)', async () => {
+  it('B6: results carry `callId` only; a call of the 0.1 shape (`id`) is batch_rejected saying the field is now `callId`', async () => {
     const r = await start();
-    const { results } = await r.executeBatch(batch(r, [{ id: 'old', name: py('echo'), arguments: { message: 'hi' } }]));
-    expect(results[0]).toMatchObject({ callId: 'old', status: 'ok' });
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'new', name: py('echo'), arguments: { message: 'hi' } }]));
+    expect(results[0]).toMatchObject({ callId: 'new', status: 'ok' });
     expect(results[0]).not.toHaveProperty('tool_call_id');
+    const old = [{ id: 'old', name: py('echo'), arguments: { message: 'hi' } }] as never;
+    const f = await failure(r.executeBatch(batch(r, old)));
+    expect(f.code).toBe('batch_rejected');
+    expect(f.details).toMatchObject({ reason: 'missing_call_id' });
+    expect(f.message).toMatch(/has `id` but no `callId` \(the 0\.1 field `id` is now `callId`\)/);
   });
 });

@@ -21,8 +21,8 @@ describe('call timeout', () => {
     const r = await start({ timeouts: { callMs: 400 }, audit: { record: (e) => void audit.push(e) } });
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'n', name: py('never'), arguments: {} },
-        { id: 'e', name: py('echo'), arguments: { message: 'hi' } },
+        { callId: 'n', name: py('never'), arguments: {} },
+        { callId: 'e', name: py('echo'), arguments: { message: 'hi' } },
       ]),
     );
     expect(results.map(statusOf)).toEqual(['tool_failed:call_timeout', 'ok']);
@@ -33,7 +33,7 @@ describe('call timeout', () => {
 
   it('B5: 8 slow calls with a timeout (timeouts.callMs): every one is cancelled on the server, none is left in flight', async () => {
     const r = await start({ timeouts: { callMs: 300 }, concurrency: 8 });
-    const calls = Array.from({ length: 8 }, (_, i) => ({ id: `s${i}`, name: py('never'), arguments: {} }));
+    const calls = Array.from({ length: 8 }, (_, i) => ({ callId: `s${i}`, name: py('never'), arguments: {} }));
     const { results } = await r.executeBatch(batch(r, calls));
     expect(results.map(statusOf)).toEqual(Array(8).fill('tool_failed:call_timeout'));
     await waitFor(() => cancelledOnServer() === 8);
@@ -62,9 +62,9 @@ describe('cancellation', () => {
     const r = await start({ signal: controller.signal, concurrency: 2 });
     const pending = r.executeBatch(
       batch(r, [
-        { id: 'a', name: py('never'), arguments: {} },
-        { id: 'b', name: py('sleep'), arguments: { ms: 60_000 } },
-        { id: 'c', name: py('echo'), arguments: { message: 'queued behind the slow ones' } },
+        { callId: 'a', name: py('never'), arguments: {} },
+        { callId: 'b', name: py('sleep'), arguments: { ms: 60_000 } },
+        { callId: 'c', name: py('echo'), arguments: { message: 'queued behind the slow ones' } },
       ]),
     );
     await waitFor(() => fx.env.calls().length === 2); // both slow calls reached the server
@@ -74,7 +74,7 @@ describe('cancellation', () => {
     await waitFor(() => cancelledOnServer() === 2);
     expect(fx.env.calls().map((c) => c.tool)).toEqual(['never', 'sleep']); // the queued echo never ran
     // The run stays cancelled: a later batch runs nothing.
-    const later = await r.executeBatch(batch(r, [{ id: 'd', name: py('echo'), arguments: { message: 'x' } }]));
+    const later = await r.executeBatch(batch(r, [{ callId: 'd', name: py('echo'), arguments: { message: 'x' } }]));
     expect(later.results.map(statusOf)).toEqual(['tool_failed:cancelled']);
     expect(fx.env.calls()).toHaveLength(2);
   });
@@ -91,12 +91,14 @@ describe('cancellation', () => {
       ),
     });
     const controller = new AbortController();
-    const pending = r.executeBatch(batch(r, [{ id: 'w', name: py('withdraw'), arguments: { amount: 1 } }]), { signal: controller.signal });
+    const pending = r.executeBatch(batch(r, [{ callId: 'w', name: py('withdraw'), arguments: { amount: 1 } }]), {
+      signal: controller.signal,
+    });
     await waitFor(() => asked === 1);
     controller.abort();
     expect((await pending).results.map(statusOf)).toEqual(['tool_failed:cancelled']);
     expect(fx.env.calls()).toEqual([]); // never executed
-    const next = await r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'next batch' } }]));
+    const next = await r.executeBatch(batch(r, [{ callId: 'e', name: py('echo'), arguments: { message: 'next batch' } }]));
     expect(next.results.map(statusOf)).toEqual(['ok']);
   });
 
@@ -111,7 +113,9 @@ describe('cancellation', () => {
         },
       },
     });
-    const pending = r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'x' } }]), { signal: controller.signal });
+    const pending = r.executeBatch(batch(r, [{ callId: 'e', name: py('echo'), arguments: { message: 'x' } }]), {
+      signal: controller.signal,
+    });
     await waitFor(() => seen !== undefined);
     expect(seen?.aborted).toBe(false);
     controller.abort();
@@ -124,7 +128,7 @@ describe('progress', () => {
   it("progress notifications reach the run's onProgress with the call id and alias", async () => {
     const seen: ProgressEvent[] = [];
     const r = await start({ onProgress: (e) => void seen.push(e) });
-    const { results } = await r.executeBatch(batch(r, [{ id: 'p', name: py('count'), arguments: { n: 3 } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'p', name: py('count'), arguments: { n: 3 } }]));
     expect(results.map(statusOf)).toEqual(['ok']);
     expect(seen).toEqual(
       [1, 2, 3].map((i) => ({ runId: r.id, callId: 'p', tool: py('count'), progress: i, total: 3, message: `step ${i}` })),
@@ -149,7 +153,7 @@ describe('cancellation of delegates and loops', () => {
         },
       ],
     });
-    const pending = r.executeBatch(batch(r, [{ id: 'd', name: 'hand_off', arguments: { agent: 'team/bob', task: 'long work' } }]));
+    const pending = r.executeBatch(batch(r, [{ callId: 'd', name: 'hand_off', arguments: { agent: 'team/bob', task: 'long work' } }]));
     await waitFor(() => handlerSignal !== undefined);
     controller.abort();
     expect((await pending).results.map(statusOf)).toEqual(['tool_failed:cancelled']);
@@ -159,7 +163,7 @@ describe('cancellation of delegates and loops', () => {
   it('runAgentLoop with a signal: the step in flight is cancelled and the loop ends as cancelled', async () => {
     const controller = new AbortController();
     const r = await start();
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'n', name: py('never'), arguments: {} }] }, { text: 'never reached' }]);
+    const model = new ScriptedModel([{ toolCalls: [{ callId: 'n', name: py('never'), arguments: {} }] }, { text: 'never reached' }]);
     const loop = runAgentLoop({ run: r, model, maxSteps: 5, signal: controller.signal });
     await waitFor(() => fx.env.calls().length === 1);
     controller.abort();

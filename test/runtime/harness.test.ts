@@ -39,17 +39,17 @@ describe('H2/H3: harness dynamic tools', () => {
     expect(set.tools()).toEqual([
       { name: 'create_ticket', description: 'Create a ticket', inputSchema: expect.objectContaining({ required: ['title'] }) },
     ]);
-    const bad = await set.handle({ id: 't1', name: 'create_ticket', arguments: { title: 'no', priority: 'urgent' } });
+    const bad = await set.handle({ callId: 't1', name: 'create_ticket', arguments: { title: 'no', priority: 'urgent' } });
     expect(bad).toMatchObject({ callId: 't1', status: 'invalid_arguments' });
     expect(calls).toEqual([]);
-    const good = await set.handle({ id: 't2', name: 'create_ticket', arguments: '{"title":"Broken login"}' });
+    const good = await set.handle({ callId: 't2', name: 'create_ticket', arguments: '{"title":"Broken login"}' });
     expect(good).toMatchObject({ status: 'ok', content: [{ type: 'text', text: 'created Broken login' }] });
     expect(calls).toEqual([{ title: 'Broken login' }]);
   });
 
   it('H3: a call for a tool the set does not define is not ours to run', async () => {
     const set = new HarnessToolSet([ticketTool([])]);
-    expect(await set.handle({ id: 'x', name: 'Bash', arguments: {} })).toMatchObject({
+    expect(await set.handle({ callId: 'x', name: 'Bash', arguments: {} })).toMatchObject({
       status: 'invalid_arguments',
       error: { code: 'invalid_arguments', details: { reason: 'unknown_tool' } },
     });

@@ -17,7 +17,7 @@ describe('list_changed refresh', () => {
   it('F1/F2: a tool the server adds is callable after the batch boundary, not inside the batch that announced it', async () => {
     const r = await start();
     const before = r.snapshot.fingerprint;
-    const { results, refresh } = await r.executeBatch(batch(r, [{ id: 'g', name: py('grow'), arguments: { name: 'fresh' } }]));
+    const { results, refresh } = await r.executeBatch(batch(r, [{ callId: 'g', name: py('grow'), arguments: { name: 'fresh' } }]));
     expect(results[0]?.status).toBe('ok');
     expect(refresh).toEqual({
       status: 'applied',
@@ -27,7 +27,7 @@ describe('list_changed refresh', () => {
     expect(r.snapshot.aliases).toContain(py('fresh'));
     expect(r.snapshot.fingerprint).not.toBe(before); // F6: the refresh updated the fingerprint
     expect(r.staleMounts).toEqual([]);
-    const next = await r.executeBatch(batch(r, [{ id: 'f', name: py('fresh'), arguments: {} }]));
+    const next = await r.executeBatch(batch(r, [{ callId: 'f', name: py('fresh'), arguments: {} }]));
     expect(next.results[0]?.status).toBe('ok');
     expect(next.refresh).toBeUndefined();
   });
@@ -37,8 +37,8 @@ describe('list_changed refresh', () => {
     await expect(
       r.executeBatch(
         batch(r, [
-          { id: 'g', name: py('grow'), arguments: { name: 'later' } },
-          { id: 'l', name: py('later'), arguments: {} },
+          { callId: 'g', name: py('grow'), arguments: { name: 'later' } },
+          { callId: 'l', name: py('later'), arguments: {} },
         ]),
       ),
     ).rejects.toMatchObject({ details: { reason: 'unknown_tool' } }); // stage 1 judged the batch against the snapshot it started with
@@ -48,20 +48,20 @@ describe('list_changed refresh', () => {
     const audit: AuditEvent[] = [];
     const r = await start(audit);
     const listsBefore = toolLists();
-    const { refresh } = await r.executeBatch(batch(r, [{ id: 's', name: py('storm'), arguments: { n: 1000 } }]));
+    const { refresh } = await r.executeBatch(batch(r, [{ callId: 's', name: py('storm'), arguments: { n: 1000 } }]));
     expect(refresh?.status).toBe('applied');
     expect(toolLists()).toBe(listsBefore + 1);
     expect(audit.filter((e) => e.type === 'refresh')).toEqual([
       expect.objectContaining({ trigger: 'list_changed', mounts: ['tools/py'], status: 'applied' }),
     ]);
-    const quiet = await r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'calm' } }]));
+    const quiet = await r.executeBatch(batch(r, [{ callId: 'e', name: py('echo'), arguments: { message: 'calm' } }]));
     expect(quiet.refresh).toBeUndefined();
     expect(toolLists()).toBe(listsBefore + 1);
   });
 
   it('F1: resources and prompts list_changed mark the mount stale too; the message names what changed', async () => {
     const r = await start();
-    const { refresh } = await r.executeBatch(batch(r, [{ id: 't', name: py('touch'), arguments: {} }]));
+    const { refresh } = await r.executeBatch(batch(r, [{ callId: 't', name: py('touch'), arguments: {} }]));
     expect(refresh?.message).toMatch(/tools\/py \(resources, prompts\)/);
     expect((await r.listResources('tools/py')).length).toBe(3);
     expect((await r.listPrompts('tools/py')).map((p) => p.name)).toEqual(['greet', 'plain']);
@@ -77,12 +77,12 @@ describe('list_changed refresh', () => {
       data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'edited', '--echo-max', '5'] }) } },
     });
     await fx.env.service.write({ kind: 'agent', reference: 'team/alice', data: { mcps: [] } });
-    const { refresh } = await r.executeBatch(batch(r, [{ id: 'g', name: py('grow'), arguments: { name: 'extra' } }]));
+    const { refresh } = await r.executeBatch(batch(r, [{ callId: 'g', name: py('grow'), arguments: { name: 'extra' } }]));
     expect(refresh?.status).toBe('applied');
     expect(r.snapshot.mounts.map((m) => m.reference)).toEqual(['tools/other', 'tools/py']);
     expect(r.snapshot.aliases).toEqual(expect.arrayContaining([...aliases, py('extra')]));
     const other = await r.executeBatch(
-      batch(r, [{ id: 'o', name: toolAlias('tools/other', 'echo'), arguments: { message: 'longer than five' } }]),
+      batch(r, [{ callId: 'o', name: toolAlias('tools/other', 'echo'), arguments: { message: 'longer than five' } }]),
     );
     expect(other.results[0]?.status).toBe('ok'); // still the old config's schema (maxLength 200)
   });
@@ -91,7 +91,7 @@ describe('list_changed refresh', () => {
     const audit: AuditEvent[] = [];
     const r = await start(audit);
     const old = r.snapshot;
-    const { results, refresh } = await r.executeBatch(batch(r, [{ id: 's', name: py('sabotage'), arguments: {} }]));
+    const { results, refresh } = await r.executeBatch(batch(r, [{ callId: 's', name: py('sabotage'), arguments: {} }]));
     expect(results[0]?.status).toBe('ok');
     expect(refresh).toEqual({
       status: 'failed',
@@ -103,7 +103,7 @@ describe('list_changed refresh', () => {
     expect(r.snapshot).toBe(old);
     expect(audit.filter((e) => e.type === 'refresh')).toEqual([expect.objectContaining({ status: 'failed', code: 'protocol_error' })]);
     const lists = toolLists();
-    const next = await r.executeBatch(batch(r, [{ id: 'e', name: py('echo'), arguments: { message: 'old tools work' } }]));
+    const next = await r.executeBatch(batch(r, [{ callId: 'e', name: py('echo'), arguments: { message: 'old tools work' } }]));
     expect(next.results[0]?.status).toBe('ok');
     expect(next.refresh).toBeUndefined(); // no automatic retry
     expect(toolLists()).toBe(lists);

@@ -18,7 +18,7 @@ describe('output schemas', () => {
 
   it('B3: a valid structured result passes the output check unchanged', async () => {
     const r = await start();
-    const { results } = await r.executeBatch(batch(r, [{ id: 'd', name: py('divide'), arguments: { a: 7, b: 2 } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'd', name: py('divide'), arguments: { a: 7, b: 2 } }]));
     expect(results[0]).toEqual({
       callId: 'd',
       status: 'ok',
@@ -32,8 +32,8 @@ describe('output schemas', () => {
     const r = await start(audit);
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'bad', name: py('bad_output'), arguments: {} },
-        { id: 'good', name: py('divide'), arguments: { a: 9, b: 3 } },
+        { callId: 'bad', name: py('bad_output'), arguments: {} },
+        { callId: 'good', name: py('divide'), arguments: { a: 9, b: 3 } },
       ]),
     );
     expect(results.map((x) => [x.callId, x.status])).toEqual([
@@ -64,9 +64,9 @@ describe('output schemas', () => {
     const r = await start();
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'none', name: py('no_structured'), arguments: {} },
-        { id: 'string', name: py('malformed_structured'), arguments: {} },
-        { id: 'list', name: py('untyped_structured'), arguments: {} },
+        { callId: 'none', name: py('no_structured'), arguments: {} },
+        { callId: 'string', name: py('malformed_structured'), arguments: {} },
+        { callId: 'list', name: py('untyped_structured'), arguments: {} },
       ]),
     );
     expect(results.map((x) => (x.status === 'ok' ? 'ok' : x.error.code))).toEqual(['output_invalid', 'output_invalid', 'output_invalid']);

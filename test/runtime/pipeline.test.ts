@@ -90,10 +90,10 @@ describe('B3–B6: one batch', () => {
     );
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'c1', name: py('echo'), arguments: '{"message":"hello"}' },
-        { id: 'c2', name: py('add'), arguments: { a: 'two', b: 3 } },
-        { id: 'c3', name: py('withdraw'), arguments: { amount: 5 } },
-        { id: 'c4', name: py('add'), arguments: { a: 2, b: 3 } },
+        { callId: 'c1', name: py('echo'), arguments: '{"message":"hello"}' },
+        { callId: 'c2', name: py('add'), arguments: { a: 'two', b: 3 } },
+        { callId: 'c3', name: py('withdraw'), arguments: { amount: 5 } },
+        { callId: 'c4', name: py('add'), arguments: { a: 2, b: 3 } },
       ]),
     );
     expect(results.map((x) => [x.callId, x.status])).toEqual([
@@ -122,9 +122,9 @@ describe('B3–B6: one batch', () => {
     );
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'x1', name: py('echo'), arguments: { message: '' } },
-        { id: 'x2', name: py('echo'), arguments: '{not json' },
-        { id: 'x3', name: py('echo'), arguments: { message: 'ok', extra: true } },
+        { callId: 'x1', name: py('echo'), arguments: { message: '' } },
+        { callId: 'x2', name: py('echo'), arguments: '{not json' },
+        { callId: 'x3', name: py('echo'), arguments: { message: 'ok', extra: true } },
       ]),
     );
     expect(results.every((x) => x.status === 'invalid_arguments')).toBe(true);
@@ -141,8 +141,8 @@ describe('B3–B6: one batch', () => {
     const error = await r
       .executeBatch(
         batch(r, [
-          { id: 'a', name: py('echo'), arguments: { message: 'must not run' } },
-          { id: 'b', name: 'no_such_tool', arguments: {} },
+          { callId: 'a', name: py('echo'), arguments: { message: 'must not run' } },
+          { callId: 'b', name: 'no_such_tool', arguments: {} },
         ]),
       )
       .catch((e: unknown) => e);
@@ -159,14 +159,14 @@ describe('B3–B6: one batch', () => {
         agent: r.agent,
         batchId: 'z2',
         calls: [
-          { id: 'same', name: py('echo'), arguments: { message: 'a' } },
-          { id: 'same', name: py('echo'), arguments: { message: 'b' } },
+          { callId: 'same', name: py('echo'), arguments: { message: 'a' } },
+          { callId: 'same', name: py('echo'), arguments: { message: 'b' } },
         ],
       }),
     ],
     [
       'missing_call_id',
-      (r: NativeRun) => ({ runId: r.id, agent: r.agent, batchId: 'z3', calls: [{ id: '', name: py('echo'), arguments: {} }] }),
+      (r: NativeRun) => ({ runId: r.id, agent: r.agent, batchId: 'z3', calls: [{ callId: '', name: py('echo'), arguments: {} }] }),
     ],
   ])('B6: %s rejects the whole batch', async (reason, make) => {
     const r = await start({ mcps: ['tools/py'] });
@@ -176,7 +176,7 @@ describe('B3–B6: one batch', () => {
 
   it('B6: a batch id cannot run twice', async () => {
     const r = await start({ mcps: ['tools/py'] });
-    const b = batch(r, [{ id: 'c', name: py('echo'), arguments: { message: 'once' } }]);
+    const b = batch(r, [{ callId: 'c', name: py('echo'), arguments: { message: 'once' } }]);
     await r.executeBatch(b);
     await expect(r.executeBatch(b)).rejects.toMatchObject({ details: { reason: 'duplicate_batch_id' } });
     expect(env.calls()).toHaveLength(1);
@@ -208,7 +208,7 @@ describe('B3–B6: one batch', () => {
         },
       },
     );
-    const { results } = await r.executeBatch(batch(r, [{ id: 'c', name: py('echo'), arguments: { message: 'secret' } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'c', name: py('echo'), arguments: { message: 'secret' } }]));
     expect(order).toEqual(['permission', 'before', 'after:ok']);
     expect(results[0]).toMatchObject({ status: 'ok', content: [{ type: 'text', text: '[redacted]' }] });
     expect(env.calls()).toEqual([{ tool: 'echo', arguments: { message: 'secret' } }]);
@@ -230,8 +230,8 @@ describe('B3–B6: one batch', () => {
     );
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'c1', name: py('add'), arguments: { a: 1, b: 2 } },
-        { id: 'c2', name: py('withdraw'), arguments: { amount: 1 } },
+        { callId: 'c1', name: py('add'), arguments: { a: 1, b: 2 } },
+        { callId: 'c2', name: py('withdraw'), arguments: { amount: 1 } },
       ]),
     );
     expect(results[0]).toMatchObject({ status: 'ok', structuredContent: { sum: 3 } });
@@ -243,7 +243,7 @@ describe('B3–B6: one batch', () => {
 
   it("a server's business error is a tool_error result with its code, not an exception", async () => {
     const r = await start({ mcps: ['tools/py'] });
-    const { results } = await r.executeBatch(batch(r, [{ id: 'c', name: py('withdraw'), arguments: { amount: 1e9 } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'c', name: py('withdraw'), arguments: { amount: 1e9 } }]));
     expect(results[0]).toMatchObject({ status: 'tool_error', error: { code: 'insufficient_funds' } });
   });
 
@@ -254,7 +254,7 @@ describe('B3–B6: one batch', () => {
     // crash-after-init fails its tools/list, so start skipped it; the other mount works
     expect(run.snapshot.mounts.map((m) => m.reference)).toEqual(['tools/other']);
     const other = toolAlias('tools/other', 'echo');
-    const { results } = await run.executeBatch(batch(run, [{ id: 'c', name: other, arguments: { message: 'still fine' } }]));
+    const { results } = await run.executeBatch(batch(run, [{ callId: 'c', name: other, arguments: { message: 'still fine' } }]));
     expect(results[0]?.status).toBe('ok');
   });
 
@@ -266,11 +266,11 @@ describe('B3–B6: one batch', () => {
     );
     await r.executeBatch(
       batch(r, [
-        { id: 'c1', name: py('echo'), arguments: { message: 'SECRET-ARG-1' } },
-        { id: 'c2', name: py('withdraw'), arguments: { amount: 31.4159265 } },
+        { callId: 'c1', name: py('echo'), arguments: { message: 'SECRET-ARG-1' } },
+        { callId: 'c2', name: py('withdraw'), arguments: { amount: 31.4159265 } },
       ]),
     );
-    await r.executeBatch(batch(r, [{ id: 'c3', name: 'nope', arguments: { message: 'SECRET-ARG-2' } }])).catch(() => undefined);
+    await r.executeBatch(batch(r, [{ callId: 'c3', name: 'nope', arguments: { message: 'SECRET-ARG-2' } }])).catch(() => undefined);
     const seen = events.map((e) => [
       e.type,
       e.type === 'tool_call'
@@ -304,7 +304,7 @@ describe('G1–G5, B7: who may call what', () => {
     const r = await start({ mcps: ['tools/py'] });
     expect(r.tools().map((t) => t.name)).not.toContain('resource_write');
     await expect(
-      r.executeBatch(batch(r, [{ id: 'c', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } }])),
+      r.executeBatch(batch(r, [{ callId: 'c', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } }])),
     ).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
   });
 
@@ -320,8 +320,8 @@ describe('G1–G5, B7: who may call what', () => {
     ]);
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'r', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } },
-        { id: 'w', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/alice', data: { name: 'x' } } },
+        { callId: 'r', name: 'resource_read', arguments: { kind: 'agent', reference: 'team/alice' } },
+        { callId: 'w', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/alice', data: { name: 'x' } } },
       ]),
     );
     expect(results.map((x) => x.status)).toEqual(['ok', 'permission_denied']);
@@ -331,9 +331,9 @@ describe('G1–G5, B7: who may call what', () => {
     const r = await start({ role: 'manager' });
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'bad', name: 'resource_write', arguments: { kind: 'robot', reference: 'a/b' } },
+        { callId: 'bad', name: 'resource_write', arguments: { kind: 'robot', reference: 'a/b' } },
         {
-          id: 'domain',
+          callId: 'domain',
           name: 'resource_write',
           arguments: {
             kind: 'mcp',
@@ -342,7 +342,7 @@ describe('G1–G5, B7: who may call what', () => {
             data: { mcpServers: { x: { command: './run.sh', cwd: '/srv' } } },
           },
         },
-        { id: 'missing', name: 'resource_read', arguments: { kind: 'skill', reference: 'no/such' } },
+        { callId: 'missing', name: 'resource_read', arguments: { kind: 'skill', reference: 'no/such' } },
       ]),
     );
     expect(results[0]).toMatchObject({
@@ -355,7 +355,7 @@ describe('G1–G5, B7: who may call what', () => {
 
   it('G2: the probe comes with resource management (mcp_probe works for the manager)', async () => {
     const r = await start({ role: 'manager' });
-    const { results } = await r.executeBatch(batch(r, [{ id: 'p', name: 'mcp_probe', arguments: { reference: 'tools/py' } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'p', name: 'mcp_probe', arguments: { reference: 'tools/py' } }]));
     expect(results[0]).toMatchObject({ status: 'ok', structuredContent: { ok: true, server: { name: 'agt-python-fixture' } } });
   });
 
@@ -363,21 +363,21 @@ describe('G1–G5, B7: who may call what', () => {
     const r = await start({ mcps: ['tools/py'] });
     const other = toolAlias('tools/other', 'echo');
     expect(r.tools().map((t) => t.name)).not.toContain(other);
-    await expect(r.executeBatch(batch(r, [{ id: 'c', name: other, arguments: { message: 'x' } }]))).rejects.toMatchObject({
+    await expect(r.executeBatch(batch(r, [{ callId: 'c', name: other, arguments: { message: 'x' } }]))).rejects.toMatchObject({
       details: { reason: 'unknown_tool' },
     });
   });
 
   it('G4: every call passes the policy; with no allowing policy, calls are denied (default deny)', async () => {
     const r = await start({ mcps: ['tools/py'] }, { policy: policies.chain() });
-    const { results } = await r.executeBatch(batch(r, [{ id: 'c', name: py('echo'), arguments: { message: 'x' } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'c', name: py('echo'), arguments: { message: 'x' } }]));
     expect(results[0]).toMatchObject({ status: 'permission_denied' });
     expect(env.calls()).toEqual([]);
   });
 
   it('G5: using an assembled MCP needs no resource management; changing the assembly does', async () => {
     const r = await start({ mcps: ['tools/py'] });
-    const { results } = await r.executeBatch(batch(r, [{ id: 'c', name: py('add'), arguments: { a: 1, b: 1 } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'c', name: py('add'), arguments: { a: 1, b: 1 } }]));
     expect(results[0]?.status).toBe('ok');
     expect(r.tools().map((t) => t.name)).not.toContain('resource_write');
   });
@@ -401,13 +401,15 @@ describe('G1–G5, B7: who may call what', () => {
     );
     const tool = r.tools().find((t) => t.name === 'delegate_research');
     expect(tool?.inputSchema).toMatchObject({ required: ['agent', 'task'], additionalProperties: false });
-    const ok = await r.executeBatch(batch(r, [{ id: 'd1', name: 'delegate_research', arguments: { agent: 'team/bob', task: 'find X' } }]));
+    const ok = await r.executeBatch(
+      batch(r, [{ callId: 'd1', name: 'delegate_research', arguments: { agent: 'team/bob', task: 'find X' } }]),
+    );
     expect(ok.results[0]?.status).toBe('ok');
     await expect(
       r.executeBatch(
         batch(r, [
-          { id: 'd2', name: 'delegate_research', arguments: { agent: 'team/bob', task: 'fine' } },
-          { id: 'd3', name: 'delegate_research', arguments: { agent: 'team/mallory', task: 'steal' } },
+          { callId: 'd2', name: 'delegate_research', arguments: { agent: 'team/bob', task: 'fine' } },
+          { callId: 'd3', name: 'delegate_research', arguments: { agent: 'team/mallory', task: 'steal' } },
         ]),
       ),
     ).rejects.toMatchObject({ details: { reason: 'delegation_forbidden' } });

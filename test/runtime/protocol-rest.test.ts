@@ -27,11 +27,11 @@ const names = (run: { tools(): { name: string }[] }) => run.tools().map((t) => t
 describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
   it('F1: a list_changed that arrives between batches is applied before the next batch: its new tool can be called in it', async () => {
     const run = await fx.start();
-    const first = await run.executeBatch(batch(run, [{ id: 'g', name: py('grow'), arguments: { name: 'late_one', later: 50 } }]));
+    const first = await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_one', later: 50 } }]));
     expect(first.refresh).toBeUndefined(); // announced after the batch ended
     await vi.waitFor(() => expect(run.staleMounts).toEqual(['tools/py']), { timeout: 10_000, interval: 20 });
     expect(names(run)).not.toContain(py('late_one'));
-    const second = await run.executeBatch(batch(run, [{ id: 'l', name: py('late_one'), arguments: {} }]));
+    const second = await run.executeBatch(batch(run, [{ callId: 'l', name: py('late_one'), arguments: {} }]));
     expect(second.results[0]).toMatchObject({ status: 'ok' });
     expect(second.refresh).toMatchObject({ status: 'applied', trigger: 'list_changed' });
     expect(names(run)).toContain(py('late_one'));
@@ -39,9 +39,9 @@ describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
 
   it('F1: a batch rejected at stage 1 is a boundary too: the tools are current after it', async () => {
     const run = await fx.start();
-    await run.executeBatch(batch(run, [{ id: 'g', name: py('grow'), arguments: { name: 'late_two', later: 50 } }]));
+    await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_two', later: 50 } }]));
     await vi.waitFor(() => expect(run.staleMounts).toEqual(['tools/py']), { timeout: 10_000, interval: 20 });
-    await expect(run.executeBatch(batch(run, [{ id: 'x', name: py('no_such_tool'), arguments: {} }]))).rejects.toMatchObject({
+    await expect(run.executeBatch(batch(run, [{ callId: 'x', name: py('no_such_tool'), arguments: {} }]))).rejects.toMatchObject({
       code: 'batch_rejected',
     });
     expect(run.staleMounts).toEqual([]);
@@ -51,7 +51,7 @@ describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
   it('F1: run.refresh() applies announced changes now, so tools() is current before the model is asked; nothing to do: undefined', async () => {
     const run = await fx.start();
     expect(await run.refresh()).toBeUndefined();
-    await run.executeBatch(batch(run, [{ id: 'g', name: py('grow'), arguments: { name: 'late_three', later: 50 } }]));
+    await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_three', later: 50 } }]));
     await vi.waitFor(() => expect(run.staleMounts).toEqual(['tools/py']), { timeout: 10_000, interval: 20 });
     expect(await run.refresh()).toMatchObject({ status: 'applied', trigger: 'list_changed' });
     expect(names(run)).toContain(py('late_three'));
@@ -62,8 +62,8 @@ describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
     const run = await fx.start();
     const running = run.executeBatch(
       batch(run, [
-        { id: 'g', name: py('grow'), arguments: { name: 'late_four', later: 50 } },
-        { id: 's', name: py('sleep'), arguments: { ms: 1500 } },
+        { callId: 'g', name: py('grow'), arguments: { name: 'late_four', later: 50 } },
+        { callId: 's', name: py('sleep'), arguments: { ms: 1500 } },
       ]),
     );
     await vi.waitFor(() => expect(run.staleMounts).toEqual(['tools/py']), { timeout: 10_000, interval: 20 });
@@ -80,8 +80,8 @@ describe('batchTimeoutMs (B3)', () => {
   it('B3: calls still running at the batch deadline end as call_timeout and the servers are told; the finished ones keep their results', async () => {
     const run = await fx.start({ batchTimeoutMs: 1500, concurrency: 4 });
     const calls = [
-      { id: 'quick', name: py('echo'), arguments: { message: 'fast' } },
-      ...Array.from({ length: 3 }, (_, i) => ({ id: `slow${i}`, name: py('never'), arguments: {} })),
+      { callId: 'quick', name: py('echo'), arguments: { message: 'fast' } },
+      ...Array.from({ length: 3 }, (_, i) => ({ callId: `slow${i}`, name: py('never'), arguments: {} })),
     ];
     const { results } = await run.executeBatch(batch(run, calls));
     expect(results[0]).toMatchObject({ status: 'ok' });
@@ -184,7 +184,7 @@ describe('keepalive and declared capabilities', () => {
     });
     fx.adopt(env, run);
     await run.refresh(); // server-everything adds get-roots-list once it knows the client declares roots
-    const call = { id: 'r', name: toolAlias('tools/every', 'get-roots-list'), arguments: {} };
+    const call = { callId: 'r', name: toolAlias('tools/every', 'get-roots-list'), arguments: {} };
     const { results } = await run.executeBatch(batch(run, [call]));
     const text = JSON.stringify(results[0]);
     expect(text).toContain('file:///srv/tenant');

@@ -39,13 +39,13 @@ async function start(extra: Partial<NativeRunOptions> = {}) {
   return { run, service };
 }
 
-const step = (r: NativeRun, id: string, calls: { id: string; name: string; arguments: Record<string, unknown> }[]) =>
+const step = (r: NativeRun, id: string, calls: { callId: string; name: string; arguments: Record<string, unknown> }[]) =>
   r.executeBatch({ runId: r.id, agent: r.agent, batchId: id, calls });
 
 describe('server-everything in a run', () => {
   it('B3: get-structured-content declares a draft-07 outputSchema; its result passes the output check', async () => {
     const { run: r } = await start();
-    const { results } = await step(r, 'b1', [{ id: 'w', name: every('get-structured-content'), arguments: { location: 'Chicago' } }]);
+    const { results } = await step(r, 'b1', [{ callId: 'w', name: every('get-structured-content'), arguments: { location: 'Chicago' } }]);
     expect(results[0]).toMatchObject({
       status: 'ok',
       structuredContent: { temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) },
@@ -55,14 +55,16 @@ describe('server-everything in a run', () => {
   it('progress of trigger-long-running-operation reaches onProgress; a call over timeouts.callMs is cancelled', async () => {
     const seen: ProgressEvent[] = [];
     const { run: r } = await start({ onProgress: (e) => void seen.push(e), timeouts: { callMs: 1_500 } });
-    const ok = await step(r, 'b1', [{ id: 'p', name: every('trigger-long-running-operation'), arguments: { duration: 0.2, steps: 2 } }]);
+    const ok = await step(r, 'b1', [
+      { callId: 'p', name: every('trigger-long-running-operation'), arguments: { duration: 0.2, steps: 2 } },
+    ]);
     expect(ok.results[0]?.status).toBe('ok');
     expect(seen.map((e) => [e.callId, e.progress, e.total])).toEqual([
       ['p', 1, 2],
       ['p', 2, 2],
     ]);
     const slow = await step(r, 'b2', [
-      { id: 'slow', name: every('trigger-long-running-operation'), arguments: { duration: 60, steps: 2 } },
+      { callId: 'slow', name: every('trigger-long-running-operation'), arguments: { duration: 60, steps: 2 } },
     ]);
     expect(slow.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'call_timeout' } });
   });
@@ -75,12 +77,12 @@ describe('server-everything in a run', () => {
     // The server registers its conditional tools after initialize and announces them (list_changed):
     // if the first listing raced that, the first batch boundary lists again.
     if (!r.snapshot.aliases.includes(every('trigger-elicitation-request'))) {
-      const { refresh } = await step(r, 'warm', [{ id: 'e', name: every('echo'), arguments: { message: 'warm up' } }]);
+      const { refresh } = await step(r, 'warm', [{ callId: 'e', name: every('echo'), arguments: { message: 'warm up' } }]);
       expect(refresh?.trigger).toBe('list_changed');
     }
     const { results } = await step(r, 'b1', [
-      { id: 'el', name: every('trigger-elicitation-request'), arguments: {} },
-      { id: 'sa', name: every('trigger-sampling-request'), arguments: { prompt: 'say hi', maxTokens: 10 } },
+      { callId: 'el', name: every('trigger-elicitation-request'), arguments: {} },
+      { callId: 'sa', name: every('trigger-sampling-request'), arguments: { prompt: 'say hi', maxTokens: 10 } },
     ]);
     expect(results.map((x) => x.status)).toEqual(['ok', 'ok']);
     expect(JSON.stringify(results[0])).toContain('Ada');
@@ -95,7 +97,7 @@ describe('server-everything in a run', () => {
     expect(probed).toContain(every('trigger-sampling-request'));
     // The run may have listed before the conditional tools were registered; after a boundary it has them all.
     const listed = r.snapshot.aliases.filter((a) => a.startsWith('ref__'));
-    if (listed.length !== probed.length) await step(r, 'warm', [{ id: 'e', name: every('echo'), arguments: { message: 'x' } }]);
+    if (listed.length !== probed.length) await step(r, 'warm', [{ callId: 'e', name: every('echo'), arguments: { message: 'x' } }]);
     expect(r.snapshot.aliases.filter((a) => a.startsWith('ref__')).sort()).toEqual(probed);
     expect(report).toMatchObject({ resources: { count: expect.any(Number) }, prompts: { count: expect.any(Number) } });
   });

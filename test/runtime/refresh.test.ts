@@ -35,12 +35,14 @@ describe('F1–F4: refresh after the batch', () => {
     const run = await manager();
     expect(run.snapshot.aliases).not.toContain(py('echo'));
     const { results, refresh } = await run.executeBatch(
-      batch(run, [{ id: 'm', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } }]),
+      batch(run, [
+        { callId: 'm', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } },
+      ]),
     );
     expect(results[0]?.status).toBe('ok');
     expect(refresh).toEqual({ status: 'applied', trigger: 'framework_change', message: expect.stringMatching(/tools reloaded/) });
     expect(run.snapshot.aliases).toContain(py('echo'));
-    const next = await run.executeBatch(batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'now' } }]));
+    const next = await run.executeBatch(batch(run, [{ callId: 'e', name: py('echo'), arguments: { message: 'now' } }]));
     expect(next.results[0]?.status).toBe('ok');
   });
 
@@ -49,8 +51,8 @@ describe('F1–F4: refresh after the batch', () => {
     await expect(
       run.executeBatch(
         batch(run, [
-          { id: 'm', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } },
-          { id: 'e', name: py('echo'), arguments: { message: 'same batch' } },
+          { callId: 'm', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } },
+          { callId: 'e', name: py('echo'), arguments: { message: 'same batch' } },
         ]),
       ),
     ).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
@@ -64,7 +66,7 @@ describe('F1–F4: refresh after the batch', () => {
     await run.executeBatch(
       batch(run, [
         {
-          id: 'a',
+          callId: 'a',
           name: 'resource_write',
           arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/marked', 'tools/other'] } },
         },
@@ -73,14 +75,14 @@ describe('F1–F4: refresh after the batch', () => {
     expect(livingWithMarker(mark)).toHaveLength(1);
     const { refresh } = await run.executeBatch(
       batch(run, [
-        { id: 'r', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', remove: { mcps: ['tools/marked'] } } },
+        { callId: 'r', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', remove: { mcps: ['tools/marked'] } } },
       ]),
     );
     expect(refresh?.status).toBe('applied');
     expect(run.snapshot.mounts.map((m) => m.reference)).toEqual(['tools/other']);
     expect(livingWithMarker(mark)).toEqual([]);
     await expect(
-      run.executeBatch(batch(run, [{ id: 'x', name: toolAlias('tools/marked', 'echo'), arguments: { message: 'gone' } }])),
+      run.executeBatch(batch(run, [{ callId: 'x', name: toolAlias('tools/marked', 'echo'), arguments: { message: 'gone' } }])),
     ).rejects.toMatchObject({ details: { reason: 'unknown_tool' } });
   });
 
@@ -95,13 +97,13 @@ describe('F1–F4: refresh after the batch', () => {
     });
     await run.executeBatch(
       batch(run, [
-        { id: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/keep'] } } },
+        { callId: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/keep'] } } },
       ]),
     );
     const [pidBefore] = livingWithMarker(keep);
     await run.executeBatch(
       batch(run, [
-        { id: 'b', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/other'] } } },
+        { callId: 'b', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/other'] } } },
       ]),
     );
     expect(livingWithMarker(keep)).toEqual([pidBefore]);
@@ -118,7 +120,7 @@ describe('F1–F4: refresh after the batch', () => {
     });
     const { results, refresh } = await run.executeBatch(
       batch(run, [
-        { id: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/broken'] } } },
+        { callId: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/broken'] } } },
       ]),
     );
     expect(results[0]?.status).toBe('ok'); // the write itself succeeded
@@ -131,7 +133,7 @@ describe('F1–F4: refresh after the batch', () => {
       expect.objectContaining({ status: 'failed', code: 'exited_early', message: refresh?.message }),
     ]);
     expect((await env.service.read({ kind: 'agent', reference: 'team/boss' })).data).toMatchObject({ mcps: ['tools/py', 'tools/broken'] });
-    const next = await run.executeBatch(batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'old tools still work' } }]));
+    const next = await run.executeBatch(batch(run, [{ callId: 'e', name: py('echo'), arguments: { message: 'old tools still work' } }]));
     expect(next.results[0]?.status).toBe('ok');
     expect(next.refresh).toBeUndefined(); // F4: no automatic retry
   });
@@ -141,23 +143,25 @@ describe('F1–F4: refresh after the batch', () => {
     const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as { mcpServers: { py: { args: string[] } } };
     const narrower = { mcpServers: { py: { ...stored.mcpServers.py, args: [...stored.mcpServers.py.args, '--echo-max', '5'] } } };
     const unrelated = await run.executeBatch(
-      batch(run, [{ id: 'u', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/elsewhere', create: true, data: {} } }]),
+      batch(run, [
+        { callId: 'u', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/elsewhere', create: true, data: {} } },
+      ]),
     );
     expect(unrelated.refresh).toBeUndefined();
     const before = run.snapshot.fingerprint;
     const changed = await run.executeBatch(
-      batch(run, [{ id: 'c', name: 'resource_write', arguments: { kind: 'mcp', reference: 'tools/py', data: narrower } }]),
+      batch(run, [{ callId: 'c', name: 'resource_write', arguments: { kind: 'mcp', reference: 'tools/py', data: narrower } }]),
     );
     expect(changed.refresh?.status).toBe('applied');
     expect(run.snapshot.fingerprint).not.toBe(before);
-    const { results } = await run.executeBatch(batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'longer than five' } }]));
+    const { results } = await run.executeBatch(batch(run, [{ callId: 'e', name: py('echo'), arguments: { message: 'longer than five' } }]));
     expect(results[0]?.status).toBe('invalid_arguments');
   });
 
   it('F8: writes by others (another agent, the CLI, host code) never refresh a running run; new runs load them', async () => {
     const run = await manager({ mcps: ['tools/py'] });
     await env.service.write({ kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/other'] } }); // host code / CLI
-    const { refresh } = await run.executeBatch(batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'x' } }]));
+    const { refresh } = await run.executeBatch(batch(run, [{ callId: 'e', name: py('echo'), arguments: { message: 'x' } }]));
     expect(refresh).toBeUndefined();
     expect(run.snapshot.aliases).not.toContain(other('echo'));
     const fresh = await NativeRun.start({ agent: 'team/boss', service: env.service, policy: policies.autoAllow('*') });
@@ -170,7 +174,9 @@ describe('B2, F5–F7: suspend and resume', () => {
   it('F6: a run suspended after a successful refresh resumes (the refresh updated its fingerprint)', async () => {
     const run = await manager();
     await run.executeBatch(
-      batch(run, [{ id: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } }]),
+      batch(run, [
+        { callId: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } },
+      ]),
     );
     const state = JSON.parse(JSON.stringify(await run.suspend()));
     await run.close();
@@ -206,7 +212,9 @@ describe('B2, F5–F7: suspend and resume', () => {
     const before = run.snapshot.fingerprint;
     await env.service.write({ kind: 'agent', reference: 'team/boss', data: { settings: { model: 'm9' } } });
     await run.executeBatch(
-      batch(run, [{ id: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } }]),
+      batch(run, [
+        { callId: 'a', name: 'resource_write', arguments: { kind: 'agent', reference: 'team/boss', add: { mcps: ['tools/py'] } } },
+      ]),
     );
     const fresh = await NativeRun.start({ agent: 'team/boss', service: env.service, policy: policies.autoAllow('*') });
     runs.push(fresh);

@@ -35,7 +35,7 @@ describe('handler outcomes', () => {
     const { results } = await run.executeBatch(
       batch(
         run,
-        outcomes.map((_h, i) => ({ id: `c${i}`, name: `d${i}`, arguments: { agent: 'team/b', task: 't' } })),
+        outcomes.map((_h, i) => ({ callId: `c${i}`, name: `d${i}`, arguments: { agent: 'team/b', task: 't' } })),
       ),
     );
     expect(results[0]).toEqual({
@@ -76,7 +76,7 @@ describe('handler outcomes', () => {
       },
     ]);
     const [ok, agt, signal, hidden] = await Promise.all(
-      ['ok', 'declared', 'signal', 'hidden'].map((name) => set.handle({ id: name, name, arguments: {} })),
+      ['ok', 'declared', 'signal', 'hidden'].map((name) => set.handle({ callId: name, name, arguments: {} })),
     );
     expect(ok).toEqual({
       callId: 'ok',
@@ -151,11 +151,11 @@ describe('RESULT_STATUSES: one list of result statuses', () => {
     const task = { agent: 'team/b', task: 't' };
     const { results } = await run.executeBatch(
       batch(run, [
-        { id: 'ok', name: 'd0', arguments: task },
-        { id: 'declared', name: 'd1', arguments: task },
-        { id: 'hidden', name: 'd2', arguments: task },
-        { id: 'denied', name: 'd3', arguments: task },
-        { id: 'invalid', name: toolAlias('tools/py', 'echo'), arguments: { message: 42 } },
+        { callId: 'ok', name: 'd0', arguments: task },
+        { callId: 'declared', name: 'd1', arguments: task },
+        { callId: 'hidden', name: 'd2', arguments: task },
+        { callId: 'denied', name: 'd3', arguments: task },
+        { callId: 'invalid', name: toolAlias('tools/py', 'echo'), arguments: { message: 42 } },
       ]),
     );
     expect(results.map((r) => r.status)).toEqual(['ok', 'tool_error', 'tool_failed', 'permission_denied', 'invalid_arguments']);

@@ -37,7 +37,10 @@ describe.skipIf(!url)(`runs across hosts on PostgreSQL${why}`, () => {
     await service.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig() } } });
     await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
     const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*') });
-    await run.executeBatch({ ...batch(run, [{ id: 'a1', name: py('echo'), arguments: { message: 'on host a' } }]), batchId: 'on-host-a' });
+    await run.executeBatch({
+      ...batch(run, [{ callId: 'a1', name: py('echo'), arguments: { message: 'on host a' } }]),
+      batchId: 'on-host-a',
+    });
     await run.suspend({ store });
 
     const other = JSON.parse(

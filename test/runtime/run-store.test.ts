@@ -48,7 +48,7 @@ describe('suspend and resume through a RunStore', () => {
   it('F6: suspend({ store }) writes the state; resume(runId, { store }) continues the run with its seen batches', async () => {
     const store = new SqliteRunStore({ path: file() });
     const run = await fx.start();
-    await run.executeBatch({ ...batch(run, [{ id: 'e', name: py('echo'), arguments: { message: 'one' } }]), batchId: 'first' });
+    await run.executeBatch({ ...batch(run, [{ callId: 'e', name: py('echo'), arguments: { message: 'one' } }]), batchId: 'first' });
     const state = await run.suspend({ store });
     expect(await store.get(run.id)).toMatchObject({ runId: run.id, agent: 'team/alice', revision: 1, state });
     const again = await NativeRun.resume(run.id, { store, service: fx.env.service, policy: policies.autoAllow('*') });
@@ -86,8 +86,8 @@ describe('suspend and resume through a RunStore', () => {
     const run = await fx.start({ audit: new StoreAuditSink(audit) });
     await run.executeBatch(
       batch(run, [
-        { id: 'e', name: py('echo'), arguments: { message: 'secret-argument-value' } },
-        { id: 'x', name: py('add'), arguments: { a: 'oops' } },
+        { callId: 'e', name: py('echo'), arguments: { message: 'secret-argument-value' } },
+        { callId: 'x', name: py('add'), arguments: { a: 'oops' } },
       ]),
     );
     const events = await audit.query({ runId: run.id, type: 'tool_call' });

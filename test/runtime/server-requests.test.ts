@@ -28,8 +28,8 @@ describe('server-initiated requests in runs', () => {
     });
     const { results } = await r.executeBatch(
       batch(r, [
-        { id: 'ask-1', name: py('ask'), arguments: { question: 'ready?' } },
-        { id: 'sum-1', name: py('summarize'), arguments: { text: 'long' } },
+        { callId: 'ask-1', name: py('ask'), arguments: { question: 'ready?' } },
+        { callId: 'sum-1', name: py('summarize'), arguments: { text: 'long' } },
       ]),
     );
     expect(results.map((x) => x.status)).toEqual(['ok', 'ok']);
@@ -47,7 +47,7 @@ describe('server-initiated requests in runs', () => {
 
   it('without handlers the run declares nothing and the server is refused', async () => {
     const r = await start();
-    const { results } = await r.executeBatch(batch(r, [{ id: 'a', name: py('ask'), arguments: { question: 'q' } }]));
+    const { results } = await r.executeBatch(batch(r, [{ callId: 'a', name: py('ask'), arguments: { question: 'q' } }]));
     expect(results[0]).toMatchObject({ status: 'tool_error', error: { code: 'client_refused' } });
   });
 
@@ -70,7 +70,7 @@ describe('server-initiated requests in runs', () => {
       sampling: async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: '' } }),
     });
     fx.adopt(env, run);
-    const { results } = await run.executeBatch(batch(run, [{ id: 'p', name: 'mcp_probe', arguments: { reference: 'tools/logged' } }]));
+    const { results } = await run.executeBatch(batch(run, [{ callId: 'p', name: 'mcp_probe', arguments: { reference: 'tools/logged' } }]));
     expect(results[0]?.status).toBe('ok');
     const declared = fs
       .readFileSync(initLog, 'utf8')

@@ -16,7 +16,7 @@ afterEach(async () => {
   env?.tmp.cleanup();
 });
 
-const call = (id: string, name: string, args: Record<string, unknown>): ToolCall => ({ id, name, arguments: JSON.stringify(args) });
+const call = (callId: string, name: string, args: Record<string, unknown>): ToolCall => ({ callId, name, arguments: JSON.stringify(args) });
 const lastResults = (input: ScriptedInput): ToolResult[] => {
   const tool = [...input.history].reverse().find((m) => m.role === 'tool');
   return tool?.role === 'tool' ? tool.results : [];

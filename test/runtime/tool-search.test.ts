@@ -15,7 +15,7 @@ import { batch, py, referenceServer, runFixture, setup } from '../support/index.
 const fx = runFixture(['many']);
 const names = (run: NativeRun) => run.tools().map((t) => t.name);
 const search = (run: NativeRun, query: string, limit?: number) =>
-  run.executeBatch(batch(run, [{ id: 's', name: 'tool_search', arguments: { query, ...(limit ? { limit } : {}) } }]));
+  run.executeBatch(batch(run, [{ callId: 's', name: 'tool_search', arguments: { query, ...(limit ? { limit } : {}) } }]));
 
 describe('tool search over 300 tools', () => {
   it('B1: in auto mode the model sees tool_search and no deferred tool; mode off lists everything', async () => {
@@ -35,16 +35,16 @@ describe('tool search over 300 tools', () => {
     expect(result.structuredContent?.tools[0]).toMatchObject({ name: py('create_invoice'), mount: 'tools/py' });
     expect(found.toolsLoaded?.loaded).toContain(py('create_invoice'));
     expect(names(run)).toContain(py('create_invoice'));
-    const call = await run.executeBatch(batch(run, [{ id: 'c', name: py('create_invoice'), arguments: {} }]));
+    const call = await run.executeBatch(batch(run, [{ callId: 'c', name: py('create_invoice'), arguments: {} }]));
     expect(call.results[0]).toMatchObject({ status: 'ok' });
   });
 
   it('B4: a call to a deferred tool never loaded is validated like any call: bad arguments get the schema issues, good ones run', async () => {
     const run = await fx.start();
-    const bad = await run.executeBatch(batch(run, [{ id: 'b', name: py('delete_order'), arguments: {} }]));
+    const bad = await run.executeBatch(batch(run, [{ callId: 'b', name: py('delete_order'), arguments: {} }]));
     expect(bad.results[0]).toMatchObject({ status: 'invalid_arguments' });
     expect(fx.env.calls()).toEqual([]); // never reached the server
-    const good = await run.executeBatch(batch(run, [{ id: 'g', name: py('delete_order'), arguments: { id: 'o-1' } }]));
+    const good = await run.executeBatch(batch(run, [{ callId: 'g', name: py('delete_order'), arguments: { id: 'o-1' } }]));
     expect(good.results[0]).toMatchObject({ status: 'ok' });
   });
 
@@ -111,7 +111,7 @@ describe('tool search over 300 tools', () => {
     const found = await search(run, 'get a tiny image', 3);
     const image = toolAlias('tools/every', 'get-tiny-image');
     expect(found.toolsLoaded?.loaded).toContain(image);
-    const call = await run.executeBatch(batch(run, [{ id: 'i', name: image, arguments: {} }]));
+    const call = await run.executeBatch(batch(run, [{ callId: 'i', name: image, arguments: {} }]));
     expect(call.results[0]).toMatchObject({ status: 'ok' });
   });
 
@@ -125,7 +125,7 @@ describe('tool search over 300 tools', () => {
     expect(sent.some((t) => t.name === 'tool_search')).toBe(false);
     expect(sent.slice(1).every((t) => 'defer_loading' in t && t.defer_loading === true)).toBe(true);
     // A tool Anthropic found and the model called directly is validated and runs like any call.
-    const call = await run.executeBatch(batch(run, [{ id: 'a', name: py('get_refund'), arguments: { id: 'r-1' } }]));
+    const call = await run.executeBatch(batch(run, [{ callId: 'a', name: py('get_refund'), arguments: { id: 'r-1' } }]));
     expect(call.results[0]).toMatchObject({ status: 'ok' });
     expect(toAnthropicTools(run.tools()).map((t) => t.name)).toEqual(['tool_search']); // without the opt-in: our own search
   });

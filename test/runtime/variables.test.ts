@@ -35,7 +35,7 @@ describe('variables in runs', () => {
       runId: run.id,
       agent: run.agent,
       batchId: 'b1',
-      calls: [{ id: 'c1', name: alias, arguments: { var: 'FIXTURE_API_KEY' } }],
+      calls: [{ callId: 'c1', name: alias, arguments: { var: 'FIXTURE_API_KEY' } }],
     });
     expect(results[0]?.status).toBe('ok');
     const seen = JSON.parse((results[0] as { content: { text: string }[] }).content[0]?.text ?? '{}') as {
