@@ -39,7 +39,7 @@ export function checkTarget(input: Record<string, unknown>): { kind: ResourceKin
 }
 
 /** Checks an optional expected revision. */
-export function checkRevision(value: unknown, field = 'expected_revision'): number | undefined {
+export function checkRevision(value: unknown, field = 'expectedRevision'): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return value;
   throw new AgtError('invalid_input', `${field} must be a positive integer (the revision you read)`, { details: { field } });

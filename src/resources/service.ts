@@ -27,8 +27,6 @@ export interface WriteInput {
   remove?: { mcps?: string[]; skills?: string[] };
   /** Reject the write unless the stored revision is exactly this (A4). */
   expectedRevision?: number;
-  /** @deprecated The 0.1 spelling of `expectedRevision` (accepted until 0.3); only the model-facing framework tools speak snake case. */
-  expected_revision?: number;
 }
 
 /** A resource named by its kind and reference (agents: the kind may be left out). */
@@ -52,18 +50,11 @@ export interface ResourceServiceOptions {
   maxAttempts?: number;
 }
 
-const WRITE_KEYS = ['kind', 'reference', 'create', 'data', 'add', 'remove', 'expectedRevision', 'expected_revision'] as const;
+const WRITE_KEYS = ['kind', 'reference', 'create', 'data', 'add', 'remove', 'expectedRevision'] as const;
 
-// expectedRevision (the TypeScript API) or expected_revision (JSON from models and tools): the same check.
+// The revision check of the TypeScript API (the model-facing framework tools translate their expected_revision).
 function expectedOf(raw: Record<string, unknown>): number | undefined {
-  if (raw.expectedRevision !== undefined && raw.expected_revision !== undefined && raw.expectedRevision !== raw.expected_revision) {
-    throw new AgtError('invalid_input', 'give expectedRevision or expected_revision, not two different values', {
-      details: { field: 'expectedRevision' },
-    });
-  }
-  return raw.expectedRevision !== undefined
-    ? checkRevision(raw.expectedRevision, 'expectedRevision')
-    : checkRevision(raw.expected_revision);
+  return checkRevision(raw.expectedRevision, 'expectedRevision');
 }
 
 // An agent as a reference string or { kind?: 'agent', reference }.
@@ -211,12 +202,9 @@ export class ResourceService {
 
   /** Deletes a resource; agents that mount it then show the mount as missing. */
   async delete(
-    input: ResourceTarget & {
-      expectedRevision?: number;
-      /** @deprecated Use `expectedRevision` (accepted until 0.3). */ expected_revision?: number;
-    },
+    input: ResourceTarget & { expectedRevision?: number },
   ): Promise<void> {
-    const raw = checkKeys(input, ['kind', 'reference', 'expectedRevision', 'expected_revision'], 'resource_delete');
+    const raw = checkKeys(input, ['kind', 'reference', 'expectedRevision'], 'resource_delete');
     const { kind, reference } = checkTarget(raw);
     const expected = expectedOf(raw);
     try {

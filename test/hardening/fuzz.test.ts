@@ -71,7 +71,7 @@ const writeInput = fc.record(
     ),
     add: fc.oneof(fc.constant(undefined), fc.record({ mcps: fc.array(reference, { maxLength: 2 }) }), value),
     remove: fc.oneof(fc.constant(undefined), fc.record({ mcps: fc.array(reference, { maxLength: 2 }) }), value),
-    expected_revision: fc.oneof(fc.constant(undefined), fc.integer({ min: -2, max: 5 }), value),
+    expectedRevision: fc.oneof(fc.constant(undefined), fc.integer({ min: -2, max: 5 }), value),
   },
   { requiredKeys: [] },
 );

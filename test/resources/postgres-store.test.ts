@@ -114,7 +114,7 @@ describe.skipIf(!url)(`PostgresStore${why}`, () => {
     await real.end();
   });
 
-  it('A3: 4 processes × 25 concurrent adds through ResourceService land 100 mounts; stale expected_revision writes are all rejected', async () => {
+  it('A3: 4 processes × 25 concurrent adds through ResourceService land 100 mounts; stale expectedRevision writes are all rejected', async () => {
     const store = await fresh();
     const table = tables[tables.length - 1] as string;
     const service = new ResourceService({ store });
@@ -127,9 +127,7 @@ describe.skipIf(!url)(`PostgresStore${why}`, () => {
     expect(new Set((record.data as { mcps: string[] }).mcps).size).toBe(100);
     expect(record.revision).toBe(101);
     const stale = await Promise.allSettled(
-      [1, 50, 100].map((rev) =>
-        service.write({ kind: 'agent', reference: 'team/shared', expected_revision: rev, data: { name: 'stale' } }),
-      ),
+      [1, 50, 100].map((rev) => service.write({ kind: 'agent', reference: 'team/shared', expectedRevision: rev, data: { name: 'stale' } })),
     );
     expect(stale.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
     await store.close();

@@ -116,7 +116,7 @@ describe('A3: single-item add/remove, never losing each other', () => {
     await sqlite.close();
   });
 
-  it('A3: 4 processes × 25 concurrent adds on one SQLite file land 100 mounts; stale expected_revision writes are all rejected', async () => {
+  it('A3: 4 processes × 25 concurrent adds on one SQLite file land 100 mounts; stale expectedRevision writes are all rejected', async () => {
     const file = path.join(tmp.dir, 'shared.db');
     const sqlite = new SqliteStore({ path: file });
     const svc = new ResourceService({ store: sqlite });
@@ -129,7 +129,7 @@ describe('A3: single-item add/remove, never losing each other', () => {
     expect(new Set(mounts).size).toBe(100);
     expect(record.revision).toBe(101);
     const stale = await Promise.allSettled(
-      [1, 2, 50, 100].map((rev) => svc.write({ kind: 'agent', reference: 'team/shared', expected_revision: rev, data: { name: 'Stale' } })),
+      [1, 2, 50, 100].map((rev) => svc.write({ kind: 'agent', reference: 'team/shared', expectedRevision: rev, data: { name: 'Stale' } })),
     );
     expect(stale.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
     expect(((await svc.read({ kind: 'agent', reference: 'team/shared' })).data as { name: string }).name).toBe('Shared');
@@ -138,22 +138,22 @@ describe('A3: single-item add/remove, never losing each other', () => {
 });
 
 describe('A4: revisions guard against stale forms', () => {
-  it('A4: read returns the revision; a stale expected_revision is rejected with the current one', async () => {
+  it('A4: read returns the revision; a stale expectedRevision is rejected with the current one', async () => {
     const { record } = await agent('team/alice');
     expect(record.revision).toBe(1);
-    await service.write({ kind: 'agent', reference: 'team/alice', expected_revision: 1, data: { name: 'A' } });
+    await service.write({ kind: 'agent', reference: 'team/alice', expectedRevision: 1, data: { name: 'A' } });
     expect((await service.read({ kind: 'agent', reference: 'team/alice' })).revision).toBe(2);
-    const f = await failure(service.write({ kind: 'agent', reference: 'team/alice', expected_revision: 1, data: { name: 'B' } }));
+    const f = await failure(service.write({ kind: 'agent', reference: 'team/alice', expectedRevision: 1, data: { name: 'B' } }));
     expect(f.code).toBe('revision_conflict');
     expect(f.details).toMatchObject({ expectedRevision: 1, currentRevision: 2 });
     expect(((await service.read({ kind: 'agent', reference: 'team/alice' })).data as { name: string }).name).toBe('A');
   });
 
-  it('A4: delete with a stale expected_revision is rejected and deletes nothing', async () => {
+  it('A4: delete with a stale expectedRevision is rejected and deletes nothing', async () => {
     await mcp('tools/a');
     await service.write({ kind: 'mcp', reference: 'tools/a', data: stdioDoc({ command: 'node', cwd: '/srv' }) });
-    expect((await failure(service.delete({ kind: 'mcp', reference: 'tools/a', expected_revision: 1 }))).code).toBe('revision_conflict');
-    await service.delete({ kind: 'mcp', reference: 'tools/a', expected_revision: 2 });
+    expect((await failure(service.delete({ kind: 'mcp', reference: 'tools/a', expectedRevision: 1 }))).code).toBe('revision_conflict');
+    await service.delete({ kind: 'mcp', reference: 'tools/a', expectedRevision: 2 });
     expect((await failure(service.read({ kind: 'mcp', reference: 'tools/a' }))).code).toBe('not_found');
   });
 });
@@ -236,11 +236,8 @@ describe('entry rules: bad input loses nothing', () => {
     ['a wrong type', { kind: 'agent', reference: 'a/b', create: true, data: { mcps: 'tools/a' } }],
     ['a bad mount reference', { kind: 'agent', reference: 'a/b', create: true, data: { mcps: ['not a ref'] } }],
     ['a misspelt expectedrevision', { kind: 'agent', reference: 'a/b', data: {}, expectedrevision: 1 }],
-    [
-      'expectedRevision and expected_revision that differ',
-      { kind: 'agent', reference: 'a/b', data: {}, expectedRevision: 1, expected_revision: 2 },
-    ],
-    ['a non-integer revision', { kind: 'agent', reference: 'a/b', data: {}, expected_revision: 1.5 }],
+    ['the snake-case expected_revision (the model-facing JSON name)', { kind: 'agent', reference: 'a/b', data: {}, expected_revision: 1 }],
+    ['a non-integer revision', { kind: 'agent', reference: 'a/b', data: {}, expectedRevision: 1.5 }],
     ['a skill without description', { kind: 'skill', reference: 'a/b', create: true, data: { instructions: 'x' } }],
     ['add on an mcp', { kind: 'mcp', reference: 'a/b', add: { mcps: ['x/y'] } }],
     ['data.mcps together with add.mcps', { kind: 'agent', reference: 'a/b', data: { mcps: [] }, add: { mcps: ['x/y'] } }],
@@ -252,13 +249,16 @@ describe('entry rules: bad input loses nothing', () => {
     expect(await store.list('skill')).toEqual([]);
   });
 
-  it('A4: expectedRevision (the TypeScript spelling) and expected_revision (the JSON one) guard the same way', async () => {
+  it('A4: expectedRevision guards writes and deletes; the TypeScript API refuses expected_revision naming expectedRevision', async () => {
     await agent('a/b');
     expect((await service.write({ kind: 'agent', reference: 'a/b', data: { name: 'one' }, expectedRevision: 1 })).record.revision).toBe(2);
     expect((await failure(service.write({ kind: 'agent', reference: 'a/b', data: { name: 'stale' }, expectedRevision: 1 }))).code).toBe(
       'revision_conflict',
     );
-    expect((await service.write({ kind: 'agent', reference: 'a/b', data: { name: 'two' }, expected_revision: 2 })).record.revision).toBe(3);
+    expect((await service.write({ kind: 'agent', reference: 'a/b', data: { name: 'two' }, expectedRevision: 2 })).record.revision).toBe(3);
+    const snake = await failure(service.write({ kind: 'agent', reference: 'a/b', data: {}, expected_revision: 3 } as never));
+    expect(snake).toMatchObject({ code: 'invalid_input', details: { field: 'expected_revision' } });
+    expect(snake.message).toContain('did you mean "expectedRevision"?');
     await expect(service.delete({ kind: 'agent', reference: 'a/b', expectedRevision: 2 })).rejects.toMatchObject({
       code: 'revision_conflict',
     });
