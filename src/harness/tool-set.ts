@@ -20,10 +20,7 @@ export interface HarnessToolDef {
   description?: string;
   inputSchema: Record<string, unknown>;
   /** Called only with valid arguments; returns text, data, or an MCP tool result (with `isError`: the call's tool_error). */
-  handler(
-    args: Record<string, unknown>,
-    call: { callId: string },
-  ): Promise<string | Record<string, unknown> | { content: unknown[] }>;
+  handler(args: Record<string, unknown>, call: { callId: string }): Promise<string | Record<string, unknown> | { content: unknown[] }>;
 }
 
 /** A compiled set of dynamic tools for a harness agent. */

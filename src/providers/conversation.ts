@@ -16,16 +16,6 @@ export interface ConversationOptions {
   request?: Record<string, unknown>;
 }
 
-/** The 0.1 name of `instructions` in the Anthropic and AI SDK adapters. */
-export interface DeprecatedSystemOption {
-  /** @deprecated Use `instructions` (accepted until 0.3). */
-  system?: string;
-}
-
-/** The instructions under their name or the 0.1 name `system`. */
-export const instructionsOf = (options: { instructions?: string } & DeprecatedSystemOption): string | undefined =>
-  options.instructions ?? options.system;
-
 /** A model call's id, name and arguments as text for a history entry (`arguments` as a JSON string or the object). */
 export function historyCall(call: ModelCall): { callId: string; name: string; arguments: unknown } {
   return { callId: modelCallId(call), name: typeof call.name === 'string' ? call.name : '', arguments: call.arguments ?? {} };

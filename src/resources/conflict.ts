@@ -15,18 +15,7 @@ const described = (target: ConflictTarget): string =>
   'runId' in target ? `run "${target.runId}"` : `${target.kind} "${target.reference}"`;
 
 /** Builds the revision_conflict of a failed compare-and-set (details: the target, expectedRevision, currentRevision). */
-export function revisionConflict(target: ConflictTarget, expectedRevision: number | null, currentRevision: number | null): AgtError;
-/** @deprecated The 0.1 form; use `revisionConflict({ kind, reference }, expected, current)` (accepted until 0.3). */
-export function revisionConflict(
-  kind: ResourceKind,
-  reference: string,
-  expectedRevision: number | null,
-  currentRevision: number | null,
-): AgtError;
-export function revisionConflict(
-  ...args: [ConflictTarget, number | null, number | null] | [ResourceKind, string, number | null, number | null]
-): AgtError {
-  const [target, expectedRevision, currentRevision] = args.length === 4 ? [{ kind: args[0], reference: args[1] }, args[2], args[3]] : args;
+export function revisionConflict(target: ConflictTarget, expectedRevision: number | null, currentRevision: number | null): AgtError {
   const expected = expectedRevision === null ? 'that it does not exist' : `revision ${expectedRevision}`;
   const current = currentRevision === null ? 'it does not exist' : `its revision is ${currentRevision}`;
   const fields = 'runId' in target ? { runId: target.runId } : { kind: target.kind, reference: target.reference };

@@ -201,9 +201,7 @@ export class ResourceService {
   }
 
   /** Deletes a resource; agents that mount it then show the mount as missing. */
-  async delete(
-    input: ResourceTarget & { expectedRevision?: number },
-  ): Promise<void> {
+  async delete(input: ResourceTarget & { expectedRevision?: number }): Promise<void> {
     const raw = checkKeys(input, ['kind', 'reference', 'expectedRevision'], 'resource_delete');
     const { kind, reference } = checkTarget(raw);
     const expected = expectedOf(raw);

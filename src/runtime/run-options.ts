@@ -96,7 +96,7 @@ export interface RunWiring {
   inFlight: Map<string, Set<string>>;
 }
 
-// The calls in flight on a mount, under their name and the 0.1 name.
+// The calls in flight on a mount.
 const callIdsOf = (ids: ReadonlySet<string> | undefined) => {
   const callIds = [...(ids ?? [])];
   return { callIds };

@@ -96,7 +96,7 @@ describe('aiSdkModel', () => {
   it("B6: a rejected step's notice goes to the model in a user turn, never a system message (issue 22 item 8)", async () => {
     const run = await fx.start();
     const { model, prompts } = scripted([[toolCall('u1', 'no_such_tool', {})], [{ type: 'text', text: 'ok' }]]);
-    const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, prompt: 'go' }), maxSteps: 3 }); // `prompt`: the 0.1 name of `input`, still accepted
+    const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, input: 'go' }), maxSteps: 3 });
     expect(outcome.status).toBe('completed');
     const second = (prompts[1] as { prompt: { role: string; content: unknown }[] }).prompt;
     expect(second.filter((m) => m.role === 'system')).toEqual([]);

@@ -6,5 +6,5 @@
 export { aiSdkTools, standardJsonSchema } from './tools.js';
 export type { AiSdkTool, AiSdkToolsOptions, StandardJsonSchema } from './tools.js';
 export { aiSdkModel } from './model.js';
-export type { AiSdkModelOptions, AiSdkModelParts, DeprecatedPromptOption, GenerateTextResultLike } from './model.js';
-export type { ConversationOptions, DeprecatedSystemOption } from '../conversation.js';
+export type { AiSdkModelOptions, AiSdkModelParts, GenerateTextResultLike } from './model.js';
+export type { ConversationOptions } from '../conversation.js';

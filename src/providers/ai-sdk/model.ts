@@ -8,7 +8,7 @@
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/model-tools.js';
 import { resultText } from '../content.js';
-import { type ConversationOptions, type DeprecatedSystemOption, historyCall, instructionsOf } from '../conversation.js';
+import { type ConversationOptions, historyCall } from '../conversation.js';
 import { providerSchema } from '../schema.js';
 import { standardJsonSchema } from './tools.js';
 import { defined } from '../../json.js';
@@ -20,7 +20,7 @@ export interface GenerateTextResultLike {
 }
 
 /** Options of {@link aiSdkModel}. */
-export type AiSdkModelOptions = AiSdkModelParts & DeprecatedSystemOption & (ConversationOptions | DeprecatedPromptOption);
+export type AiSdkModelOptions = AiSdkModelParts & ConversationOptions;
 
 /** What the AI SDK adapter needs besides the conversation. */
 export interface AiSdkModelParts {
@@ -29,12 +29,6 @@ export interface AiSdkModelParts {
   /** A language model of any AI SDK provider. */
   model: unknown;
 }
-
-/** The 0.1 name of `input` in the AI SDK adapter. */
-export type DeprecatedPromptOption = Omit<ConversationOptions, 'input'> & {
-  /** @deprecated Use `input` (accepted until 0.3). */
-  prompt: string;
-};
 
 function messages(prompt: string, history: readonly LoopMessage[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [{ role: 'user', content: prompt }];
@@ -76,8 +70,8 @@ export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
           { ...defined({ description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) },
         ]),
       );
-      const system = instructionsOf(options);
-      const input = 'input' in options ? options.input : options.prompt;
+      const system = options.instructions;
+      const input = options.input;
       const result = await options.generateText({
         ...options.request,
         model: options.model,

@@ -6,7 +6,7 @@
  */
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/model-tools.js';
-import { type ConversationOptions, type DeprecatedSystemOption, instructionsOf } from '../conversation.js';
+import type { ConversationOptions } from '../conversation.js';
 import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools, toAnthropicToolUse } from './format.js';
 
 /** The part of an Anthropic client the model adapter uses (the official SDK's `Anthropic` fits). */
@@ -15,7 +15,7 @@ export interface AnthropicClientLike {
 }
 
 /** Options of {@link anthropicModel}. */
-export interface AnthropicModelOptions extends ConversationOptions, DeprecatedSystemOption {
+export interface AnthropicModelOptions extends ConversationOptions {
   client: AnthropicClientLike;
   model: string;
   maxTokens: number;
@@ -50,7 +50,7 @@ export function anthropicModel(options: AnthropicModelOptions): ModelLike {
   return {
     async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
       const messagesApi = options.client.messages;
-      const system = instructionsOf(options);
+      const system = options.instructions;
       const response = (await (messagesApi.create as (body: Record<string, unknown>) => PromiseLike<unknown>).call(messagesApi, {
         ...options.request,
         model: options.model,
