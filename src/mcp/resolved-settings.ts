@@ -11,9 +11,10 @@ import { MIN_SECRET_LENGTH } from '../resources/secrets.js';
 import type { VariableSources } from '../resources/variables.js';
 import { type ClientHandlers, clientCapabilities, type ServerRequestContext } from './client-handlers.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
-import { type AuthSetting, checkConnectSettings, clientHandlersOf, type ConnectSettings } from './settings.js';
+import { type AuthSetting, checkMaxMessageBytes, clientHandlersOf, type ConnectSettings } from './settings.js';
+import { checkPingInterval } from './keepalive.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
-import { DEFAULT_LEGACY_VERDICT_MS, type EraVerdictStore } from './verdicts.js';
+import { checkVerdictAge, DEFAULT_LEGACY_VERDICT_MS, type EraVerdictStore } from './verdicts.js';
 
 /** ConnectSettings resolved: checked, defaults filled in, frozen. Build one with {@link resolveConnectSettings}. */
 export interface ResolvedConnectSettings {
@@ -74,11 +75,15 @@ export function resolveConnectSettings(settings: ConnectSettings = {}, base?: Re
     ...pickSettings(settings),
     ...(settings.timeouts || base?.given.timeouts ? { timeouts: { ...base?.given.timeouts, ...settings.timeouts } } : {}),
   });
-  checkConnectSettings(given);
-  const handlers = Object.freeze(clientHandlersOf(given));
+  // Every value checked once, in this order, so the first bad field is the one named.
+  const timeouts = Object.freeze(resolveTimeouts(given.timeouts));
+  checkMaxMessageBytes(given.maxMessageBytes);
+  checkPingInterval(given.pingIntervalMs);
+  checkVerdictAge(given.legacyVerdictMs);
+  const handlers = Object.freeze(clientHandlersOf(given)); // a roots list is checked here
   const out: ResolvedConnectSettings = {
     given,
-    timeouts: Object.freeze(resolveTimeouts(given.timeouts)),
+    timeouts,
     maxMessageBytes: given.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     auth: given.auth,
     variables: given.variables ?? {},

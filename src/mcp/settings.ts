@@ -1,8 +1,9 @@
 /**
  * ConnectSettings: how agt-mcp connects to MCP servers, one type shared by
- * `connectMcp`, `McpProber`, `NativeRun` (and the pool to come): the time
- * limits (the call timeout among them), authorization in either of its two
- * forms, placeholder values, and the handlers of server-initiated requests.
+ * `connectMcp`, `McpProber`, `NativeRun` and `McpPool`: the time limits (the
+ * call timeout among them), authorization in either of its two forms,
+ * placeholder values, and the handlers of server-initiated requests. They are
+ * checked and resolved once, by resolveConnectSettings (resolved-settings.ts).
  */
 import type { ResourceRef } from '../resources/types.js';
 import type { VariableSources } from '../resources/variables.js';
@@ -18,9 +19,8 @@ import type {
   SamplingRequest,
   ServerRequestContext,
 } from './client-handlers.js';
-import { checkPingInterval } from './keepalive.js';
-import { resolveTimeouts, type Timeouts } from './timeouts.js';
-import { checkVerdictAge, type EraVerdictStore } from './verdicts.js';
+import type { Timeouts } from './timeouts.js';
+import type { EraVerdictStore } from './verdicts.js';
 
 /** Authorization for remote servers: one provider for every server, or one per stored server (undefined: none). */
 export type AuthSetting = McpAuth | ((server: ResourceRef) => McpAuth | undefined);
@@ -65,21 +65,8 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   legacyVerdictMs?: number;
 }
 
-/**
- * Checks every value of `settings` at once (timeouts, message bound, ping
- * interval, verdict age, roots): invalid_input naming the first bad field.
- * connectMcp, McpProber, NativeRun and McpPool call it when they are given
- * the settings, so a bad value fails there, before anything connects.
- */
-export function checkConnectSettings<C extends ServerRequestContext>(settings: ConnectSettings<C>): void {
-  resolveTimeouts(settings.timeouts);
-  checkMaxMessageBytes(settings.maxMessageBytes);
-  checkPingInterval(settings.pingIntervalMs);
-  checkVerdictAge(settings.legacyVerdictMs);
-  if (settings.roots !== undefined && typeof settings.roots !== 'function') checkedRoots(settings.roots);
-}
-
-function checkMaxMessageBytes(value: number | undefined): void {
+/** Checks a message bound: a whole number of bytes, at least 1024 (invalid_input naming the field). */
+export function checkMaxMessageBytes(value: number | undefined): void {
   if (value === undefined || (Number.isInteger(value) && value >= 1024)) return;
   throw new AgtError('invalid_input', 'maxMessageBytes must be a whole number of bytes, at least 1024', {
     details: { field: 'maxMessageBytes' },
