@@ -24,7 +24,7 @@ import {
   ResourceService,
 } from '../src/index.js';
 import { startV2Http } from '../test/mcp/fixtures/v2-server.js';
-import { type BenchReport, median } from './harness.js';
+import { type BenchReport, median, medianStartMs } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stdioConfig = {
@@ -111,14 +111,7 @@ export async function runErasBench(): Promise<BenchReport> {
       const policy = policies.autoAllow('*');
       await using pool = new McpPool({ service });
       await (await NativeRun.start({ agent: 'bench/eras', service, policy, pool, scope: 'bench' })).close();
-      const warm: number[] = [];
-      for (let i = 0; i < 25; i++) {
-        const t = performance.now();
-        const run = await NativeRun.start({ agent: 'bench/eras', service, policy, pool, scope: 'bench' });
-        warm.push(performance.now() - t);
-        await run.close();
-      }
-      return median(warm);
+      return await medianStartMs(25, () => NativeRun.start({ agent: 'bench/eras', service, policy, pool, scope: 'bench' }));
     };
     const cached = await startV2Http({ legacy: 'reject', toolsTtlMs: 300_000 });
     const warm = await warmStart(cached.url).finally(() => cached.close());

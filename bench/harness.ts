@@ -32,6 +32,18 @@ export function median(values: number[]): number {
 }
 
 /** Formats nanoseconds for a table. */
+/** The median milliseconds of `rounds` starts of something closed right after (a run, a connection); closing is not timed. */
+export async function medianStartMs(rounds: number, start: () => Promise<{ close(): Promise<void> }>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    const started = await start();
+    times.push(performance.now() - t);
+    await started.close();
+  }
+  return median(times);
+}
+
 export function formatNs(ns: number): string {
   if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
   if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;

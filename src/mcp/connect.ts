@@ -124,7 +124,7 @@ async function connectWith(
     ...defined({ auth, pingIntervalMs: settings.pingIntervalMs, doubtVerdict }),
   };
   // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders
-  // settings to): errors never show them; what the server sends back shows them only with revealSecrets.
+  // resolved to): errors never show them; what the server sends back shows them only with revealSecrets.
   const collected = new Set<string>();
   const secrets = secretMasker([]);
   const shown = options.revealSecrets ? secretMasker([]) : secrets;
