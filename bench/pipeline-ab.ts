@@ -4,7 +4,9 @@
  * node_modules link), then `npx tsx bench/pipeline-ab.ts /tmp/base` from this
  * tree. The same setup as `npm run bench -- runtime` (a delegate that returns
  * at once, auto-allow); medians of 9 rounds per tree and run, 3 runs each
- * (AB_RUNS=N for more).
+ * (AB_RUNS=N for more). AB_SETUP=hooked: a policy that answers through a
+ * promise (policies.human) and one before and one after hook, so the frozen
+ * arguments, the permission request and both hook stages are paid for.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -19,10 +21,12 @@ async function measure(root: string): Promise<number[]> {
   const { MemoryStore, NativeRun, policies, ResourceService } = (await import(path.join(root, 'src/index.ts'))) as typeof Api;
   const service = new ResourceService({ store: new MemoryStore() });
   await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: {} });
+  const hooked = process.env.AB_SETUP === 'hooked';
   const run = await NativeRun.start({
     agent: 'bench/agent',
     service,
-    policy: policies.autoAllow('*'),
+    policy: hooked ? policies.human(async () => true) : policies.autoAllow('*'),
+    ...(hooked ? { hooks: { before: [() => undefined], after: [() => undefined] } } : {}),
     delegates: [{ name: 'noop', targets: ['bench/other'], handler: async () => 'ok' }],
   });
   const args = { agent: 'bench/other', task: 'do the thing', context: 'with some context' };

@@ -6,11 +6,14 @@
  * The harness's own commands, files and MCP tools are its own business (H3).
  */
 import { AgtError } from '../errors.js';
-import { failureOf } from '../results.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
 import { defined, isPlainObject } from '../json.js';
-import { modelCallId } from '../runtime/model-calls.js';
-import { failedResult, outputResult, parseAndValidate, withIds } from '../runtime/stages.js';
+import { NEVER_ABORTED } from '../runtime/abort.js';
+import { readArguments } from '../runtime/arguments.js';
+import { modelCallId } from '../runtime/batch-check.js';
+import { callResult } from '../runtime/call-result.js';
+import { DEFAULT_LIMITS } from '../runtime/limits.js';
+import { type CallPath, runCall } from '../runtime/pipeline.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 
@@ -25,7 +28,7 @@ export interface HarnessToolDef {
 
 /** A compiled set of dynamic tools for a harness agent. */
 export class HarnessToolSet {
-  readonly #tools = new Map<string, { def: HarnessToolDef; validator: CompiledToolSchema }>();
+  readonly #tools = new Map<string, HarnessEntry>();
 
   constructor(defs: HarnessToolDef[], options: { registry?: ToolSchemaRegistry } = {}) {
     const registry = options.registry ?? new ToolSchemaRegistry();
@@ -55,18 +58,30 @@ export class HarnessToolSet {
     if (entry === undefined) {
       // As for model calls in runs (executeModelCalls): the call's own invalid_arguments, saying why.
       const name = typeof call?.name === 'string' ? `"${call.name}"` : 'the call';
-      return failedResult(id, 'invalid_arguments', {
-        code: 'invalid_arguments',
-        message: `${name} is not a tool of this turn; call one of the tools you were given`,
-        details: { reason: 'unknown_tool' },
+      return callResult(id, {
+        failed: 'invalid_arguments',
+        error: {
+          code: 'invalid_arguments',
+          message: `${name} is not a tool of this turn; call one of the tools you were given`,
+          details: { reason: 'unknown_tool' },
+        },
       });
     }
-    const parsed = parseAndValidate(id, call.arguments, entry);
-    if (!parsed.go) return parsed.result;
-    try {
-      return outputResult(id, await entry.def.handler(parsed.value, { callId: id }));
-    } catch (error) {
-      return withIds(id, failureOf(error, 'the tool failed unexpectedly'));
-    }
+    // The run's pipeline with the stages a harness call has: read, validate, execute (no policy, no hooks).
+    const { result } = await runCall(id, entry, readArguments(call.arguments, DEFAULT_LIMITS), HARNESS_PATH);
+    return result;
   }
 }
+
+type HarnessEntry = { def: HarnessToolDef; validator: CompiledToolSchema };
+
+const HARNESS_PATH: CallPath<HarnessEntry> & { policy?: undefined } = {
+  signal: NEVER_ABORTED,
+  async execute(callId: string, entry: HarnessEntry, args: Record<string, unknown>) {
+    try {
+      return callResult(callId, { output: await entry.def.handler(args, { callId }) });
+    } catch (error) {
+      return callResult(callId, { thrown: error, fallback: 'the tool failed unexpectedly' });
+    }
+  },
+};

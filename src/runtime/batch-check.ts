@@ -1,10 +1,11 @@
 /**
  * Stage 1, the whole batch (B6): identity, batch id, call ids, tool names and
- * delegation targets. Every problem is returned as data: `executeBatch`
- * rejects the whole batch on them before anything runs (`batch_rejected`,
- * `details.reason` naming the first cause, `details.problems` all of them);
- * `executeModelCalls` turns them into per-call results. Each call's arguments
- * are read here, once (stage 2 validates what was read).
+ * delegation targets. Every problem is returned as data (a BatchRejection):
+ * `executeBatch` throws it as `batch_rejected` (`details.reason` naming the
+ * first cause, `details.problems` all of them) before anything runs;
+ * `executeModelCalls` turns the same data into per-call results, with no throw
+ * in between. Each call's arguments are read here, once (stage 2 validates
+ * what was read).
  */
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
@@ -63,8 +64,15 @@ export interface RoutedCall {
   route: Route;
 }
 
-/** Stage 1's outcome: the routed calls, or every problem found. */
-export type BatchCheck = { ok: true; routed: RoutedCall[] } | { ok: false; problems: BatchProblem[] };
+/** Why stage 1 rejected a batch: the first problem's reason, a message for the caller, and every problem. */
+export interface BatchRejection {
+  reason: BatchRejectReason;
+  message: string;
+  problems: BatchProblem[];
+}
+
+/** Stage 1's outcome: the routed calls, or why the batch is rejected. */
+export type BatchCheck = { ok: true; routed: RoutedCall[] } | { ok: false; rejection: BatchRejection };
 
 /** What stage 1 checks a batch against. */
 export interface BatchCheckContext {
@@ -78,11 +86,16 @@ export interface BatchCheckContext {
 
 const REJECTED = 'the whole batch was rejected, nothing ran: ';
 
-/** The error `executeBatch` throws for a batch with problems: the first one's reason and message, and all of them. */
-export function batchRejection(problems: readonly BatchProblem[]): AgtError {
-  const first = problems[0] ?? { reason: 'malformed_batch', message: 'the batch is invalid' };
-  const { message, index: _index, ...fields } = first;
-  return new AgtError('batch_rejected', `${REJECTED}${message}`, { details: { ...fields, problems: problems.map((p) => ({ ...p })) } });
+// The rejection of a batch with these problems (sorted by call; the batch's own problem is the only one).
+function rejection(problems: BatchProblem[]): BatchRejection {
+  const first = problems[0] as BatchProblem;
+  return { reason: first.reason, message: `${REJECTED}${first.message}`, problems };
+}
+
+/** The error `executeBatch` throws for a rejected batch: the first problem's fields and message, and all of them. */
+export function batchRejection(rejected: BatchRejection): AgtError {
+  const { message: _message, index: _index, ...fields } = rejected.problems[0] as BatchProblem;
+  return new AgtError('batch_rejected', rejected.message, { details: { ...fields, problems: rejected.problems.map((p) => ({ ...p })) } });
 }
 
 // The whole batch's own problems: any of them leaves nothing to check per call.
@@ -113,7 +126,7 @@ function batchProblem(batch: ToolBatch, run: BatchCheckContext): BatchProblem | 
 /** Checks a batch against the run: every problem of the batch and of each call, or each call with its route. */
 export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck {
   const whole = batchProblem(batch, run);
-  if (whole !== undefined) return { ok: false, problems: [whole] };
+  if (whole !== undefined) return { ok: false, rejection: rejection([whole]) };
   const problems: BatchProblem[] = [];
   const firstIndex = new Map<string, number>();
   const routed: RoutedCall[] = [];
@@ -156,6 +169,6 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
     }
     routed.push({ call: { callId, index, name: route.name, arguments: args }, route });
   }
-  if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) };
+  if (problems.length > 0) return { ok: false, rejection: rejection(problems.sort((a, b) => (a.index ?? 0) - (b.index ?? 0))) };
   return { ok: true, routed };
 }

@@ -3,13 +3,13 @@
  * and time bounds, and the batch's cancellation signal (the run's and the
  * batch's own, combined only when both are given).
  */
-import { AgtError } from '../errors.js';
 import type { FrameworkOutcome, ToolSearchContext } from '../framework/tools.js';
 import type { McpProber } from '../mcp/prober.js';
 import type { CallContext } from './call.js';
 import type { RunLimits } from './limits.js';
 import type { NativeRunOptions } from './run-options.js';
-import { NEVER_ABORTED } from './stages.js';
+import { NEVER_ABORTED } from './abort.js';
+import { batchDeadlineReason } from './call-result.js';
 import { checkMs } from '../bounds.js';
 
 /** The parts of a run every batch's context is built from. */
@@ -63,15 +63,7 @@ const NO_DEADLINE = { clear: () => undefined };
 export function batchDeadline(ms: number | undefined): { signal?: AbortSignal; clear(): void } {
   if (ms === undefined) return NO_DEADLINE;
   const controller = new AbortController();
-  const timer = setTimeout(
-    () =>
-      controller.abort(
-        new AgtError('call_timeout', `the batch did not finish within ${ms} ms (batchTimeoutMs); the call was cancelled`, {
-          details: { reason: 'batch_timeout', batchTimeoutMs: ms },
-        }),
-      ),
-    ms,
-  );
+  const timer = setTimeout(() => controller.abort(batchDeadlineReason(ms)), ms);
   timer.unref();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }

@@ -1,8 +1,8 @@
 /**
- * One call through stages 2–6 (B3–B5): parse and validate → permission →
- * before hooks → execute → output check → after hooks, with exactly one audit
- * event per call. One call's failure never stops the others (B5). Audit events
- * carry no argument values.
+ * One call of a run's batch through the pipeline (pipeline.ts: validate →
+ * permission → before hooks → execute → output check → bound → after hooks),
+ * with exactly one audit event per call. One call's failure never stops the
+ * others (B5). Audit events carry no argument values.
  */
 import { defined, setOwn } from '../json.js';
 import type {
@@ -20,16 +20,8 @@ import { execute, type ExecuteContext } from './execute.js';
 import { type StoredApproval, toolHashOf } from './approvals.js';
 import type { Route } from './snapshot.js';
 import type { RunLimits } from './limits.js';
-import {
-  boundResult,
-  cancelledResult,
-  checkOutput,
-  type Deferred,
-  reviewPermission,
-  validateArguments,
-  runAfterHooks,
-  runBeforeHooks,
-} from './stages.js';
+import { type CallPath, NOT_COPIED, runCall } from './pipeline.js';
+import type { Deferred } from './stages.js';
 
 /** What every call of a batch shares. */
 export interface CallContext extends ExecuteContext {
@@ -41,6 +33,51 @@ export interface CallContext extends ExecuteContext {
   limits: RunLimits;
   /** How long a deferred call waits for its decision (approvalTtlMs). */
   approvalTtlMs: number;
+}
+
+/** The stages a run's calls go through, with the batch's policy, hooks and bounds (one per batch, no closures). */
+export class RunPath implements CallPath<Route> {
+  readonly signal: AbortSignal;
+  readonly policy: PermissionPolicy | undefined;
+  readonly before: readonly BeforeHook[];
+  readonly after: readonly AfterHook[];
+  readonly maxResultBytes: number;
+  readonly #ctx: CallContext;
+
+  constructor(ctx: CallContext) {
+    this.#ctx = ctx;
+    this.signal = ctx.signal;
+    this.policy = ctx.policy;
+    this.before = ctx.before;
+    this.after = ctx.after;
+    this.maxResultBytes = ctx.limits.maxResultBytes;
+  }
+
+  /** The permission request of a call of this batch. */
+  request(callId: string, route: Route, args: Record<string, unknown>, withArguments: boolean): PermissionRequest {
+    return permissionRequest(this.#ctx, callId, route, withArguments ? args : undefined);
+  }
+
+  /** Stage 5 on the call's route. */
+  execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult> {
+    return execute(callId, route, args, this.#ctx);
+  }
+
+  /** Structured results come from servers: only theirs are checked against an outputSchema. */
+  checksOutput(route: Route): boolean {
+    return route.kind === 'mcp';
+  }
+}
+
+/** The path of calls a host approved (run.decide): no policy stage, `decidedBy` the approver; the rest as in the batch. */
+export class ApprovedPath extends RunPath {
+  override readonly policy = undefined;
+  readonly decidedBy: string;
+
+  constructor(ctx: CallContext, approver: string) {
+    super(ctx);
+    this.decidedBy = approver;
+  }
 }
 
 // One pass: a frozen deep copy of JSON arguments (hooks and policies get this; the backend gets the original).
@@ -88,45 +125,28 @@ export function callAudit(ctx: CallContext, identity: () => CallIdentity): CallA
   };
 }
 
-/** The permission request of a valid call: its identity, the tool's annotations and a frozen copy of the arguments. */
-export function permissionRequest(ctx: CallContext, callId: string, route: Route, args: Record<string, unknown>): PermissionRequest {
+/** The permission request of a valid call: its identity, the tool's annotations and a frozen copy of the arguments (undefined: NOT_COPIED). */
+export function permissionRequest(
+  ctx: CallContext,
+  callId: string,
+  route: Route,
+  args: Record<string, unknown> | undefined,
+): PermissionRequest {
   const request = callIdentity(ctx, callId, route) as PermissionRequest; // completed here, then frozen
   if (route.kind === 'mcp' && route.annotations !== undefined) request.annotations = route.annotations;
-  request.arguments = frozenCopy(args) as Readonly<Record<string, unknown>>;
+  request.arguments = args === undefined ? NOT_COPIED : (frozenCopy(args) as Readonly<Record<string, unknown>>);
   return Object.freeze(request);
 }
 
 /** What a call came to: its result, or its approval pending (a policy deferred it). */
 export type CallOutcome = ToolResult | { deferred: StoredApproval };
 
-/** Runs stages 2–6 for one call and records its audit event; a deferred call records approval_requested instead. */
-export async function processCall(call: CheckedCall, route: Route, ctx: CallContext): Promise<CallOutcome> {
+/** Runs one call of a batch through the run's path and records its audit event; a deferred call records approval_requested instead. */
+export async function processCall(call: CheckedCall, route: Route, ctx: CallContext, path: CallPath<Route>): Promise<CallOutcome> {
   const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
-  if (ctx.signal.aborted) return audit(cancelledResult(call.callId, ctx.signal));
-  const parsed = validateArguments(call.callId, call.arguments, route);
-  if (!parsed.go) return audit(parsed.result);
-  const request = permissionRequest(ctx, call.callId, route, parsed.value);
-  const permission = await reviewPermission(request, ctx.policy, ctx.signal);
-  if ('deferred' in permission) return defer(call.index, route, request, permission, ctx);
-  if (!permission.go) return audit(permission.result, permission.decidedBy);
-  return runPermitted(request, route, parsed.value, permission.value, ctx, audit);
-}
-
-/** Stages 4–6 for a permitted call (`by`: who allowed it): before hooks → execute → output check → after hooks. */
-export async function runPermitted(
-  request: PermissionRequest,
-  route: Route,
-  args: Record<string, unknown>,
-  by: string,
-  ctx: CallContext,
-  audit: CallAudit,
-): Promise<ToolResult> {
-  const before = await runBeforeHooks(request, ctx.before, ctx.signal);
-  if (!before.go) return audit(before.result, by);
-  let result = await execute(request.callId, route, args, ctx);
-  if (route.kind === 'mcp') result = checkOutput(result, route); // structured results come from the server
-  result = boundResult(result, ctx.limits.maxResultBytes);
-  return audit(await runAfterHooks(request, result, ctx.after, ctx.signal), by);
+  const outcome = await runCall(call.callId, route, call.arguments, path);
+  if ('deferred' in outcome) return defer(call.index, route, outcome.request, outcome.deferred, ctx);
+  return audit(outcome.result, outcome.decidedBy);
 }
 
 // A deferred call: kept with its validated arguments until the host decides it (run.decide).

@@ -9,10 +9,11 @@
  */
 import { readArguments } from './arguments.js';
 import { isExpired, type StoredApproval, type TakenApproval, toolHashOf } from './approvals.js';
-import { callAudit, type CallContext, permissionRequest, runPermitted } from './call.js';
+import { ApprovedPath, callAudit, type CallContext } from './call.js';
+import { callResult } from './call-result.js';
+import { runCall } from './pipeline.js';
 import { mapLimit } from './run-audit.js';
 import type { Route } from './snapshot.js';
-import { failedResult, validateArguments } from './stages.js';
 import type { CallIdentity, ToolResult } from './types.js';
 import { defined } from '../json.js';
 
@@ -27,45 +28,56 @@ export function decideCalls(
   concurrency: number,
 ): Promise<ToolResult[]> {
   const now = Date.now();
-  return mapLimit(taken, concurrency, (t) => decideOne(t, routes.get(t.approval.tool), ctx, now));
+  const approved = new ApprovedPath(ctx, APPROVER); // permitted by the approver: no stage 3
+  return mapLimit(taken, concurrency, (t) => decideOne(t, routes.get(t.approval.tool), ctx, approved, now));
 }
 
-async function decideOne({ approval: a, decision }: TakenApproval, route: Route | undefined, ctx: CallContext, now: number) {
+async function decideOne(
+  { approval: a, decision }: TakenApproval,
+  route: Route | undefined,
+  ctx: CallContext,
+  approved: ApprovedPath,
+  now: number,
+): Promise<ToolResult> {
   const audit = callAudit(ctx, () => identityOf(a, ctx));
   if (isExpired(a, now)) {
     return audit(
-      failedResult(a.callId, 'permission_denied', {
-        code: 'permission_denied',
-        message: 'the approval expired before it was decided (approvalTtlMs); the call did not run: call again if it is still needed',
-        details: { by: 'policy', reason: 'approval_expired', expiresAt: a.expiresAt },
+      callResult(a.callId, {
+        failed: 'permission_denied',
+        error: {
+          code: 'permission_denied',
+          message: 'the approval expired before it was decided (approvalTtlMs); the call did not run: call again if it is still needed',
+          details: { by: 'policy', reason: 'approval_expired', expiresAt: a.expiresAt },
+        },
       }),
       'policy',
     );
   }
   if (!decision.approve) {
     return audit(
-      failedResult(a.callId, 'permission_denied', {
-        code: 'permission_denied',
-        message: decision.reason ?? 'the approver rejected this call',
-        details: { by: APPROVER },
+      callResult(a.callId, {
+        failed: 'permission_denied',
+        error: { code: 'permission_denied', message: decision.reason ?? 'the approver rejected this call', details: { by: APPROVER } },
       }),
       APPROVER,
     );
   }
   if (route === undefined || toolHashOf(route) !== a.toolHash) {
     return audit(
-      failedResult(a.callId, 'tool_failed', {
-        code: 'approval_stale',
-        message: `the tool "${a.tool}" ${route === undefined ? 'is gone' : 'changed (schema or annotations)'} since this call was deferred; it did not run: call it again if it is still needed`,
-        details: { tool: a.tool },
+      callResult(a.callId, {
+        failed: 'tool_failed',
+        error: {
+          code: 'approval_stale',
+          message: `the tool "${a.tool}" ${route === undefined ? 'is gone' : 'changed (schema or annotations)'} since this call was deferred; it did not run: call it again if it is still needed`,
+          details: { tool: a.tool },
+        },
       }),
       APPROVER,
     );
   }
   // Validated again on the live snapshot, with the run's bounds (a stored record is read like model input).
-  const parsed = validateArguments(a.callId, readArguments(a.arguments, ctx.limits), route);
-  if (!parsed.go) return audit(parsed.result);
-  return runPermitted(permissionRequest(ctx, a.callId, route, parsed.value), route, parsed.value, APPROVER, ctx, audit);
+  const ended = await runCall(a.callId, route, readArguments(a.arguments, ctx.limits), approved);
+  return audit(ended.result, ended.decidedBy);
 }
 
 // The call's identity from what was stored (its tool may be gone from the snapshot).

@@ -6,13 +6,12 @@
  * sent `notifications/cancelled` (by the SDK) for both. Delegates end at once
  * when the run or batch is cancelled.
  */
-import { type AgtError, isAgtError } from '../errors.js';
-import { errorOfContent, failureOf } from '../results.js';
+import { isAgtError } from '../errors.js';
 import type { FrameworkContext, FrameworkOutcome } from '../framework/tools.js';
+import { abortable, NEVER_ABORTED, wasAborted } from './abort.js';
+import { callResult } from './call-result.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
-import { abortable, cancelledResult, failed, failedResult, NEVER_ABORTED, okResult, outputResult, wasAborted, withIds } from './stages.js';
 import type { ProgressEvent, ToolResult, TraceContext } from './types.js';
-import { defined } from '../json.js';
 
 /** What executing a call needs from its run and batch. */
 export interface ExecuteContext {
@@ -35,24 +34,23 @@ export interface ExecuteContext {
 
 /** Stage 5: execute on the route. */
 export async function execute(callId: string, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
-  if (ctx.signal.aborted) return cancelledResult(callId, ctx.signal);
+  if (ctx.signal.aborted) return callResult(callId, { aborted: ctx.signal });
   if (route.kind === 'mcp') return executeMcp(callId, route, args, ctx);
   if (route.kind === 'delegate') return executeDelegate(callId, route, args, ctx);
   // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
   const parsed = route.tool.parse(args);
   if (!parsed.ok) {
-    return failed(callId, 'invalid_arguments', {
-      code: 'invalid_arguments',
-      message: 'the arguments are not valid for this tool',
-      details: { issues: parsed.issues },
-    }).result;
+    return callResult(callId, {
+      failed: 'invalid_arguments',
+      error: { code: 'invalid_arguments', message: 'the arguments are not valid for this tool', details: { issues: parsed.issues } },
+    });
   }
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
     if (outcome.changed) ctx.onFrameworkChange(outcome);
-    return outputResult(callId, outcome.result as Record<string, unknown>);
+    return callResult(callId, { output: outcome.result as Record<string, unknown> });
   } catch (error) {
-    return withIds(callId, failureOf(error, 'the framework tool failed unexpectedly')); // H1: domain errors keep the ToolError shape
+    return callResult(callId, { thrown: error, fallback: 'the framework tool failed unexpectedly' }); // H1: domain errors keep the ToolError shape
   }
 }
 
@@ -76,13 +74,11 @@ export async function executeMcp(id: string, route: McpRoute, args: Record<strin
   if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
     const code = ctx.brokenMounts.get(route.mount) ?? 'connection_closed';
     ctx.brokenMounts.set(route.mount, code);
-    return failed(id, 'tool_failed', {
-      code,
-      message:
-        code === 'connection_closed'
-          ? `the server of mount "${route.mount}" is not running; it is loaded again at the next batch boundary (pooled runs) or by the next run`
-          : `the server of mount "${route.mount}" went away and could not be started again (${code}); its calls fail until it can`,
-    }).result;
+    const message =
+      code === 'connection_closed'
+        ? `the server of mount "${route.mount}" is not running; it is loaded again at the next batch boundary (pooled runs) or by the next run`
+        : `the server of mount "${route.mount}" went away and could not be started again (${code}); its calls fail until it can`;
+    return callResult(id, { failed: 'tool_failed', error: { code, message } });
   }
   const inFlight = ctx.inFlight.get(route.mount) ?? ctx.inFlight.set(route.mount, new Set()).get(route.mount)!;
   inFlight.add(id);
@@ -96,43 +92,14 @@ export async function executeMcp(id: string, route: McpRoute, args: Record<strin
       timeoutMs: ctx.callTimeoutMs,
       ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, tool: route.name, ...p }) } : {}),
     });
-    if (result.isError) return failedResult(id, 'tool_error', errorOfContent(result.content));
-    return okResult(id, { content: result.content, ...defined({ structuredContent: result.structuredContent, _meta: result._meta }) });
+    return callResult(id, { answer: result });
   } catch (error) {
-    const code = isAgtError(error) ? error.code : 'tool_failed';
-    if (code === 'connection_closed') ctx.brokenMounts.set(route.mount, code);
-    // A protocol_error's message and reason are our own words about the server's answer (never its values).
-    const reason = isAgtError(error) && code === 'protocol_error' ? error.details?.reason : undefined;
-    if (reason === 'server_error') {
-      // The server refused the call with a JSON-RPC error: its code and (escaped, bounded, masked) words go to the model.
-      return failed(id, 'tool_failed', {
-        code: 'server_error',
-        message: (error as Error).message,
-        details: { reason, rpcCode: (error as AgtError).details?.rpcCode },
-      }).result;
-    }
-    if (isAgtError(error) && error.details?.reason === 'batch_timeout')
-      return failed(id, 'tool_failed', { code: error.code, message: error.message, details: error.details }).result;
-    const message =
-      typeof reason === 'string' ? `${(error as Error).message}; the call's result is lost` : callFailure(code, route, ctx.callTimeoutMs);
-    return failed(id, 'tool_failed', { code, message, ...(typeof reason === 'string' ? { details: { reason } } : {}) }).result;
+    if (isAgtError(error) && error.code === 'connection_closed') ctx.brokenMounts.set(route.mount, error.code);
+    // Cancelled by the host, or the batch's deadline: the server was sent notifications/cancelled (by the SDK).
+    if (ctx.signal.aborted) return callResult(id, { aborted: ctx.signal, told: true });
+    return callResult(id, { callError: error, mount: route.mount, timeoutMs: ctx.callTimeoutMs });
   } finally {
     inFlight.delete(id);
-  }
-}
-
-function callFailure(code: string, route: McpRoute, timeoutMs: number): string {
-  switch (code) {
-    case 'connection_closed':
-      return `the server of mount "${route.mount}" went away during the call`;
-    case 'call_timeout':
-      return `the server did not answer within ${timeoutMs} ms; the call was cancelled`;
-    case 'cancelled':
-      return 'the call was cancelled by the host before it finished; the server was told';
-    case 'auth_required':
-      return `the server of mount "${route.mount}" wants (other) credentials; the host must authorize it`;
-    default:
-      return 'the call failed before the server answered';
   }
 }
 
@@ -149,9 +116,9 @@ async function executeDelegate(id: string, route: DelegateRoute, args: Record<st
       route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }),
       ctx.signal,
     );
-    if (wasAborted(out)) return cancelledResult(id, ctx.signal);
-    return outputResult(id, out);
+    if (wasAborted(out)) return callResult(id, { aborted: ctx.signal });
+    return callResult(id, { output: out });
   } catch (error) {
-    return withIds(id, failureOf(error, 'the delegate tool failed'));
+    return callResult(id, { thrown: error, fallback: 'the delegate tool failed' });
   }
 }

@@ -5,20 +5,22 @@
  * unknown tools, duplicate or missing ids, forbidden delegation) still runs
  * nothing, and each of its calls gets a result saying why: the offending ones
  * `invalid_arguments` with their own problem, the others `tool_failed` with
- * `batch_rejected`. The problems come from stage 1 as data (checkBatch).
+ * `batch_rejected`. The problems come from stage 1 as data (checkBatch), never
+ * as a caught error.
  */
-import { isAgtError } from '../errors.js';
 import { type BatchProblem, type ModelCall, modelCallId } from './batch-check.js';
-import { failedResult } from './stages.js';
+import { callResult } from './call-result.js';
+import type { RejectedBatch } from './run-batches.js';
 import type { BatchResult, ToolBatch, ToolCall, ToolResult } from './types.js';
 
 export { type ModelCall, modelCallId } from './batch-check.js';
 
-/** What runs a model step's calls: a NativeRun (its id, agent and executeBatch). */
+/** What runs a model step's calls: a NativeRun (its id, agent and runBatch). */
 export interface BatchRunner {
   readonly id: string;
   readonly agent: string;
-  executeBatch(batch: ToolBatch, options?: { signal?: AbortSignal }): Promise<BatchResult>;
+  /** executeBatch, with a batch stage 1 rejects given back as data. */
+  runBatch(batch: ToolBatch, options?: { signal?: AbortSignal }): Promise<BatchResult | RejectedBatch>;
 }
 
 /** The outcome of a model step: a result per call, in call order; `rejected` (with the model-facing message) when nothing ran. */
@@ -39,14 +41,13 @@ function rejectedResults(calls: readonly ModelCall[], problems: readonly BatchPr
     const problem = own.get(index);
     const callId = modelCallId(call);
     return problem !== undefined
-      ? failedResult(callId, 'invalid_arguments', {
-          code: 'invalid_arguments',
-          message: problem.message,
-          details: { reason: problem.reason },
+      ? callResult(callId, {
+          failed: 'invalid_arguments',
+          error: { code: 'invalid_arguments', message: problem.message, details: { reason: problem.reason } },
         })
-      : failedResult(callId, 'tool_failed', {
-          code: 'batch_rejected',
-          message: `not run: ${why}; nothing of this step ran, send the calls again`,
+      : callResult(callId, {
+          failed: 'tool_failed',
+          error: { code: 'batch_rejected', message: `not run: ${why}; nothing of this step ran, send the calls again` },
         });
   });
 }
@@ -64,14 +65,8 @@ export async function executeModelCalls(
     arguments: c.arguments as ToolCall['arguments'],
   });
   const batch = { runId: run.id, agent: run.agent, batchId: options.batchId, calls: calls.map(toCall) };
-  try {
-    return await run.executeBatch(batch, options.signal ? { signal: options.signal } : {});
-  } catch (error) {
-    if (!isAgtError(error) || error.code !== 'batch_rejected') throw error;
-    const problems = (error.details?.problems ?? []) as BatchProblem[];
-    return {
-      results: rejectedResults(calls, problems),
-      rejected: { reason: String(error.details?.reason ?? 'batch_rejected'), message: error.message },
-    };
-  }
+  const out = await run.runBatch(batch, options.signal ? { signal: options.signal } : {});
+  if (!('rejected' in out)) return out;
+  const { reason, message, problems } = out.rejected;
+  return { results: rejectedResults(calls, problems), rejected: { reason, message } };
 }

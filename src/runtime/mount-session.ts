@@ -1,11 +1,11 @@
 /**
  * One mounted server outside a run, for a person at a terminal (`agt mcp
  * call`): loaded exactly as a run loads a mount (loadMount: connect,
- * list, compile every schema), and each call goes through the run's own stages
- * — read and validate the arguments (B4: an invalid call never reaches the
- * server), execute on the route, check the structured result against the
- * outputSchema, bound its size. No permission stage: the person typing is the
- * one who decides; no hooks.
+ * list, compile every schema), and each call goes through the run's pipeline
+ * (runCall) — read and validate the arguments (B4: an invalid call never
+ * reaches the server), execute on the route, check the structured result
+ * against the outputSchema, bound its size. No permission stage: the person
+ * typing is the one who decides; no hooks.
  */
 import { randomUUID } from 'node:crypto';
 import { AgtError, isAgtError } from '../errors.js';
@@ -14,11 +14,12 @@ import { resolvedOptions } from '../mcp/resolved-settings.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { readArguments } from './arguments.js';
+import { NEVER_ABORTED } from './abort.js';
 import { executeMcp } from './execute.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import { loadMount } from './mount.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
-import { boundResult, checkOutput, validateArguments } from './stages.js';
+import { runCall } from './pipeline.js';
 import type { ToolResult } from './types.js';
 import { closestNames } from '../tool-names.js';
 
@@ -95,18 +96,26 @@ export class MountSession {
   async call(name: string, raw: unknown, options: SessionCallOptions = {}): Promise<SessionCallOutcome> {
     const route = this.route(name);
     const callId = `cli_${randomUUID()}`;
-    const valid = validateArguments(callId, readArguments(raw, this.#limits), route);
-    if (!valid.go) return { result: valid.result, called: false, route };
     const onProgress = options.onProgress;
-    const executed = await executeMcp(callId, route, valid.value, {
-      runId: callId,
-      brokenMounts: new Map(),
-      inFlight: new Map(),
-      signal: options.signal ?? new AbortController().signal,
-      callTimeoutMs: options.timeoutMs ?? this.#callMs,
-      onProgress: onProgress && ((event) => onProgress(event)),
+    const signal = options.signal ?? NEVER_ABORTED;
+    let called = false;
+    const { result } = await runCall(callId, route, readArguments(raw, this.#limits), {
+      signal,
+      execute: (id, r, args) => {
+        called = true;
+        return executeMcp(id, r, args, {
+          runId: callId,
+          brokenMounts: new Map(),
+          inFlight: new Map(),
+          signal,
+          callTimeoutMs: options.timeoutMs ?? this.#callMs,
+          onProgress: onProgress && ((event) => onProgress(event)),
+        });
+      },
+      checksOutput: () => true,
+      maxResultBytes: this.#limits.maxResultBytes,
     });
-    return { result: boundResult(checkOutput(executed, route), this.#limits.maxResultBytes), called: true, route };
+    return { result, called, route };
   }
 
   /** Closes the connection. */

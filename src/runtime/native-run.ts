@@ -13,14 +13,12 @@ import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { OpenApprovals, pendingView } from './approvals.js';
-import { batchRejection, checkBatch } from './batch-check.js';
-import { decideCalls } from './decide.js';
-import { type CallContext, processCall } from './call.js';
-import { batchDeadline, batchTimeout, callContext, type RunParts } from './call-context.js';
-import { mapLimit, RunAudit } from './run-audit.js';
+import { OpenApprovals } from './approvals.js';
+import { batchTimeout } from './call-context.js';
+import { RunAudit } from './run-audit.js';
+import { type RejectedBatch, RunBatches } from './run-batches.js';
 import { buildSnapshot } from './refresh.js';
-import { resolveLimits, type RunLimits } from './limits.js';
+import { resolveLimits } from './limits.js';
 import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
 import {
   approvalTtl,
@@ -35,8 +33,8 @@ import { RunMounts } from './run-mounts.js';
 import { RunRefresher } from './refresher.js';
 import { RunToolSearch } from './tool-search.js';
 import type { ModelTool } from './model-tools.js';
-import { affectsSnapshot, type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
-import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch, ToolResult } from './types.js';
+import { type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
+import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch } from './types.js';
 
 /** One native run of an agent. */
 export class NativeRun extends RunMounts {
@@ -49,13 +47,10 @@ export class NativeRun extends RunMounts {
   readonly #seen = new Set<string>();
   readonly #broken = new Map<string, string>();
   #closed = false;
-  readonly #limits: RunLimits;
-  readonly #audit: RunAudit;
-  /** What every batch's call context is built from. */
-  readonly #parts: RunParts;
   readonly #approvals = new OpenApprovals();
   readonly #toolSearch: RunToolSearch;
-  readonly #batchTimeoutMs: number | undefined;
+  /** Stage 1, the calls through the pipeline, and each batch's boundary. */
+  readonly #batches: RunBatches;
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
   #storedRevision: number | null = null;
@@ -72,30 +67,32 @@ export class NativeRun extends RunMounts {
     this.#options = options;
     this.#stale = parts.stale;
     this.#toolSearch = parts.toolSearch;
-    this.#limits = resolveLimits(options.limits);
-    this.#batchTimeoutMs = batchTimeout(options);
-    this.#audit = new RunAudit(options.audit, this.id, this.agent);
+    const audit = new RunAudit(options.audit, this.id, this.agent);
     const { registry, wiring, stale } = parts;
-    this.#refresher = new RunRefresher(snapshot, {
-      agent: this.agent,
-      options,
-      registry,
-      wiring,
-      stale,
-      broken: this.#broken,
-      audit: this.#audit,
+    this.#refresher = new RunRefresher(snapshot, { agent: this.agent, options, registry, wiring, stale, broken: this.#broken, audit });
+    this.#batches = new RunBatches({
+      run: {
+        runId: this.id,
+        agent: this.agent,
+        options,
+        limits: resolveLimits(options.limits),
+        callTimeoutMs: runConnectSettings(options).timeouts.callMs,
+        approvalTtlMs: approvalTtl(options),
+        prober: new McpProber(proberOptions(options, parts.wiring, parts.registry)),
+        brokenMounts: this.#broken,
+        inFlight: parts.wiring.inFlight,
+      },
+      audit,
+      refresher: this.#refresher,
+      toolSearch: this.#toolSearch,
+      seen: this.#seen,
+      approvals: this.#approvals,
+      batchTimeoutMs: batchTimeout(options),
+      claim: (batchId) => this.#claim(batchId),
+      persist: async () => {
+        if (this.#store !== undefined) await this.suspend({ store: this.#store });
+      },
     });
-    this.#parts = {
-      runId: this.id,
-      agent: this.agent,
-      options,
-      limits: this.#limits,
-      callTimeoutMs: runConnectSettings(options).timeouts.callMs,
-      approvalTtlMs: approvalTtl(options),
-      prober: new McpProber(proberOptions(options, parts.wiring, parts.registry)),
-      brokenMounts: this.#broken,
-      inFlight: parts.wiring.inFlight,
-    };
   }
 
   /** Reads the agent, connects its mounts, lists and compiles their tools, and freezes the snapshot (B1). */
@@ -157,43 +154,15 @@ export class NativeRun extends RunMounts {
    * Runs a batch: stage 1 for the whole batch (throws batch_rejected, B6), then
    * each call; refreshes after the batch (F1). `signal` cancels this batch only.
    */
-  async executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
-    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
-    // The start of every batch, rejected or not, is a boundary: what changed since the last one is applied first.
-    const applying = this.#refresher.apply(true);
-    const opening = applying && (await applying); // nothing pending (the usual case): not even a microtask
-    const snapshot = this.#refresher.snapshot; // F2: the whole batch uses the snapshot it started with
-    const check = checkBatch(batch, {
-      runId: this.id,
-      agent: this.agent,
-      seenBatchIds: this.#seen,
-      routes: this.#toolSearch.routes(snapshot.routes),
-      maxBatchCalls: this.#limits.maxBatchCalls,
-      limits: this.#limits,
-    });
-    if (!check.ok) {
-      const error = batchRejection(check.problems);
-      await this.#audit.rejected((batch as { batchId?: unknown })?.batchId, error.details?.reason);
-      throw error;
-    }
-    const routed = check.routed;
-    this.#seen.add(batch.batchId);
-    await this.#claim(batch.batchId);
-    const started = performance.now();
-    if (this.#options.audit) await this.#audit.started(batch.batchId, routed.length); // no sink: not even a microtask
-    const scope = this.#batchScope(batch.batchId, snapshot, options.signal);
-    let outcomes;
-    try {
-      outcomes = await mapLimit(routed, this.#options.concurrency ?? 4, ({ call, route }) => processCall(call, route, scope.ctx));
-    } finally {
-      scope.end();
-    }
-    const results: ToolResult[] = [];
-    for (const outcome of outcomes)
-      if ('deferred' in outcome) this.#approvals.add(outcome.deferred);
-      else results.push(outcome);
-    if (this.#options.audit) await this.#audit.finished(batch.batchId, results, started);
-    return this.#boundary(batch.batchId, results, opening);
+  executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
+    if (this.#closed) return Promise.reject(new AgtError('connection_closed', 'this run is closed'));
+    return this.#batches.run(batch, options.signal, true); // no async frame of its own: the pipeline's cost per batch
+  }
+
+  /** executeBatch, with a batch stage 1 rejects given back as data (`rejected`: the reason, a message, every problem) instead of thrown. */
+  runBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult | RejectedBatch> {
+    if (this.#closed) return Promise.reject(new AgtError('connection_closed', 'this run is closed'));
+    return this.#batches.run(batch, options.signal, false);
   }
 
   /**
@@ -207,30 +176,12 @@ export class NativeRun extends RunMounts {
    */
   async decide(batchId: string, decisions: Record<string, ApprovalDecision>, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
-    const opening = await this.#refresher.apply(true); // approved calls are checked against the tools as they are now
-    const taken = this.#approvals.take(batchId, decisions); // synchronous: a second decide cannot take them again
-    if (this.#store !== undefined) {
-      try {
-        await this.suspend({ store: this.#store });
-      } catch (error) {
-        this.#approvals.restore(taken);
-        throw error;
-      }
-    }
-    const snapshot = this.#refresher.snapshot;
-    const scope = this.#batchScope(batchId, snapshot, options.signal);
-    let results;
-    try {
-      results = await decideCalls(taken, snapshot.routes, scope.ctx, this.#options.concurrency ?? 4);
-    } finally {
-      scope.end();
-    }
-    return this.#boundary(batchId, results, opening);
+    return this.#batches.decide(batchId, decisions, options.signal);
   }
 
   /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
   pendingApprovals(batchId?: string): PendingApproval[] {
-    return this.#approvals.list(batchId).map(pendingView);
+    return this.#batches.pending(batchId);
   }
 
   /**
@@ -242,58 +193,6 @@ export class NativeRun extends RunMounts {
   async refresh(): Promise<BatchResult['refresh']> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
     return this.#refresher.apply(true);
-  }
-
-  // The end of a batch: its pending approvals, and the refresh of this boundary (else the one it started with).
-  // Dead pooled servers are started again at the next start (once per batch, not twice).
-  async #boundary(batchId: string, results: ToolResult[], opening: BatchResult['refresh']): Promise<BatchResult> {
-    const pending = this.pendingApprovals(batchId);
-    const applying = this.#refresher.apply(false);
-    const refresh = (applying && (await applying)) ?? opening;
-    const toolsLoaded = await this.#applyLoads(batchId);
-    return {
-      results,
-      ...(pending.length > 0 ? { pending } : {}),
-      ...(refresh ? { refresh } : {}),
-      ...(toolsLoaded ? { toolsLoaded } : {}),
-    };
-  }
-
-  // Tool search: what tool_search found in this batch is loaded now, at its boundary (F2), and audited.
-  async #applyLoads(batchId: string): Promise<BatchResult['toolsLoaded']> {
-    const change = this.#toolSearch.applyLoads(this.#refresher.snapshot.routes);
-    if (change !== undefined) await this.#audit.toolsLoaded(batchId, change.loaded, change.unloaded);
-    return change;
-  }
-
-  // The calls of a batch: their context within the batch deadline (batchTimeoutMs), counted as running until
-  // `end()` (no refresh swaps connections from under them, F2). No promise of its own: the pipeline's cost per batch.
-  #batchScope(batchId: string, snapshot: SnapshotState, signal: AbortSignal | undefined): { ctx: CallContext; end(): void } {
-    const deadline = batchDeadline(this.#batchTimeoutMs);
-    const ends =
-      deadline.signal === undefined ? signal : signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
-    const ctx = this.#callContext(batchId, snapshot, ends);
-    this.#refresher.running += 1;
-    return {
-      ctx,
-      end: () => {
-        this.#refresher.running -= 1;
-        deadline.clear();
-      },
-    };
-  }
-
-  #callContext(batchId: string, snapshot: SnapshotState, batchSignal: AbortSignal | undefined): CallContext {
-    const search = this.#toolSearch.active(snapshot.routes) ? this.#toolSearch.context(snapshot.routes) : undefined;
-    return callContext(
-      this.#parts,
-      batchId,
-      batchSignal,
-      (outcome) => {
-        if (affectsSnapshot(outcome, this.agent, snapshot)) this.#refresher.frameworkChanged = true; // F1; other writes: F8
-      },
-      search,
-    );
   }
 
   /** The connections of the run's mounts, by mount. */

@@ -55,22 +55,44 @@ export function matches(match: AutoAllowMatch, request: PermissionRequest): bool
 
 const ABSTAIN: PermissionDecision = Object.freeze({ decision: 'abstain', by: 'policy' });
 
+/**
+ * Internal: the built-in policies that decide by matching (autoAllow, deny,
+ * approval and chains of them) decide at once, with no promise; the pipeline
+ * asks them so, and copies the arguments for them only when a predicate of
+ * theirs could read them.
+ */
+export const DECIDES_AT_ONCE: unique symbol = Symbol('agt-mcp.decidesAtOnce');
+
+/** How a built-in policy decides at once. */
+export interface AtOnce {
+  decide(request: PermissionRequest): PermissionDecision;
+  /** False when no predicate of the policy's matches can see the arguments. */
+  readsArguments: boolean;
+}
+
+/** The way `policy` decides at once, if it is a built-in one that can. */
+export const atOnceOf = (policy: PermissionPolicy): AtOnce | undefined => (policy as { [DECIDES_AT_ONCE]?: AtOnce })[DECIDES_AT_ONCE];
+
+const hasPredicate = (match: AutoAllowMatch): boolean =>
+  typeof match === 'function' || (Array.isArray(match) && match.some((m) => typeof m === 'function'));
+
+// A policy that decides by `decide` (its review is the same decision, as a promise).
+function atOnce(decide: AtOnce['decide'], readsArguments: boolean): PermissionPolicy {
+  const policy = { review: async (request: PermissionRequest) => decide(request) };
+  return Object.defineProperty(policy, DECIDES_AT_ONCE, { value: { decide, readsArguments } });
+}
+
+const decidedBy = (match: AutoAllowMatch, verdict: PermissionDecision): PermissionPolicy =>
+  atOnce((request) => (matches(match, request) ? verdict : ABSTAIN), hasPredicate(match));
+
 /** Allows matching calls without asking; abstains for the rest. */
 function autoAllow(match: AutoAllowMatch): PermissionPolicy {
-  return {
-    async review(request) {
-      return matches(match, request) ? { decision: 'allow', by: 'auto' } : ABSTAIN;
-    },
-  };
+  return decidedBy(match, Object.freeze({ decision: 'allow', by: 'auto' }));
 }
 
 /** Denies matching calls (e.g. `{ destructive: true }`); abstains for the rest. Put it first in a chain. */
 function deny(match: AutoAllowMatch, reason = 'denied by policy'): PermissionPolicy {
-  return {
-    async review(request) {
-      return matches(match, request) ? { decision: 'deny', by: 'policy', reason } : ABSTAIN;
-    },
-  };
+  return decidedBy(match, Object.freeze({ decision: 'deny', by: 'policy', reason }));
 }
 
 /**
@@ -79,11 +101,7 @@ function deny(match: AutoAllowMatch, reason = 'denied by policy'): PermissionPol
  * with `run.decide` (docs/hosts.md, "Approvals that wait"); abstains for the rest.
  */
 function approval(match: AutoAllowMatch, reason = 'this call needs an approval'): PermissionPolicy {
-  return {
-    async review(request) {
-      return matches(match, request) ? { decision: 'defer', by: 'policy', reason } : ABSTAIN;
-    },
-  };
+  return decidedBy(match, Object.freeze({ decision: 'defer', by: 'policy', reason }));
 }
 
 /** Asks a human through the host's callback, holding the call open in this process: true allows, false denies. */
@@ -108,15 +126,35 @@ function modelReview(review: (request: PermissionRequest) => Promise<boolean>): 
   };
 }
 
+const DEFAULT_DENY: PermissionDecision = Object.freeze({
+  decision: 'deny',
+  by: 'policy',
+  reason: 'no policy allowed this call (default deny)',
+});
+
 /** The first decision that is not `abstain` (allow, deny or defer) wins; all abstaining denies. */
 function chain(...list: PermissionPolicy[]): PermissionPolicy {
+  const all = list.map(atOnceOf);
+  if (all.every((a): a is AtOnce => a !== undefined)) {
+    const decide = (request: PermissionRequest) => {
+      for (const a of all) {
+        const verdict = a.decide(request);
+        if (verdict.decision !== 'abstain') return verdict;
+      }
+      return DEFAULT_DENY;
+    };
+    return atOnce(
+      decide,
+      all.some((a) => a.readsArguments),
+    );
+  }
   return {
     async review(request, context) {
       for (const policy of list) {
         const verdict = await policy.review(request, context);
         if (verdict.decision !== 'abstain') return verdict;
       }
-      return { decision: 'deny', by: 'policy', reason: 'no policy allowed this call (default deny)' };
+      return DEFAULT_DENY;
     },
   };
 }

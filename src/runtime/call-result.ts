@@ -1,0 +1,104 @@
+/**
+ * The one way a call becomes a ToolResult, for every path that runs calls
+ * (runs, decided approvals, `agt mcp call`, harness tool sets): a call either
+ * answered — an MCP result or a local handler's output, `isError` making it a
+ * tool_error — or ended without an answer, and every way of ending without one
+ * (refused by a stage, thrown by a handler, cancelled or out of time, refused
+ * or lost by the server) is mapped here, once.
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import { defined } from '../json.js';
+import { errorOfContent, failureOf, type HandlerOutput, outputContent } from '../results.js';
+import type { ResultError, ResultStatus, ToolResult } from './types.js';
+
+/** A result that is not ok. */
+export type FailedResult = Exclude<ToolResult, { status: 'ok' }>;
+
+/** The fields of an MCP tool result (a server's answer, or a local handler's output once read). */
+export interface AnswerFields {
+  content: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/** How a call ended without an answer of its own. */
+export type CallFailure =
+  /** A stage refused it (invalid arguments, denied, output invalid …). */
+  | { failed: Exclude<ResultStatus, 'ok'>; error: ResultError }
+  /** A local handler threw: a declared error keeps its code (tool_error), anything else is `fallback` (tool_failed). */
+  | { thrown: unknown; fallback: string }
+  /** The host cancelled the call, or the batch's deadline passed (`signal.reason`, see batchDeadlineReason); `told`: the server was sent notifications/cancelled. */
+  | { aborted: AbortSignal; told?: boolean }
+  /** An MCP call failed before the server answered it (timeout, closed, auth, a JSON-RPC error …). */
+  | { callError: unknown; mount: string; timeoutMs: number };
+
+/** How a call ended: answered (`answer`: an MCP result; `output`: a local handler's), or a failure. */
+export type CallEnd = { answer: AnswerFields } | { output: HandlerOutput | unknown[] } | CallFailure;
+
+/** The result of call `callId` that ended as `end`. */
+export function callResult(callId: string, end: CallFailure): FailedResult;
+export function callResult(callId: string, end: CallEnd): ToolResult;
+export function callResult(callId: string, end: CallEnd): ToolResult {
+  if ('answer' in end) return answered(callId, end.answer);
+  if ('output' in end) return answered(callId, outputContent(end.output));
+  if ('failed' in end) return { callId, status: end.failed, error: end.error };
+  if ('thrown' in end) {
+    const { status, error } = failureOf(end.thrown, end.fallback);
+    return { callId, status, error };
+  }
+  if ('aborted' in end) return { callId, status: 'tool_failed', error: abortError(end.aborted, end.told === true) };
+  return { callId, status: 'tool_failed', error: callErrorOf(end.callError, end.mount, end.timeoutMs) };
+}
+
+function answered(callId: string, answer: AnswerFields): ToolResult {
+  if (answer.isError === true) return { callId, status: 'tool_error', error: errorOfContent(answer.content) };
+  const { content, structuredContent, _meta } = answer;
+  return { callId, status: 'ok', content, ...defined({ structuredContent, _meta }) };
+}
+
+const BATCH_TIMEOUT = 'batch_timeout';
+
+/** The reason a batch's deadline aborts its calls with (batchTimeoutMs): a call_timeout AgtError, as a connection gives it back. */
+export function batchDeadlineReason(ms: number): AgtError {
+  return new AgtError('call_timeout', `the batch did not finish within ${ms} ms (batchTimeoutMs); the call was cancelled`, {
+    details: { reason: BATCH_TIMEOUT, batchTimeoutMs: ms },
+  });
+}
+
+// A cancelled call: the batch's deadline (its reason says so) or the host's signal.
+function abortError(signal: AbortSignal, told: boolean): ResultError {
+  const reason: unknown = signal.reason;
+  if (isAgtError(reason) && reason.code === 'call_timeout' && reason.details?.reason === BATCH_TIMEOUT)
+    return { code: 'call_timeout', message: reason.message, details: { ...reason.details } };
+  const message = 'the call was cancelled by the host before it finished';
+  return { code: 'cancelled', message: told ? `${message}; the server was told` : message };
+}
+
+// An MCP call that failed: its code, and words for the model that say what happened (never the server's values).
+function callErrorOf(error: unknown, mount: string, timeoutMs: number): ResultError {
+  const code = isAgtError(error) ? error.code : 'tool_failed';
+  // A protocol_error's message and reason are our own words about the server's answer (never its values).
+  const reason = isAgtError(error) && code === 'protocol_error' ? error.details?.reason : undefined;
+  if (reason === 'server_error') {
+    // The server refused the call with a JSON-RPC error: its code and (escaped, bounded, masked) words go to the model.
+    return { code: 'server_error', message: (error as Error).message, details: { reason, rpcCode: (error as AgtError).details?.rpcCode } };
+  }
+  if (typeof reason === 'string') return { code, message: `${(error as Error).message}; the call's result is lost`, details: { reason } };
+  return { code, message: failureWords(code, mount, timeoutMs) };
+}
+
+function failureWords(code: string, mount: string, timeoutMs: number): string {
+  switch (code) {
+    case 'connection_closed':
+      return `the server of mount "${mount}" went away during the call`;
+    case 'call_timeout':
+      return `the server did not answer within ${timeoutMs} ms; the call was cancelled`;
+    case 'cancelled':
+      return 'the call was cancelled by the host before it finished; the server was told';
+    case 'auth_required':
+      return `the server of mount "${mount}" wants (other) credentials; the host must authorize it`;
+    default:
+      return 'the call failed before the server answered';
+  }
+}

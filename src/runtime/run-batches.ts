@@ -1,0 +1,163 @@
+/**
+ * A run's batches: stage 1 for the whole batch (checkBatch, as data), then
+ * each call through the pipeline within the batch's scope (its signal,
+ * deadline and running count), then the batch's boundary — pending approvals,
+ * the refresh (F1, never mid-batch: F2) and the tools tool_search loaded.
+ * The deferred calls a host decides later (run.decide) end here too.
+ */
+import { type OpenApprovals, pendingView } from './approvals.js';
+import { batchRejection, type BatchRejection, checkBatch } from './batch-check.js';
+import { type CallContext, processCall, RunPath } from './call.js';
+import { batchDeadline, callContext, type RunParts } from './call-context.js';
+import { decideCalls } from './decide.js';
+import type { CallPath } from './pipeline.js';
+import type { RunRefresher } from './refresher.js';
+import { mapLimit, type RunAudit } from './run-audit.js';
+import { affectsSnapshot, type Route, type SnapshotState } from './snapshot.js';
+import type { RunToolSearch } from './tool-search.js';
+import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch, ToolResult } from './types.js';
+
+/** A batch stage 1 rejected (B6): nothing ran. */
+export interface RejectedBatch {
+  rejected: BatchRejection;
+}
+
+/** What a run's batches need from the run. */
+export interface BatchesParts {
+  run: RunParts;
+  audit: RunAudit;
+  refresher: RunRefresher;
+  toolSearch: RunToolSearch;
+  /** Batch ids already run (a stored run carries them). */
+  seen: Set<string>;
+  approvals: OpenApprovals;
+  batchTimeoutMs: number | undefined;
+  /** Claims batch `batchId` in the run's store first, if it has one (revision_conflict: another host has it). */
+  claim(batchId: string): Promise<void>;
+  /** Records the run in its store, if it has one (compare-and-set), before decided calls run. */
+  persist(): Promise<void>;
+}
+
+/** The batches of one run. */
+export class RunBatches {
+  readonly #p: BatchesParts;
+
+  constructor(parts: BatchesParts) {
+    this.#p = parts;
+  }
+
+  /**
+   * Runs a batch; a batch stage 1 rejects, audited, with nothing run, comes back as data (`rejected`) —
+   * or with `throwRejected` (executeBatch) as its batch_rejected error.
+   */
+  run(batch: ToolBatch, signal: AbortSignal | undefined, throwRejected: true): Promise<BatchResult>;
+  run(batch: ToolBatch, signal: AbortSignal | undefined, throwRejected: false): Promise<BatchResult | RejectedBatch>;
+  async run(batch: ToolBatch, signal: AbortSignal | undefined, throwRejected: boolean): Promise<BatchResult | RejectedBatch> {
+    const { run, refresher, toolSearch, audit } = this.#p;
+    // The start of every batch, rejected or not, is a boundary: what changed since the last one is applied first.
+    const applying = refresher.apply(true);
+    const opening = applying && (await applying); // nothing pending (the usual case): not even a microtask
+    const snapshot = refresher.snapshot; // F2: the whole batch uses the snapshot it started with
+    const check = checkBatch(batch, {
+      runId: run.runId,
+      agent: run.agent,
+      seenBatchIds: this.#p.seen,
+      routes: toolSearch.routes(snapshot.routes),
+      maxBatchCalls: run.limits.maxBatchCalls,
+      limits: run.limits,
+    });
+    if (!check.ok) {
+      await audit.rejected((batch as { batchId?: unknown })?.batchId, check.rejection.reason);
+      if (throwRejected) throw batchRejection(check.rejection);
+      return { rejected: check.rejection };
+    }
+    this.#p.seen.add(batch.batchId);
+    await this.#p.claim(batch.batchId);
+    const started = performance.now();
+    const sink = run.options.audit;
+    if (sink) await audit.started(batch.batchId, check.routed.length); // no sink: not even a microtask
+    const scope = this.#scope(batch.batchId, snapshot, signal);
+    let outcomes;
+    try {
+      outcomes = await mapLimit(check.routed, run.options.concurrency ?? 4, ({ call, route }) =>
+        processCall(call, route, scope.ctx, scope.path),
+      );
+    } finally {
+      scope.end();
+    }
+    const results: ToolResult[] = [];
+    for (const outcome of outcomes)
+      if ('deferred' in outcome) this.#p.approvals.add(outcome.deferred);
+      else results.push(outcome);
+    if (sink) await audit.finished(batch.batchId, results, started);
+    return this.#boundary(batch.batchId, results, opening);
+  }
+
+  /** Ends deferred calls of batch `batchId` with the host's decisions (NativeRun.decide). */
+  async decide(batchId: string, decisions: Record<string, ApprovalDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
+    const { refresher, approvals, run } = this.#p;
+    const opening = await refresher.apply(true); // approved calls are checked against the tools as they are now
+    const taken = approvals.take(batchId, decisions); // synchronous: a second decide cannot take them again
+    try {
+      await this.#p.persist();
+    } catch (error) {
+      approvals.restore(taken);
+      throw error;
+    }
+    const snapshot = refresher.snapshot;
+    const scope = this.#scope(batchId, snapshot, signal);
+    let results;
+    try {
+      results = await decideCalls(taken, snapshot.routes, scope.ctx, run.options.concurrency ?? 4);
+    } finally {
+      scope.end();
+    }
+    return this.#boundary(batchId, results, opening);
+  }
+
+  /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
+  pending(batchId?: string): PendingApproval[] {
+    return this.#p.approvals.list(batchId).map(pendingView);
+  }
+
+  // The end of a batch: its pending approvals, and the refresh of this boundary (else the one it started with).
+  // Dead pooled servers are started again at the next start (once per batch, not twice).
+  async #boundary(batchId: string, results: ToolResult[], opening: BatchResult['refresh']): Promise<BatchResult> {
+    const pending = this.pending(batchId);
+    const applying = this.#p.refresher.apply(false);
+    const refresh = (applying && (await applying)) ?? opening;
+    // Tool search: what tool_search found in this batch is loaded now, at its boundary (F2), and audited.
+    const toolsLoaded = this.#p.toolSearch.applyLoads(this.#p.refresher.snapshot.routes);
+    if (toolsLoaded !== undefined) await this.#p.audit.toolsLoaded(batchId, toolsLoaded.loaded, toolsLoaded.unloaded);
+    return {
+      results,
+      ...(pending.length > 0 ? { pending } : {}),
+      ...(refresh ? { refresh } : {}),
+      ...(toolsLoaded ? { toolsLoaded } : {}),
+    };
+  }
+
+  // The calls of a batch: their context and path within the batch deadline (batchTimeoutMs), counted as running
+  // until `end()` (no refresh swaps connections from under them, F2). No promise of its own: the pipeline's cost per batch.
+  #scope(batchId: string, snapshot: SnapshotState, signal: AbortSignal | undefined) {
+    const { refresher, toolSearch, run } = this.#p;
+    const deadline = batchDeadline(this.#p.batchTimeoutMs);
+    const ends =
+      deadline.signal === undefined ? signal : signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
+    const search = toolSearch.active(snapshot.routes) ? toolSearch.context(snapshot.routes) : undefined;
+    const onChange = (outcome: Parameters<CallContext['onFrameworkChange']>[0]) => {
+      if (affectsSnapshot(outcome, run.agent, snapshot)) refresher.frameworkChanged = true; // F1; other writes: F8
+    };
+    const ctx = callContext(run, batchId, ends, onChange, search);
+    const path: CallPath<Route> = new RunPath(ctx);
+    refresher.running += 1;
+    return {
+      ctx,
+      path,
+      end: () => {
+        refresher.running -= 1;
+        deadline.clear();
+      },
+    };
+  }
+}
