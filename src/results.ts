@@ -8,25 +8,18 @@
  * failure (an AgtError or a ToolErrorSignal) keeps its code as a tool error;
  * anything else is a generic failure whose message says nothing of the cause.
  */
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { contentText, isAgtError, isToolErrorSignal, readToolError } from './errors.js';
 import { defined, isPlainObject } from './json.js';
 
-/** An MCP tool result as a handler may return it. */
-export interface McpToolResult {
-  content: unknown[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
-
-/** What a handler may return: text, data (a JSON value; an object is also sent as structuredContent), or an MCP tool result. */
-export type HandlerOutput = string | Record<string, unknown> | McpToolResult;
+/** What a handler may return: text, data (a JSON value; an object is also sent as structuredContent), or an MCP tool result (the SDK's CallToolResult). */
+export type HandlerOutput = string | Record<string, unknown> | CallToolResult;
 
 const MARK = Symbol.for('agt-mcp.toolResult');
 const RESULT_FIELDS: ReadonlySet<string> = new Set(['content', 'structuredContent', 'isError', '_meta']);
 
 /** Marks `result` as an MCP tool result, sent as given (`isError`, `structuredContent` and `_meta` kept). */
-export function toolResult(result: McpToolResult): McpToolResult {
+export function toolResult(result: CallToolResult): CallToolResult {
   return Object.defineProperty({ ...result }, MARK, { value: true });
 }
 
@@ -35,7 +28,7 @@ export function toolResult(result: McpToolResult): McpToolResult {
  * object with exactly its fields (a `content` list of typed parts). Data that
  * merely has a `content` field is not one.
  */
-export function isMcpToolResult(output: unknown): output is McpToolResult {
+export function isMcpToolResult(output: unknown): output is CallToolResult {
   if (!isPlainObject(output) || !Array.isArray(output.content)) return false;
   if ((output as { [MARK]?: unknown })[MARK] === true) return true;
   return (
@@ -48,7 +41,7 @@ export function isMcpToolResult(output: unknown): output is McpToolResult {
 }
 
 /** The MCP tool result of a handler's output. */
-export function outputContent(output: HandlerOutput | unknown[]): McpToolResult {
+export function outputContent(output: HandlerOutput | unknown[]): CallToolResult {
   if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
   if (isMcpToolResult(output)) {
     const { content, structuredContent, _meta } = output;

@@ -5,13 +5,13 @@
  * and a tool whose inputSchema uses JSON Schema 2020-12 `$defs`.
  */
 import * as v from 'valibot';
-import { defineTool, toolResult } from 'agt-mcp/authoring';
+import { type CallToolResult, defineTool, toolResult } from 'agt-mcp/authoring';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC'; // 1×1 red pixel
 const WAV = 'UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=='; // 8 samples of silence
 const none = v.object({});
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const content = (name: string, description: string, parts: unknown[]) =>
+const content = (name: string, description: string, parts: CallToolResult['content']) =>
   defineTool({ name, description, input: none, handler: () => toolResult({ content: parts }) });
 
 /** Every tool of the conformance server. */

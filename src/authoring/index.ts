@@ -6,7 +6,7 @@ export type { HttpToolService, ServeHttpOptions } from './http.js';
 export { createToolServer, serveStdio } from './server.js';
 export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions } from './server.js';
 export { toolResult } from '../results.js';
-export type { McpToolResult } from '../results.js';
+export type { CallToolResult } from '@modelcontextprotocol/server';
 export { contractCases, runContract } from './contract.js';
 export type { ContractCase, ContractExpectation, ContractInput, ContractReport, ContractResult, ContractTool } from './contract.js';
 export { checkServer } from './server-check.js';

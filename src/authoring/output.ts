@@ -6,7 +6,7 @@
  * `output_invalid` with paths, never values.
  */
 import { AgtError } from '../errors.js';
-import type { McpToolResult } from '../results.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { declaredNames, serverSafeIssues } from '../schema/issues.js';
@@ -25,7 +25,7 @@ export function compiledOutput(tool: ServableTool): { schema: CompiledToolSchema
 /** What is wrong with a result of a tool with an outputSchema, or undefined (error results are not checked, as in MCP). */
 export function outputProblem(
   tool: string,
-  result: McpToolResult,
+  result: CallToolResult,
   output: { schema: CompiledToolSchema; names: ReadonlySet<string> } | undefined,
 ): AgtError | undefined {
   if (output === undefined || result.isError === true) return undefined;

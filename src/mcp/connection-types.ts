@@ -4,6 +4,7 @@
  */
 import type { McpTransport } from '../resources/mcp-config.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { CacheHints, McpPrompt, McpResource, McpResourceTemplate, RawTool } from './lists.js';
 import type { ListChangedKind, LogLevel, McpLogMessage } from './notifications.js';
 
@@ -27,15 +28,13 @@ export interface CallOptions extends RequestOptions {
   meta?: Record<string, unknown>;
 }
 
-/** A tool call's result as the server sent it (content defaults to []). */
-export interface McpCallResult {
-  content: unknown[];
-  /** As sent: judged by the caller (an object, valid for the tool's outputSchema). */
-  structuredContent?: unknown;
-  isError: boolean;
-  /** The result's `_meta` as sent (MCP Apps and other extensions read it). */
-  _meta?: Record<string, unknown>;
-}
+/**
+ * A tool call's result as the server sent it: the SDK's CallToolResult with
+ * `content` defaulted to [] (its parts as sent), `isError` always set, and
+ * `structuredContent` as sent — judged by the caller (an object, valid for the
+ * tool's outputSchema). `_meta` as sent (MCP Apps and other extensions read it).
+ */
+export type McpCallResult = Pick<CallToolResult, 'content' | '_meta'> & { isError: boolean; structuredContent?: unknown };
 
 /** The contents of one resource. */
 export interface ResourceContents {

@@ -68,7 +68,7 @@ export function callResult(result: Record<string, unknown>): McpCallResult {
     });
   }
   return {
-    content: (result.content as unknown[] | undefined) ?? [],
+    content: (result.content as McpCallResult['content'] | undefined) ?? [], // parts as sent: the caller reads them as unknown
     ...defined({ structuredContent: result.structuredContent }),
     isError: result.isError === true,
     ...(isPlainObject(result._meta) ? { _meta: result._meta } : {}),

@@ -6,7 +6,9 @@
  * (refused by a stage, thrown by a handler, cancelled or out of time, refused
  * or lost by the server) is mapped here, once.
  */
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError } from '../errors.js';
+import type { McpCallResult } from '../mcp/connection.js';
 import { defined } from '../json.js';
 import { errorOfContent, failureOf, type HandlerOutput, outputContent } from '../results.js';
 import type { ResultError, ResultStatus, ToolResult } from './types.js';
@@ -14,13 +16,8 @@ import type { ResultError, ResultStatus, ToolResult } from './types.js';
 /** A result that is not ok. */
 export type FailedResult = Exclude<ToolResult, { status: 'ok' }>;
 
-/** The fields of an MCP tool result (a server's answer, or a local handler's output once read). */
-export interface AnswerFields {
-  content: unknown[];
-  structuredContent?: unknown;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
+/** An MCP tool result: a server's answer (McpCallResult), or a local handler's output once read (the SDK's CallToolResult). */
+export type AnswerFields = McpCallResult | CallToolResult;
 
 /** How a call ended without an answer of its own. */
 export type CallFailure =

@@ -6,7 +6,7 @@
  */
 import type { ListChangedKind } from '../mcp/connection.js';
 import { recordSafely } from './call.js';
-import type { RunSnapshot } from './snapshot.js';
+import type { RefreshOutcome } from './refresh.js';
 import type { AuditSink, BatchResult, ToolResult } from './types.js';
 
 /** Why a batch boundary refreshes: the run's own framework change (F1), list changes announced (by mount), pooled mounts whose server died. */
@@ -15,9 +15,6 @@ export interface RefreshCause {
   stale: ReadonlyMap<string, ReadonlySet<ListChangedKind>>;
   reopen: readonly string[];
 }
-
-/** What a refresh came to: the new snapshot, or the error that kept the old one. */
-export type RefreshOutcome = { ok: true; snapshot: RunSnapshot } | { ok: false; error: { code: string; message: string } };
 
 /** The batch and refresh events of one run. */
 export class RunAudit {
