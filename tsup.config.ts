@@ -6,6 +6,8 @@ export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
+      adapters: 'src/adapters.ts',
+      config: 'src/config.ts',
       authoring: 'src/authoring/index.ts',
       openai: 'src/providers/openai/index.ts',
       anthropic: 'src/providers/anthropic/index.ts',

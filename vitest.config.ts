@@ -9,6 +9,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^agt-mcp$/, replacement: src('index.ts') },
+      { find: /^agt-mcp\/adapters$/, replacement: src('adapters.ts') },
+      { find: /^agt-mcp\/config$/, replacement: src('config.ts') },
       { find: /^agt-mcp\/testing$/, replacement: src('testing/index.ts') },
       { find: /^agt-mcp\/authoring$/, replacement: src('authoring/index.ts') },
       { find: /^agt-mcp\/sqlite$/, replacement: src('storage/sqlite.ts') },

@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { McpProber, type StdioServerConfig } from '../src/index.js';
+import { McpProber } from '../src/index.js';
+import { type StdioServerConfig } from '../src/config.js';
 import { type BenchReport, formatNs, median } from './harness.js';
 import { servers } from './probe.bench.js';
 

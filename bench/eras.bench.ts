@@ -13,16 +13,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  connectMcp,
-  type EraVerdict,
-  McpPool,
-  type McpServerConfig,
-  MemoryStore,
-  NativeRun,
-  policies,
-  ResourceService,
-} from '../src/index.js';
+import { connectMcp, McpPool, type McpServerConfig, MemoryStore, NativeRun, policies, ResourceService } from '../src/index.js';
+import { type EraVerdict } from '../src/adapters.js';
 import { startV2Http } from '../test/mcp/fixtures/v2-server.js';
 import { type BenchReport, median, medianStartMs } from './harness.js';
 

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpProber, type StdioServerConfig } from '../src/index.js';
+import { McpProber } from '../src/index.js';
+import { type StdioServerConfig } from '../src/config.js';
 import { type BenchReport, formatNs, median } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -4,7 +4,7 @@
  * every name is listed once; test/package/exports.test.ts pins the runtime
  * names of every entry point (adding one is a decision).
  */
-export { AGT_ERROR_CODES, AgtError, isAgtError, isToolErrorSignal, readToolError, toolErrorOf } from './errors.js';
+export { AGT_ERROR_CODES, AgtError, isAgtError } from './errors.js';
 export type { AgtErrorCode, ToolError } from './errors.js';
 export * from './schema/index.js';
 export * from './resources/index.js';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CODE_EXIT } from '../src/cli/terminal.js';
-import { AGT_ERROR_CODES, AgtError, isAgtError, toolErrorOf } from '../src/index.js';
+import { AGT_ERROR_CODES, AgtError, isAgtError } from '../src/index.js';
+import { toolErrorOf } from '../src/adapters.js';
 import { REPO_ROOT } from './support/index.js';
 
 describe('AgtError', () => {

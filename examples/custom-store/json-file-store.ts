@@ -6,14 +6,8 @@
  * a temp file, then rename), so a crash never leaves half a file.
  */
 import fs from 'node:fs/promises';
-import {
-  checkExpectedRevision,
-  expectedRevisionOf,
-  type ResourceKind,
-  type ResourceRecord,
-  type ResourceStore,
-  type ResourceWrite,
-} from 'agt-mcp';
+import { type ResourceKind, type ResourceRecord } from 'agt-mcp';
+import { checkExpectedRevision, expectedRevisionOf, type ResourceStore, type ResourceWrite } from 'agt-mcp/adapters';
 
 type FileContent = Record<string, ResourceRecord>;
 

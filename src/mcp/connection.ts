@@ -25,11 +25,8 @@ import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.j
 import { requestError } from './request-error.js';
 import { boundedDepth, callResult, progressOf, requestSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
-import { DEFAULT_TIMEOUTS, type Timeouts } from './timeouts.js';
+import type { Timeouts } from './timeouts.js';
 import { MAX_JSON_DEPTH } from '../bounds.js';
-
-/** How long a call, a resource read or a prompt get may take by default (`DEFAULT_TIMEOUTS.callMs`). */
-export const DEFAULT_CALL_TIMEOUT_MS = DEFAULT_TIMEOUTS.callMs;
 
 export type {
   CallOptions,

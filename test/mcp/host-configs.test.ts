@@ -9,18 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectMcp,
-  documentInputs,
-  type McpDocument,
-  McpProber,
-  MemoryStore,
-  parseJsonc,
-  ResourceService,
-  planImport,
-  resolveServerConfig,
-  type VariableSources,
-} from '../../src/index.js';
+import { connectMcp, type McpDocument, McpProber, MemoryStore, ResourceService } from '../../src/index.js';
+import { documentInputs, parseJsonc, planImport, resolveServerConfig, type VariableSources } from '../../src/config.js';
 import { testMcpConfig } from '../../src/resources/config-test.js';
 import { failure, REPO_ROOT } from '../support/index.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';

@@ -1,7 +1,8 @@
 /** TokenStore: the shared contract on every adapter (memory, SQLite, PostgreSQL), subjects kept apart (R7 logins). */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loginState, MemoryTokenStore } from '../../src/index.js';
+import { MemoryTokenStore } from '../../src/index.js';
+import { loginState } from '../../src/adapters.js';
 import { PostgresTokenStore } from '../../src/storage/postgres.js';
 import { SqliteTokenStore } from '../../src/storage/sqlite.js';
 import { tokenStoreConformanceSuite } from '../../src/testing/index.js';

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectMcp,
-  type EraVerdict,
   McpPool,
   McpProber,
   MemoryStore,
@@ -19,6 +18,7 @@ import {
   ResourceService,
   toolAlias,
 } from '../../src/index.js';
+import { type EraVerdict } from '../../src/adapters.js';
 import { usableVerdict } from '../../src/mcp/verdicts.js';
 import { notesVerdictStore, readProbeNotes, writeProbeNote } from '../../src/cli/probe-notes.js';
 import { batch, failure, FIXTURES, pythonConfig, runAgt, tempDir } from '../support/index.js';

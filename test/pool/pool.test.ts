@@ -6,16 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  McpPool,
-  MemoryStore,
-  NativeRun,
-  type PoolEvent,
-  policies,
-  ResourceService,
-  type RunRequestContext,
-  toolAlias,
-} from '../../src/index.js';
+import { McpPool, MemoryStore, NativeRun, policies, ResourceService, type RunRequestContext, toolAlias } from '../../src/index.js';
+import { type PoolEvent } from '../../src/adapters.js';
 import { startAuthCheckingServer } from '../mcp/http-server.js';
 import { livingWithMarker, marker, PYTHON_SERVER, pythonConfig, readEvents, tempDir, waitFor } from '../support/index.js';
 

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryStore, NativeRun, parseJsonc, planImport, policies, ResourceService, toolAlias } from '../../src/index.js';
+import { MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
+import { parseJsonc, planImport } from '../../src/config.js';
 import { failure, FIXTURES, REPO_ROOT } from '../support/index.js';
 
 let run: NativeRun | undefined;

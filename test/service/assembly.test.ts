@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryStore, ResourceService, type ResourceStore } from '../../src/index.js';
+import { MemoryStore, ResourceService } from '../../src/index.js';
+import { type ResourceStore } from '../../src/adapters.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
 import { failure, runTs, stdioDoc, tempDir } from '../support/index.js';
 

@@ -1,0 +1,51 @@
+/**
+ * agt-mcp/adapters: what authors of adapters need and hosts do not — the
+ * store contracts and their revision checks (ResourceStore, RunStore records,
+ * TokenStore, EraVerdictStore), model and provider adapter shapes
+ * (ModelCall, BatchRunner, the ToolError helpers), audit sink
+ * event types, and the protocol and schema detail types. The root entry
+ * keeps what a host programs against (docs/README.md, "Entry points").
+ */
+export { isToolErrorSignal, readToolError, toolErrorOf } from './errors.js';
+export type { BearerTokenProvider, McpOAuthProvider } from './mcp/auth.js';
+export { clientCapabilities } from './mcp/client-handlers.js';
+export type { EraVerdict } from './mcp/era.js';
+export type { RawTool } from './mcp/lists.js';
+export type { ProbePhase, ProbedList, ProbedSchemaError, ProbedTool } from './mcp/prober.js';
+export type { AuthSetting } from './mcp/settings.js';
+export { loginState } from './mcp/token-store.js';
+export type { LoginState, StoredTokens, TokenStore } from './mcp/token-store.js';
+export { DEFAULT_LEGACY_VERDICT_MS } from './mcp/verdicts.js';
+export type { EraVerdictStore, StoredVerdict } from './mcp/verdicts.js';
+export type { PoolAuditSink, PoolEvent } from './pool/events.js';
+export type { PoolClock, PoolKeyStats } from './pool/types.js';
+export { checkExpectedRevision, expectedRevisionOf, revisionConflict } from './resources/conflict.js';
+export type { ConflictTarget } from './resources/conflict.js';
+export type { ResourceStore, ResourceWrite } from './resources/store.js';
+export type { AuditQuery } from './runtime/audit-store.js';
+export type { BatchProblem, BatchRejectReason } from './runtime/batch-check.js';
+export type { ModelCall } from './runtime/model-calls.js';
+export { RUN_FORMAT_VERSION } from './runtime/run-store.js';
+export type { RunWrite, StoredRun } from './runtime/run-store.js';
+export type {
+  ApprovalRequestedEvent,
+  BatchFinishedEvent,
+  BatchRejectedEvent,
+  BatchStartedEvent,
+  CallIdentity,
+  RefreshEvent,
+  RefreshTrigger,
+  RouteKind,
+  ToolCallEvent,
+  ToolsLoadedEvent,
+  TraceContext,
+} from './runtime/types.js';
+export type { SchemaLoadReason, ValidationResult } from './schema/compile.js';
+export type { Dialect } from './schema/dialects.js';
+export type { CompiledToolSchema, SchemaPart, ToolSchemaRegistryOptions } from './schema/registry.js';
+export { TOOL_SEARCH } from './toolsearch/tool-index.js';
+export { estimateToolTokens } from './toolsearch/tokens.js';
+export type { SearchableTool } from './toolsearch/tokens.js';
+export type { BatchRejection } from './runtime/batch-check.js';
+export type { BatchRunner } from './runtime/model-calls.js';
+export type { RejectedBatch } from './runtime/run-batches.js';

@@ -1,0 +1,18 @@
+/**
+ * agt-mcp/config: reading and writing MCP configurations outside the
+ * registry — importing a host's config (Claude, Cursor, VS Code …), JSONC,
+ * `${input:…}`/`${env:…}` variables, references, and the redaction of a
+ * config's secrets for display. A host that only registers servers through
+ * ResourceService needs none of it (docs/README.md, "Entry points").
+ */
+export type { ConfigTestReport } from './resources/config-test.js';
+export { planImport } from './resources/import.js';
+export type { ImportEntry, ImportFormat, ImportOptions } from './resources/import.js';
+export { JsoncError, parseJsonc } from './resources/jsonc.js';
+export type { ConfigProblem, DeclaredInput, McpTransport, RemoteServerConfig, StdioServerConfig } from './resources/mcp-config.js';
+export { isReference, parseReference } from './resources/reference.js';
+export type { ParsedReference } from './resources/reference.js';
+export { SECRET_MASK, redactMcpDocument, redactRecord } from './resources/secrets.js';
+export { RESOURCE_MANAGEMENT } from './resources/types.js';
+export { documentInputs, resolveServerConfig } from './resources/variables.js';
+export type { UnresolvedVariable, VariableSources } from './resources/variables.js';
