@@ -9,6 +9,8 @@
 export { isToolErrorSignal, readToolError, toolErrorOf } from './errors.js';
 export type { BearerTokenProvider, McpOAuthProvider } from './mcp/auth.js';
 export { clientCapabilities } from './mcp/client-handlers.js';
+export type { InputMethod } from './mcp/client-handlers.js';
+export type { InputRetry, McpInputRequest } from './mcp/connection-types.js';
 export type { EraVerdict } from './mcp/era.js';
 export type { RawTool } from './mcp/lists.js';
 export type { ProbePhase, ProbedList, ProbedSchemaError, ProbedTool } from './mcp/prober.js';
@@ -33,6 +35,8 @@ export type {
   BatchRejectedEvent,
   BatchStartedEvent,
   CallIdentity,
+  InputDecidedEvent,
+  InputRequestedEvent,
   RefreshEvent,
   RefreshTrigger,
   RouteKind,

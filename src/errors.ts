@@ -32,6 +32,8 @@ export const AGT_ERROR_CODES = [
   'server_unavailable', // a pooled server failed to start repeatedly; its key fails fast for a cool-down
   'approval_stale', // an approved call's tool changed or went away since it was deferred; it did not run
   'protocol_mismatch', // a config pins an MCP protocol era the server does not offer (E1); details.offered
+  'input_stale', // a call waiting for input: its tool changed or went away before it was answered; it was not retried
+  'input_rounds_exceeded', // a server kept asking for input past the bound of rounds; the call was stopped
 ] as const;
 
 /** A stable error code (one of {@link AGT_ERROR_CODES}). */

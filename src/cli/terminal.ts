@@ -29,6 +29,8 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   store_unavailable: EXIT.store,
   server_unavailable: EXIT.launch,
   protocol_mismatch: EXIT.launch,
+  input_stale: EXIT.failed,
+  input_rounds_exceeded: EXIT.failed,
 };
 
 // Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the

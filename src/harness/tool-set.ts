@@ -75,7 +75,7 @@ export class HarnessToolSet {
 
 type HarnessEntry = { def: HarnessToolDef; validator: CompiledToolSchema };
 
-const HARNESS_PATH: CallPath<HarnessEntry> & { policy?: undefined } = {
+const HARNESS_PATH = {
   signal: NEVER_ABORTED,
   async execute(callId: string, entry: HarnessEntry, args: Record<string, unknown>) {
     try {
@@ -84,4 +84,4 @@ const HARNESS_PATH: CallPath<HarnessEntry> & { policy?: undefined } = {
       return callResult(callId, { thrown: error, fallback: 'the tool failed unexpectedly' });
     }
   },
-};
+} satisfies CallPath<HarnessEntry>;

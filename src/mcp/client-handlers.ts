@@ -53,8 +53,19 @@ export interface McpRoot {
   name?: string;
 }
 
+/** The questions a 2026-07-28 server asks inside a call's result (`input_required`), by method. */
+export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+/** The questions a run may leave pending: every method of an input request. */
+export const INPUT_METHODS: readonly InputMethod[] = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
+
+/** A setting that leaves a kind of question pending for the host instead of answering it at once. */
+export const DEFER = 'defer';
+
 /** Host handlers for server-initiated requests; each one given declares its capability. */
 export interface ClientHandlers {
+  /** The questions left pending for the host (`'defer'`): declared, never answered here (2026-07-28 calls give them back). */
+  deferred?: readonly InputMethod[];
   /** Answers `elicitation/create`; declares `elicitation` (form mode with defaults applied, and the modes of `elicitationModes`). */
   elicitation?(request: ElicitationRequest, context: ServerRequestContext): Promise<ElicitResult>;
   /** The elicitation modes the handler accepts (2025-11-25). Default `['form']`; `'url'` sends the user to a URL the server gives. */
@@ -70,7 +81,12 @@ export interface ClientHandlers {
 /** The client capabilities declared for `handlers` (none without handlers). */
 export function clientCapabilities(handlers: ClientHandlers = {}): Record<string, unknown> {
   const modes = handlers.elicitationModes ?? ['form'];
+  const deferred = handlers.deferred ?? [];
   return {
+    // A deferred question is shown to a person later: form and URL both (a URL is shown to the host, never to the model).
+    ...(deferred.includes('elicitation/create') ? { elicitation: { form: {}, url: {} } } : {}),
+    ...(deferred.includes('sampling/createMessage') ? { sampling: {} } : {}),
+    ...(deferred.includes('roots/list') ? { roots: {} } : {}),
     // applyDefaults: the SDK fills fields the user left out with the schema's defaults (SEP-1034).
     ...(handlers.elicitation
       ? {
@@ -103,6 +119,14 @@ export function installHandlers(client: Client, handlers: ClientHandlers = {}): 
     client.setRequestHandler('roots/list', (_request, ctx) =>
       answer(async () => ({ roots: (await roots({ signal: ctx.mcpReq.signal })).map((r) => ({ ...r })) })),
     );
+  // A deferred question pushed over a 2025 connection cannot wait: it is refused, saying why (docs/runtime.md).
+  for (const method of handlers.deferred ?? [])
+    client.setRequestHandler(method, () => {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `this client answers ${method} later (deferred), which only a 2026-07-28 call result can ask for`,
+      );
+    });
 }
 
 async function answer<T>(handle: () => Promise<T>): Promise<T> {

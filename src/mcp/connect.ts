@@ -120,6 +120,7 @@ async function connectWith(
     timeouts,
     hub,
     clientCapabilities: declared,
+    handlers,
     tasks: settings.tasks,
     ...defined({ auth, pingIntervalMs: settings.pingIntervalMs, doubtVerdict }),
   };

@@ -5,6 +5,7 @@
 import type { McpTransport } from '../resources/mcp-config.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { InputMethod } from './client-handlers.js';
 import type { CacheHints, McpPrompt, McpResource, McpResourceTemplate, RawTool } from './lists.js';
 import type { ListChangedKind, LogLevel, McpLogMessage } from './notifications.js';
 
@@ -26,6 +27,32 @@ export interface CallOptions extends RequestOptions {
   onProgress?(progress: { progress: number; total?: number; message?: string }): void;
   /** `_meta` sent with the call. */
   meta?: Record<string, unknown>;
+  /** The retry of a call whose server asked for input (2026-07-28): the questions, their answers, the state echoed. */
+  input?: InputRetry;
+}
+
+/** One question of a 2026-07-28 server inside a call's result: an elicitation, sampling or roots request. */
+export interface McpInputRequest {
+  method: InputMethod;
+  /** As the server sent them (masked): for an elicitation its message and requestedSchema, or its URL. */
+  params: Record<string, unknown>;
+}
+
+/** A call's result that asks for input first (`resultType: "input_required"`): answer, then retry the same call. */
+export interface McpInputRequired {
+  resultType: 'input_required';
+  /** The questions, by the server's keys. */
+  inputRequests: Record<string, McpInputRequest>;
+  /** The server's state between rounds: echoed byte for byte on the retry, never parsed, never shown. */
+  requestState?: string;
+}
+
+/** The retry of a call that asked for input: its questions, the answers by key, and the server's state as it was. */
+export interface InputRetry {
+  requests: Readonly<Record<string, McpInputRequest>>;
+  /** The answers the caller gives (a question the connection answers itself may be left out). */
+  responses: Readonly<Record<string, unknown>>;
+  requestState?: string;
 }
 
 /**
@@ -90,6 +117,11 @@ export interface McpConnection {
    * auth_required or protocol_error.
    */
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<McpCallResult>;
+  /**
+   * callTool for a caller that can wait for answers: a question the connection defers (`'defer'`) comes back as
+   * McpInputRequired instead of failing the call; retry with `options.input`.
+   */
+  callToolOrInput(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<McpCallResult | McpInputRequired>;
   /** Pings the server (`ping`); resolves with the round trip in milliseconds. */
   ping(options?: RequestOptions): Promise<number>;
   /**

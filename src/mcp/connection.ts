@@ -5,7 +5,6 @@
  * server announces (list changes, log messages, resource updates) reaches
  * listeners, masked.
  */
-import { ResultSchema } from '@modelcontextprotocol/core';
 import { LOG_LEVEL_META_KEY, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { AgtError, maskError } from '../errors.js';
@@ -14,16 +13,18 @@ import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { McpTransport } from '../resources/mcp-config.js';
 import { authRequired, finishAuthorization, isAuthFailure, type McpAuth } from './auth.js';
 import type { McpConnection, PromptResult, RequestOptions, ResourceContents } from './connection-types.js';
+import type { ClientHandlers } from './client-handlers.js';
+import { toolCalls } from './tool-call.js';
 import { verdictOf } from './era.js';
 import type { ChangeListener } from './listen.js';
 import { keepAlive } from './keepalive.js';
 import { withValidHeaders } from './param-headers.js';
 import { type CacheHints, listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import { moreRequests } from './more-requests.js';
-import { callAsTask, DEFAULT_TASK_TOTAL_MS, runsAsTask, serverRunsToolTasks } from './tasks.js';
+import { runsAsTask } from './tasks.js';
 import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
-import { boundedDepth, callResult, progressOf, requestSignal } from './server-answers.js';
+import { boundedDepth, requestSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
 import { MAX_JSON_DEPTH } from '../bounds.js';
@@ -32,8 +33,11 @@ export type {
   CallOptions,
   Completion,
   CompletionRef,
+  InputRetry,
   McpCallResult,
   McpConnection,
+  McpInputRequest,
+  McpInputRequired,
   PromptResult,
   RequestOptions,
   ResourceContents,
@@ -56,6 +60,8 @@ export interface ConnectedParts {
   /** Ping every so many milliseconds while idle; a missed ping ends the connection. */
   pingIntervalMs?: number;
   clientCapabilities: Record<string, unknown>;
+  /** The handlers of server requests, and the questions deferred to the caller (2026-07-28 calls). */
+  handlers?: ClientHandlers;
   auth?: McpAuth;
   stdio?: ProcessGroupStdioTransport;
   /** Masks the config's secrets in everything the server sends back (none when absent). */
@@ -65,8 +71,6 @@ export interface ConnectedParts {
   /** Opened from a remembered verdict: forgets it when the connection's first request fails as a protocol error (E2). */
   doubtVerdict?: () => Promise<void>;
 }
-
-const LooseResult = ResultSchema.loose();
 
 /** Wraps a connected client as an McpConnection. */
 export function openConnection(parts: ConnectedParts): McpConnection {
@@ -204,35 +208,18 @@ export function openConnection(parts: ConnectedParts): McpConnection {
           ),
         options,
       ),
-    callTool: (name, args, options = {}) =>
-      send(
-        'call',
-        async (signal) => {
-          const params = { name, arguments: args, ...defined({ _meta: metaOf(options.meta) }) };
-          if (parts.tasks === true && taskTools.has(name) && serverRunsToolTasks(client.getServerCapabilities())) {
-            const total = options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS;
-            return masked(
-              callResult(await callAsTask(client, params, { signal, requestMs: options.timeoutMs ?? timeouts.callMs, totalMs: total })),
-            );
-          }
-          const sdk = sdkOptions(options, signal);
-          // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
-          const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);
-          const progress = onProgress ? { onprogress: progressOf(onProgress) } : {};
-          const declared = headerTools.get(name);
-          if (declared !== undefined) {
-            // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding).
-            const result = await client.callTool(params as never, { ...sdk, ...progress, toolDefinition: declared });
-            return masked(callResult(result as unknown as Record<string, unknown>));
-          }
-          const result = (await client.request({ method: 'tools/call', params }, LooseResult, { ...sdk, ...progress })) as Record<
-            string,
-            unknown
-          >;
-          return masked(callResult(result));
-        },
-        options,
-      ),
+    ...toolCalls({
+      client,
+      send,
+      sdkOptions,
+      masked,
+      handlers: parts.handlers ?? {},
+      timeouts,
+      tasks: parts.tasks === true,
+      taskTools: () => taskTools,
+      headerTools,
+      metaOf,
+    }),
     ...moreRequests({
       client,
       send,

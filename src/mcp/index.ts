@@ -7,6 +7,7 @@ export type {
   ListChangedKind,
   McpCallResult,
   McpConnection,
+  McpInputRequired,
   PromptResult,
   RequestOptions,
   ResourceContents,

@@ -108,11 +108,9 @@ function unanswerableInput(error: unknown, what: string): AgtError | undefined {
   if (error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
     const rounds = typeof data.rounds === 'number' ? data.rounds : undefined;
     return new AgtError(
-      'protocol_error',
+      'input_rounds_exceeded',
       `the server kept asking for input during the ${what} (more than ${rounds ?? 'the bound of'} rounds); the call was stopped`,
-      {
-        details: { reason: 'input_rounds_exceeded', ...(rounds !== undefined ? { rounds } : {}) },
-      },
+      { details: { ...(rounds !== undefined ? { rounds } : {}) } },
     );
   }
   return undefined;

@@ -10,20 +10,25 @@ import type { VariableSources } from '../resources/variables.js';
 import type { McpAuth } from './auth.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
-import type {
-  ClientHandlers,
-  CreateMessageResult,
-  ElicitationRequest,
-  ElicitResult,
-  McpRoot,
-  SamplingRequest,
-  ServerRequestContext,
+import {
+  type ClientHandlers,
+  type CreateMessageResult,
+  DEFER,
+  type InputMethod,
+  type ElicitationRequest,
+  type ElicitResult,
+  type McpRoot,
+  type SamplingRequest,
+  type ServerRequestContext,
 } from './client-handlers.js';
 import type { Timeouts } from './timeouts.js';
 import type { EraVerdictStore } from './verdicts.js';
 
 /** Authorization for remote servers: one provider for every server, or one per stored server (undefined: none). */
 export type AuthSetting = McpAuth | ((server: ResourceRef) => McpAuth | undefined);
+
+// A handler's type, bivariant in its context as a method's is (a run's handlers are told more than a connection's).
+type Answer<R, C, A> = { answer(request: R, context: C): Promise<A> }['answer'];
 
 /** The settings of connecting; `C` is what the server-request handlers are told (a run tells more). */
 export interface ConnectSettings<C extends ServerRequestContext = ServerRequestContext> {
@@ -38,16 +43,23 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
    * A longer answer fails only its request (protocol_error, reason oversized_message); the connection lives on.
    */
   maxMessageBytes?: number;
-  /** Answers servers' elicitation requests (form mode); without it, elicitation is not declared. */
-  elicitation?(request: ElicitationRequest, context: C): Promise<ElicitResult>;
+  /**
+   * Answers servers' elicitation requests (form mode); without it, elicitation is not declared. `'defer'` declares
+   * it (form and URL) and leaves every question of a 2026-07-28 server pending for the host (a run's `pending`,
+   * answered with `run.decide`); a 2025 server's pushed question cannot wait and is refused (docs/runtime.md).
+   */
+  elicitation?: Answer<ElicitationRequest, C, ElicitResult> | typeof DEFER;
   /** The elicitation modes `elicitation` accepts; default `['form']`. With `'url'`, URL-mode elicitation (2025-11-25) is declared. */
   elicitationModes?: readonly ('form' | 'url')[];
-  /** Answers servers' sampling requests; without it, sampling is not declared. */
-  sampling?(request: SamplingRequest, context: C): Promise<CreateMessageResult>;
+  /** Answers servers' sampling requests; without it, sampling is not declared. `'defer'`: as for elicitation. */
+  sampling?: Answer<SamplingRequest, C, CreateMessageResult> | typeof DEFER;
   /** `sampling` accepts `tools` and `toolChoice` (2025-11-25): `sampling.tools` is declared. */
   samplingTools?: boolean;
-  /** The roots offered to servers (`roots/list`): a list, or a function asked each time. Without it, roots are not declared. */
-  roots?: readonly McpRoot[] | ((context: C) => McpRoot[] | Promise<McpRoot[]>);
+  /**
+   * The roots offered to servers (`roots/list`): a list, or a function asked each time. Without it, roots are not
+   * declared. `'defer'`: as for elicitation.
+   */
+  roots?: readonly McpRoot[] | ((context: C) => McpRoot[] | Promise<McpRoot[]>) | typeof DEFER;
   /**
    * Call tools whose `execution.taskSupport` is `required` or `optional` as tasks (MCP 2025-11-25, experimental) when the
    * server declares `tasks.requests.tools.call`: poll `tasks/get`, read `tasks/result`, `tasks/cancel` on a cancel or
@@ -81,13 +93,27 @@ export function authFor(auth: AuthSetting | undefined, server: ResourceRef): Mcp
 /** The client handlers of `settings`: the roots setting as a handler (a list is checked: invalid_input names a bad root). */
 export function clientHandlersOf(settings: ConnectSettings): ClientHandlers {
   const { elicitation, elicitationModes, sampling, samplingTools, roots } = settings;
+  for (const [field, value] of Object.entries({ elicitation, sampling, roots }))
+    if (typeof value === 'string' && value !== DEFER)
+      throw new AgtError('invalid_input', `${field} must be a handler or 'defer'`, { details: { field } });
+  const deferred: InputMethod[] = [
+    ...(elicitation === DEFER ? (['elicitation/create'] as const) : []),
+    ...(sampling === DEFER ? (['sampling/createMessage'] as const) : []),
+    ...(roots === DEFER ? (['roots/list'] as const) : []),
+  ];
   return {
-    ...defined({ elicitation, elicitationModes, sampling, samplingTools }),
-    ...(roots === undefined ? {} : { roots: rootsHandler(roots) }),
+    ...defined({
+      elicitation: elicitation === DEFER ? undefined : elicitation,
+      sampling: sampling === DEFER ? undefined : sampling,
+      elicitationModes,
+      samplingTools,
+    }),
+    ...(roots === undefined || roots === DEFER ? {} : { roots: rootsHandler(roots) }),
+    ...(deferred.length > 0 ? { deferred } : {}),
   };
 }
 
-function rootsHandler(roots: NonNullable<ConnectSettings['roots']>): NonNullable<ClientHandlers['roots']> {
+function rootsHandler(roots: Exclude<NonNullable<ConnectSettings['roots']>, typeof DEFER>): NonNullable<ClientHandlers['roots']> {
   if (typeof roots === 'function') return async (context) => checkedRoots(await roots(context));
   const fixed = checkedRoots(roots);
   return async () => fixed;

@@ -3,7 +3,9 @@
  * becomes one batch; results (including invalid_arguments and rejected
  * batches) go back to the model, and the step budget `maxSteps` is the only
  * bound on corrections: there is no separate retry loop (B4). A step whose
- * calls a policy deferred ends the loop as `awaiting_approval`; called again
+ * calls a policy deferred ends the loop as `awaiting_approval` — or, when a
+ * call waits for answers to its server's questions (E4), `awaiting_input`,
+ * with every waiting call of the step in `pending` either way; called again
  * with that outcome's `history` and the host's `decisions` (in this process,
  * or another that resumed the run), the loop decides them, completes the step
  * — one result per call id, in call order — and goes on.
@@ -12,7 +14,7 @@ import { AgtError } from '../errors.js';
 import { executeModelCalls, type ModelCall, modelCallId } from './model-calls.js';
 import type { NativeRun } from './native-run.js';
 import type { ModelTool } from './model-tools.js';
-import type { ApprovalDecision, BatchResult, PendingApproval, ToolResult } from './types.js';
+import type { BatchResult, CallDecision, PendingCall, ToolResult } from './types.js';
 import { defined } from '../json.js';
 
 /** One entry of the loop's history, as the model is shown it. */
@@ -38,14 +40,15 @@ export interface LoopOutcome {
   /**
    * `cancelled`: the signal aborted; the step in flight was cancelled (its calls end as cancelled).
    * `awaiting_approval`: calls of the last step wait for a decision (`pending`); call runAgentLoop again with `history` and `decisions`.
+   * `awaiting_input`: the same, and at least one of them waits for answers to its server's questions (`waitingFor: 'input'`).
    */
-  status: 'completed' | 'max_steps' | 'cancelled' | 'awaiting_approval';
+  status: 'completed' | 'max_steps' | 'cancelled' | 'awaiting_approval' | 'awaiting_input';
   /** The model steps taken so far, this call and earlier ones of the same history. */
   steps: number;
   text?: string;
   history: LoopMessage[];
-  /** awaiting_approval: what waits, with the validated arguments to show the approver. */
-  pending?: PendingApproval[];
+  /** awaiting_approval, awaiting_input: what waits, with the validated arguments (and questions) to show the person who decides. */
+  pending?: PendingCall[];
 }
 
 /** Options of {@link runAgentLoop}. */
@@ -57,8 +60,8 @@ export interface AgentLoopOptions {
   signal?: AbortSignal;
   /** To go on after `awaiting_approval`: that outcome's history (JSON: it may come from another process). */
   history?: readonly LoopMessage[];
-  /** With `history`: decisions for calls of its waiting step, by call id (see run.decide). */
-  decisions?: Record<string, ApprovalDecision>;
+  /** With `history`: decisions for calls of its waiting step, by call id (see run.decide): approvals, answers or declines. */
+  decisions?: Record<string, CallDecision>;
 }
 
 /** Drives `model` against `run` until it answers without tool calls, `maxSteps` is used up, or calls wait for an approval. */
@@ -67,7 +70,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   const history: LoopMessage[] = [...(options.history ?? [])];
   const done = history.filter((m) => m.role === 'assistant').length;
   const waiting = await settleWaitingStep(run, history, options.decisions, signal);
-  if (waiting !== undefined) return { status: 'awaiting_approval', steps: done, history, pending: waiting };
+  if (waiting !== undefined) return { status: awaiting(waiting), steps: done, history, pending: waiting };
   for (let step = done + 1; step <= maxSteps; step++) {
     if (signal?.aborted) return { status: 'cancelled', steps: step - 1, history };
     const out = await model.respond({ tools: run.tools(), history });
@@ -88,7 +91,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     });
     if (result.rejected) history.push({ role: 'system', text: result.rejected.message }); // the model may correct it
     if (result.refresh) history.push({ role: 'system', text: result.refresh.message });
-    if (pending.length > 0) return { status: 'awaiting_approval', steps: step, history, pending };
+    if (pending.length > 0) return { status: awaiting(pending), steps: step, history, pending };
   }
   const steps = Math.max(done, maxSteps);
   return signal?.aborted ? { status: 'cancelled', steps, history } : { status: 'max_steps', steps, history };
@@ -98,9 +101,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
 async function settleWaitingStep(
   run: NativeRun,
   history: LoopMessage[],
-  decisions: Record<string, ApprovalDecision> | undefined,
+  decisions: Record<string, CallDecision> | undefined,
   signal: AbortSignal | undefined,
-): Promise<PendingApproval[] | undefined> {
+): Promise<PendingCall[] | undefined> {
   const index = history.findLastIndex((m) => m.role === 'tool' && (m.pending?.length ?? 0) > 0);
   if (index < 0) return undefined;
   const message = history[index] as Extract<LoopMessage, { role: 'tool' }>;
@@ -126,6 +129,10 @@ async function settleWaitingStep(
   if (decided.refresh) history.push({ role: 'system', text: decided.refresh.message });
   return pending.length > 0 ? pending : undefined;
 }
+
+// One status for a waiting step: awaiting_input as soon as one of its calls waits for answers.
+const awaiting = (pending: readonly PendingCall[]): 'awaiting_approval' | 'awaiting_input' =>
+  pending.some((p) => p.waitingFor === 'input') ? 'awaiting_input' : 'awaiting_approval';
 
 // The position of each call id in the assistant step before history[index].
 function callOrder(history: readonly LoopMessage[], index: number): Map<string, number> {

@@ -1,16 +1,21 @@
 /**
- * Durable approvals: the calls a policy deferred (`{ decision: 'defer' }`),
- * kept per open batch until the host decides them with `run.decide`, in this
- * process or — through the run record of a RunStore — in another. The
- * validated arguments are kept here and in the run record: the one place
- * agt-mcp stores arguments (docs/security.md); audit events never hold them.
+ * Pending calls: the calls a policy deferred (`{ decision: 'defer' }`) and
+ * the calls whose server asked questions the run defers (E4), kept per open
+ * batch until the host decides them with `run.decide`, in this process or —
+ * through the run record of a RunStore — in another. The validated arguments
+ * and a server's `requestState` (verbatim, bounded) are kept here and in the
+ * run record: the one place agt-mcp stores them (docs/security.md); audit
+ * events never hold them.
  */
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { Route } from './snapshot.js';
-import type { ApprovalDecision, PendingApproval, RouteKind } from './types.js';
+import { MAX_REQUEST_STATE_BYTES } from '../bounds.js';
+import { INPUT_METHODS } from '../mcp/client-handlers.js';
+import type { McpInputRequest } from '../mcp/connection-types.js';
+import type { ApprovalDecision, InputDecision, PendingCall, RouteKind } from './types.js';
 
 /** How long a deferred call waits by default before it can only be denied: 24 hours. */
 export { DEFAULT_APPROVAL_TTL_MS } from '../bounds.js';
@@ -34,13 +39,19 @@ export interface StoredApproval {
   expiresAt: string;
   /** The tool as it was when deferred (schemas and annotations): a changed tool ends the call as approval_stale. */
   toolHash: string;
+  /** Absent: an approval. `input`: the call ran and its server asked `requests` (E4). */
+  waitingFor?: 'input';
+  requests?: Record<string, McpInputRequest>;
+  /** The server's state, verbatim (never parsed, never shown); echoed on the retry. */
+  requestState?: string;
+  /** Which round of questions (1 for the first). */
+  round?: number;
 }
 
-/** A decided approval, taken out of the open batch. */
-export interface TakenApproval {
-  approval: StoredApproval;
-  decision: ApprovalDecision;
-}
+/** A decided pending call, taken out of the open batch. */
+export type TakenApproval =
+  | { approval: StoredApproval; decision: ApprovalDecision }
+  | { approval: StoredApproval & { waitingFor: 'input' }; decision: InputDecision };
 
 /** The hash of what a call was approved against: the route's compiled schemas and, for MCP tools, its server's hints. */
 export function toolHashOf(route: Route): string {
@@ -58,14 +69,16 @@ export function toolHashOf(route: Route): string {
   });
 }
 
-/** What hosts see of a stored approval: the arguments are a copy (a host shows them; changing them changes nothing). */
-export function pendingView(a: StoredApproval): PendingApproval {
+/** What hosts see of a pending call: the arguments and questions are copies; the server's state is never shown. */
+export function pendingView(a: StoredApproval): PendingCall {
   return Object.freeze({
     batchId: a.batchId,
     callId: a.callId,
     tool: a.tool,
     kind: a.kind,
+    waitingFor: a.waitingFor ?? 'approval',
     ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations, reason: a.reason }),
+    ...(a.waitingFor === 'input' ? { requests: structuredClone(a.requests ?? {}), round: a.round ?? 1 } : {}),
     arguments: structuredClone(a.arguments),
     deferredAt: a.deferredAt,
     expiresAt: a.expiresAt,
@@ -98,7 +111,7 @@ export class OpenApprovals {
    * nothing pending or a call that is not pending, invalid_input for a
    * malformed decision.
    */
-  take(batchId: string, decisions: unknown): TakenApproval[] {
+  take(batchId: string, decisions: unknown, answers: AnswerCheck): TakenApproval[] {
     const batch = typeof batchId === 'string' ? this.#batches.get(batchId) : undefined;
     if (batch === undefined)
       throw new AgtError(
@@ -111,7 +124,7 @@ export class OpenApprovals {
     if (!isPlainObject(decisions) || Object.keys(decisions).length === 0)
       throw new AgtError(
         'invalid_input',
-        'decide needs { [callId]: { approve: true } | { approve: false, reason? } } for at least one pending call',
+        'decide needs { [callId]: { approve: true } | { approve: false, reason? } | { answers } | { decline: true } } for at least one pending call',
       );
     const taken: TakenApproval[] = [];
     for (const [callId, decision] of Object.entries(decisions)) {
@@ -120,7 +133,11 @@ export class OpenApprovals {
         throw new AgtError('not_found', `call "${callId}" of batch "${batchId}" is not pending (decided already, or never deferred)`, {
           details: { batchId, callId },
         });
-      taken.push({ approval, decision: checkDecision(callId, decision) });
+      taken.push(
+        approval.waitingFor === 'input'
+          ? { approval: approval as StoredApproval & { waitingFor: 'input' }, decision: checkInputDecision(approval, decision, answers) }
+          : { approval, decision: checkDecision(callId, decision) },
+      );
     }
     for (const { approval } of taken) batch.delete(approval.callId);
     if (batch.size === 0) this.#batches.delete(batchId);
@@ -136,6 +153,23 @@ export class OpenApprovals {
   clear(): void {
     this.#batches.clear();
   }
+}
+
+/** Checks the answers to a call's questions before anything is taken or sent (answers.ts). */
+export type AnswerCheck = (approval: StoredApproval, answers: Record<string, unknown>) => void;
+
+function checkInputDecision(approval: StoredApproval, decision: unknown, check: AnswerCheck): InputDecision {
+  const d = decision as { answers?: unknown; decline?: unknown; reason?: unknown } | null;
+  if (isPlainObject(d) && d.decline === true && (d.reason === undefined || typeof d.reason === 'string'))
+    return { decline: true, ...defined({ reason: d.reason as string | undefined }) };
+  if (!isPlainObject(d) || !isPlainObject(d.answers))
+    throw new AgtError(
+      'invalid_input',
+      `call "${approval.callId}" waits for input: decide it with { answers: { [question key]: answer } } or { decline: true, reason? }`,
+      { details: { callId: approval.callId } },
+    );
+  check(approval, d.answers);
+  return { answers: d.answers };
 }
 
 function checkDecision(callId: string, decision: unknown): ApprovalDecision {
@@ -174,6 +208,20 @@ export function isStoredApproval(value: unknown): value is StoredApproval {
     typeof a.deferredAt === 'string' &&
     !Number.isNaN(Date.parse(a.deferredAt)) &&
     typeof a.expiresAt === 'string' &&
-    !Number.isNaN(Date.parse(a.expiresAt))
+    !Number.isNaN(Date.parse(a.expiresAt)) &&
+    (a.waitingFor === undefined || (a.waitingFor === 'input' && isStoredInput(a)))
+  );
+}
+
+// The questions and state of a call waiting for input, as suspend() writes them (the state bounded, never parsed).
+function isStoredInput(a: Partial<Record<keyof StoredApproval, unknown>>): boolean {
+  const requests = a.requests;
+  return (
+    isPlainObject(requests) &&
+    Object.values(requests).every((r) => isPlainObject(r) && INPUT_METHODS.includes(r.method as never) && isPlainObject(r.params)) &&
+    (a.requestState === undefined ||
+      (typeof a.requestState === 'string' && Buffer.byteLength(a.requestState) <= MAX_REQUEST_STATE_BYTES)) &&
+    Number.isInteger(a.round) &&
+    (a.round as number) >= 1
   );
 }

@@ -5,12 +5,25 @@
  */
 import type { FrameworkOutcome, ToolSearchContext } from '../framework/tools.js';
 import type { McpProber } from '../mcp/prober.js';
-import type { CallContext } from './call.js';
+import type { ExecuteContext } from './execute.js';
 import type { RunLimits } from './limits.js';
+import type { AfterHook, AuditSink, BeforeHook, PermissionPolicy } from './types.js';
 import type { NativeRunOptions } from './run-options.js';
 import { NEVER_ABORTED } from './abort.js';
 import { batchDeadlineReason } from './call-result.js';
 import { checkMs } from '../bounds.js';
+
+/** What every call of a batch shares. */
+export interface CallContext extends ExecuteContext {
+  batchId: string;
+  policy: PermissionPolicy;
+  before: readonly BeforeHook[];
+  after: readonly AfterHook[];
+  audit: AuditSink | undefined;
+  limits: RunLimits;
+  /** How long a deferred call waits for its decision (approvalTtlMs). */
+  approvalTtlMs: number;
+}
 
 /** The parts of a run every batch's context is built from. */
 export interface RunParts {

@@ -5,35 +5,16 @@
  * others (B5). Audit events carry no argument values.
  */
 import { defined, setOwn } from '../json.js';
-import type {
-  AfterHook,
-  AuditEvent,
-  AuditSink,
-  BeforeHook,
-  CallIdentity,
-  PermissionPolicy,
-  PermissionRequest,
-  ToolResult,
-} from './types.js';
+import type { AfterHook, BeforeHook, CallIdentity, PermissionPolicy, PermissionRequest, ToolResult } from './types.js';
 import type { CheckedCall } from './batch-check.js';
-import { execute, type ExecuteContext } from './execute.js';
+import { execute } from './execute.js';
 import { type StoredApproval, toolHashOf } from './approvals.js';
 import type { Route } from './snapshot.js';
-import type { RunLimits } from './limits.js';
-import { type CallPath, NOT_COPIED, runCall } from './pipeline.js';
+import { type Asked, type CallPath, NOT_COPIED, runCall } from './pipeline.js';
+import { awaitInput } from './waiting.js';
+import type { CallContext } from './call-context.js';
+import { callIdentity, recordSafely } from './call-identity.js';
 import type { Deferred } from './stages.js';
-
-/** What every call of a batch shares. */
-export interface CallContext extends ExecuteContext {
-  batchId: string;
-  policy: PermissionPolicy;
-  before: readonly BeforeHook[];
-  after: readonly AfterHook[];
-  audit: AuditSink | undefined;
-  limits: RunLimits;
-  /** How long a deferred call waits for its decision (approvalTtlMs). */
-  approvalTtlMs: number;
-}
 
 /** The stages a run's calls go through, with the batch's policy, hooks and bounds (one per batch, no closures). */
 export class RunPath implements CallPath<Route> {
@@ -59,7 +40,7 @@ export class RunPath implements CallPath<Route> {
   }
 
   /** Stage 5 on the call's route. */
-  execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult> {
+  execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult | Asked> {
     return execute(callId, route, args, this.#ctx);
   }
 
@@ -89,14 +70,6 @@ function frozenCopy(value: unknown): unknown {
     return Object.freeze(out);
   }
   return value;
-}
-
-// Who and what: the fields the permission request and the audit event both name (a fresh object each time).
-function callIdentity(ctx: CallContext, callId: string, route: Route): CallIdentity {
-  const { runId, agent, batchId } = ctx;
-  return route.kind === 'mcp'
-    ? { runId, agent, batchId, callId, tool: route.name, kind: route.kind, mount: route.mount, remoteTool: route.remoteTool }
-    : { runId, agent, batchId, callId, tool: route.name, kind: route.kind };
 }
 
 /** Records a call's one tool_call event when it ends (no sink: builds nothing); returns the result. */
@@ -138,14 +111,18 @@ export function permissionRequest(
   return Object.freeze(request);
 }
 
-/** What a call came to: its result, or its approval pending (a policy deferred it). */
+/** What a call came to: its result, or pending (a policy deferred it, or its server asked questions the run defers). */
 export type CallOutcome = ToolResult | { deferred: StoredApproval };
 
-/** Runs one call of a batch through the run's path and records its audit event; a deferred call records approval_requested instead. */
+/** Runs one call of a batch through the run's path and records its audit event; a pending call records approval_requested or input_requested instead. */
 export async function processCall(call: CheckedCall, route: Route, ctx: CallContext, path: CallPath<Route>): Promise<CallOutcome> {
   const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
   const outcome = await runCall(call.callId, route, call.arguments, path);
   if ('deferred' in outcome) return defer(call.index, route, outcome.request, outcome.deferred, ctx);
+  if ('asked' in outcome) {
+    const asked = { callId: call.callId, index: call.index, args: outcome.args, by: outcome.decidedBy ?? 'auto', round: 1 };
+    return awaitInput(asked, route, outcome.asked, ctx);
+  }
   return audit(outcome.result, outcome.decidedBy);
 }
 
@@ -172,13 +149,4 @@ async function defer(index: number, route: Route, request: PermissionRequest, ve
     });
   }
   return { deferred: approval };
-}
-
-/** Records an audit event; a failing sink never breaks a run. */
-export async function recordSafely(sink: AuditSink | undefined, event: AuditEvent): Promise<void> {
-  try {
-    await sink?.record(event);
-  } catch {
-    // audit sinks must not break runs
-  }
 }

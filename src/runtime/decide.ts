@@ -1,83 +1,148 @@
 /**
- * The second half of a deferred call: the host's decision. A rejected call
- * ends as permission_denied with the approver's reason; an expired one as
- * permission_denied (approval expired); an approved one is checked again on
- * the run's live snapshot — a tool that changed or went away since it was
- * deferred ends the call as approval_stale, never executed against a changed
- * tool — then its arguments are validated again and it runs through before →
- * execute → after like any permitted call.
+ * The second half of a pending call: the host's decision. An expired one
+ * ends as permission_denied (approval expired). Then each is checked again
+ * on the run's live snapshot — a tool that changed or went away since it
+ * began to wait ends the call as approval_stale (an approval) or input_stale
+ * (a question), never run against a changed tool — and its arguments are
+ * validated again. An approval: rejected, it ends as permission_denied with
+ * the approver's reason; approved, it runs through before → execute → after
+ * like any permitted call. A question (E4): the retry carries the answers
+ * and the server's state unchanged, and runs execute → after (its before
+ * hooks ran when the call first ran); a server that asks again makes the call
+ * wait for the next round, up to MAX_INPUT_ROUNDS.
  */
 import { readArguments } from './arguments.js';
+import { declinable, responsesOf } from './answers.js';
 import { isExpired, type StoredApproval, type TakenApproval, toolHashOf } from './approvals.js';
-import { ApprovedPath, callAudit, type CallContext } from './call.js';
+import { ApprovedPath, callAudit, type CallOutcome } from './call.js';
+import type { CallContext } from './call-context.js';
+import { recordSafely } from './call-identity.js';
 import { callResult } from './call-result.js';
-import { runCall } from './pipeline.js';
+import { execute } from './execute.js';
+import { MAX_INPUT_ROUNDS } from '../mcp/input-rounds.js';
+import { type Asked, runCall } from './pipeline.js';
 import { mapLimit } from './run-audit.js';
 import type { Route } from './snapshot.js';
-import type { CallIdentity, ToolResult } from './types.js';
+import type { CallIdentity, InputDecision, ToolResult } from './types.js';
+import { awaitInput } from './waiting.js';
 import { defined } from '../json.js';
 
 /** Who decided a deferred call, as its tool_call audit event names it. */
 const APPROVER = 'human';
 
-/** Ends the decided calls of one batch, in call order, up to `concurrency` at once. */
+/** Ends the decided calls of one batch, in call order, up to `concurrency` at once; a question asked again waits again. */
 export function decideCalls(
   taken: readonly TakenApproval[],
   routes: ReadonlyMap<string, Route>,
   ctx: CallContext,
   concurrency: number,
-): Promise<ToolResult[]> {
+): Promise<CallOutcome[]> {
   const now = Date.now();
   const approved = new ApprovedPath(ctx, APPROVER); // permitted by the approver: no stage 3
   return mapLimit(taken, concurrency, (t) => decideOne(t, routes.get(t.approval.tool), ctx, approved, now));
 }
 
-async function decideOne(
-  { approval: a, decision }: TakenApproval,
-  route: Route | undefined,
-  ctx: CallContext,
-  approved: ApprovedPath,
-  now: number,
-): Promise<ToolResult> {
+// The path of a retry with answers: permitted before, before hooks already run, the answers and state sent along.
+class RetryPath extends ApprovedPath {
+  override readonly before = [];
+  readonly #ctx: CallContext;
+  readonly #input: Parameters<typeof execute>[4];
+
+  constructor(ctx: CallContext, by: string, input: Parameters<typeof execute>[4]) {
+    super(ctx, by);
+    this.#ctx = ctx;
+    this.#input = input;
+  }
+
+  override execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult | Asked> {
+    return execute(callId, route, args, this.#ctx, this.#input);
+  }
+}
+
+async function decideOne(taken: TakenApproval, route: Route | undefined, ctx: CallContext, approved: ApprovedPath, now: number) {
+  const { approval: a } = taken;
+  const input = a.waitingFor === 'input';
   const audit = callAudit(ctx, () => identityOf(a, ctx));
+  const fail = (
+    status: 'permission_denied' | 'tool_failed',
+    error: { code: string; message: string; details?: Record<string, unknown> },
+    by: string,
+  ) => audit(callResult(a.callId, { failed: status, error }), by);
   if (isExpired(a, now)) {
-    return audit(
-      callResult(a.callId, {
-        failed: 'permission_denied',
-        error: {
-          code: 'permission_denied',
-          message: 'the approval expired before it was decided (approvalTtlMs); the call did not run: call again if it is still needed',
-          details: { by: 'policy', reason: 'approval_expired', expiresAt: a.expiresAt },
-        },
-      }),
+    const message = `the ${input ? 'questions' : 'approval'} expired before ${input ? 'they were answered' : 'it was decided'} (approvalTtlMs); the call did not ${input ? 'finish' : 'run'}: call again if it is still needed`;
+    return fail(
+      'permission_denied',
+      { code: 'permission_denied', message, details: { by: 'policy', reason: 'approval_expired', expiresAt: a.expiresAt } },
       'policy',
     );
   }
-  if (!decision.approve) {
+  if ('approve' in taken.decision && !taken.decision.approve) {
+    const message = taken.decision.reason ?? 'the approver rejected this call';
+    return fail('permission_denied', { code: 'permission_denied', message, details: { by: APPROVER } }, APPROVER);
+  }
+  if (route === undefined || toolHashOf(route) !== a.toolHash) {
+    const what = route === undefined ? 'is gone' : 'changed (schema or annotations)';
+    const message = `the tool "${a.tool}" ${what} since this call began to wait; it was not ${input ? 'retried' : 'run'}: call it again if it is still needed`;
+    return fail(
+      'tool_failed',
+      { code: input ? 'input_stale' : 'approval_stale', message, details: { tool: a.tool } },
+      input ? a.by : APPROVER,
+    );
+  }
+  const read = readArguments(a.arguments, ctx.limits); // a stored record is read like model input
+  if (!input) {
+    const ended = await runCall(a.callId, route, read, approved);
+    if ('asked' in ended)
+      return awaitInput({ callId: a.callId, index: a.index, args: ended.args, by: APPROVER, round: 1 }, route, ended.asked, ctx);
+    return audit(ended.result, ended.decidedBy);
+  }
+  return answerOne(a, taken.decision as InputDecision, route, read, ctx, audit);
+}
+
+// A call's questions answered (or declined): recorded, then the call retried with the answers and the state as it was.
+async function answerOne(
+  a: StoredApproval,
+  decision: InputDecision,
+  route: Route,
+  read: ReturnType<typeof readArguments>,
+  ctx: CallContext,
+  audit: ReturnType<typeof callAudit>,
+): Promise<CallOutcome> {
+  const declined = 'decline' in decision;
+  const round = a.round ?? 1;
+  await recordSafely(ctx.audit, {
+    type: 'input_decided',
+    at: new Date().toISOString(),
+    ...identityOf(a, ctx),
+    decision: declined ? 'declined' : 'answered',
+    keys: Object.keys(declined ? (a.requests ?? {}) : decision.answers),
+    round,
+  });
+  if (declined && !declinable(a)) {
+    // Only an elicitation can be declined to the server: a call that asked anything else ends here.
+    const message = decision.reason ?? 'the questions of this call were declined';
     return audit(
       callResult(a.callId, {
         failed: 'permission_denied',
-        error: { code: 'permission_denied', message: decision.reason ?? 'the approver rejected this call', details: { by: APPROVER } },
+        error: { code: 'permission_denied', message, details: { by: APPROVER, reason: 'input_declined' } },
       }),
       APPROVER,
     );
   }
-  if (route === undefined || toolHashOf(route) !== a.toolHash) {
+  const retry = { requests: a.requests ?? {}, responses: responsesOf(a, decision), ...defined({ requestState: a.requestState }) };
+  const ended = await runCall(a.callId, route, read, new RetryPath(ctx, a.by, retry));
+  if (!('asked' in ended)) return audit(ended.result, ended.decidedBy);
+  if (round + 1 > MAX_INPUT_ROUNDS) {
+    const message = `the server kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds); the call was stopped`;
     return audit(
       callResult(a.callId, {
         failed: 'tool_failed',
-        error: {
-          code: 'approval_stale',
-          message: `the tool "${a.tool}" ${route === undefined ? 'is gone' : 'changed (schema or annotations)'} since this call was deferred; it did not run: call it again if it is still needed`,
-          details: { tool: a.tool },
-        },
+        error: { code: 'input_rounds_exceeded', message, details: { rounds: MAX_INPUT_ROUNDS } },
       }),
-      APPROVER,
+      a.by,
     );
   }
-  // Validated again on the live snapshot, with the run's bounds (a stored record is read like model input).
-  const ended = await runCall(a.callId, route, readArguments(a.arguments, ctx.limits), approved);
-  return audit(ended.result, ended.decidedBy);
+  return awaitInput({ callId: a.callId, index: a.index, args: ended.args, by: a.by, round: round + 1 }, route, ended.asked, ctx);
 }
 
 // The call's identity from what was stored (its tool may be gone from the snapshot).

@@ -12,6 +12,8 @@ import { abortable, NEVER_ABORTED, wasAborted } from './abort.js';
 import { callResult } from './call-result.js';
 import type { DelegateRoute, McpRoute, Route } from './snapshot.js';
 import type { ProgressEvent, ToolResult, TraceContext } from './types.js';
+import type { InputRetry } from '../mcp/connection-types.js';
+import type { Asked } from './pipeline.js';
 
 /** What executing a call needs from its run and batch. */
 export interface ExecuteContext {
@@ -32,10 +34,16 @@ export interface ExecuteContext {
   traceContext?(): TraceContext | undefined;
 }
 
-/** Stage 5: execute on the route. */
-export async function execute(callId: string, route: Route, args: Record<string, unknown>, ctx: ExecuteContext): Promise<ToolResult> {
+/** Stage 5: execute on the route (`input`: the retry of an MCP call whose server asked questions). */
+export async function execute(
+  callId: string,
+  route: Route,
+  args: Record<string, unknown>,
+  ctx: ExecuteContext,
+  input?: InputRetry,
+): Promise<ToolResult | Asked> {
   if (ctx.signal.aborted) return callResult(callId, { aborted: ctx.signal });
-  if (route.kind === 'mcp') return executeMcp(callId, route, args, ctx);
+  if (route.kind === 'mcp') return executeMcp(callId, route, args, ctx, input);
   if (route.kind === 'delegate') return executeDelegate(callId, route, args, ctx);
   // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
   const parsed = route.tool.parse(args);
@@ -69,8 +77,14 @@ function traceMeta(trace: TraceContext | undefined): Record<string, string> | un
   return meta;
 }
 
-/** Stage 5 on an MCP route: the call's result, never a throw. */
-export async function executeMcp(id: string, route: McpRoute, args: Record<string, unknown>, ctx: McpExecuteContext): Promise<ToolResult> {
+/** Stage 5 on an MCP route: the call's result, or the questions its server asks that the run defers; never a throw. */
+export async function executeMcp(
+  id: string,
+  route: McpRoute,
+  args: Record<string, unknown>,
+  ctx: McpExecuteContext,
+  input?: InputRetry,
+): Promise<ToolResult | Asked> {
   if (ctx.brokenMounts.has(route.mount) || route.connection.closed) {
     const code = ctx.brokenMounts.get(route.mount) ?? 'connection_closed';
     ctx.brokenMounts.set(route.mount, code);
@@ -85,13 +99,15 @@ export async function executeMcp(id: string, route: McpRoute, args: Record<strin
   try {
     const onProgress = ctx.onProgress;
     const meta = traceMeta(ctx.traceContext?.());
-    const result = await route.connection.callTool(route.remoteTool, args, {
+    const result = await route.connection.callToolOrInput(route.remoteTool, args, {
       ...(meta === undefined ? {} : { meta }),
+      ...(input === undefined ? {} : { input }),
       // NEVER_ABORTED is shared by every run: hooking each call to it would only pile up listeners.
       ...(ctx.signal === NEVER_ABORTED ? {} : { signal: ctx.signal }),
       timeoutMs: ctx.callTimeoutMs,
       ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, tool: route.name, ...p }) } : {}),
     });
+    if ('resultType' in result) return { asked: result };
     return callResult(id, { answer: result });
   } catch (error) {
     if (isAgtError(error) && error.code === 'connection_closed') ctx.brokenMounts.set(route.mount, error.code);

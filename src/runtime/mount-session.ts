@@ -19,6 +19,7 @@ import { executeMcp } from './execute.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import { loadMount } from './mount.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
+import { callResult } from './call-result.js';
 import { runCall } from './pipeline.js';
 import type { ToolResult } from './types.js';
 import { closestNames } from '../tool-names.js';
@@ -99,7 +100,7 @@ export class MountSession {
     const onProgress = options.onProgress;
     const signal = options.signal ?? NEVER_ABORTED;
     let called = false;
-    const { result } = await runCall(callId, route, readArguments(raw, this.#limits), {
+    const outcome = await runCall(callId, route, readArguments(raw, this.#limits), {
       signal,
       execute: (id, r, args) => {
         called = true;
@@ -115,6 +116,18 @@ export class MountSession {
       checksOutput: () => true,
       maxResultBytes: this.#limits.maxResultBytes,
     });
+    // A session answers its server's questions with its own handlers (it defers none): a question that comes back failed.
+    const result =
+      'result' in outcome
+        ? outcome.result
+        : callResult(callId, {
+            failed: 'tool_failed',
+            error: {
+              code: 'protocol_error',
+              message: 'the server asked for input this session does not answer',
+              details: { reason: 'input_deferred' },
+            },
+          });
     return { result, called, route };
   }
 

@@ -21,6 +21,7 @@ import { buildSnapshot } from './refresh.js';
 import { resolveLimits } from './limits.js';
 import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
 import {
+  answersInline,
   approvalTtl,
   buildContext,
   type NativeRunOptions,
@@ -34,7 +35,8 @@ import { RunRefresher } from './refresher.js';
 import { RunToolSearch } from './tool-search.js';
 import type { ModelTool } from './model-tools.js';
 import { type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
-import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch } from './types.js';
+import type { BatchResult, CallDecision, PendingCall, ToolBatch } from './types.js';
+import { answerCheck } from './answers.js';
 
 /** One native run of an agent. */
 export class NativeRun extends RunMounts {
@@ -87,6 +89,7 @@ export class NativeRun extends RunMounts {
       toolSearch: this.#toolSearch,
       seen: this.#seen,
       approvals: this.#approvals,
+      answers: answerCheck(registry, (method) => answersInline(options, method)),
       batchTimeoutMs: batchTimeout(options),
       claim: (batchId) => this.#claim(batchId),
       persist: async () => {
@@ -166,21 +169,25 @@ export class NativeRun extends RunMounts {
   }
 
   /**
-   * Ends deferred calls of batch `batchId` with the host's decisions: a
+   * Ends pending calls of batch `batchId` with the host's decisions: a
    * rejected call is permission_denied (with `reason`), an expired one
    * permission_denied (approval expired), an approved one runs through before →
    * execute → after once its tool is checked unchanged (else approval_stale).
-   * Returns their results, the calls still pending, and the refresh at this
-   * boundary. A stored run records the decision first (compare-and-set): of two
-   * hosts deciding one call, one runs it and the other gets revision_conflict.
+   * A call waiting for input takes `{ answers }` (checked against each
+   * question's schema first: invalid_input, and the call still waits) or
+   * `{ decline: true }`, and is retried with them and the server's state
+   * (input_stale if its tool changed; a server that asks again makes it wait
+   * again). Returns their results, the calls still pending, and the refresh at
+   * this boundary. A stored run records the decision first (compare-and-set):
+   * of two hosts deciding one call, one runs it and the other gets revision_conflict.
    */
-  async decide(batchId: string, decisions: Record<string, ApprovalDecision>, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
+  async decide(batchId: string, decisions: Record<string, CallDecision>, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
     return this.#batches.decide(batchId, decisions, options.signal);
   }
 
   /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
-  pendingApprovals(batchId?: string): PendingApproval[] {
+  pendingApprovals(batchId?: string): PendingCall[] {
     return this.#batches.pending(batchId);
   }
 

@@ -26,6 +26,7 @@ import { callResult } from './call-result.js';
 import { checkOutput, boundResult } from './result-checks.js';
 import { atOnceOf } from './policies.js';
 import { decideAtOnce, type Deferred, reviewPermission, runAfterHooks, runBeforeHooks, validateArguments } from './stages.js';
+import type { McpInputRequired } from '../mcp/connection-types.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ToolResult } from './types.js';
 
@@ -51,8 +52,8 @@ export interface CallPath<R extends PipelineRoute> {
    * arguments unless `withArguments` is false (a built-in policy that cannot read them, and no hooks).
    */
   request?(callId: string, route: R, args: Record<string, unknown>, withArguments: boolean): PermissionRequest;
-  /** Stage 5: never throws (every failure is the call's result, built by callResult). */
-  execute(callId: string, route: R, args: Record<string, unknown>): Promise<ToolResult>;
+  /** Stage 5: never throws (every failure is the call's result, built by callResult); an MCP call may be asked questions first. */
+  execute(callId: string, route: R, args: Record<string, unknown>): Promise<ToolResult | Asked>;
   /** Stage 6 applies to this route's results (a server's structured content). */
   checksOutput?(route: R): boolean;
   /** Stage 7's bound (maxResultBytes); absent: results are not bounded here (a harness host bounds its own). */
@@ -65,21 +66,38 @@ export interface CallEnded {
   decidedBy?: string;
 }
 
-/** What a call came to: it ended, or a policy deferred it (it waits for run.decide). */
-export type PipelineOutcome = CallEnded | { deferred: Deferred; request: PermissionRequest };
+/** Stage 5 did not end: the call's server asks questions the path defers (E4); the call waits for their answers. */
+export interface Asked {
+  asked: McpInputRequired;
+}
+
+/** A call whose server asked questions: what it asked, the arguments it ran with, who permitted it. */
+export interface CallAsked extends Asked {
+  args: Record<string, unknown>;
+  decidedBy?: string;
+}
+
+/** What a call came to: it ended, its server asked questions, or a policy deferred it (it waits for run.decide). */
+export type PipelineOutcome = CallEnded | CallAsked | { deferred: Deferred; request: PermissionRequest };
 
 const NO_HOOKS: readonly never[] = [];
 
 /** The arguments of a request built without them: nothing that sees it can read them (see CallPath.request). */
 export const NOT_COPIED: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** Runs one call, read as `read`, through the stages of `path` (without a policy stage, nothing defers it). */
+/** Runs one call, read as `read`, through the stages of `path` (without a policy stage, no approval defers it; an executor that never asks, no question). */
+export function runCall<R extends PipelineRoute>(
+  callId: string,
+  route: R,
+  read: ArgumentsRead,
+  path: CallPath<R> & { policy?: undefined; execute(callId: string, route: R, args: Record<string, unknown>): Promise<ToolResult> },
+): Promise<CallEnded>;
 export function runCall<R extends PipelineRoute>(
   callId: string,
   route: R,
   read: ArgumentsRead,
   path: CallPath<R> & { policy?: undefined },
-): Promise<CallEnded>;
+): Promise<CallEnded | CallAsked>;
 export function runCall<R extends PipelineRoute>(
   callId: string,
   route: R,
@@ -119,7 +137,9 @@ export async function runCall<R extends PipelineRoute>(
     const hooks = await runBeforeHooks(request, before, signal);
     if (!hooks.go) return decided(hooks.result, decidedBy);
   }
-  let result = await path.execute(callId, route, args);
+  const executed = await path.execute(callId, route, args);
+  if ('asked' in executed) return { asked: executed.asked, args, ...(decidedBy === undefined ? {} : { decidedBy }) };
+  let result = executed;
   if (path.checksOutput?.(route) === true) result = checkOutput(result, route);
   if (path.maxResultBytes !== undefined) result = boundResult(result, path.maxResultBytes);
   if (request !== undefined && after.length > 0) result = await runAfterHooks(request, result, after, signal);

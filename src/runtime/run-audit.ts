@@ -5,7 +5,7 @@
  * argument or env values; a failing sink never breaks the run.
  */
 import type { ListChangedKind } from '../mcp/connection.js';
-import { recordSafely } from './call.js';
+import { recordSafely } from './call-identity.js';
 import type { RefreshOutcome } from './refresh.js';
 import type { AuditSink, BatchResult, ToolResult } from './types.js';
 

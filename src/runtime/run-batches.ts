@@ -5,17 +5,17 @@
  * the refresh (F1, never mid-batch: F2) and the tools tool_search loaded.
  * The deferred calls a host decides later (run.decide) end here too.
  */
-import { type OpenApprovals, pendingView } from './approvals.js';
+import { type AnswerCheck, type OpenApprovals, pendingView } from './approvals.js';
 import { batchRejection, type BatchRejection, checkBatch } from './batch-check.js';
-import { type CallContext, processCall, RunPath } from './call.js';
-import { batchDeadline, callContext, type RunParts } from './call-context.js';
+import { type CallOutcome, processCall, RunPath } from './call.js';
+import { batchDeadline, type CallContext, callContext, type RunParts } from './call-context.js';
 import { decideCalls } from './decide.js';
 import type { CallPath } from './pipeline.js';
 import type { RunRefresher } from './refresher.js';
 import { mapLimit, type RunAudit } from './run-audit.js';
 import { affectsSnapshot, type Route, type SnapshotState } from './snapshot.js';
 import type { RunToolSearch } from './tool-search.js';
-import type { ApprovalDecision, BatchResult, PendingApproval, ToolBatch, ToolResult } from './types.js';
+import type { BatchResult, CallDecision, PendingCall, ToolBatch, ToolResult } from './types.js';
 
 /** A batch stage 1 rejected (B6): nothing ran. */
 export interface RejectedBatch {
@@ -31,6 +31,8 @@ export interface BatchesParts {
   /** Batch ids already run (a stored run carries them). */
   seen: Set<string>;
   approvals: OpenApprovals;
+  /** Checks the answers to a call's questions before any is taken (answers.ts). */
+  answers: AnswerCheck;
   batchTimeoutMs: number | undefined;
   /** Claims batch `batchId` in the run's store first, if it has one (revision_conflict: another host has it). */
   claim(batchId: string): Promise<void>;
@@ -41,9 +43,11 @@ export interface BatchesParts {
 /** The batches of one run. */
 export class RunBatches {
   readonly #p: BatchesParts;
+  readonly #answers: AnswerCheck;
 
   constructor(parts: BatchesParts) {
     this.#p = parts;
+    this.#answers = parts.answers;
   }
 
   /**
@@ -85,19 +89,16 @@ export class RunBatches {
     } finally {
       scope.end();
     }
-    const results: ToolResult[] = [];
-    for (const outcome of outcomes)
-      if ('deferred' in outcome) this.#p.approvals.add(outcome.deferred);
-      else results.push(outcome);
+    const results = this.#settle(outcomes);
     if (sink) await audit.finished(batch.batchId, results, started);
     return this.#boundary(batch.batchId, results, opening);
   }
 
   /** Ends deferred calls of batch `batchId` with the host's decisions (NativeRun.decide). */
-  async decide(batchId: string, decisions: Record<string, ApprovalDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
+  async decide(batchId: string, decisions: Record<string, CallDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
     const { refresher, approvals, run } = this.#p;
     const opening = await refresher.apply(true); // approved calls are checked against the tools as they are now
-    const taken = approvals.take(batchId, decisions); // synchronous: a second decide cannot take them again
+    const taken = approvals.take(batchId, decisions, this.#answers); // synchronous: a second decide cannot take them again
     try {
       await this.#p.persist();
     } catch (error) {
@@ -106,17 +107,29 @@ export class RunBatches {
     }
     const snapshot = refresher.snapshot;
     const scope = this.#scope(batchId, snapshot, signal);
-    let results;
+    let outcomes;
     try {
-      results = await decideCalls(taken, snapshot.routes, scope.ctx, run.options.concurrency ?? 4);
+      outcomes = await decideCalls(taken, snapshot.routes, scope.ctx, run.options.concurrency ?? 4);
     } finally {
       scope.end();
     }
+    const results = this.#settle(outcomes);
+    // A question asked again waits again: a stored run records it, so another process can answer it.
+    if (results.length < outcomes.length) await this.#p.persist();
     return this.#boundary(batchId, results, opening);
   }
 
+  // The results of calls that ended; the calls that wait are kept for run.decide.
+  #settle(outcomes: readonly CallOutcome[]): ToolResult[] {
+    const results: ToolResult[] = [];
+    for (const outcome of outcomes)
+      if ('deferred' in outcome) this.#p.approvals.add(outcome.deferred);
+      else results.push(outcome);
+    return results;
+  }
+
   /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
-  pending(batchId?: string): PendingApproval[] {
+  pending(batchId?: string): PendingCall[] {
     return this.#p.approvals.list(batchId).map(pendingView);
   }
 

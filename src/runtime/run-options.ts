@@ -30,6 +30,7 @@ import type {
   RunNotificationContext,
   RunRequestContext,
 } from './types.js';
+import { DEFER, type InputMethod } from '../mcp/client-handlers.js';
 import { checkMs } from '../bounds.js';
 
 /** Options of {@link NativeRun.start}: the ConnectSettings of its mounts (handlers told the run's context), and the run's own. */
@@ -113,11 +114,22 @@ function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string
   });
   const { elicitation, sampling, roots, elicitationModes, samplingTools } = options;
   return {
-    ...(elicitation ? { elicitation: (request, { signal }) => elicitation(request, context(signal)) } : {}),
-    ...(sampling ? { sampling: (request, { signal }) => sampling(request, context(signal)) } : {}),
+    ...(elicitation === DEFER
+      ? { elicitation }
+      : elicitation
+        ? { elicitation: (request, { signal }) => elicitation(request, context(signal)) }
+        : {}),
+    ...(sampling === DEFER ? { sampling } : sampling ? { sampling: (request, { signal }) => sampling(request, context(signal)) } : {}),
     ...(roots === undefined ? {} : { roots: typeof roots === 'function' ? ({ signal }) => roots(context(signal)) : roots }),
     ...defined({ elicitationModes, samplingTools }),
   };
+}
+
+/** True when the run answers `method` itself: a handler (or roots) is given and not `'defer'`. */
+export function answersInline(options: NativeRunOptions, method: InputMethod): boolean {
+  const given =
+    method === 'elicitation/create' ? options.elicitation : method === 'sampling/createMessage' ? options.sampling : options.roots;
+  return given !== undefined && given !== DEFER;
 }
 
 /** The run's approvalTtlMs, checked: invalid_input unless a positive number of milliseconds. */

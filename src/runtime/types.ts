@@ -1,4 +1,5 @@
 /** The shapes that flow through a native run's batch pipeline (SPEC §7). */
+import type { InputMethod } from '../mcp/client-handlers.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
 
 /** One tool call as the model produced it. */
@@ -50,29 +51,53 @@ export type ToolResult =
   | (ResultIds & { status: Exclude<ResultStatus, 'ok'>; error: ResultError });
 
 /**
- * A call a policy deferred (`{ decision: 'defer' }`, policies.approval): it has
- * not run and has no result yet; `run.decide(batchId, …)` ends it. The
- * arguments are the validated ones, for the host to show the approver.
+ * A call that waits, with no result yet; `run.decide(batchId, …)` ends it.
+ * `waitingFor: 'approval'`: a policy deferred it (`{ decision: 'defer' }`,
+ * policies.approval) and it has not run. `waitingFor: 'input'`: it ran, and
+ * its 2026-07-28 server asked questions first (`requests`, by the server's
+ * keys: an elicitation, sampling or roots request each) that the run defers
+ * (`elicitation: 'defer'` …). The arguments are the validated ones, for the
+ * host to show the person who decides.
  */
-export interface PendingApproval extends Omit<CallIdentity, 'runId' | 'agent'> {
+export interface PendingCall extends Omit<CallIdentity, 'runId' | 'agent'> {
+  waitingFor: 'approval' | 'input';
   annotations?: Readonly<ToolAnnotations>;
   arguments: Readonly<Record<string, unknown>>;
-  /** Why the policy deferred it (its own words). */
+  /** input: the server's questions (masked). A URL elicitation's URL is for the host to show a person, never for the model. */
+  requests?: Readonly<Record<string, { method: InputMethod; params: Readonly<Record<string, unknown>> }>>;
+  /** input: which round of questions this is (1 for the first). */
+  round?: number;
+  /** approval: why the policy deferred it (its own words). */
   reason?: string;
-  /** ISO 8601: when it was deferred, and when it expires (approvalTtlMs); decided later, it ends as permission_denied. */
+  /** ISO 8601: when it began to wait, and when it expires (approvalTtlMs); decided later, it ends as permission_denied. */
   deferredAt: string;
   expiresAt: string;
 }
 
+/** A pending call (the name of the approval-only days; same type). */
+export type PendingApproval = PendingCall;
+
 /** A host's answer to one pending approval. */
 export type ApprovalDecision = { approve: true } | { approve: false; reason?: string };
+
+/**
+ * A host's answer to a call waiting for input: `answers` by question key — an
+ * elicitation's content (valid for its requestedSchema; any value accepts a
+ * URL elicitation), a sampling request's CreateMessageResult, a roots list —
+ * or `decline` (elicitations are declined to the server; a call that asked
+ * anything else ends as permission_denied).
+ */
+export type InputDecision = { answers: Record<string, unknown> } | { decline: true; reason?: string };
+
+/** A host's decision on a pending call: an approval's, or an answer to a call's questions. */
+export type CallDecision = ApprovalDecision | InputDecision;
 
 /** The outcome of a batch, including the refresh that followed it (F1). */
 export interface BatchResult {
   /** One per call that ended, in call order; a deferred call has none until it is decided. */
   results: ToolResult[];
   /** Calls waiting for an approval (`run.decide`); the batch stays open while there are any. */
-  pending?: PendingApproval[];
+  pending?: PendingCall[];
   /** `trigger`: the run's own framework change (F1), a mounted server's list_changed, or a pooled server that died (`reconnect`). */
   refresh?: { status: 'applied' | 'failed'; message: string; trigger: RefreshTrigger };
   /** Tool search: the tools this boundary loaded (found by tool_search in this batch) and unloaded past `maxLoadedTools`. */
@@ -219,8 +244,34 @@ export interface ToolsLoadedEvent extends AuditBase {
 }
 
 /** One audit event, by `type`. Never holds argument or env values. */
+/** A call's server asked questions the run defers: the call waits (`waitingFor: 'input'`). Keys and methods only. */
+export interface InputRequestedEvent extends AuditBase, CallIdentity {
+  type: 'input_requested';
+  /** The questions' keys and methods, never their text. */
+  requests: { key: string; method: InputMethod }[];
+  round: number;
+  expiresAt: string;
+}
+
+/** A host answered or declined a call's questions (run.decide); the retry's own tool_call event follows. Keys only. */
+export interface InputDecidedEvent extends AuditBase, CallIdentity {
+  type: 'input_decided';
+  decision: 'answered' | 'declined';
+  keys: string[];
+  round: number;
+}
+
+/** Every event a run records (`type` tells them apart); none holds an argument or env value. */
 export type AuditEvent =
-  ToolCallEvent | ApprovalRequestedEvent | BatchStartedEvent | BatchFinishedEvent | BatchRejectedEvent | RefreshEvent | ToolsLoadedEvent;
+  | ToolCallEvent
+  | ApprovalRequestedEvent
+  | InputRequestedEvent
+  | InputDecidedEvent
+  | BatchStartedEvent
+  | BatchFinishedEvent
+  | BatchRejectedEvent
+  | RefreshEvent
+  | ToolsLoadedEvent;
 
 /** Receives audit events; called in order, awaited, errors ignored. */
 export interface AuditSink {

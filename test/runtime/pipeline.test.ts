@@ -283,7 +283,9 @@ describe('B3–B6: one batch', () => {
               ? e.decidedBy
               : e.type === 'tools_loaded'
                 ? e.loaded.length
-                : e.calls,
+                : 'calls' in e
+                  ? e.calls
+                  : e.type,
     ]);
     expect(seen).toHaveLength(5);
     expect(seen).toEqual(

@@ -1,0 +1,106 @@
+/**
+ * A connection's tool calls: one `tools/call` on the wire — as a task
+ * (2025-11-25), with its arguments mirrored into Mcp-Param headers
+ * (SEP-2243), or plain — and the input rounds around it (input-rounds.ts):
+ * questions the connection answers itself are answered and the call retried;
+ * a deferred one comes back to callToolOrInput, and fails callTool.
+ */
+import { ResultSchema } from '@modelcontextprotocol/core';
+import type { Client, Tool } from '@modelcontextprotocol/client';
+import { defined } from '../json.js';
+import type { ClientHandlers } from './client-handlers.js';
+import type { CallOptions, McpCallResult, McpConnection, McpInputRequired, RequestOptions } from './connection-types.js';
+import {
+  answerInline,
+  answersInline,
+  deferredQuestion,
+  MAX_INPUT_ROUNDS,
+  readInputRequired,
+  retryParams,
+  roundsExceeded,
+} from './input-rounds.js';
+import type { Send } from './more-requests.js';
+import { boundedDepth, callResult, progressOf } from './server-answers.js';
+import { callAsTask, DEFAULT_TASK_TOTAL_MS, serverRunsToolTasks } from './tasks.js';
+import type { Timeouts } from './timeouts.js';
+
+const LooseResult = ResultSchema.loose();
+
+/** What a connection's tool calls need from it. */
+export interface ToolCallParts {
+  client: Client;
+  send: Send;
+  sdkOptions(options: RequestOptions, signal: AbortSignal): { signal: AbortSignal; timeout: number; resetTimeoutOnProgress?: boolean };
+  masked<T>(value: T): T;
+  handlers: ClientHandlers;
+  timeouts: Timeouts;
+  /** Call task-capable tools as tasks (2025-11-25), when the server takes them. */
+  tasks: boolean;
+  /** The tools called as tasks, as last listed. */
+  taskTools(): ReadonlySet<string>;
+  /** The tools whose arguments are mirrored into headers, as last listed. */
+  headerTools: ReadonlyMap<string, Tool>;
+  /** The `_meta` a call carries (with the log level the host asked for). */
+  metaOf(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined;
+}
+
+/** callTool and callToolOrInput of a connection. */
+export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'callToolOrInput'> {
+  const { client, timeouts } = p;
+  const defers = (p.handlers.deferred?.length ?? 0) > 0;
+
+  // One tools/call on the wire; `manual`: an input_required comes back instead of being answered by the SDK.
+  async function callOnce(name: string, params: Record<string, unknown>, options: CallOptions, signal: AbortSignal, manual: boolean) {
+    if (p.tasks && p.taskTools().has(name) && serverRunsToolTasks(client.getServerCapabilities())) {
+      const total = options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS;
+      const requestMs = options.timeoutMs ?? timeouts.callMs;
+      return (await callAsTask(client, params as never, { signal, requestMs, totalMs: total })) as Record<string, unknown>;
+    }
+    const sdk = { ...p.sdkOptions(options, signal), ...(manual ? { allowInputRequired: true } : {}) };
+    // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
+    const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);
+    const progress = onProgress ? { onprogress: progressOf(onProgress) } : {};
+    const declared = p.headerTools.get(name);
+    // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding).
+    if (declared !== undefined)
+      return (await client.callTool(params as never, { ...sdk, ...progress, toolDefinition: declared })) as unknown as Record<
+        string,
+        unknown
+      >;
+    return (await client.request({ method: 'tools/call', params } as never, LooseResult, { ...sdk, ...progress })) as Record<
+      string,
+      unknown
+    >;
+  }
+
+  // A call and the rounds the connection answers itself; a round with a deferred question comes back.
+  const callRounds = (name: string, args: Record<string, unknown>, options: CallOptions) =>
+    p.send(
+      'call',
+      async (signal): Promise<McpCallResult | McpInputRequired> => {
+        const manual = defers || options.input !== undefined;
+        let retry = options.input === undefined ? {} : await retryParams(options.input, p.handlers, signal);
+        for (let round = 0; ; round++) {
+          const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
+          const result = await callOnce(name, params, options, signal, manual);
+          const asked = manual ? readInputRequired(boundedDepth(result, 'call')) : undefined;
+          if (asked === undefined) return p.masked(callResult(result));
+          if (!Object.values(asked.inputRequests).every((r) => answersInline(p.handlers, r.method)))
+            return { ...asked, inputRequests: p.masked(asked.inputRequests) }; // the state stays verbatim
+          if (round + 1 >= MAX_INPUT_ROUNDS) throw roundsExceeded();
+          const inputResponses = await answerInline(asked.inputRequests, p.handlers, signal);
+          retry = { inputResponses, ...defined({ requestState: asked.requestState }) };
+        }
+      },
+      options,
+    );
+
+  return {
+    callTool: async (name, args, options = {}) => {
+      const outcome = await callRounds(name, args, options);
+      if ('resultType' in outcome) throw deferredQuestion(outcome);
+      return outcome;
+    },
+    callToolOrInput: (name, args, options = {}) => callRounds(name, args, options),
+  };
+}

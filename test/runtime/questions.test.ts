@@ -1,0 +1,267 @@
+/**
+ * Server questions that wait (E4): a run with `elicitation: 'defer'` leaves a
+ * call whose 2026-07-28 server asks a question pending like an approval
+ * (`waitingFor: 'input'`); the host answers it with run.decide — in the same
+ * run, or in another that resumed the run from a SQLite RunStore — and the
+ * call is retried with the answers and the server's state. Against the SDK v2
+ * fixture server over loopback HTTP (test/mcp/fixtures/v2-server.ts).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AuditEvent,
+  isAgtError,
+  MemoryRunStore,
+  MemoryStore,
+  NativeRun,
+  type NativeRunOptions,
+  policies,
+  ResourceService,
+  runAgentLoop,
+  toolAlias,
+} from '../../src/index.js';
+import { SqliteRunStore } from '../../src/storage/sqlite.js';
+import { ScriptedModel } from '../../src/testing/index.js';
+import { REPO_ROOT, tempDir } from '../support/index.js';
+import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
+
+const text = (r: { status: string }) => ((r as unknown as { content: { text: string }[] }).content[0] as { text: string }).text;
+const tool = (name: string) => toolAlias('tools/v2', name);
+
+let server: V2HttpServer;
+const tmp = tempDir('agt-questions-');
+beforeAll(async () => {
+  server = await startV2Http({ legacy: 'stateless' });
+});
+afterAll(async () => {
+  await server.close();
+  tmp.cleanup();
+});
+
+const runs: NativeRun[] = [];
+afterEach(async () => {
+  await Promise.all(runs.splice(0).map((r) => r.close()));
+});
+
+async function registry() {
+  const service = new ResourceService({ store: new MemoryStore() });
+  await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: server.url } } } });
+  await service.write({ kind: 'agent', reference: 'team/q', create: true, data: { mcps: ['tools/v2'] } });
+  return service;
+}
+
+async function start(extra: Partial<NativeRunOptions> = {}, service?: ResourceService) {
+  const run = await NativeRun.start({
+    agent: 'team/q',
+    service: service ?? (await registry()),
+    policy: policies.autoAllow('*'),
+    elicitation: 'defer',
+    ...extra,
+  });
+  runs.push(run);
+  return run;
+}
+
+const call = (run: NativeRun, batchId: string, name: string, args: Record<string, unknown> = {}, callId = 'c1') =>
+  run.executeBatch({ runId: run.id, agent: run.agent, batchId, calls: [{ callId, name: tool(name), arguments: args }] });
+
+describe('E4: a call whose server asks a question waits like an approval', () => {
+  it('E4: the question is pending (waitingFor input, keys kept, no state shown); the audit names keys only', async () => {
+    const events: AuditEvent[] = [];
+    const run = await start({ audit: { record: (e) => void events.push(e) } });
+    const out = await call(run, 'b1', 'ask', { what: 'deploy' });
+    expect(out.results).toEqual([]);
+    expect(out.pending).toHaveLength(1);
+    const pending = out.pending![0]!;
+    expect(pending).toMatchObject({ callId: 'c1', waitingFor: 'input', round: 1, arguments: { what: 'deploy' } });
+    expect(pending.requests).toEqual({
+      confirm: { method: 'elicitation/create', params: expect.objectContaining({ message: 'Really deploy?' }) },
+    });
+    expect(JSON.stringify(pending)).not.toMatch(/requestState/);
+    const asked = events.find((e) => e.type === 'input_requested');
+    expect(asked).toMatchObject({ requests: [{ key: 'confirm', method: 'elicitation/create' }], round: 1 });
+    expect(JSON.stringify(events)).not.toMatch(/Really deploy|"deploy"/);
+  });
+
+  it('E4: answered in another run resumed from SQLite, the call is retried once and completes; the server asked once', async () => {
+    const store = new SqliteRunStore({ path: path.join(tmp.dir, 'runs.db') });
+    const service = await registry();
+    const first = await start({}, service);
+    const asked = server.state.asked;
+    await call(first, 'b1', 'ask', { what: 'ship' });
+    await first.suspend({ store });
+    await first.close();
+    const second = await NativeRun.resume(first.id, { service, policy: policies.autoAllow('*'), elicitation: 'defer', store });
+    runs.push(second);
+    expect(second.pendingApprovals('b1').map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'input']]);
+    const decided = await second.decide('b1', { c1: { answers: { confirm: { confirm: true } } } });
+    expect(decided.results.map((r) => [r.status, text(r)])).toEqual([['ok', 'ship: confirmed (modern)']]);
+    expect(decided.pending).toBeUndefined();
+    expect(server.state.asked).toBe(asked + 1);
+  });
+
+  it('E4: an answer that does not match the requested schema is invalid_input naming the key and path; the call still waits', async () => {
+    const run = await start();
+    await call(run, 'b1', 'ask', { what: 'x' });
+    const bad = await run.decide('b1', { c1: { answers: { confirm: { confirm: 'yes' } } } }).catch((e: unknown) => e);
+    expect(isAgtError(bad) && bad.code).toBe('invalid_input');
+    expect((bad as { details: Record<string, unknown> }).details).toMatchObject({ callId: 'c1', key: 'confirm' });
+    expect((bad as Error).message).toMatch(/at "\/confirm"/);
+    const unknown = await run.decide('b1', { c1: { answers: { confirm: { confirm: true }, other: 1 } } }).catch((e: unknown) => e);
+    expect(isAgtError(unknown) && unknown.details?.key).toBe('other');
+    const approval = await run.decide('b1', { c1: { approve: true } }).catch((e: unknown) => e);
+    expect(isAgtError(approval) && approval.code).toBe('invalid_input'); // a question is answered, not approved
+    expect(run.pendingApprovals('b1')).toHaveLength(1);
+    const done = await run.decide('b1', { c1: { answers: { confirm: { confirm: false } } } });
+    expect(text(done.results[0]!)).toBe('x: not confirmed (modern)');
+  });
+
+  it('E4: a decline goes to the server as the protocol defines; the server decides what it means', async () => {
+    const run = await start();
+    await call(run, 'b1', 'ask', { what: 'drop' });
+    const out = await run.decide('b1', { c1: { decline: true } });
+    expect(out.results[0]).toMatchObject({ status: 'tool_error' });
+    expect(JSON.stringify(out.results[0])).toMatch(/declined drop/);
+  });
+
+  it('E4: two rounds in sequence, the state sealed by the server, each round waits and is answered', async () => {
+    const run = await start();
+    const calls = server.state.calls;
+    const first = await call(run, 'b1', 'wipe');
+    expect(Object.keys(first.pending![0]!.requests!)).toEqual(['confirm']);
+    const second = await run.decide('b1', { c1: { answers: { confirm: { confirm: true } } } });
+    expect(second.results).toEqual([]);
+    expect(second.pending?.map((p) => [p.callId, p.round, Object.keys(p.requests ?? {})])).toEqual([['c1', 2, ['scope']]]);
+    const done = await run.decide('b1', { c1: { answers: { scope: { scope: 'sessions' } } } });
+    expect(done.results.map(text)).toEqual(['wiped sessions']);
+    expect(server.state.calls).toBe(calls + 1);
+  });
+
+  it('E4: a server that asks forever ends the call as input_rounds_exceeded', async () => {
+    const run = await start();
+    let out = await call(run, 'b1', 'nag');
+    let rounds = 1;
+    while (out.pending !== undefined) {
+      out = await run.decide('b1', { c1: { answers: { again: { ok: true } } } });
+      rounds += 1;
+    }
+    expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'input_rounds_exceeded' } });
+    expect(rounds).toBe(11);
+  });
+
+  it('E4: a state the server refuses ends the call as tool_failed with its words', async () => {
+    const store = new MemoryRunStore();
+    const run = await start();
+    await call(run, 'b1', 'wipe');
+    await run.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }); // round 2 carries a sealed state
+    const state = await run.suspend();
+    const waiting = state.pending!.find((p) => p.callId === 'c1')!;
+    expect(typeof (waiting as { requestState?: unknown }).requestState).toBe('string'); // stored verbatim with the run
+    (waiting as { requestState?: string }).requestState = 'tampered';
+    await store.put({ runId: run.id, agent: run.agent, state }, { expectedRevision: null });
+    const service = await registry();
+    const resumed = await NativeRun.resume(run.id, { service, policy: policies.autoAllow('*'), elicitation: 'defer', store });
+    runs.push(resumed);
+    const out = await resumed.decide('b1', { c1: { answers: { scope: { scope: 'all' } } } });
+    expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'server_error' } });
+    expect(JSON.stringify(out.results[0])).toMatch(/requestState/i);
+  });
+
+  it('E4: of two hosts that resumed the run, one retries the call and the other gets revision_conflict', async () => {
+    const store = new MemoryRunStore();
+    const service = await registry();
+    const first = await start({}, service);
+    await call(first, 'b1', 'ask', { what: 'once' });
+    await first.suspend({ store });
+    const options = { service, policy: policies.autoAllow('*'), elicitation: 'defer' as const, store };
+    const [a, b] = [await NativeRun.resume(first.id, options), await NativeRun.resume(first.id, options)];
+    runs.push(a, b);
+    const calls = server.state.calls;
+    const outcomes = await Promise.allSettled([
+      a.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
+      b.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(isAgtError(lost.reason) && lost.reason.code).toBe('revision_conflict');
+    expect(server.state.calls).toBe(calls + 1);
+  });
+
+  it('E4: runAgentLoop ends as awaiting_input with the question, and goes on with the answers', async () => {
+    const run = await start();
+    const model = new ScriptedModel([{ toolCalls: [{ callId: 'q1', name: tool('ask'), arguments: { what: 'go' } }] }, { text: 'done' }]);
+    const waiting = await runAgentLoop({ run, model, maxSteps: 4 });
+    expect(waiting.status).toBe('awaiting_input');
+    expect(waiting.pending?.map((p) => [p.callId, p.waitingFor])).toEqual([['q1', 'input']]);
+    const done = await runAgentLoop({
+      run,
+      model,
+      maxSteps: 4,
+      history: waiting.history,
+      decisions: { q1: { answers: { confirm: { confirm: true } } } },
+    });
+    expect(done.status).toBe('completed');
+    const results = done.history.find((m) => m.role === 'tool');
+    expect(JSON.stringify(results)).toMatch(/go: confirmed \(modern\)/);
+  });
+});
+
+describe('E4: across processes and a restarted server', () => {
+  // A server in a process of its own (restartable on the same port), and what it says of itself.
+  async function serverProcess(port?: number) {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'test/hardening/fixtures/v2-http-child.ts'), ...(port ? ['--port', String(port)] : [])],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    return { child, url, port: Number(new URL(url).port), exited: once(child, 'exit') };
+  }
+
+  it('E4: host A waits on a sealed second round and is killed; the server restarts; host B resumes from SQLite and answers; one retry', async () => {
+    const first = await serverProcess();
+    const file = path.join(tmp.dir, 'killed.db');
+    const host = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'test/runtime/fixtures/ask-and-die.ts'), file, first.url],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const hostExited = once(host, 'exit');
+    const [line] = (await once(createInterface({ input: host.stdout! }), 'line')) as [string];
+    const out = JSON.parse(line) as { runId: string; batchId: string; round: number; pid: number };
+    expect(out.round).toBe(2);
+    host.kill('SIGKILL'); // A exits without closing anything
+    first.child.kill('SIGKILL'); // and the server instance that minted the state is gone
+    await Promise.all([hostExited, first.exited]);
+    const second = await serverProcess(first.port); // a new instance: nothing of the first survives but the shared key
+    const store = new SqliteRunStore({ path: file });
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: second.url } } } });
+    await service.write({ kind: 'agent', reference: 'team/q', create: true, data: { mcps: ['tools/v2'] } });
+    const resumed = await NativeRun.resume(out.runId, { store, service, policy: policies.autoAllow('*'), elicitation: 'defer' });
+    try {
+      expect(resumed.pendingApprovals(out.batchId).map((p) => [p.callId, p.waitingFor, p.round])).toEqual([['w1', 'input', 2]]);
+      const decided = await resumed.decide(out.batchId, { w1: { answers: { scope: { scope: 'sessions' } } } });
+      expect(decided.results.map(text)).toEqual(['wiped sessions']);
+      const stats = await resumed.executeBatch({
+        runId: resumed.id,
+        agent: resumed.agent,
+        batchId: 'stats',
+        calls: [{ callId: 's', name: tool('stats'), arguments: {} }],
+      });
+      // The new instance asked nothing and served one call: the answered retry.
+      expect(JSON.parse(text(stats.results[0]!))).toEqual({ asked: 0, calls: 1 });
+    } finally {
+      await resumed.close();
+      await store.close();
+      second.child.kill('SIGKILL');
+      await second.exited;
+    }
+  }, 90_000);
+});
