@@ -36,6 +36,13 @@ describe('nothing a call creates outlives it (issue 21 item 1)', () => {
     expect(out.afterAll / out.afterOne).toBeLessThanOrEqual(1.2);
   });
 
+  it('B1/E4: 100 closed runs with questions waiting (half answered, half closed waiting) keep the heap within 1.1x of one; no listener or socket is left', async () => {
+    const out = JSON.parse(await runTs('test/hardening/fixtures/heap-modern-runs.ts', ['100', '4', 'questions'], ['--expose-gc']));
+    expect(out.listeners).toBe(0);
+    expect(out.activeAfter).toBeLessThanOrEqual(out.activeBefore);
+    expect(out.afterAll / out.afterOne).toBeLessThanOrEqual(1.1);
+  });
+
   it('B1: a host signal is back to its listener count after 1,000 calls, and aborting it later cancels no finished request', async () => {
     const tmp = tempDir('agt-signal-');
     const events = `${tmp.dir}/events.log`;

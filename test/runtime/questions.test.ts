@@ -18,14 +18,16 @@ import {
   MemoryStore,
   NativeRun,
   type NativeRunOptions,
+  type RunStore,
   policies,
   ResourceService,
   runAgentLoop,
   toolAlias,
 } from '../../src/index.js';
 import { SqliteRunStore } from '../../src/storage/sqlite.js';
+import { PostgresRunStore } from '../../src/storage/postgres.js';
 import { ScriptedModel } from '../../src/testing/index.js';
-import { REPO_ROOT, tempDir } from '../support/index.js';
+import { REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
 
 const text = (r: { status: string }) => ((r as unknown as { content: { text: string }[] }).content[0] as { text: string }).text;
@@ -170,24 +172,16 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     expect(JSON.stringify(out.results[0])).toMatch(/requestState/i);
   });
 
-  it('E4: of two hosts that resumed the run, one retries the call and the other gets revision_conflict', async () => {
-    const store = new MemoryRunStore();
-    const service = await registry();
-    const first = await start({}, service);
-    await call(first, 'b1', 'ask', { what: 'once' });
-    await first.suspend({ store });
-    const options = { service, policy: policies.autoAllow('*'), elicitation: 'defer' as const, store };
-    const [a, b] = [await NativeRun.resume(first.id, options), await NativeRun.resume(first.id, options)];
-    runs.push(a, b);
+  it('E4: a tool that changed while its call waited ends the call as input_stale, not retried', async () => {
+    const run = await start();
+    await call(run, 'b1', 'ask', { what: 'old' });
+    await call(run, 'b2', 'reshape'); // the server changes ask's schema and announces it
+    await waitFor(() => run.staleMounts.includes('tools/v2'));
     const calls = server.state.calls;
-    const outcomes = await Promise.allSettled([
-      a.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
-      b.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
-    ]);
-    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-    const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-    expect(isAgtError(lost.reason) && lost.reason.code).toBe('revision_conflict');
-    expect(server.state.calls).toBe(calls + 1);
+    const out = await run.decide('b1', { c1: { answers: { confirm: { confirm: true } } } });
+    expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'input_stale', details: { tool: tool('ask') } } });
+    expect(server.state.calls).toBe(calls);
+    await call(run, 'b3', 'reshape'); // back as it was, for the other tests
   });
 
   it('E4: runAgentLoop ends as awaiting_input with the question, and goes on with the answers', async () => {
@@ -207,6 +201,65 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     const results = done.history.find((m) => m.role === 'tool');
     expect(JSON.stringify(results)).toMatch(/go: confirmed \(modern\)/);
   });
+});
+
+// The stores two deciders share: in memory, a SQLite file, and PostgreSQL when .ci/run started one.
+const pgUrl = process.env.AGT_TEST_PG_URL;
+const pgTable = `agt_runs_questions_${process.pid}_${Date.now() % 100000}`;
+const stores: [string, () => Promise<RunStore & { close?(): Promise<void> }>, boolean][] = [
+  ['memory', async () => new MemoryRunStore(), true],
+  ['SQLite', async () => new SqliteRunStore({ path: path.join(tmp.dir, `deciders-${Date.now()}.db`) }), true],
+  [
+    `PostgreSQL${pgUrl ? '' : ' (skipped: AGT_TEST_PG_URL is not set; .ci/run starts a throwaway PostgreSQL)'}`,
+    async () => {
+      const store = new PostgresRunStore({ connectionString: pgUrl as string, table: pgTable });
+      await store.migrate();
+      return store;
+    },
+    pgUrl !== undefined,
+  ],
+];
+
+describe('E4: two deciders, one retry', () => {
+  afterAll(async () => {
+    if (!pgUrl) return;
+    const driver = 'pg';
+    const pg = (
+      (await import(driver)) as { default: { Pool: new (o: object) => { query(q: string): Promise<unknown>; end(): Promise<void> } } }
+    ).default;
+    const pool = new pg.Pool({ connectionString: pgUrl });
+    for (const name of [pgTable, `${pgTable}_ap`]) await pool.query(`DROP TABLE IF EXISTS ${name}`);
+    await pool.end();
+  });
+
+  for (const [label, open, available] of stores) {
+    it.skipIf(!available)(
+      `E4: of two hosts that resumed the run (${label}), one retries the call and the other gets revision_conflict`,
+      async () => {
+        const store = await open();
+        try {
+          const service = await registry();
+          const first = await start({}, service);
+          await call(first, 'b1', 'ask', { what: 'once' });
+          await first.suspend({ store });
+          const options = { service, policy: policies.autoAllow('*'), elicitation: 'defer' as const, store };
+          const [a, b] = [await NativeRun.resume(first.id, options), await NativeRun.resume(first.id, options)];
+          runs.push(a, b);
+          const calls = server.state.calls;
+          const outcomes = await Promise.allSettled([
+            a.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
+            b.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
+          ]);
+          expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+          const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+          expect(isAgtError(lost.reason) && lost.reason.code).toBe('revision_conflict');
+          expect(server.state.calls).toBe(calls + 1);
+        } finally {
+          await store.close?.();
+        }
+      },
+    );
+  }
 });
 
 describe('E4: across processes and a restarted server', () => {
