@@ -26,13 +26,15 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   Starts or connects the server exactly as a run would (this runs its command on this host), lists and
   checks its tools, resources and prompts, then closes it. --timeout sets the handshake and listing limit.
   Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).`,
-    call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]…
+    call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline]
   Calls one tool the way a run does: the arguments are checked against the tool's inputSchema first (an
   invalid call is never sent: its issues are printed, exit 2), the structured result against its outputSchema.
   --arg values are JSON when they parse: n=3 is the number 3, s='"3"' the string "3", flag=true a boolean,
   tags='["a","b"]' a list; anything else (name=alice) is a string. --arg goes on top of --args / --args-file.
   Prints the text content, the structuredContent and the error of an isError result (exit 1). This runs the
-  tool for real: a call can change the world.`,
+  tool for real: a call can change the world. A question the server asks (elicitation) is asked on a terminal;
+  without one (or with --json) the questions are printed, the call waits (exit 6), and the same command with
+  --answer KEY=JSON for each question (or --decline) answers them and finishes the call.`,
     read: `agt mcp read <ref> <uri> [--timeout MS] [--input id=VALUE]…
   Reads one resource (text printed; binary contents shown by type and size).`,
     prompt: `agt mcp prompt <ref> <name> [--arg key=value]… [--timeout MS] [--input id=VALUE]…

@@ -17,8 +17,12 @@ import { readConfigFile } from './files.js';
 import { interruptible, SESSION_OPTIONS, sessionTarget } from './mcp-session.js';
 import { contentLines, structuredLines, toolArguments } from './tool-output.js';
 import { CODE_EXIT } from './terminal.js';
+import { DEFER } from '../mcp/client-handlers.js';
+import { answeredRetry, parseAnswers, terminalElicitation, waitForAnswers } from './questions.js';
+import { waitingKey, writeWaiting } from './waiting-file.js';
 
-const CALL_USAGE = 'agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]…';
+const CALL_USAGE =
+  'agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline]';
 
 /** `agt mcp call REF TOOL …`: one call through the run's stages; exit 0 ok, 1 a tool error or invalid result, 2 invalid arguments. */
 export async function callCommand(args: string[], ctx: CliContext): Promise<number> {
@@ -26,7 +30,14 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
     args,
     allowPositionals: true,
     strict: true,
-    options: { ...SESSION_OPTIONS, arg: { type: 'string', multiple: true }, args: { type: 'string' }, 'args-file': { type: 'string' } },
+    options: {
+      ...SESSION_OPTIONS,
+      arg: { type: 'string', multiple: true },
+      args: { type: 'string' },
+      'args-file': { type: 'string' },
+      answer: { type: 'string', multiple: true },
+      decline: { type: 'boolean' },
+    },
   });
   if (positionals.length !== 2) throw new AgtError('invalid_input', `usage: ${CALL_USAGE}`);
   const [raw, tool] = positionals as [string, string];
@@ -34,7 +45,12 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
     throw new AgtError('invalid_input', 'give the arguments as --args JSON or --args-file FILE, not both');
   const base = values['args-file'] === undefined ? undefined : await readConfigFile(values['args-file']);
   const callArgs = toolArguments(values.args, base, values.arg);
-  const target = await sessionTarget(ctx, raw, values, CALL_USAGE);
+  // On a terminal the server's questions are asked there (either era); else they wait for --answer (2026-07-28).
+  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true && !ctx.json;
+  const questions = interactive ? { elicitation: terminalElicitation(ctx) } : ({ elicitation: DEFER } as const);
+  const target = await sessionTarget(ctx, raw, values, CALL_USAGE, questions);
+  const key = waitingKey(target.reference, target.revision, tool, callArgs);
+  const retry = answeredRetry(ctx, key, tool, parseAnswers(values.answer), values.decline === true);
   const session = await MountSession.open(target.reference, { service: ctx.service, connect: target.connect });
   const progress = process.stderr.isTTY === true && !ctx.json;
   let outcome;
@@ -42,6 +58,7 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
     outcome = await interruptible((signal) =>
       session.call(tool, callArgs, {
         signal,
+        ...(retry ? { input: retry.input } : {}),
         ...(progress ? { onProgress: (p) => process.stderr.write(`\r\x1b[K${tool}: ${progressText(p)}`) } : {}),
       }),
     );
@@ -49,6 +66,8 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
     if (progress) process.stderr.write('\r\x1b[K');
     await session.close();
   }
+  if ('asked' in outcome) return waitForAnswers(ctx, target.reference, tool, key, outcome.asked, (retry?.round ?? 0) + 1);
+  if (retry) writeWaiting(ctx.storeFile, key, undefined); // answered: nothing waits any more
   const { result, called, route } = outcome;
   emit(ctx, { reference: target.reference, tool, called, result }, () => resultText(result, route.outputValidator !== undefined));
   return exitOf(result);

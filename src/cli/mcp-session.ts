@@ -7,6 +7,7 @@
 import { AgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
+import type { ConnectSettings } from '../mcp/settings.js';
 import { notesVerdictStore } from './probe-notes.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import { type CliContext, inCli, mcpReference } from './context.js';
@@ -28,12 +29,16 @@ export interface SessionTarget {
   connect: ConnectOptions & { settings: ResolvedConnectSettings };
 }
 
-/** Reads the server `raw` names and builds its connect options from `--input` and `--timeout` (handshake, list and call limit). */
+/**
+ * Reads the server `raw` names and builds its connect options from `--input` and `--timeout` (handshake, list and
+ * call limit); `questions`: how the server's elicitations are answered (`agt mcp call`: on the terminal, or deferred).
+ */
 export async function sessionTarget(
   ctx: CliContext,
   raw: string | undefined,
   values: { input?: string[]; timeout?: string },
   usage: string,
+  questions: Pick<ConnectSettings, 'elicitation'> = {},
 ): Promise<SessionTarget> {
   if (raw === undefined) throw new AgtError('invalid_input', `usage: ${usage}`);
   const reference = mcpReference(raw);
@@ -54,6 +59,7 @@ export async function sessionTarget(
         variables: { inputs },
         ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout, callMs: timeout } }),
         ...(auth === undefined ? {} : { auth }),
+        ...questions,
       }),
       ...(ctx.showSecrets ? { revealSecrets: true } : {}),
     },

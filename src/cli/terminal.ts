@@ -2,7 +2,7 @@
 import type { AgtErrorCode } from '../errors.js';
 
 /** Exit codes of `agt` (documented in docs/cli.md). */
-export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, launch: 4, store: 5 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, launch: 4, store: 5, waiting: 6 } as const;
 
 /** The exit status of each error code (docs/cli.md); the type makes a new code a compile error here until it is mapped. */
 export const CODE_EXIT: Record<AgtErrorCode, number> = {

@@ -15,6 +15,9 @@ import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { AnswerCheck, StoredApproval } from './approvals.js';
 import type { InputDecision } from './types.js';
 
+/** A call and the questions it was asked (a pending call, or a CLI call waiting for --answer). */
+export type Asked = Pick<StoredApproval, 'callId' | 'requests'>;
+
 const isUrlElicitation = (r: McpInputRequest) => r.method === 'elicitation/create' && r.params.mode === 'url';
 
 /** The check of answers for a run: `inline` tells which questions the run answers itself (a handler, not deferred). */
@@ -60,11 +63,11 @@ function rootsOf(answer: unknown): unknown[] | undefined {
 }
 
 /** True when a decline can go to the server: every question is an elicitation (the only kind MCP lets a person decline). */
-export const declinable = (approval: StoredApproval): boolean =>
+export const declinable = (approval: Asked): boolean =>
   Object.values(approval.requests ?? {}).every((r) => r.method === 'elicitation/create');
 
 /** The protocol's responses for a decision (answers checked by answerCheck; questions left out are the run's own). */
-export function responsesOf(approval: StoredApproval, decision: InputDecision): Record<string, unknown> {
+export function responsesOf(approval: Asked, decision: InputDecision): Record<string, unknown> {
   const requests = approval.requests ?? {};
   const out: Record<string, unknown> = {};
   if ('decline' in decision) {

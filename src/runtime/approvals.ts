@@ -156,7 +156,7 @@ export class OpenApprovals {
 }
 
 /** Checks the answers to a call's questions before anything is taken or sent (answers.ts). */
-export type AnswerCheck = (approval: StoredApproval, answers: Record<string, unknown>) => void;
+export type AnswerCheck = (approval: Pick<StoredApproval, 'callId' | 'requests'>, answers: Record<string, unknown>) => void;
 
 function checkInputDecision(approval: StoredApproval, decision: unknown, check: AnswerCheck): InputDecision {
   const d = decision as { answers?: unknown; decline?: unknown; reason?: unknown } | null;

@@ -16,10 +16,10 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import { readArguments } from './arguments.js';
 import { NEVER_ABORTED } from './abort.js';
 import { executeMcp } from './execute.js';
+import type { InputRetry, McpInputRequired } from '../mcp/connection-types.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import { loadMount } from './mount.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
-import { callResult } from './call-result.js';
 import { runCall } from './pipeline.js';
 import type { ToolResult } from './types.js';
 import { closestNames } from '../tool-names.js';
@@ -29,15 +29,16 @@ export interface SessionCallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?(progress: { progress: number; total?: number; message?: string }): void;
+  /** The retry of a call whose server asked questions: the questions, the answers, the server's state (E4). */
+  input?: InputRetry;
 }
 
-/** The outcome of one session call: the result as a run would give it, and whether the server was called at all. */
-export interface SessionCallOutcome {
-  result: ToolResult;
-  /** False when the arguments were refused before the call (B4). */
-  called: boolean;
-  route: McpRoute;
-}
+/**
+ * The outcome of one session call: the result as a run would give it — or, on a session that defers its
+ * server's questions, the questions (`asked`) — and whether the server was called at all.
+ */
+export type SessionCallOutcome =
+  { result: ToolResult; called: boolean; route: McpRoute } | { asked: McpInputRequired; called: true; route: McpRoute };
 
 /** One stored server, loaded as a run's mount, for direct calls. */
 export class MountSession {
@@ -104,31 +105,21 @@ export class MountSession {
       signal,
       execute: (id, r, args) => {
         called = true;
-        return executeMcp(id, r, args, {
+        const context = {
           runId: callId,
           brokenMounts: new Map(),
           inFlight: new Map(),
           signal,
           callTimeoutMs: options.timeoutMs ?? this.#callMs,
-          onProgress: onProgress && ((event) => onProgress(event)),
-        });
+          onProgress: onProgress && ((event: Parameters<NonNullable<typeof onProgress>>[0]) => onProgress(event)),
+        };
+        return executeMcp(id, r, args, context, options.input);
       },
       checksOutput: () => true,
       maxResultBytes: this.#limits.maxResultBytes,
     });
-    // A session answers its server's questions with its own handlers (it defers none): a question that comes back failed.
-    const result =
-      'result' in outcome
-        ? outcome.result
-        : callResult(callId, {
-            failed: 'tool_failed',
-            error: {
-              code: 'protocol_error',
-              message: 'the server asked for input this session does not answer',
-              details: { reason: 'input_deferred' },
-            },
-          });
-    return { result, called, route };
+    if ('asked' in outcome) return { asked: outcome.asked, called: true, route };
+    return { result: outcome.result, called, route };
   }
 
   /** Closes the connection. */
