@@ -27,6 +27,7 @@ import {
 import { SqliteRunStore } from '../../src/storage/sqlite.js';
 import { PostgresRunStore } from '../../src/storage/postgres.js';
 import { ScriptedModel } from '../../src/testing/index.js';
+import { aiSdkTools } from '../../src/providers/ai-sdk/index.js';
 import { REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
 
@@ -142,6 +143,18 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     expect(server.state.calls).toBe(calls + 1);
   });
 
+  it('E4: several questions in one round: all are pending, each needs its answer, all go back in one retry', async () => {
+    const run = await start();
+    const out = await call(run, 'b1', 'survey');
+    expect(Object.keys(out.pending![0]!.requests!)).toEqual(['name', 'age']);
+    const missing = await run.decide('b1', { c1: { answers: { name: { name: 'Ada' } } } }).catch((e: unknown) => e);
+    expect(isAgtError(missing) && [missing.code, missing.details?.key]).toEqual(['invalid_input', 'age']);
+    const negative = await run.decide('b1', { c1: { answers: { name: { name: 'Ada' }, age: { age: -1 } } } }).catch((e: unknown) => e);
+    expect(isAgtError(negative) && negative.details?.key).toBe('age');
+    const done = await run.decide('b1', { c1: { answers: { name: { name: 'Ada' }, age: { age: 36 } } } });
+    expect(done.results.map(text)).toEqual(['Ada is 36']);
+  });
+
   it('E4: a server that asks forever ends the call as input_rounds_exceeded', async () => {
     const run = await start();
     let out = await call(run, 'b1', 'nag');
@@ -182,6 +195,15 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'input_stale', details: { tool: tool('ask') } } });
     expect(server.state.calls).toBe(calls);
     await call(run, 'b3', 'reshape'); // back as it was, for the other tests
+  });
+
+  it('E4: aiSdkTools (the SDK runs its own loop and cannot wait) declines a question at once: one result per call', async () => {
+    const run = await start();
+    const tools = aiSdkTools(run);
+    const execute = tools[tool('ask')]!.execute as (input: unknown, options: { toolCallId: string }) => Promise<string>;
+    const text = await execute({ what: 'auto' }, { toolCallId: 'a1' });
+    expect(text).toMatch(/declined auto/);
+    expect(run.pendingApprovals()).toEqual([]);
   });
 
   it('E4: runAgentLoop ends as awaiting_input with the question, and goes on with the answers', async () => {

@@ -65,6 +65,13 @@ const CANNOT_WAIT = {
     'this call needs an approval, and tools the AI SDK runs itself cannot wait for one; the host drives approvals with runAgentLoop and aiSdkModel',
 } as const;
 
+// A question of the call's server (E4) is declined, as MCP lets a client that cannot ask anyone.
+const CANNOT_ANSWER = {
+  decline: true,
+  reason:
+    "this call's server asked a question, and tools the AI SDK runs itself cannot wait for an answer; the host drives questions with runAgentLoop and aiSdkModel",
+} as const;
+
 /** The run's current tools as an AI SDK ToolSet; call it again after a refresh (e.g. in `prepareStep`). */
 export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Record<string, AiSdkTool> {
   const prefix = options.batchId ?? run.id;
@@ -82,15 +89,18 @@ export function aiSdkTools(run: NativeRun, options: AiSdkToolsOptions = {}): Rec
         step.map((p) => p.call),
         { batchId: `${prefix}:${batches}`, ...defined({ signal }) },
       );
-      // The SDK runs its own loop and cannot wait: a deferred call is rejected at once, so each call has its one result.
-      if (result.pending !== undefined) {
+      // The SDK runs its own loop and cannot wait: a deferred call is rejected and a question declined at once, so each
+      // call has its one result (a server that asks again is declined again, until its rounds run out).
+      const order = new Map(step.map((p, i) => [modelCallId(p.call), i])); // a batch that ran has unique call ids
+      while (result.pending !== undefined) {
+        const pendingCalls = result.pending;
         const decided = await run.decide(
-          result.pending[0]!.batchId,
-          Object.fromEntries(result.pending.map((p) => [p.callId, CANNOT_WAIT])),
+          pendingCalls[0]!.batchId,
+          Object.fromEntries(pendingCalls.map((p) => [p.callId, p.waitingFor === 'input' ? CANNOT_ANSWER : CANNOT_WAIT])),
         );
-        const order = new Map(step.map((p, i) => [modelCallId(p.call), i])); // a batch that ran has unique call ids
         result.results = [...result.results, ...decided.results].sort((a, b) => order.get(a.callId)! - order.get(b.callId)!);
-        delete result.pending;
+        if (decided.pending === undefined) delete result.pending;
+        else result.pending = decided.pending;
       }
       options.onBatch?.(result);
       step.forEach((p, i) => p.resolve(result.results[i] as ToolResult));
