@@ -35,11 +35,11 @@ function send(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
 }
 
-/** The request handler of the host. */
-export function questionsHost({ service, store }: QuestionsHostOptions) {
+/** The request handler of the host (for `http.createServer`). */
+export function questionsHost({ service, store }: QuestionsHostOptions): (req: IncomingMessage, res: ServerResponse) => void {
   // The run's questions wait for a person: elicitation is deferred, never answered by the host itself.
   const settings = { service, policy: policies.autoAllow('*'), elicitation: 'defer' as const };
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const parts = (req.url ?? '').split('/').filter(Boolean);
       if (req.method === 'POST' && parts.length === 1 && parts[0] === 'steps') {
@@ -73,4 +73,5 @@ export function questionsHost({ service, store }: QuestionsHostOptions) {
       });
     }
   };
+  return (req, res) => void handle(req, res);
 }
