@@ -36,21 +36,27 @@ function processOwner(): string {
   }
 }
 
+/** How the server that runs a call is served (build): its era, and stdio or HTTP. */
+export interface Serving {
+  era: 'legacy' | 'modern';
+  via?: 'stdio' | 'http';
+}
+
 /** The caller of a request: its transport's authentication, or the process owner on stdio; never the request's own words. */
-function callerOf(server: Server, extra: Extra): Caller | undefined {
+function callerOf(server: Server, extra: Extra, serving: Serving): Caller | undefined {
   if (extra.http?.authInfo !== undefined)
     return Object.freeze({ id: extra.http?.authInfo.clientId, via: 'auth', scopes: Object.freeze([...extra.http?.authInfo.scopes]) });
-  if (server.transport instanceof BoundedStdioServerTransport)
+  if (serving.via === 'stdio' || server.transport instanceof BoundedStdioServerTransport)
     return Object.freeze({ id: processOwner(), via: 'process', scopes: Object.freeze([]) });
   return undefined;
 }
 
 /** The context a handler gets for one call. */
-export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<string, unknown>>): ToolContext {
+export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<string, unknown>>, serving: Serving): ToolContext {
   const token = extra.mcpReq._meta?.progressToken;
   return {
     meta,
-    caller: callerOf(server, extra),
+    caller: callerOf(server, extra, serving),
     signal: extra.mcpReq.signal,
     ...defined({ authInfo: extra.http?.authInfo }),
     closeStream() {

@@ -1,17 +1,23 @@
 /**
- * serveHttp: kit tools over Streamable HTTP. One ToolServer per session (an
+ * serveHttp: kit tools over Streamable HTTP, in both protocol eras. A
+ * 2026-07-28 request (the SDK's own classification, isLegacyRequest) is
+ * served statelessly by the SDK's createMcpHandler from a fresh server of the
+ * tools — no session, so two instances behind one address serve the same
+ * client. 2025-era traffic keeps its sessions: one ToolServer per session (an
  * SDK Server connects to one transport only: the "Already connected" trap is
- * handled here), sessions bound to the principal that opened them, optional
- * bearer authentication whose AuthInfo reaches handlers (`authInfo`, and the
- * `caller` identity), DNS-rebinding protection on by default (Host and Origin
- * must name this server), and a graceful close.
+ * handled here), bound to the principal that opened it, with resumable
+ * streams. Both eras share optional bearer authentication whose AuthInfo
+ * reaches handlers (`authInfo`, and the `caller` identity), DNS-rebinding
+ * protection on by default (Host and Origin must name this server), a body
+ * bound, and a graceful close.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import type net from 'node:net';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { type AuthInfo, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import type { ToolServer } from './server.js';
 import { BoundedEventStore } from './event-store.js';
@@ -65,7 +71,26 @@ function reply(res: http.ServerResponse, status: number, code: number, message: 
     .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }
 
-/** Serves tools over Streamable HTTP: `createServer` builds one ToolServer per session. */
+const TOO_LARGE = Symbol('too large');
+const NOT_JSON = Symbol('not JSON');
+
+// A POST body, bounded before it is parsed: its JSON, or why not.
+async function readBody(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > DEFAULT_MAX_SERVED_MESSAGE_BYTES) return TOO_LARGE;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** Serves tools over Streamable HTTP: `createServer` builds one ToolServer per 2025-era session, and one per 2026-07-28 request. */
 export async function serveHttp(createServer: () => ToolServer, options: ServeHttpOptions = {}): Promise<HttpToolService> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
@@ -115,7 +140,12 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
       return;
     }
     if (req.method !== 'POST') return reply(res, 400, -32000, 'bad request: no session; start one with an initialize POST');
-    if (closing || sessions.size >= maxSessions) return reply(res, 503, -32000, 'the server takes no new sessions now');
+    if (closing) return reply(res, 503, -32000, 'the server is closing');
+    const body = await readBody(req);
+    if (body === TOO_LARGE) return reply(res, 413, -32600, `request body too large (more than ${DEFAULT_MAX_SERVED_MESSAGE_BYTES} bytes)`);
+    if (body === NOT_JSON) return reply(res, 400, -32700, 'parse error: the body is not JSON');
+    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return modern(req, res, body); // 2026-07-28: stateless
+    if (sessions.size >= maxSessions) return reply(res, 503, -32000, 'the server takes no new sessions now');
     const server = createServer();
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -126,9 +156,13 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body);
     if (transport.sessionId === undefined) await server.close(); // not an initialize: nothing is kept
   };
+
+  // The modern era: a fresh server of the tools per request, from the SDK's entry (discover, envelopes, result identity).
+  const modernHandler = createMcpHandler(({ era }) => createServer().build(era, 'http'), { legacy: 'reject' });
+  const modern = toNodeHandler(modernHandler);
 
   const listener = http.createServer((req, res) => {
     handle(req, res).catch(() => {
@@ -151,6 +185,7 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
     const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
     await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => undefined)));
     sessions.clear();
+    await modernHandler.close().catch(() => undefined);
     listener.closeIdleConnections();
     listener.closeAllConnections();
     await closed;

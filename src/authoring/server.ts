@@ -1,8 +1,13 @@
 /**
  * createToolServer / serveStdio: serves defined tools on the SDK's low-level
- * Server (McpServer.registerTool takes zod schemas only). Invalid arguments,
- * business and permission errors all come back as tool results with isError
- * and a machine-readable `{ error: { code, message, details? } }` text (C4).
+ * Server (McpServer.registerTool takes zod schemas only), in both protocol
+ * eras from one definition: `build(era)` makes a fresh SDK Server of the
+ * tools, which the SDK's own entries serve — `serveStdio` pins one per
+ * connection to the era the client opened with (2025 `initialize`, or
+ * 2026-07-28 `server/discover` and per-request envelopes), serveHttp one per
+ * modern request. Invalid arguments, business and permission errors all come
+ * back as tool results with isError and a machine-readable
+ * `{ error: { code, message, details? } }` text (C4).
  */
 import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
@@ -10,6 +15,7 @@ import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { failureOf, outputContent } from '../results.js';
 import { parseArguments, type ServableTool } from './define-tool.js';
+import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import { BoundedStdioServerTransport } from './stdio.js';
 import { toolContext } from './context.js';
 import { compiledOutput, outputProblem } from './output.js';
@@ -29,12 +35,17 @@ export interface MessageTransport {
   close(): Promise<void>;
 }
 
+/** How a built server is reached: its caller is the process owner on stdio, the bearer's AuthInfo on HTTP. */
+export type ServedVia = 'stdio' | 'http';
+
 /** A tool server, not yet connected. */
 export interface ToolServer {
   /** The names of the tools it serves. */
   readonly tools: readonly string[];
-  /** Serves on `transport` until the client or `close()` ends it. */
+  /** Serves on `transport` until the client or `close()` ends it (a hand-wired 2025-era connection). */
   connect(transport: MessageTransport): Promise<void>;
+  /** A fresh SDK Server of these tools for one era (the SDK's serving entries build one per connection or request). */
+  build(era: 'legacy' | 'modern', via?: ServedVia): Server;
   close(): Promise<void>;
   /** Called once when the connection ends. */
   onclose?: () => void;
@@ -66,8 +77,6 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     if (tools.has(tool.name)) throw new AgtError('invalid_input', `tool "${tool.name}" is defined twice`);
     tools.set(tool.name, tool);
   }
-  // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
-  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {}, logging: {} } });
   const outputs = new Map([...tools.values()].flatMap((t) => (t.outputSchema ? [[t.name, compiledOutput(t)] as const] : [])));
   const report = (error: unknown, tool: string) => {
     try {
@@ -76,41 +85,49 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       // a failing hook changes nothing for the client
     }
   };
-  server.setRequestHandler('tools/list', async () => ({
-    tools: [...tools.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema as { type: 'object' },
-      ...defined({ title: t.title, annotations: t.annotations, outputSchema: t.outputSchema as { type: 'object' } | undefined }),
-    })),
-  }));
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
-    const tool = tools.get(request.params.name);
-    if (tool === undefined)
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `unknown tool "${request.params.name.slice(0, 128)}"; tools/list names the tools`,
-      );
-    const parsed = parseArguments(tool, request.params.arguments);
-    if (!parsed.ok) {
-      return errorResult('invalid_arguments', "the arguments do not match the tool's schema", { issues: parsed.issues });
-    }
-    const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
-    try {
-      const result = outputContent(await tool.handler(parsed.value as never, toolContext(server, ctx, meta)));
-      const broken = outputProblem(tool.name, result, outputs.get(tool.name));
-      if (broken === undefined) return result as CallToolResult; // outputContent built its blocks from the handler's typed output
-      report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
-      return errorResult(broken.code, broken.message, broken.details);
-    } catch (error) {
-      const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
-      if (status === 'tool_failed') report(error, tool.name);
-      return errorResult(failure.code, failure.message, failure.details);
-    }
-  });
+  // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).
+  const build = (era: 'legacy' | 'modern', via?: ServedVia): Server => {
+    // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
+    const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {}, logging: {} } });
+    server.setRequestHandler('tools/list', async () => ({
+      tools: [...tools.values()].map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema as { type: 'object' },
+        ...defined({ title: t.title, annotations: t.annotations, outputSchema: t.outputSchema as { type: 'object' } | undefined }),
+      })),
+    }));
+    server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+      const tool = tools.get(request.params.name);
+      if (tool === undefined)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `unknown tool "${request.params.name.slice(0, 128)}"; tools/list names the tools`,
+        );
+      const parsed = parseArguments(tool, request.params.arguments);
+      if (!parsed.ok) {
+        return errorResult('invalid_arguments', "the arguments do not match the tool's schema", { issues: parsed.issues });
+      }
+      const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
+      try {
+        const result = outputContent(await tool.handler(parsed.value as never, toolContext(server, ctx, meta, { era, via })));
+        const broken = outputProblem(tool.name, result, outputs.get(tool.name));
+        if (broken === undefined) return result; // outputContent built its blocks from the handler's typed output
+        report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
+        return errorResult(broken.code, broken.message, broken.details);
+      } catch (error) {
+        const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
+        if (status === 'tool_failed') report(error, tool.name);
+        return errorResult(failure.code, failure.message, failure.details);
+      }
+    });
+    return server;
+  };
+  const server = build('legacy'); // the hand-wired connection (connect)
   const toolServer: ToolServer = {
     tools: Object.freeze([...tools.keys()]),
     connect: (transport) => server.connect(transport as unknown as Transport),
+    build,
     close: () => server.close(),
   };
   server.onclose = () => toolServer.onclose?.();
@@ -132,10 +149,12 @@ export async function serveStdio(server: ToolServer, options: ServeStdioOptions 
     });
   const transport = new BoundedStdioServerTransport(defined({ maxMessageBytes: options.maxMessageBytes }));
   const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
+    process.stdin.once('close', () => resolve());
   });
-  await server.connect(transport);
+  // The SDK's entry classifies the client's opening and pins one server of that era to the connection.
+  const handle = serveSdkStdio(({ era }) => server.build(era, 'stdio'), { transport: transport as unknown as Transport });
   await closed;
+  await handle.close().catch(() => undefined);
   await server.close().catch(() => undefined);
 }
