@@ -186,5 +186,73 @@ export function conformanceTools() {
       definitions: { address },
       handler: ({ name }) => `hello ${name ?? 'there'}`,
     }),
+    ...questionTools(),
+  ];
+}
+
+const nameForm = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };
+const okForm = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] };
+const greeting = { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'Say hello' } }], maxTokens: 50 };
+
+/**
+ * The tools of the 2026-07-28 input_required scenarios: each asks with ctx.elicit / ctx.sample / ctx.roots /
+ * ctx.ask, written once — round trip on a 2026-07-28 request, pushed on a 2025 connection.
+ */
+function questionTools() {
+  const none = v.object({});
+  const tool = (name: string, handler: Parameters<typeof defineTool>[0]['handler']) =>
+    defineTool({ name, description: `A tool that asks the client (${name}).`, input: none, handler });
+  return [
+    tool('test_input_required_result_elicitation', async (_input, ctx) => {
+      const answer = await ctx.elicit({ message: 'What is your name?', requestedSchema: nameForm }, { key: 'user_name' });
+      return `Hello, ${String(answer.content?.name ?? 'stranger')}!`;
+    }),
+    tool('test_input_required_result_sampling', async (_input, ctx) => {
+      const answer = await ctx.sample(greeting, { key: 'greeting' });
+      return `The model said: ${JSON.stringify(answer.content)}`;
+    }),
+    tool('test_input_required_result_list_roots', async (_input, ctx) => {
+      const roots = await ctx.roots({ key: 'roots' });
+      return `The client offers ${roots.length} root(s)`;
+    }),
+    tool('test_input_required_result_request_state', async (_input, ctx) => {
+      await ctx.elicit({ message: 'Please confirm', requestedSchema: okForm }, { key: 'confirm' });
+      return 'state-ok: the sealed state came back intact';
+    }),
+    tool('test_input_required_result_tampered_state', async (_input, ctx) => {
+      await ctx.elicit({ message: 'Please confirm', requestedSchema: okForm }, { key: 'confirm' });
+      return 'confirmed';
+    }),
+    tool('test_input_required_result_multi_round', async (_input, ctx) => {
+      const first = await ctx.elicit({ message: 'Step 1: your name?', requestedSchema: nameForm }, { key: 'step1' });
+      await ctx.elicit({ message: 'Step 2: confirm?', requestedSchema: okForm }, { key: 'step2' });
+      return `Done, ${String(first.content?.name ?? '')}`;
+    }),
+    tool('test_input_required_result_multiple_inputs', async (_input, ctx) => {
+      const answers = await ctx.ask({
+        user_name: { elicit: { message: 'What is your name?', requestedSchema: nameForm } },
+        greeting: { sample: greeting },
+        roots: { roots: true },
+      });
+      return `Got ${Object.keys(answers).length} answers`;
+    }),
+    tool('test_input_required_result_capabilities', async (_input, ctx) => {
+      const caps = ctx.clientCapabilities;
+      if (caps.sampling !== undefined && caps.elicitation === undefined) await ctx.sample(greeting, { key: 'greeting' });
+      else await ctx.elicit({ message: 'What is your name?', requestedSchema: nameForm }, { key: 'user_name' });
+      return 'asked only what the client offers';
+    }),
+    tool('test_missing_capability', async (_input, ctx) => {
+      await ctx.sample(greeting, { key: 'greeting' }); // needs sampling: a client that did not declare it gets -32021
+      return 'answered';
+    }),
+    tool('test_logging_tool', async (_input, ctx) => {
+      await ctx.log('info', 'a log message, sent only when the request asked for a log level');
+      return 'logged';
+    }),
+    tool('test_streaming_elicitation', async (_input, ctx) => {
+      const answer = await ctx.elicit({ message: 'What is your name?', requestedSchema: nameForm }, { key: 'user_name' });
+      return `Hello, ${String(answer.content?.name ?? 'stranger')}!`;
+    }),
   ];
 }

@@ -4,7 +4,8 @@
  * tool uses mid-call — progress, log messages, sampling and elicitation —
  * each sent on the call's own stream (so on HTTP they reach the right client).
  */
-import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/core';
+import { CreateMessageResultSchema, ElicitResultSchema, ListRootsResultSchema } from '@modelcontextprotocol/core';
+import { inputRequired, type Rounds } from './rounds.js';
 import type { Server, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { ToolErrorSignal } from '../errors.js';
 import { defined } from '../json.js';
@@ -18,6 +19,14 @@ type Extra = ServerContext;
 function ignored(server: Server, level: LoggingLevel, sessionId: string | undefined): boolean {
   const check = (server as unknown as { isMessageIgnored?: (level: LoggingLevel, sessionId?: string) => boolean }).isMessageIgnored;
   return typeof check === 'function' && check.call(server, level, sessionId);
+}
+
+const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+// 2026-07-28: a request asks for log messages with its envelope's logLevel; without one the server sends none.
+function belowRequested(level: LoggingLevel, extra: Extra): boolean {
+  const requested = (extra.mcpReq as { envelope?: { logLevel?: LoggingLevel } }).envelope?.logLevel;
+  return requested === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(requested);
 }
 
 // A feature the client did not declare is the tool's own error (the handler may catch it), never a transport failure.
@@ -54,7 +63,7 @@ function callerOf(server: Server, extra: Extra, serving: Serving): Caller | unde
 /** The context a handler gets for one call. */
 export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<string, unknown>>, serving: Serving): ToolContext {
   const token = extra.mcpReq._meta?.progressToken;
-  return {
+  const context: ToolContext = {
     meta,
     caller: callerOf(server, extra, serving),
     signal: extra.mcpReq.signal,
@@ -70,7 +79,7 @@ export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<
       });
     },
     async log(level, data, logger) {
-      if (ignored(server, level, extra.sessionId)) return;
+      if (serving.era === 'modern' ? belowRequested(level, extra) : ignored(server, level, extra.sessionId)) return;
       await extra.mcpReq.notify({ method: 'notifications/message', params: { level, data, ...defined({ logger }) } });
     },
     async sample(params) {
@@ -81,5 +90,59 @@ export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<
       requireClient(server, 'elicitation');
       return extra.mcpReq.send({ method: 'elicitation/create', params }, ElicitResultSchema, { signal: extra.mcpReq.signal });
     },
+    clientCapabilities: Object.freeze({ ...(server.getClientCapabilities() ?? {}) }),
+    async ask(questions) {
+      const answers: Record<string, unknown> = {};
+      for (const [key, q] of Object.entries(questions))
+        answers[key] =
+          'elicit' in q
+            ? await context.elicit(q.elicit)
+            : 'sample' in q
+              ? await context.sample(q.sample)
+              : { roots: await context.roots() };
+      return answers;
+    },
+    async roots() {
+      if (server.getClientCapabilities()?.roots === undefined)
+        throw new ToolErrorSignal('unsupported', 'the client does not offer roots; the tool cannot ask for them', { feature: 'roots' });
+      const listed = await extra.mcpReq.send({ method: 'roots/list' }, ListRootsResultSchema, { signal: extra.mcpReq.signal });
+      return listed.roots;
+    },
+  };
+  return context;
+}
+
+/**
+ * The context of a 2026-07-28 call: its questions go round trip (rounds.ts). A
+ * question already answered — in an earlier round, or by this retry — returns
+ * its answer; the first one not answered ends the round, and the handler runs
+ * again with it answered.
+ */
+export function roundsContext(context: ToolContext, rounds: Rounds): ToolContext {
+  return {
+    ...context,
+    sample: async (params, options) => rounds.ask(() => inputRequired.createMessage(params), options?.key),
+    elicit: async (params, options) =>
+      rounds.ask(
+        () => (params.mode === 'url' ? inputRequired.elicitUrl(params as never) : inputRequired.elicit(params as never)),
+        options?.key,
+      ),
+    roots: async (options) => rounds.ask<{ roots: { uri: string; name?: string }[] }>(() => inputRequired.listRoots(), options?.key).roots,
+    ask: async (questions) =>
+      rounds.askAll(
+        Object.fromEntries(
+          Object.entries(questions).map(([key, q]) => [
+            key,
+            () =>
+              'elicit' in q
+                ? q.elicit.mode === 'url'
+                  ? inputRequired.elicitUrl(q.elicit as never)
+                  : inputRequired.elicit(q.elicit as never)
+                : 'sample' in q
+                  ? inputRequired.createMessage(q.sample)
+                  : inputRequired.listRoots(),
+          ]),
+        ),
+      ),
   };
 }

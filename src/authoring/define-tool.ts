@@ -37,6 +37,22 @@ export interface Caller {
 }
 
 /** What a handler gets besides its typed input. */
+/**
+ * A question's options. In the 2026-07-28 era a handler's question ends the
+ * round (`input_required`) and the handler runs again, from the start, once
+ * the client answers: every question it asked before returns its answer at
+ * once. So what a handler does before its last question runs once per round —
+ * keep it free of side effects (read, check, compute), and act after the
+ * questions. `key` names the question on the wire (default `q1`, `q2`, … in
+ * the order asked).
+ */
+export interface QuestionOptions {
+  key?: string;
+}
+
+/** One of several questions asked at once ({@link ToolContext.ask}). */
+export type Question = { elicit: ElicitRequest['params'] } | { sample: CreateMessageRequest['params'] } | { roots: true };
+
 export interface ToolContext {
   /** The request's `_meta`, if the client sent one. */
   meta: Readonly<Record<string, unknown>>;
@@ -56,10 +72,23 @@ export interface ToolContext {
   progress(progress: number, options?: { total?: number; message?: string }): Promise<void>;
   /** Sends a log message (`notifications/message`) at `level`, unless the client set a higher level. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  /** Asks the client's model (`sampling/createMessage`); a client that does not offer sampling is the tool error `unsupported`. */
-  sample(request: CreateMessageRequest['params']): Promise<CreateMessageResult>;
+  /**
+   * Asks the client's model (`sampling/createMessage`); a client that does not offer sampling is the tool error
+   * `unsupported`. In the 2026-07-28 era a question goes round trip: see {@link QuestionOptions}.
+   */
+  sample(request: CreateMessageRequest['params'], options?: QuestionOptions): Promise<CreateMessageResult>;
   /** Asks the client's user (`elicitation/create`); a client that does not offer elicitation is the tool error `unsupported`. */
-  elicit(request: ElicitRequest['params']): Promise<ElicitResult>;
+  elicit(request: ElicitRequest['params'], options?: QuestionOptions): Promise<ElicitResult>;
+  /** The client's roots (`roots/list`): the directories it offers; a client that does not offer roots is the tool error `unsupported`. */
+  roots(options?: QuestionOptions): Promise<{ uri: string; name?: string }[]>;
+  /**
+   * Several questions at once, by key — one round in the 2026-07-28 era (one `input_required` with all of them),
+   * one after the other on a 2025 connection. The answers by key: an ElicitResult, a CreateMessageResult, or
+   * `{ roots }`.
+   */
+  ask(questions: Readonly<Record<string, Question>>): Promise<Record<string, unknown>>;
+  /** What the client declared it can do (`elicitation`, `sampling`, `roots` …): ask only what it offers. */
+  clientCapabilities: Readonly<Record<string, unknown>>;
   /**
    * Closes this call's SSE stream now (HTTP with resumption, SEP-1699): the
    * client reconnects and gets the rest of the call from the event store. Does

@@ -17,7 +17,8 @@ import { failureOf, outputContent } from '../results.js';
 import { parseArguments, type ServableTool } from './define-tool.js';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import { BoundedStdioServerTransport } from './stdio.js';
-import { toolContext } from './context.js';
+import { roundsContext, toolContext } from './context.js';
+import { NeedsInput, Rounds, roundsCodec } from './rounds.js';
 import { compiledOutput, outputProblem } from './output.js';
 
 /** The JSON text of a ToolError result. */
@@ -62,6 +63,14 @@ export interface ToolServerOptions {
    * one line on stderr naming the tool and the error's name and message.
    */
   onError?(error: unknown, context: { tool: string }): void;
+  /**
+   * The key that seals the state a handler's questions carry between rounds in the 2026-07-28 era (at least 32
+   * bytes). Every instance of one service must be given the same; default: a random key per process, so only the
+   * process that asked can take the answer.
+   */
+  requestStateKey?: Uint8Array | string;
+  /** How long a question's sealed state stays valid, in seconds. Default 600. */
+  requestStateTtlSeconds?: number;
 }
 
 // The default onError: a line on stderr (never stdout, which is the protocol's on stdio).
@@ -85,10 +94,14 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       // a failing hook changes nothing for the client
     }
   };
+  const codec = roundsCodec(defined({ key: options.requestStateKey, ttlSeconds: options.requestStateTtlSeconds }));
   // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).
   const build = (era: 'legacy' | 'modern', via?: ServedVia): Server => {
     // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
-    const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {}, logging: {} } });
+    const server = new Server(
+      { name: options.name, version: options.version },
+      { capabilities: { tools: {}, logging: {} }, requestState: { verify: codec.verify } },
+    );
     server.setRequestHandler('tools/list', async () => ({
       tools: [...tools.values()].map((t) => ({
         name: t.name,
@@ -109,13 +122,17 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
         return errorResult('invalid_arguments', "the arguments do not match the tool's schema", { issues: parsed.issues });
       }
       const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
+      const context = toolContext(server, ctx, meta, { era, via });
+      // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.
+      const rounds = era === 'modern' ? Rounds.of(ctx, tool.name, request.params.arguments, context.caller?.id ?? null) : undefined;
       try {
-        const result = outputContent(await tool.handler(parsed.value as never, toolContext(server, ctx, meta, { era, via })));
+        const result = outputContent(await tool.handler(parsed.value as never, rounds ? roundsContext(context, rounds) : context));
         const broken = outputProblem(tool.name, result, outputs.get(tool.name));
         if (broken === undefined) return result; // outputContent built its blocks from the handler's typed output
         report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
         return errorResult(broken.code, broken.message, broken.details);
       } catch (error) {
+        if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
         const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
         if (status === 'tool_failed') report(error, tool.name);
         return errorResult(failure.code, failure.message, failure.details);

