@@ -29,21 +29,19 @@ export type { BatchProblem, BatchRejectReason } from './runtime/batch-check.js';
 export type { ModelCall } from './runtime/model-calls.js';
 export { RUN_FORMAT_VERSION } from './runtime/run-store.js';
 export type { RunWrite, StoredRun } from './runtime/run-store.js';
+export type { CallIdentity, RefreshTrigger, RouteKind } from './runtime/types.js';
 export type {
   ApprovalRequestedEvent,
   BatchFinishedEvent,
   BatchRejectedEvent,
   BatchStartedEvent,
-  CallIdentity,
   InputDecidedEvent,
   InputRequestedEvent,
   RefreshEvent,
-  RefreshTrigger,
-  RouteKind,
   ToolCallEvent,
   ToolsLoadedEvent,
   TraceContext,
-} from './runtime/types.js';
+} from './runtime/audit-events.js';
 export type { SchemaLoadReason, ValidationResult } from './schema/compile.js';
 export type { Dialect } from './schema/dialects.js';
 export type { CompiledToolSchema, SchemaPart, ToolSchemaRegistryOptions } from './schema/registry.js';

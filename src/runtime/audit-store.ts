@@ -6,7 +6,7 @@
  */
 import { jsonProblem } from '../json.js';
 import { AgtError } from '../errors.js';
-import type { AuditEvent, AuditSink } from './types.js';
+import type { AuditEvent, AuditSink } from './audit-events.js';
 import { MAX_AUDIT_EVENT_BYTES, MAX_JSON_DEPTH } from '../bounds.js';
 
 /** What a query asks for. */

@@ -7,7 +7,8 @@ import type { FrameworkOutcome, ToolSearchContext } from '../framework/tools.js'
 import type { McpProber } from '../mcp/prober.js';
 import type { ExecuteContext } from './execute.js';
 import type { RunLimits } from './limits.js';
-import type { AfterHook, AuditSink, BeforeHook, PermissionPolicy } from './types.js';
+import type { AfterHook, BeforeHook, PermissionPolicy } from './types.js';
+import type { AuditSink } from './audit-events.js';
 import type { NativeRunOptions } from './run-options.js';
 import { NEVER_ABORTED } from './abort.js';
 import { batchDeadlineReason } from './call-result.js';

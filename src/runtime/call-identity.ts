@@ -5,7 +5,8 @@
  */
 import type { CallContext } from './call-context.js';
 import type { Route } from './snapshot.js';
-import type { AuditEvent, AuditSink, CallIdentity } from './types.js';
+import type { CallIdentity } from './types.js';
+import type { AuditEvent, AuditSink } from './audit-events.js';
 
 /** Who and what: the fields the permission request and the audit event both name (a fresh object each time). */
 export function callIdentity(ctx: CallContext, callId: string, route: Route): CallIdentity {

@@ -14,8 +14,6 @@ export type {
   ApprovalDecision,
   CallDecision,
   InputDecision,
-  AuditEvent,
-  AuditSink,
   BatchResult,
   BeforeHook,
   DelegateTool,
@@ -33,6 +31,7 @@ export type {
   ToolCall,
   ToolResult,
 } from './types.js';
+export type { AuditEvent, AuditSink } from './audit-events.js';
 export type { ToolSearchOptions } from './tool-search.js';
 export { MemoryRunStore } from './run-store.js';
 export type { RunStore } from './run-store.js';

@@ -7,7 +7,8 @@
 import type { ListChangedKind } from '../mcp/connection.js';
 import { recordSafely } from './call-identity.js';
 import type { RefreshOutcome } from './refresh.js';
-import type { AuditSink, BatchResult, ToolResult } from './types.js';
+import type { BatchResult, ToolResult } from './types.js';
+import type { AuditSink } from './audit-events.js';
 
 /** Why a batch boundary refreshes: the run's own framework change (F1), list changes announced (by mount), pooled mounts whose server died. */
 export interface RefreshCause {

@@ -22,7 +22,6 @@ import type { McpLogMessage } from '../mcp/notifications.js';
 import type { ToolSearchOptions } from './tool-search.js';
 import type {
   AfterHook,
-  AuditSink,
   BeforeHook,
   DelegateTool,
   PermissionPolicy,
@@ -30,6 +29,7 @@ import type {
   RunNotificationContext,
   RunRequestContext,
 } from './types.js';
+import type { AuditSink } from './audit-events.js';
 import { DEFER, type InputMethod } from '../mcp/client-handlers.js';
 import { checkMs } from '../bounds.js';
 

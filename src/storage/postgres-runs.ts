@@ -4,7 +4,7 @@
  * another. Every write is one statement (compare-and-set in the WHERE clause);
  * tables are created on first use, or ahead of time by `migrate()`.
  */
-import type { AuditEvent } from '../runtime/types.js';
+import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { revisionConflict } from '../resources/conflict.js';
 import { checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';

@@ -3,7 +3,7 @@
  * audit events in the registry's SQLite file, each in its own table. Writes are
  * IMMEDIATE transactions, so several processes share the file safely.
  */
-import type { AuditEvent } from '../runtime/types.js';
+import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { checkExpectedRevision } from '../resources/conflict.js';
 import { checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';

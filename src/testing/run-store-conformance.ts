@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { isAgtError } from '../errors.js';
 import type { AuditStore } from '../runtime/audit-store.js';
-import type { AuditEvent } from '../runtime/types.js';
+import type { AuditEvent } from '../runtime/audit-events.js';
 import type { SuspendedRun } from '../runtime/run-options.js';
 import { RUN_FORMAT_VERSION, type RunStore } from '../runtime/run-store.js';
 import { caseRegistrar, type TestFunction } from './store-conformance.js';
