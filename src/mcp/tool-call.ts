@@ -83,7 +83,8 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
         for (let round = 0; ; round++) {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
           const result = await callOnce(name, params, options, signal, manual);
-          const asked = manual ? readInputRequired(boundedDepth(result, 'call')) : undefined;
+          // Only a question is read here; a result is bounded and read once, by callResult.
+          const asked = manual && result.resultType === 'input_required' ? readInputRequired(boundedDepth(result, 'call')) : undefined;
           if (asked === undefined) return p.masked(callResult(result));
           if (!Object.values(asked.inputRequests).every((r) => answersInline(p.handlers, r.method)))
             return { ...asked, inputRequests: p.masked(asked.inputRequests) }; // the state stays verbatim
