@@ -31,6 +31,7 @@ const cases = [
 ];
 
 describe('tickets-server contract (C1, C3, C4)', () => {
+  // One test per case and era: each case runs on a 2025 connection and on a 2026-07-28 one.
   contractSuite(server, cases, { test: it, beforeAll });
 });
 
@@ -55,9 +56,20 @@ describe('tickets-server identity over HTTP (C4)', () => {
       },
     ]);
 
+  // Each run calls once per era (2025, then 2026-07-28), on one service with one state.
+  const outcomes = async (token: string | undefined, meta?: Record<string, unknown>) =>
+    (await as(token, meta)).eras.map((e) => [e.era, e.results[0]?.got]);
+
   it("C4: a forged _meta.caller changes nothing: mallory cannot close alice's ticket by claiming to be alice; alice can", async () => {
-    expect((await as('tok-mallory', { caller: 'alice' })).results[0]?.got).toEqual({ code: 'forbidden' });
+    expect(await outcomes('tok-mallory', { caller: 'alice' })).toEqual([
+      ['legacy', { code: 'forbidden' }],
+      ['modern', { code: 'forbidden' }],
+    ]);
     await expect(as(undefined)).rejects.toMatchObject({ code: 'auth_required' }); // no token: 401 before any tool runs
-    expect((await as('tok-alice')).results[0]?.got).toEqual({ ok: true });
+    // alice closes it on the 2025 connection; on the 2026-07-28 one the same service finds it closed.
+    expect(await outcomes('tok-alice')).toEqual([
+      ['legacy', { ok: true }],
+      ['modern', { code: 'invalid_state' }],
+    ]);
   });
 });

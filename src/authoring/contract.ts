@@ -7,11 +7,13 @@
  */
 import { AgtError } from '../errors.js';
 import { readToolError } from '../errors.js';
-import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
+import type { ConnectOptions } from '../mcp/connect.js';
+import type { ProtocolEra } from '../mcp/era.js';
 import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
 import { defined, isPlainObject } from '../json.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { MAX_SCHEMA_PROPERTIES } from '../bounds.js';
+import { connectInEra, erasOf } from './eras.js';
 
 /** What a case expects: success, or a tool error with this code. */
 export type ContractExpectation = { ok: true } | { code: string };
@@ -162,44 +164,83 @@ function boundaries(prop: Record<string, unknown>, example: unknown): [string, u
   return out;
 }
 
-/** One case's outcome. */
+/** One case's outcome in one era. */
 export interface ContractResult {
   case: ContractCase;
+  /** The era of the connection the case ran on. */
+  era: ProtocolEra;
   passed: boolean;
   /** What the server did: ok, or the code of its tool error. */
   got: ContractExpectation;
 }
 
-/** A contract run's report. */
+/** The cases' outcomes in one era, or why the server does not speak it. */
+export interface ContractEraReport {
+  era: ProtocolEra;
+  /** The version the connection spoke (absent when unavailable). */
+  protocolVersion?: string;
+  passed: number;
+  failed: number;
+  results: ContractResult[];
+  /** Set when the server does not speak this era: why (its cases did not run, and are not counted as failed). */
+  unavailable?: string;
+}
+
+/** A contract run's report: every era's results, and each era's on its own. */
 export interface ContractReport {
   passed: number;
   failed: number;
   results: ContractResult[];
+  eras: ContractEraReport[];
   durationMs: number;
   casesPerSecond: number;
 }
 
-/** Runs the cases against the running server (one connection, real transport) and reports each outcome. */
+/** Options of {@link runContract}. */
+export interface ContractOptions extends ConnectOptions {
+  /**
+   * The eras to run the cases in (C3, E1), each on a connection pinned to it.
+   * Default: the one the config pins, else both (2025 and 2026-07-28).
+   */
+  eras?: readonly ProtocolEra[];
+}
+
+/**
+ * Runs the cases against the running server (a connection per era, real
+ * transport) and reports each outcome, per era; an era the server does not
+ * speak is reported unavailable.
+ */
 export async function runContract(
   target: McpDocument | McpServerConfig,
   cases: readonly ContractCase[],
-  options: ConnectOptions = {},
+  options: ContractOptions = {},
 ): Promise<ContractReport> {
-  const connection = await connectMcp(target, options);
+  const { eras: given, ...connect } = options;
   const started = performance.now();
-  const results: ContractResult[] = [];
-  try {
-    for (const c of cases) {
-      const got = await outcomeOf(() => connection.callTool(c.tool, c.args, c.meta ? { meta: c.meta } : {}));
-      const passed = 'ok' in c.expect ? 'ok' in got : 'code' in got && got.code === c.expect.code;
-      results.push({ case: c, passed, got });
+  const eras: ContractEraReport[] = [];
+  for (const era of erasOf(target, given)) {
+    const connection = await connectInEra(target, era, connect);
+    if ('unavailable' in connection) {
+      eras.push({ era, passed: 0, failed: 0, results: [], unavailable: connection.unavailable });
+      continue;
     }
-  } finally {
-    await connection.close();
+    const results: ContractResult[] = [];
+    try {
+      for (const c of cases) {
+        const got = await outcomeOf(() => connection.callTool(c.tool, c.args, c.meta ? { meta: c.meta } : {}));
+        const passed = 'ok' in c.expect ? 'ok' in got : 'code' in got && got.code === c.expect.code;
+        results.push({ case: c, era, passed, got });
+      }
+    } finally {
+      await connection.close();
+    }
+    const passed = results.filter((r) => r.passed).length;
+    eras.push({ era, protocolVersion: connection.protocolVersion, passed, failed: results.length - passed, results });
   }
   const durationMs = performance.now() - started;
+  const results = eras.flatMap((e) => e.results);
   const passed = results.filter((r) => r.passed).length;
-  return { passed, failed: results.length - passed, results, durationMs, casesPerSecond: results.length / (durationMs / 1000) };
+  return { passed, failed: results.length - passed, results, eras, durationMs, casesPerSecond: results.length / (durationMs / 1000) };
 }
 
 async function outcomeOf(call: () => Promise<{ isError?: boolean; content: unknown[] }>): Promise<ContractExpectation> {

@@ -8,6 +8,23 @@ export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions
 export { toolResult } from '../results.js';
 export type { CallToolResult } from '@modelcontextprotocol/server';
 export { contractCases, runContract } from './contract.js';
-export type { ContractCase, ContractExpectation, ContractInput, ContractReport, ContractResult, ContractTool } from './contract.js';
+export type {
+  ContractCase,
+  ContractEraReport,
+  ContractExpectation,
+  ContractInput,
+  ContractOptions,
+  ContractReport,
+  ContractResult,
+  ContractTool,
+} from './contract.js';
 export { checkServer } from './server-check.js';
-export type { CheckCase, CheckCaseResult, CheckOutcome, ServerCheckOptions, ServerCheckReport, ToolCheck } from './server-check.js';
+export type {
+  CheckCase,
+  CheckCaseResult,
+  CheckOutcome,
+  EraCheck,
+  ServerCheckOptions,
+  ServerCheckReport,
+  ToolCheck,
+} from './server-check.js';

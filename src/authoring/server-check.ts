@@ -13,9 +13,14 @@
  *
  * Calls can change the world: only tools annotated `readOnlyHint: true` are
  * called unless `all` is set. A dry run lists the cases and calls nothing.
+ *
+ * The cases run once per era (2025 and 2026-07-28, or the one the config
+ * pins), each on a connection pinned to it; an era the server does not speak
+ * is reported unavailable, not failed.
  */
-import { isAgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
+import type { ProtocolEra } from '../mcp/era.js';
 import { resolvedOptions } from '../mcp/resolved-settings.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
@@ -25,6 +30,7 @@ import { EXAMPLE_ATTEMPTS, exampleArguments } from '../schema/example.js';
 import { declaredNames, serverSafeIssues } from '../schema/issues.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { contractCases } from './contract.js';
+import { connectInEra, erasOf, pinnedTo } from './eras.js';
 
 /** Options of {@link checkServer}. */
 export interface ServerCheckOptions extends ConnectOptions {
@@ -38,6 +44,8 @@ export interface ServerCheckOptions extends ConnectOptions {
   maxCasesPerTool?: number;
   /** Which tools to check (default all that the read-only rule lets through); the rest are not listed. */
   tools?(name: string): boolean;
+  /** The eras to check in, each on its own connection (default: the one the config pins, else both). A dry run plans in the first. */
+  eras?: readonly ProtocolEra[];
 }
 
 /** One generated case: what is sent, and whether the server should accept it. */
@@ -61,9 +69,11 @@ export interface CheckCaseResult {
   ms: number;
 }
 
-/** One tool's check. */
+/** One tool's check in one era. */
 export interface ToolCheck {
   tool: string;
+  /** The era of the connection its cases ran on. */
+  era: ProtocolEra;
   readOnly: boolean;
   /** `skipped`: not called (not read-only, or its schema does not load); `planned`: a dry run. */
   status: 'checked' | 'skipped' | 'planned';
@@ -78,10 +88,20 @@ export interface ToolCheck {
   failed: number;
 }
 
+/** One era of a check: the version spoken, or why the server does not speak it. */
+export interface EraCheck {
+  era: ProtocolEra;
+  protocolVersion?: string;
+  /** Set when the server does not speak this era (its tools were not checked in it, and nothing failed). */
+  unavailable?: string;
+}
+
 /** The check of one server. */
 export interface ServerCheckReport {
   ok: boolean;
   server: { name: string; version: string };
+  eras: EraCheck[];
+  /** Each tool once per era checked, in era order. */
   tools: ToolCheck[];
   passed: number;
   failed: number;
@@ -90,54 +110,92 @@ export interface ServerCheckReport {
   dryRun: boolean;
 }
 
-/** Checks the server of `target` against its own schemas (see the module comment); always closes what it opened. */
+/** Checks the server of `target` against its own schemas, in each era (see the module comment); always closes what it opened. */
 export async function checkServer(target: McpDocument | McpServerConfig, options: ServerCheckOptions = {}): Promise<ServerCheckReport> {
-  const { all, dryRun, callTimeoutMs = 10_000, maxCasesPerTool = 16, tools: only, ...given } = options;
-  const connect = resolvedOptions(given); // resolved once for every connection of the check
+  const { all, dryRun, callTimeoutMs = 10_000, maxCasesPerTool = 16, tools: only, eras: given, ...rest } = options;
+  const connect = resolvedOptions(rest); // resolved once for every connection of the check
   const registry = connect.registry ?? new ToolSchemaRegistry();
+  const plan: Plan = { all: all === true, dryRun: dryRun === true, callTimeoutMs, maxCasesPerTool, ...(only ? { only } : {}) };
   const started = performance.now();
-  let connection: McpConnection | undefined = await connectMcp(target, { ...connect, registry });
-  const server = connection.serverInfo;
+  const eras: EraCheck[] = [];
   const tools: ToolCheck[] = [];
-  try {
-    const listed = await connection.listTools();
-    for (const raw of listed) {
-      if (only !== undefined && !only(raw.name)) continue;
-      const schemas = compileToolSchemas(raw, registry);
-      const check = planTool(raw, schemas, all === true, maxCasesPerTool);
-      tools.push(check);
-      if (check.status === 'skipped') continue;
-      if (dryRun === true) {
-        check.status = 'planned';
-        continue;
-      }
-      if (connection === undefined || connection.closed) {
-        await connection?.close();
-        connection = undefined;
-        connection = await connectMcp(target, { ...connect, registry }); // the last tool crashed it: a fresh server for the next
-      }
-      await runTool(check, raw, schemas, connection, callTimeoutMs);
+  let server: ServerCheckReport['server'] | undefined;
+  for (const era of erasOf(target, given)) {
+    const opened = await connectInEra(target, era, { ...connect, registry });
+    if ('unavailable' in opened) {
+      eras.push({ era, unavailable: opened.unavailable });
+      continue;
     }
-  } finally {
-    await connection?.close();
+    server ??= opened.serverInfo;
+    eras.push({ era, protocolVersion: opened.protocolVersion });
+    const reconnect = () => connectMcp(pinnedTo(target, era), { ...connect, registry });
+    tools.push(...(await checkEra(opened, era, reconnect, registry, plan)));
+    if (plan.dryRun) break;
+  }
+  if (server === undefined) {
+    throw new AgtError('protocol_mismatch', eras.map((e) => e.unavailable).join('; '), { details: { offered: [] } });
   }
   const passed = tools.reduce((n, t) => n + t.passed, 0);
   const failed = tools.reduce((n, t) => n + t.failed, 0);
   return {
     ok: failed === 0,
     server,
+    eras,
     tools,
     passed,
     failed,
     skipped: tools.filter((t) => t.status === 'skipped').length,
     durationMs: performance.now() - started,
-    dryRun: dryRun === true,
+    dryRun: plan.dryRun,
   };
 }
 
-function planTool(raw: RawTool, schemas: ToolSchemas, all: boolean, max: number): ToolCheck {
+interface Plan {
+  all: boolean;
+  dryRun: boolean;
+  callTimeoutMs: number;
+  maxCasesPerTool: number;
+  only?: (name: string) => boolean;
+}
+
+// One era's checks on its own connection; a tool that crashed the server gets a fresh one for the next.
+async function checkEra(
+  first: McpConnection,
+  era: ProtocolEra,
+  reconnect: () => Promise<McpConnection>,
+  registry: ToolSchemaRegistry,
+  plan: Plan,
+): Promise<ToolCheck[]> {
+  let connection: McpConnection | undefined = first;
+  const tools: ToolCheck[] = [];
+  try {
+    const listed = await connection.listTools();
+    for (const raw of listed) {
+      if (plan.only !== undefined && !plan.only(raw.name)) continue;
+      const schemas = compileToolSchemas(raw, registry);
+      const check = planTool(raw, era, schemas, plan.all, plan.maxCasesPerTool);
+      tools.push(check);
+      if (check.status === 'skipped') continue;
+      if (plan.dryRun) {
+        check.status = 'planned';
+        continue;
+      }
+      if (connection === undefined || connection.closed) {
+        await connection?.close();
+        connection = undefined;
+        connection = await reconnect();
+      }
+      await runTool(check, raw, schemas, connection, plan.callTimeoutMs);
+    }
+  } finally {
+    await connection?.close();
+  }
+  return tools;
+}
+
+function planTool(raw: RawTool, era: ProtocolEra, schemas: ToolSchemas, all: boolean, max: number): ToolCheck {
   const readOnly = raw.annotations?.readOnlyHint === true;
-  const check: ToolCheck = { tool: raw.name, readOnly, status: 'checked', cases: [], results: [], notRun: 0, passed: 0, failed: 0 };
+  const check: ToolCheck = { tool: raw.name, era, readOnly, status: 'checked', cases: [], results: [], notRun: 0, passed: 0, failed: 0 };
   if (!schemas.ok) return { ...check, status: 'skipped', skipReason: `its ${schemas.part} does not load (${schemas.error.code})` };
   if (!readOnly && !all) return { ...check, status: 'skipped', skipReason: 'not annotated readOnlyHint: true (--all calls it)' };
   let base: Record<string, unknown> | undefined;

@@ -1,7 +1,8 @@
 /** `agt mcp check REF [--all] [--dry-run]`: a contract check of a registered server, generated from its own schemas. */
 import { resolvedOptions } from '../mcp/resolved-settings.js';
 import { parseArgs } from 'node:util';
-import { checkServer, type ToolCheck } from '../authoring/server-check.js';
+import { eraLabel } from '../authoring/eras.js';
+import { checkServer, type ServerCheckReport, type ToolCheck } from '../authoring/server-check.js';
 import { AgtError } from '../errors.js';
 import { type CliContext, emit, EXIT } from './context.js';
 import { milliseconds } from './files.js';
@@ -31,17 +32,18 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
       ...(only === undefined ? {} : { tools: (name: string) => only.has(name) }),
     }),
   );
-  emit(ctx, report, () => reportText(report.tools, report.dryRun, values.all === true));
+  emit(ctx, report, () => reportText(report, values.all === true));
   // A --tool the server does not list is said, not silently checked as nothing.
   const missing = [...(only ?? [])].filter((name) => !report.tools.some((t) => t.tool === name));
   for (const name of missing) ctx.err(`agt: ${target.reference} lists no tool "${name}"`);
   return report.ok && missing.length === 0 ? EXIT.ok : EXIT.failed;
 }
 
-function reportText(tools: ToolCheck[], dryRun: boolean, all: boolean): string {
+function reportText(report: ServerCheckReport, all: boolean): string {
+  const { tools, dryRun } = report;
   if (dryRun) {
     return [
-      'dry run: nothing was called',
+      `dry run: nothing was called (planned on MCP ${report.eras.map((e) => e.protocolVersion).find(Boolean) ?? '?'})`,
       ...tools.flatMap((t) =>
         t.status === 'skipped'
           ? [`${t.tool}: skipped (${t.skipReason})`]
@@ -54,18 +56,24 @@ function reportText(tools: ToolCheck[], dryRun: boolean, all: boolean): string {
   }
   const rows = tools.map((t) => [
     t.tool,
+    eraLabel(t.era),
     t.status === 'skipped' ? '-' : String(t.cases.length),
     t.status === 'skipped' ? '-' : String(t.passed),
     t.status === 'skipped' ? `skipped: ${t.skipReason}` : failures(t),
   ]);
-  const table = [['tool', 'cases', 'passed', 'failed'], ...rows];
-  const widths = [0, 1, 2].map((i) => Math.max(...table.map((r) => (r[i] as string).length)));
-  const lines = table.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell)).join('  '));
+  const table = [['tool', 'era', 'cases', 'passed', 'failed'], ...rows];
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...table.map((r) => (r[i] as string).length)));
+  const lines = table.map((r) => r.map((cell, i) => (i < 4 ? cell.padEnd(widths[i] as number) : cell)).join('  '));
   const checked = tools.filter((t) => t.status === 'checked');
   const failed = checked.reduce((n, t) => n + t.failed, 0);
-  const summary = `${checked.length} tool(s) checked, ${tools.length - checked.length} skipped; ${failed === 0 ? 'no failures' : `${failed} failure(s)`}`;
+  const spoken = report.eras.filter((e) => e.unavailable === undefined).map((e) => `MCP ${e.protocolVersion}`);
+  const eras = [
+    `eras checked: ${spoken.join(', ')}`,
+    ...report.eras.filter((e) => e.unavailable !== undefined).map((e) => `${eraLabel(e.era)}: not checked: ${e.unavailable}`),
+  ];
+  const summary = `${checked.length} tool check(s), ${tools.length - checked.length} skipped; ${failed === 0 ? 'no failures' : `${failed} failure(s)`}`;
   const note = all ? [] : ['(only tools annotated readOnlyHint: true are called; --all calls every tool, and calls can change the world)'];
-  return [...lines, '', summary, ...note].join('\n');
+  return [...lines, '', ...eras, summary, ...note].join('\n');
 }
 
 function failures(t: ToolCheck): string {

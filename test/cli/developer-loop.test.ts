@@ -102,8 +102,10 @@ describe('agt mcp check', () => {
     await agt('mcp', 'add', 'fs', '--cwd', tmp.dir, '--', process.execPath, referenceServer('filesystem'), root);
     const checked = await agt('mcp', 'check', 'fs');
     expect(checked.code).toBe(0);
-    expect(checked.stdout).toMatch(/^read_text_file +\d+ +\d+ +0$/m);
-    expect(checked.stdout).toMatch(/^write_file +- +- +skipped: not annotated readOnlyHint: true \(--all calls it\)$/m);
+    expect(checked.stdout).toMatch(/^read_text_file +2025 +\d+ +\d+ +0$/m);
+    expect(checked.stdout).toMatch(/^write_file +2025 +- +- +skipped: not annotated readOnlyHint: true \(--all calls it\)$/m);
+    // The reference server speaks only the 2025 era: the other is said, not failed.
+    expect(checked.stdout).toMatch(/^2026-07-28: not checked: the server does not speak MCP 2026-07-28; it offers the 2025 era$/m);
     expect(checked.stdout).toMatch(/no failures/);
     expect(fs.readdirSync(root)).toEqual(['a.txt']); // nothing was written
   });
@@ -112,7 +114,9 @@ describe('agt mcp check', () => {
     await addFixture('fx', 'output');
     const dry = await agt('mcp', 'check', 'fx', '--dry-run', '--all', '--tool', 'divide');
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/^dry run: nothing was called\ndivide: \d+ case\(s\)\n {2}valid {3}generated valid arguments/);
+    expect(dry.stdout).toMatch(
+      /^dry run: nothing was called \(planned on MCP 2025-11-25\)\ndivide: \d+ case\(s\)\n {2}valid {3}generated valid arguments/,
+    );
     expect(sent()).toEqual([]);
     const unknown = await agt('mcp', 'check', 'fx', '--dry-run', '--tool', 'nope');
     expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('agt: default/fx lists no tool "nope"') });
