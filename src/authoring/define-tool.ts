@@ -8,7 +8,7 @@
  * or expresses only as an annotation (formats) fails at definition time, so
  * the two can never drift.
  */
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { type JsonSchema, type OverrideActionContext, toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { AgtError, isAgtError, ToolErrorSignal } from '../errors.js';
 
@@ -17,7 +17,8 @@ import { MODEL_TOOL_NAME } from '../tool-names.js';
 import type { HandlerOutput } from '../results.js';
 import type { ArgumentIssue } from '../schema/issues.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
-import { annotationOnlyActions, runtimeSchema } from './runtime-schema.js';
+import { REGEX_ANNOTATIONS } from './action-patterns.js';
+import { actionPattern, annotationOnlyActions, runtimeSchema } from './runtime-schema.js';
 import { defined } from '../json.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
 import type {
@@ -201,7 +202,11 @@ function published(
   }
   let json: Record<string, unknown>;
   try {
-    json = toJsonSchema(schema, { target: 'draft-2020-12', ...(definitions ? { definitions } : {}) }) as Record<string, unknown>;
+    json = toJsonSchema(schema, {
+      target: 'draft-2020-12',
+      overrideAction: exactPatterns,
+      ...(definitions ? { definitions } : {}),
+    }) as Record<string, unknown>;
   } catch (error) {
     throw new AgtError(
       'invalid_input',
@@ -217,6 +222,19 @@ function published(
     throw error;
   }
   return Object.freeze(json);
+}
+
+// A regex-checked action (v.email(), v.isoDate(), v.regex(/…/i) …) published as its exact pattern, where one exists (C2).
+function exactPatterns({ valibotAction: action, jsonSchema, errors }: OverrideActionContext): JsonSchema | undefined {
+  const known = REGEX_ANNOTATIONS[action.type];
+  if (known === undefined && action.type !== 'regex') return undefined;
+  const pattern = actionPattern(action as { requirement?: unknown });
+  if (pattern === undefined) return undefined;
+  // One string, two patterns: JSON Schema has one `pattern` per schema, and dropping either would check less than valibot.
+  const twice = action.type === 'regex' ? (errors ?? []).some((e) => e.includes('combination')) : jsonSchema.pattern !== undefined;
+  if (twice) throw new Error(`the "${action.type}" action cannot be combined with another pattern on the same string`);
+  const { format, ...rest } = jsonSchema;
+  return { ...rest, ...(known?.keepFormat && format !== undefined ? { format } : {}), pattern };
 }
 
 // A valibot issue's path as a JSON Pointer (RFC 6901), the instancePath of ArgumentIssue.

@@ -6,11 +6,14 @@
  * value (defaults, unknown keys of `v.object` dropped), so it cannot reject
  * what the schema accepted (valibot counts string lengths in UTF-16 units,
  * JSON Schema in code points; its regex engine is not the registry's). An
- * action JSON Schema publishes only as an annotation (`format`,
- * `contentEncoding`: not checked) is refused at definition time, with the fix.
+ * action checked by a regular expression is published as the exact pattern
+ * (action-patterns.ts); one JSON Schema could publish only as an annotation
+ * (`format`, `contentEncoding`: not checked) is refused at definition time,
+ * with the fix.
  */
 import * as v from 'valibot';
 import { MAX_JSON_DEPTH } from '../bounds.js';
+import { exactPattern } from './action-patterns.js';
 
 /** Actions published as an annotation only, with what they are published as. */
 const ANNOTATION_ONLY: Readonly<Record<string, string>> = {
@@ -36,6 +39,11 @@ const isSchema = (value: unknown): value is Node =>
 const CHILD_KEYS = ['item', 'wrapped', 'key', 'value', 'rest'] as const;
 const LIST_KEYS = ['options', 'items'] as const;
 
+/** The pattern an action is published as, when its check is a regular expression a pattern can state exactly. */
+export function actionPattern(action: { type?: unknown; requirement?: unknown }): string | undefined {
+  return action.requirement instanceof RegExp ? exactPattern(action.requirement) : undefined;
+}
+
 /** Each action of `schema` that would be published as an annotation only: `[path, action type, published as]`. */
 export function annotationOnlyActions(schema: v.GenericSchema): [string, string, string][] {
   const found: [string, string, string][] = [];
@@ -44,7 +52,8 @@ export function annotationOnlyActions(schema: v.GenericSchema): [string, string,
     if (Array.isArray(node.pipe)) {
       for (const item of node.pipe as Node[]) {
         const type = String(item.type);
-        if (item.kind === 'validation' && ANNOTATION_ONLY[type] !== undefined) found.push([path || '/', type, ANNOTATION_ONLY[type]]);
+        if (item.kind === 'validation' && ANNOTATION_ONLY[type] !== undefined && actionPattern(item) === undefined)
+          found.push([path || '/', type, ANNOTATION_ONLY[type]]);
         if (isSchema(item) && item !== node.pipe[0]) walk(item, path, depth + 1);
       }
       if (isSchema(node.pipe[0])) walk(node.pipe[0] as Node, path, depth + 1);
