@@ -3,10 +3,10 @@ export { defineTool, parseArguments, toolError, ToolErrorSignal } from './define
 export type { Caller, DefinedTool, ServableTool, ToolContext, ToolDefinition, ToolOutput } from './define-tool.js';
 export { serveHttp } from './http.js';
 export type { HttpToolService, ServeHttpOptions } from './http.js';
-export { createToolServer, serveStdio } from './server.js';
+export { createToolServer, DEFAULT_CACHE_HINT, serveStdio } from './server.js';
 export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions } from './server.js';
 export { toolResult } from '../results.js';
-export type { CallToolResult } from '@modelcontextprotocol/server';
+export type { CacheHint, CallToolResult } from '@modelcontextprotocol/server';
 export { contractCases, runContract } from './contract.js';
 export type {
   ContractCase,

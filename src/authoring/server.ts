@@ -10,7 +10,7 @@
  * `{ error: { code, message, details? } }` text (C4).
  */
 import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { CallToolResult, Transport } from '@modelcontextprotocol/server';
+import type { CacheHint, CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
 import { failureOf, outputContent } from '../results.js';
@@ -71,6 +71,26 @@ export interface ToolServerOptions {
   requestStateKey?: Uint8Array | string;
   /** How long a question's sealed state stays valid, in seconds. Default 600. */
   requestStateTtlSeconds?: number;
+  /**
+   * What the 2026-07-28 era's cacheable results of this server (`tools/list`, `server/discover`) say of their
+   * reuse: `ttlMs` (how long a client may reuse them) and `cacheScope` (`private`: only that client; `public`: shared
+   * caches too). Default {@link DEFAULT_CACHE_HINT}: a kit server's tools are fixed for its life, so a client may keep
+   * the list a minute, for itself. 2025-era results carry no cache fields.
+   */
+  cacheHint?: CacheHint;
+}
+
+/** How long a kit server's list may be reused, and by whom, unless `cacheHint` says otherwise. */
+export const DEFAULT_CACHE_HINT: Readonly<Required<CacheHint>> = Object.freeze({ ttlMs: 60_000, cacheScope: 'private' });
+
+// The cache hint of a server's options, checked: an invalid one is a definition error, not the SDK's RangeError later.
+function cacheHintOf(given: CacheHint | undefined): Required<CacheHint> {
+  const hint = { ...DEFAULT_CACHE_HINT, ...defined({ ttlMs: given?.ttlMs, cacheScope: given?.cacheScope }) };
+  if (!Number.isSafeInteger(hint.ttlMs) || hint.ttlMs < 0)
+    throw new AgtError('invalid_input', 'cacheHint.ttlMs must be a whole number of milliseconds, 0 or more (0: do not reuse)');
+  if (hint.cacheScope !== 'private' && hint.cacheScope !== 'public')
+    throw new AgtError('invalid_input', 'cacheHint.cacheScope must be "private" (this client only) or "public" (shared caches too)');
+  return hint;
 }
 
 // The default onError: a line on stderr (never stdout, which is the protocol's on stdio).
@@ -95,12 +115,14 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     }
   };
   const codec = roundsCodec(defined({ key: options.requestStateKey, ttlSeconds: options.requestStateTtlSeconds }));
+  const cache = cacheHintOf(options.cacheHint);
+  const cacheHints = { 'tools/list': cache, 'server/discover': cache };
   // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).
   const build = (era: 'legacy' | 'modern', via?: ServedVia): Server => {
     // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
     const server = new Server(
       { name: options.name, version: options.version },
-      { capabilities: { tools: {}, logging: {} }, requestState: { verify: codec.verify } },
+      { capabilities: { tools: {}, logging: {} }, requestState: { verify: codec.verify }, cacheHints },
     );
     server.setRequestHandler('tools/list', async () => ({
       tools: [...tools.values()].map((t) => ({

@@ -77,4 +77,60 @@ describe('E5: a kit server serves both eras from one definition', () => {
       await b.close();
     }
   });
+
+  it('E5: a 2026-07-28 list says how long it may be reused (cacheHint, default 60 s private), tools in their defined order', async () => {
+    const tool = (name: string) => defineTool({ name, description: name, input: v.object({}), handler: () => 'ok' });
+    const tools = [tool('zeta'), tool('alpha'), tool('mid')];
+    const list = async (url: string, method = 'tools/list') => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: {
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+      return ((await response.json()) as { result: Record<string, unknown> }).result;
+    };
+    const plain = await serveHttp(() => createToolServer({ name: 'k', version: '1', tools }));
+    const shared = await serveHttp(() =>
+      createToolServer({ name: 'k', version: '1', tools, cacheHint: { ttlMs: 5_000, cacheScope: 'public' } }),
+    );
+    services.push(plain, shared);
+    const first = await list(plain.url);
+    expect(first).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'private' });
+    expect((first.tools as { name: string }[]).map((t) => t.name)).toEqual(['zeta', 'alpha', 'mid']);
+    expect(JSON.stringify(await list(plain.url))).toBe(JSON.stringify(first)); // the same bytes every time
+    expect(await list(plain.url, 'server/discover')).toMatchObject({ ttlMs: 60_000, cacheScope: 'private' });
+    expect(await list(shared.url)).toMatchObject({ ttlMs: 5_000, cacheScope: 'public' });
+    // The client reads them (bounded); a 2025 list carries none.
+    const modern = await connectMcp({ url: shared.url, protocol: '2026-07-28' });
+    const legacy = await connectMcp({ url: shared.url, protocol: 'legacy' });
+    try {
+      await modern.listTools();
+      await legacy.listTools();
+      expect(modern.toolListHints()).toEqual({ ttlMs: 5_000, cacheScope: 'public' });
+      expect(legacy.toolListHints()).toBeUndefined();
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
+    for (const bad of [{ ttlMs: -1 }, { ttlMs: 1.5 }, { cacheScope: 'everyone' }] as const)
+      expect(() => createToolServer({ name: 'k', version: '1', tools, cacheHint: bad as never })).toThrow(
+        expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/^cacheHint\./) }),
+      );
+  });
 });

@@ -143,6 +143,7 @@ describe('package exports', () => {
       'toAnthropicTools',
     ],
     'agt-mcp/authoring': [
+      'DEFAULT_CACHE_HINT',
       'ToolErrorSignal',
       'checkServer',
       'contractCases',
@@ -370,6 +371,7 @@ describe('package exports', () => {
       'ConversationOptions',
     ],
     'agt-mcp/authoring': [
+      'CacheHint',
       'CallToolResult',
       'Caller',
       'CheckCase',
