@@ -7,35 +7,19 @@
  * second instance with the same key takes the retry, one with another key
  * refuses it, as it refuses a tampered or foreign state.
  */
-import * as v from 'valibot';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolServer, defineTool, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
+import { createToolServer, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
 import { connectMcp, isAgtError, type McpInputRequired } from '../../src/index.js';
+import { REPO_ROOT } from '../support/index.js';
+import { deleteFileTool } from './fixtures/delete-file.js';
 
 const services: HttpToolService[] = [];
 afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
 });
 
-let runs = 0;
-const deleteFile = defineTool({
-  name: 'delete_file',
-  description: 'Deletes a file once the user confirms (asks twice: confirm, then a reason).',
-  input: v.object({ path: v.string() }),
-  handler: async ({ path }, ctx) => {
-    runs += 1;
-    const confirm = await ctx.elicit({
-      message: `Delete ${path}?`,
-      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
-    });
-    if (confirm.action !== 'accept' || confirm.content?.confirm !== true) return `kept ${path}`;
-    const why = await ctx.elicit({
-      message: 'Why?',
-      requestedSchema: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] },
-    });
-    return `deleted ${path} (${String(why.content?.reason)})`;
-  },
-});
+const { tool: deleteFile, runs } = deleteFileTool();
 
 const KEY = 'k'.repeat(32);
 const start = async (key: string = KEY) => {
@@ -65,6 +49,34 @@ describe('E5: a handler asks once, in both eras', () => {
       try {
         expect(text(await connection.callTool('delete_file', { path: '/tmp/x' }))).toBe('deleted /tmp/x (cleanup)');
         expect(asked).toEqual(['Delete /tmp/x?', 'Why?']); // each question asked once
+      } finally {
+        await connection.close();
+      }
+    });
+  }
+
+  for (const protocol of ['2026-07-28', 'legacy'] as const) {
+    it(`E5: over stdio, a client pinned to ${protocol} answers each question once and gets the result`, async () => {
+      const asked: string[] = [];
+      const server = {
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(REPO_ROOT, 'test/authoring/fixtures/questions-server.ts')],
+        cwd: REPO_ROOT,
+        protocol,
+      };
+      const connection = await connectMcp(server, {
+        timeouts: { handshakeMs: 20_000 },
+        elicitation: async (request) => {
+          asked.push(request.message);
+          return { action: 'accept', content: answers(request) };
+        },
+      });
+      try {
+        expect(connection.era).toBe(protocol === 'legacy' ? 'legacy' : 'modern');
+        // The 2025 era pushes both questions into one run; 2026-07-28 runs the handler once per round (three).
+        expect(text(await connection.callTool('delete_file', { path: '/tmp/y' }))).toBe('deleted /tmp/y (cleanup)');
+        expect(asked).toEqual(['Delete /tmp/y?', 'Why?']);
+        expect((await connection.callTool('runs', {})).structuredContent).toEqual({ runs: protocol === 'legacy' ? 1 : 3 });
       } finally {
         await connection.close();
       }
@@ -110,7 +122,7 @@ describe('E5: a handler asks once, in both eras', () => {
     const c = await connectMcp({ url: service.url, protocol: '2026-07-28' }, { elicitation: 'defer' });
     try {
       const round1 = (await c.callToolOrInput('delete_file', { path: '/a' })) as McpInputRequired;
-      const before = runs;
+      const before = runs();
       const input = (requestState: string) => ({
         input: { requests: round1.inputRequests, responses: { q1: { action: 'accept', content: { confirm: true } } }, requestState },
       });
@@ -120,7 +132,7 @@ describe('E5: a handler asks once, in both eras', () => {
       expect(isAgtError(other) && other.message).toMatch(/Invalid or expired requestState/);
       const tampered = await c.callToolOrInput('delete_file', { path: '/a' }, input(`${round1.requestState}x`)).catch((e: unknown) => e);
       expect(isAgtError(tampered) && tampered.message).toMatch(/Invalid or expired requestState/);
-      expect(runs).toBe(before); // the handler never ran
+      expect(runs()).toBe(before); // the handler never ran
     } finally {
       await c.close();
     }
