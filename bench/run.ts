@@ -8,6 +8,7 @@ import { runCliBench } from './cli.bench.js';
 import { runContractBench } from './contract.bench.js';
 import { runErasBench } from './eras.bench.js';
 import { runHostileBench } from './hostile.bench.js';
+import { runKitBench } from './kit.bench.js';
 import { runHostsBench } from './hosts.bench.js';
 import { runPoolBench } from './pool.bench.js';
 import { runProbeBench } from './probe.bench.js';
@@ -28,6 +29,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   pool: runPoolBench,
   toolsearch: runToolSearchBench,
   eras: runErasBench,
+  kit: runKitBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

@@ -37,12 +37,18 @@ function requireClient(server: Server, feature: 'sampling' | 'elicitation'): voi
 }
 
 // The process owner serving stdio: the person who started the server (a uid when the system has no name for it).
-function processOwner(): string {
+// Read once: a process's owner does not change, and os.userInfo() reads the user database on every call.
+let owner: Caller | undefined;
+function processOwner(): Caller {
+  if (owner !== undefined) return owner;
+  let id: string;
   try {
-    return os.userInfo().username;
+    id = os.userInfo().username;
   } catch {
-    return `uid:${process.getuid?.() ?? 'unknown'}`;
+    id = `uid:${process.getuid?.() ?? 'unknown'}`;
   }
+  owner = Object.freeze({ id, via: 'process', scopes: Object.freeze([]) });
+  return owner;
 }
 
 /** How the server that runs a call is served (build): its era, and stdio or HTTP. */
@@ -55,8 +61,7 @@ export interface Serving {
 function callerOf(server: Server, extra: Extra, serving: Serving): Caller | undefined {
   if (extra.http?.authInfo !== undefined)
     return Object.freeze({ id: extra.http?.authInfo.clientId, via: 'auth', scopes: Object.freeze([...extra.http?.authInfo.scopes]) });
-  if (serving.via === 'stdio' || server.transport instanceof BoundedStdioServerTransport)
-    return Object.freeze({ id: processOwner(), via: 'process', scopes: Object.freeze([]) });
+  if (serving.via === 'stdio' || server.transport instanceof BoundedStdioServerTransport) return processOwner();
   return undefined;
 }
 

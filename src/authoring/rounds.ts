@@ -66,22 +66,24 @@ export class NeedsInput extends Error {
 /** The questions of one handler run: answers so far (from the state and the retry), and the next question's key. */
 export class Rounds {
   readonly #answers: Record<string, unknown>;
-  readonly #binding: Omit<KitState, 'r'>;
+  // What the state is bound to; the arguments' digest is taken only when a state is checked or sealed.
+  readonly #binding: () => Omit<KitState, 'r'>;
   #asked = 0;
 
-  private constructor(binding: Omit<KitState, 'r'>, answers: Record<string, unknown>) {
+  private constructor(binding: () => Omit<KitState, 'r'>, answers: Record<string, unknown>) {
     this.#binding = binding;
     this.#answers = answers;
   }
 
   /** The rounds of a call: its state checked against the tool, the arguments and the caller (refused before the handler runs). */
   static of(ctx: ServerContext, tool: string, args: unknown, caller: string | null): Rounds {
-    const binding = { t: tool, a: canonicalHash(args ?? {}), c: caller };
+    const binding = () => ({ t: tool, a: canonicalHash(args ?? {}), c: caller });
     const state = ctx.mcpReq.requestState<KitState>(); // verified (MAC, expiry) by the server's requestState hook
-    if (state !== undefined && (!isPlainObject(state) || state.t !== binding.t || state.a !== binding.a || state.c !== binding.c))
+    if (state !== undefined && !boundTo(state, binding()))
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
-    const retried = isPlainObject(ctx.mcpReq.inputResponses) ? ctx.mcpReq.inputResponses : {};
-    return new Rounds(binding, { ...(state !== undefined && isPlainObject(state.r) ? state.r : {}), ...retried });
+    const answered = state !== undefined && isPlainObject(state.r) ? state.r : {};
+    const retried = ctx.mcpReq.inputResponses;
+    return new Rounds(binding, isPlainObject(retried) ? { ...answered, ...retried } : { ...answered });
   }
 
   /** The answer to the handler's next question (`named`: its key), or NeedsInput (thrown) when the client has not answered it yet. */
@@ -101,7 +103,7 @@ export class Rounds {
 
   /** The `input_required` result of a round that ended on `question`, its state sealed (bounded, 64 KiB). */
   async result(question: NeedsInput, codec: RequestStateCodec<KitState>): Promise<InputRequiredResult> {
-    const requestState = await codec.mint({ ...this.#binding, r: this.#answers });
+    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers });
     if (Buffer.byteLength(requestState) > MAX_REQUEST_STATE_BYTES)
       throw new AgtError(
         'invalid_input',
@@ -109,6 +111,11 @@ export class Rounds {
       );
     return inputRequired({ inputRequests: { ...question.requests }, requestState });
   }
+}
+
+// A verified state is this call's: the same tool, arguments and caller.
+function boundTo(state: unknown, binding: Omit<KitState, 'r'>): boolean {
+  return isPlainObject(state) && state.t === binding.t && state.a === binding.a && state.c === binding.c;
 }
 
 export { inputRequired };
