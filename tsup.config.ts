@@ -29,7 +29,7 @@ export default defineConfig([
   // The agt bin and the fixture server of agt-mcp/testing (fixtureServer() starts
   // dist/fixture-server.js): programs, ESM only (top-level await), no types.
   {
-    entry: { cli: 'src/cli/main.ts', 'fixture-server': 'src/testing/fixture-server.ts' },
+    entry: { cli: 'src/cli/bin.ts', 'fixture-server': 'src/testing/fixture-server.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',

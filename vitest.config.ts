@@ -25,5 +25,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Most files wait on processes and sockets, not on the CPU: three files at once on two cores
+    // (vitest's default here is one). The soak and heap tests are test/soak/*.soak.ts: npm run test:soak.
+    maxWorkers: 3,
   },
 });

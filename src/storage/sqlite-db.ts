@@ -1,25 +1,15 @@
 /**
- * The SQLite file shared by SqliteStore, SqliteRunStore and SqliteAuditStore:
- * the driver (better-sqlite3 12.x, an optional peer imported on first use),
- * WAL mode, one schema for every agt table, and the error mapping.
+ * The SQLite file shared by SqliteStore, SqliteRunStore, SqliteAuditStore and
+ * SqliteTokenStore: the driver (sqlite-driver.ts: node:sqlite, better-sqlite3
+ * or bun:sqlite, loaded on first use), WAL mode, one schema for every agt
+ * table, IMMEDIATE transactions, and the error mapping.
  */
 import fs from 'node:fs';
 import { AgtError, isAgtError } from '../errors.js';
+import { type SqliteConnection, type SqliteDriver, sqliteCode, sqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
 
-// The few driver methods we use, declared here so that no driver type leaks.
-export interface SqliteStatement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-export interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-  pragma(sql: string, options?: { simple: boolean }): unknown;
-  exec(sql: string): unknown;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): { immediate(...args: A): R };
-  close(): unknown;
-}
-type SqliteConstructor = new (file: string, options?: { timeout?: number; readonly?: boolean; fileMustExist?: boolean }) => SqliteDatabase;
+/** The open database the stores query. */
+export type SqliteDatabase = SqliteConnection;
 
 /** Options of the SQLite adapters. */
 export interface SqliteOptions {
@@ -27,6 +17,13 @@ export interface SqliteOptions {
   path: string;
   /** How long to wait for another process's write lock. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * The SQLite driver: `node:sqlite` (Node ≥ 22.13, built in), `better-sqlite3`
+   * (the optional peer, 12.x), `bun:sqlite` (Bun), or a {@link SqliteDriver} of
+   * your own. Default: the runtime's own SQLite, else better-sqlite3. Every
+   * driver reads and writes the same file format.
+   */
+  driver?: SqliteDriverName | SqliteDriver;
 }
 
 /** The schema version the adapters write (`PRAGMA user_version`): 2 adds runs and audit (the tokens table is additive: older readers ignore it). */
@@ -72,19 +69,6 @@ CREATE TABLE IF NOT EXISTS agt_tokens (
 ) WITHOUT ROWID;
 `;
 
-async function loadDriver(who: string): Promise<SqliteConstructor> {
-  try {
-    const mod = (await import('better-sqlite3')) as unknown as { default?: SqliteConstructor };
-    return (mod.default ?? mod) as SqliteConstructor;
-  } catch (cause) {
-    throw new AgtError(
-      'store_unavailable',
-      `${who} needs the optional peer dependency better-sqlite3 (12.x): run "npm install better-sqlite3@12"`,
-      { cause },
-    );
-  }
-}
-
 // A file we may only read (permissions): opened read-only, so reads work and writes say why they cannot.
 function readOnly(file: string): boolean {
   try {
@@ -101,7 +85,7 @@ function readOnly(file: string): boolean {
 
 // Refuses a file this version must not touch: a newer schema, or another application's database.
 function checkFile(db: SqliteDatabase, file: string): void {
-  const version = Number(db.pragma('user_version', { simple: true }));
+  const version = Number((db.prepare('PRAGMA user_version').get() as { user_version?: unknown } | undefined)?.user_version ?? 0);
   const tables = (
     db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]
   ).map((t) => t.name);
@@ -128,21 +112,18 @@ function checkFile(db: SqliteDatabase, file: string): void {
 
 /** Opens the file: checks it is ours and not newer, then WAL, the schema, the version (read-only files: only the checks). */
 export async function openSqlite(options: SqliteOptions, who: string): Promise<SqliteDatabase> {
-  const Driver = await loadDriver(who);
+  const driver = await sqliteDriver(options.driver, who);
   const exists = fs.existsSync(options.path);
   const readonly = exists && readOnly(options.path);
   return guard(() => {
-    const db = new Driver(options.path, {
-      timeout: options.busyTimeoutMs ?? 5000,
-      ...(readonly ? { readonly: true, fileMustExist: true } : {}),
-    });
+    const db = driver.open(options.path, { readonly, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
     try {
       if (exists) checkFile(db, options.path);
       if (readonly) return db;
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = NORMAL');
       db.exec(SCHEMA);
-      db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+      db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
       return db;
     } catch (error) {
       db.close();
@@ -165,6 +146,27 @@ export function parseStored(text: unknown, what: string): unknown {
   }
 }
 
+/**
+ * Runs `fn` in one IMMEDIATE transaction (the write lock taken at BEGIN, so a
+ * compare-and-set never loses to another process): committed when it returns,
+ * rolled back when it throws.
+ */
+export function immediate<T>(db: SqliteDatabase, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // no transaction left to roll back (a failed COMMIT may have ended it)
+    }
+    throw error;
+  }
+}
+
 // Driver errors (locked beyond the timeout, unreadable file, disk full) become
 // store_unavailable; our own AgtErrors (revision_conflict) pass through.
 /** Runs a driver call, mapping its failures to store_unavailable. */
@@ -173,7 +175,7 @@ export function guard<T>(fn: () => T): T {
     return fn();
   } catch (error) {
     if (isAgtError(error)) throw error;
-    const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'unknown';
+    const code = sqliteCode(error);
     const why =
       code === 'SQLITE_READONLY'
         ? 'the file is read-only for this user; nothing was written'
@@ -210,8 +212,8 @@ export class SqliteHandle {
     // may only read it can open it (a WAL file needs a writable directory even to be read).
     // With others still connected this fails at once (busy_timeout 0) and WAL stays.
     try {
-      open.pragma('busy_timeout = 0');
-      open.pragma('journal_mode = DELETE');
+      open.exec('PRAGMA busy_timeout = 0');
+      open.exec('PRAGMA journal_mode = DELETE');
     } catch {
       // read-only, or not the last connection
     }

@@ -7,7 +7,7 @@ import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { checkExpectedRevision } from '../resources/conflict.js';
 import { checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
-import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
+import { guard, immediate, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface RunRow {
   run_id: string;
@@ -64,36 +64,38 @@ export class SqliteRunStore implements RunStore {
     const db = await this.#handle.open();
     const state = JSON.stringify(run.state);
     const now = new Date().toISOString();
-    const write = db.transaction((): RunRow => {
-      const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(run.runId) as { revision: number } | undefined;
-      checkExpectedRevision({ runId: run.runId }, expected, current?.revision ?? null);
-      if (current === undefined) {
-        db.prepare(
-          'INSERT INTO agt_runs (run_id, agent, revision, format, state, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?)',
-        ).run(run.runId, run.agent, run.state.version, state, now, now);
-      } else {
-        db.prepare('UPDATE agt_runs SET agent = ?, revision = revision + 1, format = ?, state = ?, updated_at = ? WHERE run_id = ?').run(
-          run.agent,
-          run.state.version,
-          state,
-          now,
-          run.runId,
-        );
-      }
-      return db.prepare('SELECT * FROM agt_runs WHERE run_id = ?').get(run.runId) as RunRow;
-    });
-    return toRun(guard(() => write.immediate()));
+    const write = () =>
+      immediate(db, (): RunRow => {
+        const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(run.runId) as { revision: number } | undefined;
+        checkExpectedRevision({ runId: run.runId }, expected, current?.revision ?? null);
+        if (current === undefined) {
+          db.prepare(
+            'INSERT INTO agt_runs (run_id, agent, revision, format, state, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?)',
+          ).run(run.runId, run.agent, run.state.version, state, now, now);
+        } else {
+          db.prepare('UPDATE agt_runs SET agent = ?, revision = revision + 1, format = ?, state = ?, updated_at = ? WHERE run_id = ?').run(
+            run.agent,
+            run.state.version,
+            state,
+            now,
+            run.runId,
+          );
+        }
+        return db.prepare('SELECT * FROM agt_runs WHERE run_id = ?').get(run.runId) as RunRow;
+      });
+    return toRun(guard(write));
   }
 
   /** {@inheritDoc RunStore.delete} */
   async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
     const db = await this.#handle.open();
-    const remove = db.transaction((): boolean => {
-      const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(runId) as { revision: number } | undefined;
-      checkExpectedRevision({ runId }, options.expectedRevision, current?.revision ?? null);
-      return db.prepare('DELETE FROM agt_runs WHERE run_id = ?').run(runId).changes > 0;
-    });
-    return guard(() => remove.immediate());
+    const remove = () =>
+      immediate(db, (): boolean => {
+        const current = db.prepare('SELECT revision FROM agt_runs WHERE run_id = ?').get(runId) as { revision: number } | undefined;
+        checkExpectedRevision({ runId }, options.expectedRevision, current?.revision ?? null);
+        return db.prepare('DELETE FROM agt_runs WHERE run_id = ?').run(runId).changes > 0;
+      });
+    return guard(remove);
   }
 
   /** {@inheritDoc RunStore.close} */

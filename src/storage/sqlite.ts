@@ -1,6 +1,7 @@
 /**
- * SqliteStore: a ResourceStore in one SQLite file (`agt-mcp/sqlite`), on
- * better-sqlite3 12.x, an optional peer dependency imported on first use.
+ * SqliteStore: a ResourceStore in one SQLite file (`agt-mcp/sqlite`), on the
+ * runtime's own SQLite (node:sqlite, bun:sqlite) or better-sqlite3 12.x, the
+ * optional peer (sqlite-driver.ts), loaded on first use.
  *
  * WAL mode; every compare-and-set is one IMMEDIATE transaction, so several
  * processes can share one file safely (they wait on each other up to
@@ -9,7 +10,7 @@
 import { checkExpectedRevision, expectedRevisionOf } from '../resources/conflict.js';
 import type { ResourceStore, ResourceWrite } from '../resources/store.js';
 import type { ResourceKind, ResourceRecord } from '../resources/types.js';
-import { guard, parseStored, type SqliteDatabase, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
+import { guard, immediate, parseStored, type SqliteDatabase, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface Row {
   kind: ResourceKind;
@@ -67,37 +68,39 @@ export class SqliteStore implements ResourceStore {
     const data = JSON.stringify(record.data);
     const now = new Date().toISOString();
     const { kind, reference } = record;
-    const write = db.transaction((): Row => {
-      const current = db.prepare('SELECT revision FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as
-        { revision: number } | undefined;
-      const currentRevision = current?.revision ?? null;
-      checkExpectedRevision({ kind, reference }, expected, currentRevision);
-      if (currentRevision === null) {
-        db.prepare(
-          'INSERT INTO agt_resources (kind, reference, category, revision, data, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)',
-        ).run(kind, reference, reference.split('/')[0], data, now, now);
-      } else {
-        db.prepare(
-          'UPDATE agt_resources SET revision = revision + 1, data = ?, updated_at = ? WHERE kind = ? AND reference = ? AND revision = ?',
-        ).run(data, now, kind, reference, currentRevision);
-      }
-      return db.prepare('SELECT * FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as Row;
-    });
-    return toRecord(guard(() => write.immediate()));
+    const write = () =>
+      immediate(db, (): Row => {
+        const current = db.prepare('SELECT revision FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as
+          { revision: number } | undefined;
+        const currentRevision = current?.revision ?? null;
+        checkExpectedRevision({ kind, reference }, expected, currentRevision);
+        if (currentRevision === null) {
+          db.prepare(
+            'INSERT INTO agt_resources (kind, reference, category, revision, data, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)',
+          ).run(kind, reference, reference.split('/')[0], data, now, now);
+        } else {
+          db.prepare(
+            'UPDATE agt_resources SET revision = revision + 1, data = ?, updated_at = ? WHERE kind = ? AND reference = ? AND revision = ?',
+          ).run(data, now, kind, reference, currentRevision);
+        }
+        return db.prepare('SELECT * FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as Row;
+      });
+    return toRecord(guard(write));
   }
 
   /** {@inheritDoc ResourceStore.delete} */
   async delete(kind: ResourceKind, reference: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
     const db = await this.#open();
-    const remove = db.transaction((): boolean => {
-      const current = db.prepare('SELECT revision FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as
-        { revision: number } | undefined;
-      checkExpectedRevision({ kind, reference }, options.expectedRevision, current?.revision ?? null);
-      if (current === undefined) return false;
-      db.prepare('DELETE FROM agt_resources WHERE kind = ? AND reference = ?').run(kind, reference);
-      return true;
-    });
-    return guard(() => remove.immediate());
+    const remove = () =>
+      immediate(db, (): boolean => {
+        const current = db.prepare('SELECT revision FROM agt_resources WHERE kind = ? AND reference = ?').get(kind, reference) as
+          { revision: number } | undefined;
+        checkExpectedRevision({ kind, reference }, options.expectedRevision, current?.revision ?? null);
+        if (current === undefined) return false;
+        db.prepare('DELETE FROM agt_resources WHERE kind = ? AND reference = ?').run(kind, reference);
+        return true;
+      });
+    return guard(remove);
   }
 
   /** {@inheritDoc ResourceStore.close} */
@@ -142,6 +145,8 @@ function toListedRecord(row: Row): ResourceRecord {
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-db.js';
 export type { SqliteOptions } from './sqlite-db.js';
+export { sqliteDriver } from './sqlite-driver.js';
+export type { SqliteConnection, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver.js';
 export { SqliteAuditStore, SqliteRunStore } from './sqlite-runs.js';
 export { SqliteTokenStore } from './sqlite-tokens.js';
 export type { SqliteTokenStoreOptions } from './sqlite-tokens.js';

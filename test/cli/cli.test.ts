@@ -1,11 +1,9 @@
 /** The real `agt` bin in child processes against a temporary SQLite store (R2, P1, P2, A3, A6, A7). */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PYTHON_SERVER, REPO_ROOT, tempDir } from '../support/index.js';
+import { PYTHON_SERVER, REPO_ROOT, runAgt, tempDir } from '../support/index.js';
 
-const BIN = path.join(REPO_ROOT, 'dist', 'cli.js');
 let tmp: ReturnType<typeof tempDir>;
 let db: string;
 beforeEach(() => {
@@ -14,17 +12,9 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
+// In this process unless the test needs one (test/support/cli.ts).
 function agt(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args, '--store', db],
-      { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
+  return runAgt(args, { home: tmp.dir, db });
 }
 
 const py = ['--command', 'python3', '--arg', PYTHON_SERVER, '--cwd', REPO_ROOT];

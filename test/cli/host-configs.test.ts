@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURES, PYTHON_SERVER, REPO_ROOT, tempDir } from '../support/index.js';
+import { FIXTURES, PYTHON_SERVER, REPO_ROOT, runAgt, tempDir } from '../support/index.js';
 
 const BIN = path.join(REPO_ROOT, 'dist', 'cli.js');
 const HOSTS = path.join(FIXTURES, 'hosts');
@@ -25,18 +25,9 @@ interface Ran {
   stderr: string;
 }
 
-// `--store` goes first: what follows `--` belongs to the server's command.
+// In this process unless the test needs one (test/support/cli.ts).
 function agt(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, '--store', db, ...args],
-      { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir, ...env } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
+  return runAgt(args, { home: tmp.dir, db, env });
 }
 
 // `agt` on a pseudo-terminal (test/fixtures/pty_run.py), typing each answer once its prompt shows.

@@ -5,10 +5,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { REPO_ROOT, tempDir } from '../support/index.js';
+import { pragma, rawSqlite, REPO_ROOT, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-crash-');
 afterAll(() => tmp.cleanup());
@@ -32,9 +31,9 @@ function killAfter(child: ChildProcess, acks: number): Promise<number[]> {
 }
 
 function intact(file: string): string {
-  const db = new Database(file, { readonly: true });
+  const db = rawSqlite(file, { readonly: true });
   try {
-    return String(db.pragma('integrity_check', { simple: true }));
+    return String(pragma(db, 'integrity_check'));
   } finally {
     db.close();
   }

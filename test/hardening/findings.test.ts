@@ -7,11 +7,22 @@
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { McpProber } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { failure, FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
+import {
+  failure,
+  FIXTURES,
+  livingWithMarker,
+  marker,
+  pragma,
+  PYTHON_SERVER,
+  pythonConfig,
+  rawSqlite,
+  REPO_ROOT,
+  tempDir,
+  waitFor,
+} from '../support/index.js';
 
 const tmp = tempDir('agt-findings-');
 afterAll(() => tmp.cleanup());
@@ -46,8 +57,8 @@ describe('issue 15', () => {
 
   it("R2 (item 3): a SQLite file of a newer schema is store_unavailable naming the version; another application's file is refused; an empty file is used", async () => {
     const newer = path.join(tmp.dir, 'newer.db');
-    const raw = new Database(newer);
-    raw.pragma('user_version = 7');
+    const raw = rawSqlite(newer);
+    raw.exec('PRAGMA user_version = 7');
     raw.exec('CREATE TABLE agt_resources (x TEXT)');
     raw.close();
     expect(await failure(new SqliteStore({ path: newer }).get('mcp', 'a/b'))).toMatchObject({
@@ -55,17 +66,17 @@ describe('issue 15', () => {
       message: expect.stringMatching(/schema version 7.*knows 2/),
       details: { reason: 'newer_schema', schemaVersion: 7 },
     });
-    expect(new Database(newer).pragma('user_version', { simple: true })).toBe(7); // untouched
+    expect(pragma(rawSqlite(newer), 'user_version')).toBe(7); // untouched
     const foreign = path.join(tmp.dir, 'foreign.db');
-    const other = new Database(foreign);
+    const other = rawSqlite(foreign);
     other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
     other.close();
     expect(await failure(new SqliteStore({ path: foreign }).list('mcp'))).toMatchObject({
       code: 'store_unavailable',
       details: { reason: 'foreign_database', tables: ['invoices'] },
     });
-    const tables = new Database(foreign).prepare("SELECT name FROM sqlite_master WHERE type='table'").all();
-    expect(tables).toEqual([{ name: 'invoices' }]); // no agt table was created
+    const tables = rawSqlite(foreign).prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
+    expect(tables.map((t) => t.name)).toEqual(['invoices']); // no agt table was created
     const empty = path.join(tmp.dir, 'empty.db');
     fs.writeFileSync(empty, '');
     const store = new SqliteStore({ path: empty });

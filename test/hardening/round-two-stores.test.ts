@@ -4,19 +4,18 @@
  * Python servers, the real bin.
  */
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NativeRun, policies, ResourceService, StoreAuditSink, toolAlias } from '../../src/index.js';
 import type { AuditEvent } from '../../src/index.js';
 import { SqliteAuditStore, SqliteRunStore, SqliteStore } from '../../src/storage/sqlite.js';
-import { failure, pythonConfig, runAgt, setup, tempDir } from '../support/index.js';
+import { failure, pythonConfig, rawSqlite, runAgt, setup, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-stores-');
 afterAll(() => tmp.cleanup());
 let n = 0;
 const file = () => path.join(tmp.dir, `s-${n++}.db`);
 const sql = (db: string, statement: string, ...params: unknown[]) => {
-  const raw = new Database(db);
+  const raw = rawSqlite(db);
   try {
     raw.prepare(statement).run(...params);
   } finally {

@@ -4,26 +4,20 @@
  * the stderr tail, unless --show-secrets asks (R7, P2). A redacted document
  * written back keeps its secrets.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AuditEvent, connectMcp, McpProber, MemoryStore, NativeRun, policies, ResourceService } from '../../src/index.js';
-import { failure, FIXTURES, PYTHON_SERVER, REPO_ROOT, tempDir } from '../support/index.js';
+import { failure, FIXTURES, PYTHON_SERVER, runAgt, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-secrets-');
 afterAll(() => tmp.cleanup());
 let n = 0;
 
-function agt(db: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(REPO_ROOT, 'dist', 'cli.js'), ...args, '--store', db],
-      { cwd: tmp.dir, env: { ...process.env, AGT_HOME: tmp.dir } },
-      (_e, stdout, stderr) => resolve(`${stdout}\n${stderr}`),
-    );
-  });
+// In this process (test/support/cli.ts): a secret must not reach what a command prints, wherever it runs.
+async function agt(db: string, ...args: string[]): Promise<string> {
+  const { stdout, stderr } = await runAgt(args, { home: tmp.dir, db });
+  return `${stdout}\n${stderr}`;
 }
 
 // Secrets as users have them: API keys and tokens (letters, digits, -, _, ., /, +, =).

@@ -186,7 +186,7 @@ describe('package exports', () => {
       'PostgresTokenStore',
       'migrationSql',
     ],
-    'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore', 'SqliteTokenStore'],
+    'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore', 'SqliteTokenStore', 'sqliteDriver'],
     'agt-mcp/testing': [
       'ScriptedModel',
       'auditStoreConformanceSuite',
@@ -432,7 +432,15 @@ describe('package exports', () => {
     ],
     'agt-mcp/otel': ['OtelAuditSinkOptions'],
     'agt-mcp/postgres': ['PgClientLike', 'PgOptions', 'PgPoolLike', 'PostgresStoreOptions', 'PostgresTokenStoreOptions'],
-    'agt-mcp/sqlite': ['SqliteOptions', 'SqliteStoreOptions', 'SqliteTokenStoreOptions'],
+    'agt-mcp/sqlite': [
+      'SqliteConnection',
+      'SqliteDriver',
+      'SqliteDriverName',
+      'SqliteOptions',
+      'SqliteStatement',
+      'SqliteStoreOptions',
+      'SqliteTokenStoreOptions',
+    ],
     'agt-mcp/testing': ['RunStoreConformanceOptions', 'ScriptedInput', 'ScriptedStep', 'StoreConformanceOptions', 'TestFunction'],
   };
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isAgtError } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { tempDir } from '../support/index.js';
+import { pragma, rawSqlite, tempDir } from '../support/index.js';
 
 describe('SqliteStore specifics', () => {
   let tmp: ReturnType<typeof tempDir>;
@@ -18,10 +18,9 @@ describe('SqliteStore specifics', () => {
     const file = path.join(tmp.dir, 'wal.db');
     const store = new SqliteStore({ path: file });
     await store.put({ kind: 'mcp', reference: 'a/b', data: { x: 1 } }, { expectedRevision: null });
-    const Database = (await import('better-sqlite3')).default;
-    const raw = new Database(file, { readonly: true });
-    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(2);
+    const raw = rawSqlite(file, { readonly: true });
+    expect(pragma(raw, 'journal_mode')).toBe('wal');
+    expect(pragma(raw, 'user_version')).toBe(2);
     raw.close();
     await store.close();
   });
@@ -32,24 +31,23 @@ describe('SqliteStore specifics', () => {
     const store = new SqliteStore({ path: file });
     await store.migrate();
     await store.migrate();
-    const Database = (await import('better-sqlite3')).default;
-    const raw = new Database(file, { readonly: true });
+    const raw = rawSqlite(file, { readonly: true });
     const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
       (t) => t.name,
     );
     expect(tables).toContain('agt_resources');
-    expect(raw.pragma('user_version', { simple: true })).toBe(2);
+    expect(pragma(raw, 'user_version')).toBe(2);
     raw.close();
     await store.close();
   });
 
-  it('a missing better-sqlite3 gives store_unavailable with the install hint', async () => {
+  it('a missing better-sqlite3, asked for by name, gives store_unavailable with the install hint', async () => {
     vi.doMock('better-sqlite3', () => {
       throw new Error("Cannot find module 'better-sqlite3'");
     });
     vi.resetModules();
     const { SqliteStore: Fresh } = await import('../../src/storage/sqlite.js');
-    const error = await new Fresh({ path: '/tmp/never.db' }).get('mcp', 'a/b').catch((e: unknown) => e);
+    const error = await new Fresh({ path: '/tmp/never.db', driver: 'better-sqlite3' }).get('mcp', 'a/b').catch((e: unknown) => e);
     expect(isAgtError(error) && error.code).toBe('store_unavailable');
     expect((error as Error).message).toMatch(/npm install better-sqlite3@12/);
   });
