@@ -208,7 +208,7 @@ export interface ContractOptions extends ConnectOptions {
 /**
  * Runs the cases against the running server (a connection per era, real
  * transport) and reports each outcome, per era; an era the server does not
- * speak is reported unavailable.
+ * speak is reported unavailable (protocol_mismatch when it speaks none of them).
  */
 export async function runContract(
   target: McpDocument | McpServerConfig,
@@ -237,6 +237,9 @@ export async function runContract(
     const passed = results.filter((r) => r.passed).length;
     eras.push({ era, protocolVersion: connection.protocolVersion, passed, failed: results.length - passed, results });
   }
+  // No era spoken: nothing ran, and a contract that ran nothing must not read as passed.
+  if (eras.every((e) => e.unavailable !== undefined))
+    throw new AgtError('protocol_mismatch', eras.map((e) => e.unavailable).join('; '), { details: { offered: [] } });
   const durationMs = performance.now() - started;
   const results = eras.flatMap((e) => e.results);
   const passed = results.filter((r) => r.passed).length;

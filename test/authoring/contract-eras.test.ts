@@ -71,6 +71,11 @@ describe('C3: contracts in both eras', () => {
     ]);
     expect([report.passed, report.failed]).toEqual([1, 0]);
     expect((await runContract(python, cases, { eras: ['legacy'] })).eras.map((e) => e.era)).toEqual(['legacy']);
+    // Nothing ran in any era: an error, never a vacuous pass.
+    await expect(runContract(python, cases, { eras: ['modern'] })).rejects.toMatchObject({
+      code: 'protocol_mismatch',
+      message: 'the server does not speak MCP 2026-07-28; it offers the 2025 era',
+    });
     const pinned = await runContract(
       { url: await kitService(), protocol: '2026-07-28' },
       cases.map((c) => ({ ...c, tool: 'add', args: { a: 1, b: 1 } })),
