@@ -155,6 +155,31 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     expect(done.results.map(text)).toEqual(['Ada is 36']);
   });
 
+  it("E4: sampling and roots deferred too: both wait in one round, the host's draft and roots go back in one retry", async () => {
+    const run = await start({ sampling: 'defer', roots: 'defer' });
+    const out = await call(run, 'b1', 'think');
+    expect(out.results).toEqual([]);
+    expect(out.pending?.[0]).toMatchObject({
+      waitingFor: 'input',
+      round: 1,
+      requests: { draft: { method: 'sampling/createMessage' }, roots: { method: 'roots/list' } },
+    });
+    // A sampling answer must be a sampling result; nothing is sent while it is not.
+    await expect(run.decide('b1', { c1: { answers: { draft: 'a title', roots: [{ uri: 'file:///srv' }] } } })).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { key: 'draft' },
+    });
+    const done = await run.decide('b1', {
+      c1: {
+        answers: {
+          draft: { role: 'assistant', content: { type: 'text', text: 'Quarterly report' }, model: 'host-model' },
+          roots: [{ uri: 'file:///srv/reports', name: 'reports' }],
+        },
+      },
+    });
+    expect(done.results.map((r) => [r.status, text(r)])).toEqual([['ok', 'Quarterly report in file:///srv/reports']]);
+  });
+
   it('E4: a server that asks forever ends the call as input_rounds_exceeded', async () => {
     const run = await start();
     let out = await call(run, 'b1', 'nag');
