@@ -15,6 +15,7 @@ import {
   type AuditEvent,
   isAgtError,
   MemoryRunStore,
+  McpPool,
   MemoryStore,
   NativeRun,
   type NativeRunOptions,
@@ -178,6 +179,26 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
       },
     });
     expect(done.results.map((r) => [r.status, text(r)])).toEqual([['ok', 'Quarterly report in file:///srv/reports']]);
+  });
+
+  it('E4: through an McpPool, a run that defers and a run that answers the same question each get their own way', async () => {
+    const service = await registry();
+    await using pool = new McpPool({ service });
+    const deferring = await start({ pool, scope: 'q' }, service);
+    const answering = await start(
+      { pool, scope: 'q', elicitation: async () => ({ action: 'accept', content: { confirm: true } }) },
+      service,
+    );
+    const waiting = await call(deferring, 'b1', 'ask', { what: 'ship' });
+    expect(waiting.pending?.[0]).toMatchObject({ waitingFor: 'input', requests: { confirm: { method: 'elicitation/create' } } });
+    const inline = await call(answering, 'b1', 'ask', { what: 'deploy' });
+    expect(inline.results.map(text)).toEqual(['deploy: confirmed (modern)']);
+    const done = await deferring.decide('b1', { c1: { answers: { confirm: { confirm: false } } } });
+    expect(done.results.map(text)).toEqual(['ship: not confirmed (modern)']);
+    // Two connections: the pool's key keeps a connection whose questions come back to the host apart from one that answers them.
+    expect(pool.stats().connections).toBe(2);
+    await deferring.close(); // before the pool goes: a pool closed under live leases waits for them
+    await answering.close();
   });
 
   it('E4: a server that asks forever ends the call as input_rounds_exceeded', async () => {
