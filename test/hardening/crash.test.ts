@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { pragma, rawSqlite, REPO_ROOT, tempDir } from '../support/index.js';
+import { REPO_ROOT, tempDir } from '../support/index.js';
+import { pragma, rawSqlite } from '../support/sqlite.js';
 
 const tmp = tempDir('agt-crash-');
 afterAll(() => tmp.cleanup());

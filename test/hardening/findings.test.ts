@@ -10,19 +10,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { McpProber } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import {
-  failure,
-  FIXTURES,
-  livingWithMarker,
-  marker,
-  pragma,
-  PYTHON_SERVER,
-  pythonConfig,
-  rawSqlite,
-  REPO_ROOT,
-  tempDir,
-  waitFor,
-} from '../support/index.js';
+import { failure, FIXTURES, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
+import { pragma, rawSqlite } from '../support/sqlite.js';
 
 const tmp = tempDir('agt-findings-');
 afterAll(() => tmp.cleanup());
@@ -66,7 +55,9 @@ describe('issue 15', () => {
       message: expect.stringMatching(/schema version 7.*knows 2/),
       details: { reason: 'newer_schema', schemaVersion: 7 },
     });
-    expect(pragma(rawSqlite(newer), 'user_version')).toBe(7); // untouched
+    const reread = rawSqlite(newer, { readonly: true });
+    expect(pragma(reread, 'user_version')).toBe(7); // untouched
+    reread.close();
     const foreign = path.join(tmp.dir, 'foreign.db');
     const other = rawSqlite(foreign);
     other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
@@ -75,7 +66,9 @@ describe('issue 15', () => {
       code: 'store_unavailable',
       details: { reason: 'foreign_database', tables: ['invoices'] },
     });
-    const tables = rawSqlite(foreign).prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
+    const listed = rawSqlite(foreign, { readonly: true });
+    const tables = listed.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[];
+    listed.close();
     expect(tables.map((t) => t.name)).toEqual(['invoices']); // no agt table was created
     const empty = path.join(tmp.dir, 'empty.db');
     fs.writeFileSync(empty, '');

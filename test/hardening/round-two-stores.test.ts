@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NativeRun, policies, ResourceService, StoreAuditSink, toolAlias } from '../../src/index.js';
 import type { AuditEvent } from '../../src/index.js';
 import { SqliteAuditStore, SqliteRunStore, SqliteStore } from '../../src/storage/sqlite.js';
-import { failure, pythonConfig, rawSqlite, runAgt, setup, tempDir } from '../support/index.js';
+import { failure, pythonConfig, runAgt, setup, tempDir } from '../support/index.js';
+import { rawSqlite } from '../support/sqlite.js';
 
 const tmp = tempDir('agt-stores-');
 afterAll(() => tmp.cleanup());

@@ -18,7 +18,8 @@ import {
   storeConformanceSuite,
   tokenStoreConformanceSuite,
 } from '../../src/testing/index.js';
-import { availableDrivers, pragma, rawDriver, rawSqlite, tempDir } from '../support/index.js';
+import { tempDir } from '../support/index.js';
+import { availableDrivers, pragma, rawDriver, rawSqlite } from '../support/sqlite.js';
 
 const tmp = tempDir('agt-drivers-');
 afterAll(() => tmp.cleanup());

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isAgtError } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { pragma, rawSqlite, tempDir } from '../support/index.js';
+import { tempDir } from '../support/index.js';
+import { pragma, rawSqlite } from '../support/sqlite.js';
 
 describe('SqliteStore specifics', () => {
   let tmp: ReturnType<typeof tempDir>;

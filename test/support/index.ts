@@ -3,4 +3,3 @@ export * from './paths.js';
 export * from './servers.js';
 export * from './runs.js';
 export * from './cli.js';
-export * from './sqlite.js';

@@ -1,5 +1,6 @@
 /**
- * Raw SQLite for tests that inspect, corrupt or hand-write store files,
+ * Raw SQLite for tests that inspect, corrupt or hand-write store files (imported
+ * by those tests alone: it loads every driver it can, once per test file),
  * through the driver the stores use in this runtime (node:sqlite on Node
  * 24, better-sqlite3 on Node 20), so no test depends on one native module.
  */
