@@ -11,7 +11,7 @@ import { defined } from '../json.js';
 import type { NormalisedStdioConfig } from '../resources/mcp-config.js';
 import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } from '../resources/secrets.js';
 import type { VariableSources } from '../resources/variables.js';
-import { eraMismatch, MODERN_PROTOCOL_VERSION, type priorOf } from './era.js';
+import { eraMismatch, isEraFailure, MODERN_PROTOCOL_VERSION, type priorOf } from './era.js';
 import { toLaunchSpec } from './launch.js';
 import { oversizedAnswer } from './oversized.js';
 import { hostDefaultEnvironment } from './platform/index.js';
@@ -67,10 +67,21 @@ export async function connectStdio(
     const exitedOnProbe =
       prior === undefined && transport.exit !== undefined && transport.firstMethod === 'server/discover' && transport.received === 0;
     // Classify before closing: the kill that close() sends must not read as an early exit.
-    let mapped = isAgtError(error) ? withStderr(error, transport) : handshakeError(error, transport, timeouts, config.command);
+    // A pinned probe the server never answered (a slow start) is a timeout, not a server that lacks the era.
+    const pinnedSilent =
+      config.protocol === MODERN_PROTOCOL_VERSION &&
+      (isRequestTimeout(error) || isEraFailure(error)) &&
+      transport.received === 0 &&
+      transport.exit === undefined &&
+      transport.fatal === undefined;
+    let mapped = pinnedSilent
+      ? handshakeError(timedOut(timeouts.handshakeMs), transport, timeouts, config.command, 'server/discover')
+      : isAgtError(error)
+        ? withStderr(error, transport)
+        : handshakeError(error, transport, timeouts, config.command);
     await transport.close();
     await new Promise((resolve) => setImmediate(resolve)); // the SDK settles connect once the transport closed
-    mapped = eraMismatch(connectError ?? error, config.protocol) ?? mapped;
+    if (!pinnedSilent) mapped = eraMismatch(connectError ?? error, config.protocol, transport.firstError) ?? mapped;
     if (exitedOnProbe && config.protocol !== MODERN_PROTOCOL_VERSION) return EXITED_ON_PROBE;
     throw maskError(mapped, masker.text);
   } finally {
@@ -82,11 +93,16 @@ export async function connectStdio(
   return { client, transport, stdio: transport, timings: { spawnMs: transport.spawnMs, initializeMs }, warnings };
 }
 
+// The SDK's request timeout for a handshake of `ms`.
+function timedOut(ms: number): SdkError {
+  return new SdkError(SdkErrorCode.RequestTimeout, `handshake timed out after ${ms} ms`);
+}
+
 // Rejects like the SDK's request timeout once `ms` have passed; cleared when the handshake settles.
 function handshakeDeadline(ms: number): { expired: Promise<never>; clear(): void } {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new SdkError(SdkErrorCode.RequestTimeout, `handshake timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(timedOut(ms)), ms);
   });
   expired.catch(() => undefined); // raced; never unhandled
   return { expired, clear: () => clearTimeout(timer) };
@@ -109,7 +125,13 @@ function stdioFailure(transport: ProcessGroupStdioTransport, timeouts: Timeouts)
 // Package runners download before the server starts: the first start of a package takes long.
 const RUNNERS = new Set(['npx', 'uvx', 'bunx', 'pnpm', 'yarn', 'pipx', 'docker', 'uv']);
 
-function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, timeouts: Timeouts, command: string): AgtError {
+function handshakeError(
+  error: unknown,
+  transport: ProcessGroupStdioTransport,
+  timeouts: Timeouts,
+  command: string,
+  phase: 'initialize' | 'server/discover' = 'initialize',
+): AgtError {
   if (transport.fatal !== undefined || transport.exit !== undefined) return withStderr(stdioFailure(transport, timeouts), transport);
   const timedOut = isRequestTimeout(error);
   if (timedOut && transport.garbageLines > 0) {
@@ -130,8 +152,8 @@ function handshakeError(error: unknown, transport: ProcessGroupStdioTransport, t
       ? `; ${runner} may still be downloading the package on a cold start: give it more time (agt mcp probe --timeout 60000, or "handshakeTimeoutMs" in the config)`
       : '';
     return withStderr(
-      new AgtError('handshake_timeout', `the server did not answer initialize within ${timeouts.handshakeMs} ms${hint}`, {
-        details: { phase: 'initialize', timeoutMs: timeouts.handshakeMs },
+      new AgtError('handshake_timeout', `the server did not answer ${phase} within ${timeouts.handshakeMs} ms${hint}`, {
+        details: { phase, timeoutMs: timeouts.handshakeMs },
       }),
       transport,
     );

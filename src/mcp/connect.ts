@@ -14,7 +14,7 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import { installHandlers, registryValidator } from './client-handlers.js';
 import { connectStdio, EXITED_ON_PROBE } from './connect-stdio.js';
 import { type McpConnection, openConnection } from './connection.js';
-import { type EraVerdict, priorOf, versionNegotiation } from './era.js';
+import { type EraVerdict, MODERN_PROTOCOL_VERSION, priorOf, versionNegotiation } from './era.js';
 import { listenForChanges } from './listen.js';
 import { NotificationHub } from './notifications.js';
 import { basicToken, connectRemote } from './remote.js';
@@ -104,7 +104,9 @@ async function connectWith(
   const choice = config.protocol;
   const prior = priorOf(options.verdict, choice);
   // On stdio a silent probe means a legacy server: the probe gets half the handshake, initialize the rest.
-  const probeMs = 'command' in config ? Math.max(1, Math.ceil(timeouts.handshakeMs / 2)) : timeouts.handshakeMs;
+  // A pin has no initialize after it: its probe gets the whole handshake (a slow start is a timeout, never a mismatch).
+  const probeMs =
+    'command' in config && choice !== MODERN_PROTOCOL_VERSION ? Math.max(1, Math.ceil(timeouts.handshakeMs / 2)) : timeouts.handshakeMs;
   const newClient = (era = choice) => {
     const client = new Client(CLIENT_INFO, {
       capabilities: declared,

@@ -61,14 +61,20 @@ export function isEraFailure(error: unknown): boolean {
 /**
  * The protocol_mismatch error of a pinned era the server does not offer, or
  * undefined when `error` is not one. `offered`: the versions the server named
- * (a -32022 answer's `supported`), else the era it showed.
+ * (a -32022 answer's `supported`), else the era it showed. `refusal`: the
+ * error the server answered the probe with, when the transport saw one.
  */
-export function eraMismatch(error: unknown, choice: McpProtocolChoice | undefined): AgtError | undefined {
+export function eraMismatch(
+  error: unknown,
+  choice: McpProtocolChoice | undefined,
+  refusal?: { code: number; message: string },
+): AgtError | undefined {
   const unsupported = (error as { code?: unknown } | null)?.code === UNSUPPORTED_PROTOCOL_VERSION;
   if (choice === MODERN_PROTOCOL_VERSION && (unsupported || (isEraFailure(error) && !/closed/.test((error as Error).message)))) {
     const offered = supportedOf(error);
+    const answered = refusal === undefined ? 'without it' : `with error ${refusal.code} (${refusal.message})`;
     const what =
-      offered === undefined ? 'it answered server/discover without it: a 2025-era server' : `it offers ${offered.join(', ') || 'nothing'}`;
+      offered === undefined ? `it answered server/discover ${answered}: a 2025-era server` : `it offers ${offered.join(', ') || 'nothing'}`;
     return new AgtError(
       'protocol_mismatch',
       `the server does not offer MCP ${MODERN_PROTOCOL_VERSION} (${what}); set "protocol": "auto" in its config to speak the protocol it has`,

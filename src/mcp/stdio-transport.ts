@@ -54,6 +54,8 @@ export class ProcessGroupStdioTransport implements Transport {
   firstMethod: string | undefined;
   /** Messages read from the server so far. */
   received = 0;
+  /** The first error the server answered with (code and a bounded message): why a handshake was refused. */
+  firstError: { code: number; message: string } | undefined;
   /** Resolves when the process exits or the stream turns fatal: the connection is gone. */
   readonly failed: Promise<void>;
 
@@ -139,6 +141,10 @@ export class ProcessGroupStdioTransport implements Transport {
   #delivery: Promise<void> = Promise.resolve();
   #deliver(message: JSONRPCMessage): void {
     this.received += 1;
+    if (this.firstError === undefined && 'error' in message) {
+      const { code, message: text } = message.error;
+      this.firstError = { code, message: typeof text === 'string' ? text.slice(0, 200) : '' };
+    }
     this.#delivery = this.#delivery.then(() => {
       try {
         this.onmessage?.(message);

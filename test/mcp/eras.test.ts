@@ -109,6 +109,25 @@ describe('E1: every connection reaches servers of both eras', () => {
     const f = await failure(connectMcp({ ...pythonConfig(), protocol: '2026-07-28' }));
     expect(f).toMatchObject({ code: 'protocol_mismatch', details: { pinned: '2026-07-28', offered: ['legacy'] } });
     expect(f.message).toMatch(/set "protocol": "auto"/);
+    expect(f.message).toMatch(/answered server\/discover with error -32601 \(method not found\)/);
+  });
+
+  it('E1: a pinned 2026-07-28 stdio server that answers nothing within the handshake is handshake_timeout on server/discover, not protocol_mismatch', async () => {
+    const f = await failure(connectMcp({ ...pythonConfig({ mode: 'hang' }), protocol: '2026-07-28' }, { timeouts: { handshakeMs: 1500 } }));
+    expect(f).toMatchObject({ code: 'handshake_timeout', details: { phase: 'server/discover', timeoutMs: 1500 } });
+    expect(f.message).toMatch(/did not answer server\/discover within 1500 ms/);
+  });
+
+  it('E1: a pinned 2026-07-28 stdio server slower to start than half the handshake still connects (a pin has no fallback to share the time with)', async () => {
+    // Answers after 5.5 s of a 10 s handshake: past the half an auto probe gets, well within the whole.
+    const slow = { ...v2Stdio('reject'), protocol: '2026-07-28' as const };
+    const connection = await connectMcp({ ...slow, args: [...slow.args, '--start-delay', '5500'] }, { timeouts: { handshakeMs: 10_000 } });
+    try {
+      expect(connection.era).toBe('modern');
+      expect(text(await connection.callTool('echo', { text: 'late' }))).toBe('late (modern)');
+    } finally {
+      await connection.close();
+    }
   });
 
   it('E1: pinning the 2025 era against a server serving only 2026-07-28 fails with protocol_mismatch, never a bare HTTP error', async () => {
