@@ -11,7 +11,15 @@ import { createTicketTools } from './tools.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 // On stdio the caller is the user who started the server: this test's user, made an admin here.
 const owner = os.userInfo().username;
-const server = { command: process.execPath, args: ['--import', 'tsx', 'server.ts'], cwd: here, env: { TICKETS_ADMINS: owner } };
+// tsx compiles the server as it starts: on a busy CI machine that has taken over 10 s (the default handshake), so
+// the contract waits for the process up to a minute rather than failing on a slow start.
+const server = {
+  command: process.execPath,
+  args: ['--import', 'tsx', 'server.ts'],
+  cwd: here,
+  env: { TICKETS_ADMINS: owner },
+  handshakeTimeoutMs: 60_000,
+};
 const [createTicket, getTicket, closeTicket] = createTicketTools();
 
 const cases = [
@@ -32,7 +40,8 @@ const cases = [
 
 describe('tickets-server contract (C1, C3, C4)', () => {
   // One test per case and era: each case runs on a 2025 connection and on a 2026-07-28 one.
-  contractSuite(server, cases, { test: it, beforeAll });
+  // Two server starts (one per era) and every case: more than the 30 s a hook gets by default when the machine is busy.
+  contractSuite(server, cases, { test: it, beforeAll: (fn) => beforeAll(fn, 180_000) });
 });
 
 describe('tickets-server identity over HTTP (C4)', () => {

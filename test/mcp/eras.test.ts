@@ -119,9 +119,10 @@ describe('E1: every connection reaches servers of both eras', () => {
   });
 
   it('E1: a pinned 2026-07-28 stdio server slower to start than half the handshake still connects (a pin has no fallback to share the time with)', async () => {
-    // Answers after 5.5 s of a 10 s handshake: past the half an auto probe gets, well within the whole.
+    // Answers 11 s into a 20 s handshake: past the half an auto probe gets, and 9 s short of the whole (room for a
+    // busy machine's slow start: the tickets server once took 5 s to start beside the conformance runs).
     const slow = { ...v2Stdio('reject'), protocol: '2026-07-28' as const };
-    const connection = await connectMcp({ ...slow, args: [...slow.args, '--start-delay', '5500'] }, { timeouts: { handshakeMs: 10_000 } });
+    const connection = await connectMcp({ ...slow, args: [...slow.args, '--start-delay', '11000'] }, { timeouts: { handshakeMs: 20_000 } });
     try {
       expect(connection.era).toBe('modern');
       expect(text(await connection.callTool('echo', { text: 'late' }))).toBe('late (modern)');
