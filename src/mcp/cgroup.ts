@@ -42,9 +42,41 @@ function findBase(): string | null {
     const probe = path.join(dir, `agt-mcp-probe-${randomUUID()}`);
     fs.mkdirSync(probe);
     fs.rmdirSync(probe);
+    sweepStaleCgroups(dir);
     return dir;
   } catch {
     return null; // not delegated to us, or no cgroup2: process groups and /proc do what they can
+  }
+}
+
+const OURS = /^agt-mcp-(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Removes the empty cgroups of hosts that died without closing their servers
+ * (a SIGKILL, a crash): `agt-mcp-PID-…` whose PID no longer runs. One that
+ * still holds a process is left (rmdir refuses it). Returns how many went.
+ */
+export function sweepStaleCgroups(dir: string): number {
+  let removed = 0;
+  for (const name of fs.readdirSync(dir)) {
+    const pid = Number(OURS.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || running(pid)) continue;
+    try {
+      fs.rmdirSync(path.join(dir, name));
+      removed += 1;
+    } catch {
+      // a process of it still runs: left for its host (or the kernel) to end
+    }
+  }
+  return removed;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // another user's: running
   }
 }
 

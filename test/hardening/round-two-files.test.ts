@@ -3,12 +3,13 @@
  * are read only when they are regular files, within a limit, without blocking
  * (item 4). The real bin and real server launches.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, MemoryStore, ResourceService } from '../../src/index.js';
-import { failure, livingWithMarker, marker, pythonConfig, runAgt, tempDir, waitFor } from '../support/index.js';
+import { createServerCgroup } from '../../src/mcp/cgroup.js';
+import { failure, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, REPO_ROOT, runAgt, tempDir, waitFor } from '../support/index.js';
 
 const tmp = tempDir('agt-files-');
 afterAll(() => tmp.cleanup());
@@ -105,4 +106,39 @@ describe('processes that try to escape close (item 11)', () => {
     }
     expect(cgroups()).toEqual([]); // every server's cgroup is removed
   });
+
+  // Where to look: the cgroup2 directory this host makes servers' cgroups in (none without a writable cgroup2).
+  const probe = createServerCgroup();
+  probe?.remove();
+  const base = probe === undefined ? undefined : path.dirname(probe.dir);
+
+  it.runIf(base !== undefined)(
+    'P3: the empty cgroup a SIGKILLed host leaves behind is removed by the next host (skipped without a writable cgroup2)',
+    async () => {
+      const dir = base as string;
+      const host = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/hardening/fixtures/host-with-server.ts')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        host.stdout.on('data', (chunk: Buffer) => String(chunk).includes('ready') && resolve());
+        host.once('exit', (code) => reject(new Error(`the host exited (${code}) before its server started`)));
+      });
+      const left = () => fs.readdirSync(dir).filter((d) => d.startsWith(`agt-mcp-${host.pid}-`));
+      expect(left()).toHaveLength(1); // its server's cgroup
+      const exited = new Promise((resolve) => host.once('exit', resolve));
+      host.kill('SIGKILL');
+      await exited;
+      // The server reads EOF and ends; its cgroup stays, empty: nobody is left to remove it.
+      await waitFor(() => fs.readFileSync(path.join(dir, left()[0] as string, 'cgroup.procs'), 'utf8') === '');
+      expect(left()).toHaveLength(1);
+      // The next host to start a server (here: a CLI probe, a process of its own) sweeps it.
+      const db = path.join(tmp.dir, 'sweep.db');
+      expect(
+        (await runAgt(['mcp', 'add', 'tools/py', '--cwd', REPO_ROOT, '--', 'python3', PYTHON_SERVER], { home: tmp.dir, db })).code,
+      ).toBe(0);
+      expect((await runAgt(['mcp', 'probe', 'tools/py'], { home: tmp.dir, db, spawn: true })).code).toBe(0);
+      expect(left()).toEqual([]);
+    },
+    60_000, // two hosts and a CLI process start through tsx: room for a busy machine
+  );
 });

@@ -4,7 +4,7 @@
  * elicitation and sampling handlers (its conditional tools), resources and
  * prompts, and the same capabilities in probes and runs (P2, B3, G3).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   McpProber,
   MemoryStore,
@@ -30,6 +30,7 @@ afterEach(async () => {
   await run?.close();
   run = undefined;
 });
+afterAll(() => tmp.cleanup());
 
 async function start(extra: Partial<NativeRunOptions> = {}) {
   const service = new ResourceService({ store: new MemoryStore() });

@@ -1,10 +1,18 @@
 /** Shared test helpers of runs: a registry with the Python fixture server registered, agents, batches. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach } from 'vitest';
-import { MemoryStore, NativeRun, type PermissionPolicy, policies, ResourceService, toolAlias, type ToolCall } from '../../src/index.js';
+import { afterAll, afterEach } from 'vitest';
+import { MemoryStore, NativeRun, type PermissionPolicy, policies, ResourceService, type ToolCall } from '../../src/index.js';
 import { tempDir } from './paths.js';
 import { pythonConfig, readEvents } from './servers.js';
+
+export { py } from './servers.js';
+
+// Every registry's folder, removed when the file's tests are done (runFixture removes its own after each test).
+const made: { cleanup(): void }[] = [];
+afterAll(() => {
+  for (const tmp of made.splice(0)) tmp.cleanup();
+});
 
 /**
  * A fresh registry: the Python server as `tools/py` (logging every call to `log`,
@@ -12,6 +20,7 @@ import { pythonConfig, readEvents } from './servers.js';
  */
 export async function setup(options: { mode?: string; features?: string[] } = {}) {
   const tmp = tempDir('agt-run-');
+  made.push(tmp);
   const log = path.join(tmp.dir, 'calls.log');
   const events = path.join(tmp.dir, 'events.log');
   const store = new MemoryStore();
@@ -40,9 +49,6 @@ export async function setup(options: { mode?: string; features?: string[] } = {}
       : [];
   return { tmp, log, events, store, service, calls, serverEvents: () => readEvents(events) };
 }
-
-/** The alias of a Python-server tool mounted as `tools/py`. */
-export const py = (tool: string) => toolAlias('tools/py', tool);
 
 let batchCounter = 0;
 /** A batch of `calls` for `run`. */

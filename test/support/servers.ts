@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { toolAlias } from '../../src/index.js';
 import { FIXTURES, REPO_ROOT } from './paths.js';
 
 export const PYTHON_SERVER = path.join(FIXTURES, 'mcp_server.py');
@@ -70,3 +71,6 @@ export async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** The alias of a Python-server tool mounted as `tools/py`. */
+export const py = (tool: string) => toolAlias('tools/py', tool);
