@@ -56,7 +56,7 @@ const OURS = /^agt-mcp-(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
  * (a SIGKILL, a crash): `agt-mcp-PID-…` whose PID no longer runs. One that
  * still holds a process is left (rmdir refuses it). Returns how many went.
  */
-export function sweepStaleCgroups(dir: string): number {
+function sweepStaleCgroups(dir: string): number {
   let removed = 0;
   for (const name of fs.readdirSync(dir)) {
     const pid = Number(OURS.exec(name)?.[1] ?? Number.NaN);
