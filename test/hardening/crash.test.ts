@@ -18,12 +18,16 @@ function killAfter(child: ChildProcess, acks: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
     const seen: number[] = [];
     let buffer = '';
+    let killed = false;
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       const lines = buffer.split('\n');
       buffer = lines.pop() ?? '';
       for (const line of lines) if (line.startsWith('ack ')) seen.push(Number(line.slice(4)));
-      if (seen.length >= acks && child.exitCode === null && !child.killed) process.kill(-(child.pid as number), 'SIGKILL');
+      if (seen.length >= acks && !killed) {
+        killed = true; // once: a later chunk must not signal a group that may be gone (ESRCH would throw here)
+        process.kill(-(child.pid as number), 'SIGKILL');
+      }
     });
     child.once('exit', (_code, signal) =>
       signal === 'SIGKILL' ? resolve(seen) : reject(new Error(`the writer ended by itself (${signal ?? _code}) after ${seen.length} acks`)),

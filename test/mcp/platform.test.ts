@@ -156,12 +156,14 @@ describe('the macOS platform, run for real on Linux (POSIX groups and ps, no /pr
     const transport = new ProcessGroupStdioTransport(spec, { spawnMs: 10_000, closeGraceMs: 1_000, platform: DARWIN });
     await transport.start();
     const pid = transport.pid as number;
-    // The detached sleeper (its own session) is among what ps finds for the server: wait until it runs.
-    let strays: number[] = [];
-    await waitFor(() => {
-      void DARWIN.strays(pid, 'unused').then((found) => (strays = found));
-      return livingWithMarker(mark).some((p) => p !== pid && strays.includes(p));
-    });
+    // The detached sleeper (its own session) is among what ps finds for the server: wait until it runs
+    // (one ps at a time: a ps started every poll would pile up on a busy machine).
+    for (let tries = 0; ; tries++) {
+      const strays = await DARWIN.strays(pid, 'unused');
+      if (livingWithMarker(mark).some((p) => p !== pid && strays.includes(p))) break;
+      if (tries >= 300) throw new Error('the detached child never showed up in ps');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await transport.close();
     await waitFor(() => livingWithMarker(mark).length === 0, 10_000);
     expect(transport.survivors).toBe(0);
