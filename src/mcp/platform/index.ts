@@ -61,7 +61,7 @@ export const LINUX: ProcessPlatform = {
 };
 
 // The process table from ps, read without blocking the event loop; empty when ps cannot run (then only the group is ended).
-// Ten seconds: on a loaded machine ps has taken over two, and a table missed is a stray left running.
+// Ten seconds: on a loaded machine ps can take seconds, and a table missed is a stray left running.
 function psTable(): Promise<ReturnType<typeof parsePsTable>> {
   return new Promise((resolve) => {
     execFile('ps', [...PS_ARGS], { encoding: 'utf8', timeout: 10_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout) =>
