@@ -58,7 +58,13 @@ const OURS = /^agt-mcp-(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
  */
 function sweepStaleCgroups(dir: string): number {
   let removed = 0;
-  for (const name of fs.readdirSync(dir)) {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0; // unreadable: the cgroups still work, the old ones stay
+  }
+  for (const name of names) {
     const pid = Number(OURS.exec(name)?.[1] ?? Number.NaN);
     if (!Number.isSafeInteger(pid) || pid === process.pid || running(pid)) continue;
     try {
