@@ -24,7 +24,11 @@ export function boundedDepth<T>(result: T, what: string): T {
 
 // A JSON-RPC error's message as the server wrote it, without the SDK's prefix, control characters escaped, bounded.
 export function serverText(error: ProtocolError): string {
-  const text = error.message.replace(/^MCP error -?\d+: /, '');
+  return serverWords(error.message.replace(/^MCP error -?\d+: /, ''));
+}
+
+/** Words a server wrote, fit for one of our messages: control characters escaped, bounded (MAX_SERVER_TEXT). */
+export function serverWords(text: string): string {
   const escaped = JSON.stringify(text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text).slice(1, -1);
   return escaped === '' ? '(no message)' : escaped;
 }

@@ -18,6 +18,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
 import { LineReader } from './line-reader.js';
 import type { LaunchSpec } from './launch.js';
 import type { ProcessPlatform } from './platform/index.js';
+import { serverWords } from './server-answers.js';
 import { type ExitInfo, ServerProcess } from './server-process.js';
 import type { StderrTail } from './stderr-buffer.js';
 
@@ -54,7 +55,7 @@ export class ProcessGroupStdioTransport implements Transport {
   firstMethod: string | undefined;
   /** Messages read from the server so far. */
   received = 0;
-  /** The first error the server answered with (code and a bounded message): why a handshake was refused. */
+  /** The first error the server answered with (code, and its message escaped and bounded): why a handshake was refused. */
   firstError: { code: number; message: string } | undefined;
   /** Resolves when the process exits or the stream turns fatal: the connection is gone. */
   readonly failed: Promise<void>;
@@ -143,7 +144,7 @@ export class ProcessGroupStdioTransport implements Transport {
     this.received += 1;
     if (this.firstError === undefined && 'error' in message) {
       const { code, message: text } = message.error;
-      this.firstError = { code, message: typeof text === 'string' ? text.slice(0, 200) : '' };
+      this.firstError = { code, message: serverWords(typeof text === 'string' ? text : '') };
     }
     this.#delivery = this.#delivery.then(() => {
       try {

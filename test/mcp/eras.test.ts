@@ -112,6 +112,17 @@ describe('E1: every connection reaches servers of both eras', () => {
     expect(f.message).toMatch(/answered server\/discover with error -32601 \(method not found\)/);
   });
 
+  it("E1: a refusal quoted in protocol_mismatch is the server's words escaped and bounded: no terminal escape or line break gets through", async () => {
+    // A server that answers its first request with an error whose message carries an ANSI escape, line breaks and 5,000 characters.
+    const words = `\u001b[2J\u001b[31mfake prompt$ \nrm -rf ~\r\n${'x'.repeat(5000)}`;
+    const script = `process.stdin.once('data', (d) => { const { id } = JSON.parse(String(d).split('\\n')[0]); process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: ${JSON.stringify(words)} } }) + '\\n'); });`;
+    const f = await failure(connectMcp({ command: process.execPath, args: ['-e', script], cwd: REPO_ROOT, protocol: '2026-07-28' }));
+    expect(f).toMatchObject({ code: 'protocol_mismatch' });
+    expect(f.message).toMatch(/answered server\/discover with error -32601 \(\\u001b\[2J/);
+    expect(f.message).not.toMatch(/[\u0000-\u001f]/);
+    expect(f.message.length).toBeLessThan(1000);
+  });
+
   it('E1: a pinned 2026-07-28 stdio server that answers nothing within the handshake is handshake_timeout on server/discover, not protocol_mismatch', async () => {
     const f = await failure(connectMcp({ ...pythonConfig({ mode: 'hang' }), protocol: '2026-07-28' }, { timeouts: { handshakeMs: 1500 } }));
     expect(f).toMatchObject({ code: 'handshake_timeout', details: { phase: 'server/discover', timeoutMs: 1500 } });
