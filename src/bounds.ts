@@ -26,8 +26,20 @@ export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 export const MAX_STATE_FILE_BYTES = 1024 * 1024;
 /** The longest header value of a remote config. */
 export const MAX_HEADER_VALUE = 8192;
+/** The most the Mcp-Param headers of one call may weigh together (SEP-2243; HTTP servers refuse ~16 KiB of headers with 431). */
+export const MAX_PARAM_HEADERS_BYTES = 8 * 1024;
+/** How many used kit request states a process remembers (each is refused again until it expires; the oldest goes first). */
+export const MAX_USED_REQUEST_STATES = 10_000;
+/** The longest a kit request state may live, in seconds (`requestStateTtlSeconds`): one day. */
+export const MAX_REQUEST_STATE_TTL_SECONDS = 24 * 60 * 60;
 /** The longest `requestState` a 2026-07-28 server may ask the client to echo (it is sent back on every retry). */
 export const MAX_REQUEST_STATE_BYTES = 64 * 1024;
+/** The most rounds of questions one call goes through (answered inline or by the host), the SDK's own default bound. */
+export const MAX_INPUT_ROUNDS = 10;
+/** The most questions one round of a 2026-07-28 server may ask (inline or deferred: one bound for both). */
+export const MAX_INPUT_REQUESTS = 32;
+/** The most a host's answers to one round may weigh, as JSON (each is sent back to the server with the retry). */
+export const MAX_INPUT_ANSWERS_BYTES = 1024 * 1024;
 /** How much of a server's own error text is kept (escaped, masked). */
 export const MAX_SERVER_TEXT = 500;
 

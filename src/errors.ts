@@ -5,7 +5,10 @@
  * Messages say what to fix; they never contain argument values or env values.
  */
 import { maskSecretText } from './secret-rule.js';
-import { defined } from './json.js';
+import { defined, setOwn } from './json.js';
+
+// How deep maskError reads an error's details (the JSON depth bound, restated: bounds.ts imports this file).
+const MAX_DETAILS_DEPTH = 64;
 
 /** Every stable error code the library throws, in one list: the type, the CLI's exit table and docs/errors.md are checked against it. */
 export const AGT_ERROR_CODES = [
@@ -81,13 +84,21 @@ export function redactCause(cause: unknown, mask: (text: string) => string = (te
   return copy;
 }
 
-/** `error` again with `mask` applied to its message, string details and cause chain (for errors about one connection). */
+/** `error` again with `mask` applied to its message, every string of its details (at any depth, bounded) and its cause chain. */
 export function maskError(error: AgtError, mask: (text: string) => string): AgtError {
-  const details =
-    error.details === undefined
-      ? undefined
-      : Object.fromEntries(Object.entries(error.details).map(([k, v]) => [k, typeof v === 'string' ? mask(v) : v]));
+  const details = error.details === undefined ? undefined : (maskDeep(error.details, mask, 0) as Record<string, unknown>);
   return new AgtError(error.code, mask(error.message), { ...defined({ details }), ...defined({ cause: error.cause }), mask });
+}
+
+// A copy of JSON-like details with every string (keys too) masked; deeper than MAX_DETAILS_DEPTH is dropped, never walked.
+function maskDeep(value: unknown, mask: (text: string) => string, depth: number): unknown {
+  if (typeof value === 'string') return mask(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_DETAILS_DEPTH) return '(not read: nested too deep)';
+  if (Array.isArray(value)) return value.map((v) => maskDeep(v, mask, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, mask(key), maskDeep((value as Record<string, unknown>)[key], mask, depth + 1));
+  return out;
 }
 
 /** The library's error: a stable `code`, a fix-oriented message, optional `details`. */

@@ -142,7 +142,11 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
     if (req.method !== 'POST') return reply(res, 400, -32000, 'bad request: no session; start one with an initialize POST');
     if (closing) return reply(res, 503, -32000, 'the server is closing');
     const body = await readBody(req);
-    if (body === TOO_LARGE) return reply(res, 413, -32600, `request body too large (more than ${DEFAULT_MAX_SERVED_MESSAGE_BYTES} bytes)`);
+    // The rest of the body is never read: the connection closes after the answer, so no next request meets it.
+    if (body === TOO_LARGE)
+      return reply(res, 413, -32600, `request body too large (more than ${DEFAULT_MAX_SERVED_MESSAGE_BYTES} bytes)`, {
+        connection: 'close',
+      });
     if (body === NOT_JSON) return reply(res, 400, -32700, 'parse error: the body is not JSON');
     if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return modern(req, res, body); // 2026-07-28: stateless
     if (sessions.size >= maxSessions) return reply(res, 503, -32000, 'the server takes no new sessions now');

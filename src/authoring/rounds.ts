@@ -9,9 +9,15 @@
  * sealed with the SDK's HMAC codec under the server's key (instances of one
  * service must share it), expires, and is bound to the caller, the tool and a
  * digest of the arguments: a tampered, expired or foreign state is refused
- * before the handler runs.
+ * before the handler runs. A state is single-use for its life: the process
+ * remembers the states it took (bounded, MAX_USED_REQUEST_STATES) and refuses
+ * one presented again, so a replayed final retry never runs the handler's
+ * side effect twice (instances behind one address share no such memory:
+ * route a call's retries to the instance that asked, or accept replays there).
+ * Answers sealed in the state are kept as they were; a retry's answers count
+ * only for the questions the last round asked.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   createRequestStateCodec,
   type InputRequest,
@@ -22,17 +28,18 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { MAX_REQUEST_STATE_BYTES } from '../bounds.js';
+import { MAX_REQUEST_STATE_BYTES, MAX_REQUEST_STATE_TTL_SECONDS, MAX_USED_REQUEST_STATES, msProblem } from '../bounds.js';
 import { AgtError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { isPlainObject, setOwn } from '../json.js';
 import { canonicalHash } from '../schema/canonical.js';
 
-/** What the sealed state holds: the tool, the arguments' digest, the caller, and every answer so far. */
+/** What the sealed state holds: the tool, the arguments' digest, the caller, every answer so far, and the keys the round asked. */
 interface KitState {
   t: string;
   a: string;
   c: string | null;
   r: Record<string, unknown>;
+  q?: string[];
 }
 
 /** The server's sealing key and how long a state lives. */
@@ -46,14 +53,47 @@ export interface RoundsOptions {
 // The default key: one per process, so every server of one serveHttp (built per session or request) shares it.
 const PROCESS_KEY = randomBytes(32);
 
-/** The codec of a server's states (its `verify` goes in the SDK server's `requestState` option). */
+/** The states this process has taken, by digest, until they expire: at most MAX_USED_REQUEST_STATES (the oldest goes first). */
+const usedStates = new Map<string, number>();
+
+// Takes a state once: false when it was taken before and has not expired yet.
+function takeOnce(state: string, ttlSeconds: number): boolean {
+  const now = Date.now();
+  const digest = createHash('sha256').update(state).digest('base64url');
+  const until = usedStates.get(digest);
+  if (until !== undefined && until > now) return false;
+  if (usedStates.size >= MAX_USED_REQUEST_STATES) {
+    for (const [kept, end] of usedStates) if (end <= now) usedStates.delete(kept);
+    // Still full of live states: the oldest goes (Map order is insertion order).
+    while (usedStates.size >= MAX_USED_REQUEST_STATES) usedStates.delete(usedStates.keys().next().value as string);
+  }
+  usedStates.delete(digest);
+  usedStates.set(digest, now + ttlSeconds * 1000);
+  return true;
+}
+
+/** The codec of a server's states (its `verify` goes in the SDK server's `requestState` option): verified, then taken once. */
 export function roundsCodec(options: RoundsOptions = {}): RequestStateCodec<KitState> {
   const key = options.key ?? PROCESS_KEY;
   if ((typeof key === 'string' ? Buffer.byteLength(key) : key.byteLength) < 32)
     throw new AgtError('invalid_input', 'createToolServer: requestStateKey must be at least 32 bytes', {
       details: { field: 'requestStateKey' },
     });
-  return createRequestStateCodec<KitState>({ key, ttlSeconds: options.ttlSeconds ?? 600 });
+  const ttlSeconds = options.ttlSeconds ?? 600;
+  const problem = msProblem(ttlSeconds, { whole: true, min: 1, max: MAX_REQUEST_STATE_TTL_SECONDS });
+  if (problem !== undefined)
+    throw new AgtError('invalid_input', `createToolServer: requestStateTtlSeconds ${problem.replace('milliseconds', 'seconds')}`, {
+      details: { field: 'requestStateTtlSeconds' },
+    });
+  const codec = createRequestStateCodec<KitState>({ key, ttlSeconds });
+  return {
+    ...codec,
+    verify: async (state, ctx) => {
+      const value = await codec.verify(state, ctx); // a forged or expired state fails here, and is never remembered
+      if (!takeOnce(state, ttlSeconds)) throw new Error('used');
+      return value;
+    },
+  };
 }
 
 /** Questions the handler asked that have no answer yet: they end this round. */
@@ -81,9 +121,14 @@ export class Rounds {
     const state = ctx.mcpReq.requestState<KitState>(); // verified (MAC, expiry) by the server's requestState hook
     if (state !== undefined && !boundTo(state, binding()))
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
-    const answered = state !== undefined && isPlainObject(state.r) ? state.r : {};
+    const answered: Record<string, unknown> = state !== undefined && isPlainObject(state.r) ? { ...state.r } : {};
+    // A retry answers only what the last round asked; what was sealed before stays as it was.
     const retried = ctx.mcpReq.inputResponses;
-    return new Rounds(binding, isPlainObject(retried) ? { ...answered, ...retried } : { ...answered });
+    const asked = state !== undefined && Array.isArray(state.q) ? state.q : [];
+    if (isPlainObject(retried))
+      for (const key of asked)
+        if (typeof key === 'string' && Object.hasOwn(retried, key) && !Object.hasOwn(answered, key)) setOwn(answered, key, retried[key]);
+    return new Rounds(binding, answered);
   }
 
   /** The answer to the handler's next question (`named`: its key), or NeedsInput (thrown) when the client has not answered it yet. */
@@ -103,7 +148,7 @@ export class Rounds {
 
   /** The `input_required` result of a round that ended on `question`, its state sealed (bounded, 64 KiB). */
   async result(question: NeedsInput, codec: RequestStateCodec<KitState>): Promise<InputRequiredResult> {
-    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers });
+    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers, q: Object.keys(question.requests) });
     if (Buffer.byteLength(requestState) > MAX_REQUEST_STATE_BYTES)
       throw new AgtError(
         'invalid_input',

@@ -7,7 +7,7 @@
 import { cliMessage } from './words.js';
 import { isAgtError } from '../errors.js';
 import { ALIASES, usage, verbs } from './help.js';
-import { CODE_EXIT, EXIT, printable, stderrBlock } from './terminal.js';
+import { CODE_EXIT, EXIT, printable, printableLine, stderrBlock } from './terminal.js';
 import { defined } from '../json.js';
 
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
@@ -151,7 +151,7 @@ function reportError(error: unknown, line: CommandLine): number {
   if (isAgtError(error)) {
     const message = cliMessage(error);
     if (line.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message, details: error.details } }, null, 2)}\n`);
-    process.stderr.write(`agt: ${error.code}: ${printable(message)}\n`);
+    process.stderr.write(`agt: ${error.code}: ${printableLine(message)}\n`);
     // The server's own words are usually the real reason a start failed (--json carries them in details).
     const tail = error.details?.stderrTail;
     if (!line.json && typeof tail === 'string' && tail.trim() !== '') process.stderr.write(`${stderrBlock(tail)}\n`);

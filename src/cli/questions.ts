@@ -9,12 +9,11 @@ import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import type { DEFER } from '../mcp/client-handlers.js';
 import type { McpInputRequest, McpInputRequired } from '../mcp/connection-types.js';
-import { MAX_INPUT_ROUNDS } from '../mcp/input-rounds.js';
 import type { ConnectSettings } from '../mcp/settings.js';
-import { answerCheck, declinable, responsesOf } from '../runtime/answers.js';
+import { declinable, inputRetry, nextRound } from '../runtime/pending/answers.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { type CliContext, emit, EXIT } from './context.js';
-import { printable } from './terminal.js';
+import { printable, printableLine } from './terminal.js';
 import { readWaiting, writeWaiting } from './waiting-file.js';
 
 /** Reads and writes a person's answers (a terminal, or a test's script). */
@@ -53,15 +52,15 @@ const isUrl = (request: McpInputRequest) => request.params.mode === 'url';
 /** What a person reads of the questions: each key, its message, its fields or URL; never the server's state. */
 export function questionLines(requests: Readonly<Record<string, McpInputRequest>>): string[] {
   return Object.entries(requests).flatMap(([key, request]) => {
-    const message = typeof request.params.message === 'string' ? printable(request.params.message) : '';
+    const message = typeof request.params.message === 'string' ? printableLine(request.params.message) : '';
     const head = `  ${key} (${request.method})${message ? `: ${message}` : ''}`;
     if (request.method !== 'elicitation/create') return [head];
-    if (isUrl(request)) return [head, `    open: ${printable(String(request.params.url ?? ''))}`];
+    if (isUrl(request)) return [head, `    open: ${printableLine(String(request.params.url ?? ''))}`];
     return [
       head,
       ...fieldsOf(request).map(
         (f) =>
-          `    - ${f.name}: ${f.type}${f.options ? ` (${f.options.map(String).join(' | ')})` : ''}${f.required ? ', required' : ''}${f.description ? ` — ${printable(f.description)}` : ''}`,
+          `    - ${f.name}: ${f.type}${f.options ? ` (${f.options.map(String).join(' | ')})` : ''}${f.required ? ', required' : ''}${f.description ? ` — ${printableLine(f.description)}` : ''}`,
       ),
     ];
   });
@@ -149,15 +148,15 @@ export function answeredRetry(ctx: CliContext, key: string, tool: string, answer
   const waiting = readWaiting(ctx.storeFile, key);
   if (waiting === undefined)
     throw new AgtError('not_found', `no call of "${tool}" with these arguments waits for answers; call it without --answer first`);
-  const asked = { callId: tool, requests: waiting.requests };
-  if (decline && !declinable(asked)) throw new AgtError('invalid_input', 'only elicitations can be declined; answer the other questions');
-  if (answers !== undefined) answerCheck(new ToolSchemaRegistry(), () => false)(asked, answers);
-  const responses = responsesOf(asked, answers === undefined ? { decline: true } : { answers });
-  const input = {
+  const asked = {
+    callId: tool,
     requests: waiting.requests,
-    responses,
     ...(waiting.requestState === undefined ? {} : { requestState: waiting.requestState }),
   };
+  if (decline && !declinable(asked)) throw new AgtError('invalid_input', 'only elicitations can be declined; answer the other questions');
+  // The same check and the same responses as run.decide: every question is this call's to answer (no handler runs here).
+  const rules = { registry: new ToolSchemaRegistry(), route: () => 'defer' as const };
+  const input = inputRetry(asked, answers === undefined ? { decline: true } : { answers }, rules);
   return { input, round: waiting.round };
 }
 
@@ -170,12 +169,11 @@ export function waitForAnswers(
   asked: McpInputRequired,
   round: number,
 ): number {
-  if (round > MAX_INPUT_ROUNDS) {
+  try {
+    nextRound(round - 1); // the one bound of rounds, as in a run
+  } catch (error) {
     writeWaiting(ctx.storeFile, key, undefined);
-    throw new AgtError(
-      'input_rounds_exceeded',
-      `the server kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds); the call was stopped`,
-    );
+    throw error;
   }
   writeWaiting(ctx.storeFile, key, asked, round);
   const requests = asked.inputRequests;

@@ -42,6 +42,11 @@ export function printable(text: string): string {
   return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
+/** `text` for one line: control characters escaped and line breaks too, so a server's words can never start a line of their own. */
+export function printableLine(text: string): string {
+  return printable(text).replace(/\n/g, '\\n').replace(/\t/g, '\\t');
+}
+
 /** The lines of a server's stderr tail, indented under a heading (human output of failed probes). */
 export function stderrBlock(tail: string): string {
   const lines = tail.replace(/\s+$/, '').split('\n');

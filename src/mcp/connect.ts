@@ -61,9 +61,12 @@ export interface ConnectOptions extends ConnectSettings {
 /** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
 export async function connectMcp(target: McpDocument | McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
   const settings = settingsOf(options);
+  // A verdict store gets the handshake's time to answer; one that does not is skipped, with a warning on the connection.
   const memory: VerdictMemory = {
     ...defined({ verdicts: settings.verdicts, reference: options.reference, revision: options.revision }),
     legacyVerdictMs: settings.legacyVerdictMs,
+    waitMs: settings.timeouts.handshakeMs,
+    warnings: [],
   };
   let remembered = options.verdict ?? (await rememberedVerdict(memory));
   let connection: McpConnection;
@@ -79,6 +82,7 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     connection = await connectWith(target, settings, options);
   }
   await rememberVerdict(memory, connection.verdict, remembered);
+  connection.warnings.push(...memory.warnings);
   return connection;
 }
 

@@ -157,7 +157,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   const headerTools = new Map<string, Tool>();
   const mirrorsHeaders = client.getProtocolEra() === 'modern' && kind === 'streamable-http';
   const version = client.getServerVersion();
-  const verdict = verdictOf(client, (transport as { protocolVersion?: string }).protocolVersion);
+  const verdict = verdictOf(client, (transport as { protocolVersion?: string }).protocolVersion, masked);
 
   const connection: McpConnection = {
     serverInfo: { name: masker.text(String(version?.name ?? '')), version: masker.text(String(version?.version ?? '')) },

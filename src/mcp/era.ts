@@ -10,6 +10,7 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import type { McpProtocolChoice } from '../resources/mcp-config.js';
+import { serverWords } from './server-answers.js';
 
 /** The two eras of MCP: `legacy` is 2024-10-07 … 2025-11-25 (initialize); `modern` is 2026-07-28 on (server/discover). */
 export type ProtocolEra = 'legacy' | 'modern';
@@ -42,13 +43,18 @@ export function priorOf(
   return choice === MODERN_PROTOCOL_VERSION ? undefined : { kind: 'legacy' };
 }
 
-/** What a connected client negotiated, as a verdict to remember. */
-export function verdictOf(client: Client, transportVersion: string | undefined): EraVerdict {
+/**
+ * What a connected client negotiated, as a verdict to remember. The discover
+ * result is server data: `masked` hides the config's secrets in it here, where
+ * it is read, so no copy of it (the connection's verdict, a probe report, a
+ * verdict store, the CLI's notes) holds one.
+ */
+export function verdictOf(client: Client, transportVersion: string | undefined, masked: <T>(value: T) => T): EraVerdict {
   const learnedAt = new Date().toISOString();
   const discover = client.getDiscoverResult();
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? transportVersion ?? '';
   if (client.getProtocolEra() === 'modern' && discover !== undefined) {
-    return { era: 'modern', protocolVersion, discover: { ...(discover as unknown as Record<string, unknown>) }, learnedAt };
+    return { era: 'modern', protocolVersion, discover: masked({ ...(discover as unknown as Record<string, unknown>) }), learnedAt };
   }
   return { era: 'legacy', protocolVersion, learnedAt };
 }
@@ -91,16 +97,17 @@ export function eraMismatch(
   );
 }
 
-// The protocol versions an error says the server supports (UnsupportedProtocolVersion's data), bounded.
+// The protocol versions an error says the server supports (UnsupportedProtocolVersion's data): bounded, each in serverWords
+// (escaped: a server's version string never brings a control character or a line break into our message).
 function supportedOf(error: unknown): string[] | undefined {
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const data = (e as { data?: unknown }).data;
     const supported = isPlainObject(data) ? data.supported : undefined;
     if (Array.isArray(supported))
       return supported
-        .filter((v): v is string => typeof v === 'string')
         .slice(0, 16)
-        .map((v) => v.slice(0, 32));
+        .filter((v): v is string => typeof v === 'string')
+        .map((v) => serverWords(v.slice(0, 32)));
   }
   return undefined;
 }

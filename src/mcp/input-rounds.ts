@@ -1,27 +1,36 @@
 /**
- * Calls whose questions may wait (MCP 2026-07-28, multi round-trip requests):
- * a tool call of a connection that defers some questions (`'defer'`), or that
- * retries with answers, goes in the SDK's manual mode (`allowInputRequired`),
- * so a server's `input_required` result comes back here. A round whose every
- * question the connection answers itself (a handler given, not deferred) is
- * answered and retried at once, up to MAX_INPUT_ROUNDS; a round with a
- * deferred question goes back to the caller as McpInputRequired — the
- * questions masked and bounded, the server's state verbatim (never parsed,
- * never shown). Nothing here lives between rounds: a retry names the
- * questions, the answers and the state again.
+ * Calls whose server asks questions (MCP 2026-07-28, multi round-trip
+ * requests): every tool call goes in the SDK's manual mode
+ * (`allowInputRequired`), so a server's `input_required` result always comes
+ * back here and one bound holds for every round, whoever answers it. Each
+ * question method has one route ({@link questionRoute}): answered inline by
+ * the connection's handler, deferred to the caller, or unanswerable (no
+ * handler: the call fails with `input_unanswerable`, naming the method). A
+ * round whose every question is inline is answered and retried at once, up
+ * to MAX_INPUT_ROUNDS; a round with a deferred question goes back to the
+ * caller as McpInputRequired — the questions masked and bounded, the
+ * server's state verbatim (never parsed, never shown). Question keys are own
+ * properties (`__proto__` is a key like any other). Nothing here lives
+ * between rounds: a retry names the questions, the answers and the state again.
  */
 import { AgtError } from '../errors.js';
-import { defined, isPlainObject } from '../json.js';
+import { defined, isPlainObject, setOwn } from '../json.js';
+import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from '../bounds.js';
 import { type ClientHandlers, INPUT_METHODS, type InputMethod } from './client-handlers.js';
 import type { InputRetry, McpInputRequest, McpInputRequired } from './connection-types.js';
 
-/** The most rounds one call answers by itself (the SDK's own default bound). */
-export const MAX_INPUT_ROUNDS = 10;
-
-/** The most questions one round may ask. */
-export const MAX_INPUT_REQUESTS = 32;
-
 const KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** What happens to a question of one method: answered by a handler at once, left to the caller, or not answerable at all. */
+export type QuestionRoute = 'inline' | 'defer' | 'unanswerable';
+
+/** The one decision per question method: `defer` when the method is deferred, `inline` when a handler is given, else `unanswerable`. */
+export function questionRoute(handlers: ClientHandlers, method: InputMethod): QuestionRoute {
+  if (handlers.deferred?.includes(method)) return 'defer';
+  const handler =
+    method === 'elicitation/create' ? handlers.elicitation : method === 'sampling/createMessage' ? handlers.sampling : handlers.roots;
+  return handler === undefined ? 'unanswerable' : 'inline';
+}
 
 /** The questions of an `input_required` result, checked (undefined for any other result). */
 export function readInputRequired(result: Record<string, unknown>): McpInputRequired | undefined {
@@ -31,6 +40,7 @@ export function readInputRequired(result: Record<string, unknown>): McpInputRequ
       details: { reason: 'invalid_input_request' },
     });
   const requests = result.inputRequests;
+  // A round with no question would be retried as it is: a loop, not a question.
   if (!isPlainObject(requests) || Object.keys(requests).length === 0) throw invalid('no inputRequests');
   const keys = Object.keys(requests);
   if (keys.length > MAX_INPUT_REQUESTS) throw invalid(`more than ${MAX_INPUT_REQUESTS} questions in one round`);
@@ -42,21 +52,29 @@ export function readInputRequired(result: Record<string, unknown>): McpInputRequ
       throw invalid(`question "${key}" is not an elicitation, sampling or roots request`);
     if (request.params !== undefined && !isPlainObject(request.params))
       throw invalid(`question "${key}" has params that are not an object`);
-    out[key] = { method: request.method as InputMethod, params: (request.params ?? {}) as Record<string, unknown> };
+    setOwn(out, key, { method: request.method as InputMethod, params: (request.params ?? {}) as Record<string, unknown> });
   }
   const state = result.requestState;
   if (state !== undefined && typeof state !== 'string') throw invalid('a requestState that is not a string');
   return { resultType: 'input_required', inputRequests: out, ...defined({ requestState: state }) };
 }
 
-/** True when the connection answers `method` itself: a handler is given and the question is not deferred. */
-export function answersInline(handlers: ClientHandlers, method: InputMethod): boolean {
-  if (handlers.deferred?.includes(method)) return false;
-  return method === 'elicitation/create'
-    ? handlers.elicitation !== undefined
-    : method === 'sampling/createMessage'
-      ? handlers.sampling !== undefined
-      : handlers.roots !== undefined;
+/** The error of a question no handler was given for (the protocol forbids the server to ask it): names the method and the fix. */
+export function unanswerable(method: string, what: string): AgtError {
+  const handler = method === 'elicitation/create' ? 'elicitation' : method === 'sampling/createMessage' ? 'sampling' : 'roots';
+  return new AgtError(
+    'protocol_error',
+    `the server asked for ${method} during the ${what}, which this connection did not declare; give the connection an \`${handler}\` handler to answer it`,
+    { details: { reason: 'input_unanswerable', method } },
+  );
+}
+
+/** Throws input_unanswerable for the first question of `requests` that nobody can answer. */
+export function checkAnswerable(requests: Readonly<Record<string, McpInputRequest>>, handlers: ClientHandlers, what: string): void {
+  for (const key of Object.keys(requests)) {
+    const { method } = requests[key] as McpInputRequest;
+    if (questionRoute(handlers, method) === 'unanswerable') throw unanswerable(method, what);
+  }
 }
 
 /** Answers the questions the connection answers itself; `only`: those keys (the rest are the caller's). */
@@ -70,9 +88,11 @@ export async function answerInline(
   for (const key of only ?? Object.keys(requests)) {
     const { method, params } = requests[key] as McpInputRequest;
     try {
-      if (method === 'elicitation/create') answers[key] = await handlers.elicitation!(params as never, { signal });
-      else if (method === 'sampling/createMessage') answers[key] = await handlers.sampling!(params as never, { signal });
-      else answers[key] = { roots: (await handlers.roots!({ signal })).map((r) => ({ ...r })) };
+      let answer: unknown;
+      if (method === 'elicitation/create') answer = await handlers.elicitation!(params as never, { signal });
+      else if (method === 'sampling/createMessage') answer = await handlers.sampling!(params as never, { signal });
+      else answer = { roots: (await handlers.roots!({ signal })).map((r) => ({ ...r })) };
+      setOwn(answers, key, answer);
     } catch {
       throw new AgtError('protocol_error', `the client's ${method} handler failed, so the server's question "${key}" has no answer`, {
         details: { reason: 'input_handler_failed', method },
@@ -89,7 +109,7 @@ export async function retryParams(
   signal: AbortSignal,
 ): Promise<{ inputResponses: Record<string, unknown>; requestState?: string }> {
   const missing = Object.keys(retry.requests).filter((key) => !Object.hasOwn(retry.responses, key));
-  const unanswered = missing.filter((key) => !answersInline(handlers, (retry.requests[key] as McpInputRequest).method));
+  const unanswered = missing.filter((key) => questionRoute(handlers, (retry.requests[key] as McpInputRequest).method) !== 'inline');
   if (unanswered.length > 0)
     throw new AgtError('invalid_input', `the retry has no answer to the server's question(s) ${unanswered.join(', ')}`, {
       details: { keys: unanswered },
@@ -108,11 +128,11 @@ export function deferredQuestion(asked: McpInputRequired): AgtError {
   );
 }
 
-/** The error of a call whose server kept asking questions the connection answers itself. */
-export function roundsExceeded(): AgtError {
+/** The error of a call whose server kept asking questions past MAX_INPUT_ROUNDS (whoever answered them). */
+export function roundsExceeded(what = 'call'): AgtError {
   return new AgtError(
     'input_rounds_exceeded',
-    `the server kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds); the call was stopped`,
+    `the server kept asking for input during the ${what} (more than ${MAX_INPUT_ROUNDS} rounds); the call was stopped`,
     { details: { rounds: MAX_INPUT_ROUNDS } },
   );
 }

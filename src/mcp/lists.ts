@@ -220,6 +220,27 @@ export function cacheHints(result: Record<string, unknown>): CacheHints {
   return { ttlMs, cacheScope: result.cacheScope === 'public' ? 'public' : 'private' };
 }
 
+// The arrays that make a 2026-07-28 result a cacheable one (the lists, and resources/read's contents).
+const CACHEABLE = ['tools', 'prompts', 'resources', 'resourceTemplates', 'contents'];
+const isTtl = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * A cacheable 2026-07-28 result with its cache fields made what docs/mcp.md
+ * says they count as — a missing, negative, fractional, null or overflowing
+ * `ttlMs` as 0, an unknown `cacheScope` as private — before the SDK's strict
+ * wire schema reads it (it would refuse the whole list); any other result as
+ * it came. Runs on every message received (request-state.ts's guard).
+ */
+export function lenientCacheFields(result: Record<string, unknown>): Record<string, unknown> {
+  if (result.resultType !== 'complete' || !CACHEABLE.some((key) => Array.isArray(result[key]))) return result;
+  if (isTtl(result.ttlMs) && (result.cacheScope === 'public' || result.cacheScope === 'private')) return result;
+  return {
+    ...result,
+    ttlMs: isTtl(result.ttlMs) ? result.ttlMs : 0,
+    cacheScope: result.cacheScope === 'public' ? 'public' : 'private',
+  };
+}
+
 function listTimeout(method: string, listMs: number): AgtError {
   return new AgtError('handshake_timeout', `${method} did not complete within ${listMs} ms`, {
     details: { phase: method, timeoutMs: listMs },

@@ -12,7 +12,8 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../json.js';
 import type { RawTool } from './lists.js';
-import { MAX_SCHEMA_PROPERTIES } from '../bounds.js';
+import { MAX_PARAM_HEADERS_BYTES, MAX_SCHEMA_PROPERTIES } from '../bounds.js';
+import { AgtError } from '../errors.js';
 
 const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
 // RFC 9110 token characters: what an HTTP header name may hold.
@@ -43,6 +44,40 @@ export function headerDeclarations(inputSchema: unknown): HeaderDeclarations {
       return { kind: 'invalid', reason: 'an x-mcp-header is on a property that is not a string, integer or boolean' };
   }
   return seen.size === 0 ? { kind: 'none' } : { kind: 'valid', count: seen.size };
+}
+
+// How long a value is as an Mcp-Param header: plain ASCII as it is, anything else as the SDK's `=?base64?…?=` of its UTF-8.
+function headerLength(value: unknown): number {
+  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  if (/^[\t\x20-\x7e]+$/.test(text) && text === text.trim()) return text.length;
+  return Math.ceil(Buffer.byteLength(text) / 3) * 4 + 12;
+}
+
+/**
+ * Refuses a call whose mirrored arguments would make Mcp-Param headers over
+ * MAX_PARAM_HEADERS_BYTES (invalid_input, reason `param_headers_too_large`,
+ * nothing sent): a server would answer 431 to the whole request. Names and
+ * values never reach the message.
+ */
+export function checkParamHeaders(tool: Tool, args: Record<string, unknown>): void {
+  const properties = isPlainObject(tool.inputSchema) ? tool.inputSchema.properties : undefined;
+  if (!isPlainObject(properties)) return;
+  let bytes = 0;
+  let read = 0;
+  for (const key in properties) {
+    if (!Object.hasOwn(properties, key)) continue;
+    if (++read > MAX_PROPERTIES) break;
+    const property: unknown = properties[key];
+    const name = isPlainObject(property) ? property['x-mcp-header'] : undefined;
+    if (typeof name !== 'string' || !Object.hasOwn(args, key)) continue;
+    bytes += 'Mcp-Param-'.length + name.length + 2 + headerLength(args[key]);
+  }
+  if (bytes > MAX_PARAM_HEADERS_BYTES)
+    throw new AgtError(
+      'invalid_input',
+      `the arguments this tool mirrors into Mcp-Param headers would take ${bytes} bytes, over ${MAX_PARAM_HEADERS_BYTES}; send shorter values in those arguments`,
+      { details: { reason: 'param_headers_too_large', limitBytes: MAX_PARAM_HEADERS_BYTES, tool: tool.name.slice(0, 128) } },
+    );
 }
 
 /**

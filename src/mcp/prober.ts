@@ -166,7 +166,13 @@ export class McpProber {
     // What the probe learned of the server's era is remembered for the runs of this revision (E2).
     if (record !== undefined && typeof target === 'string')
       await rememberVerdict(
-        { ...defined({ verdicts: this.#settings.verdicts }), reference: target, revision: record.revision },
+        {
+          ...defined({ verdicts: this.#settings.verdicts }),
+          reference: target,
+          revision: record.revision,
+          waitMs: this.#settings.timeouts.handshakeMs,
+          warnings,
+        },
         connection.verdict,
         undefined,
       );

@@ -6,9 +6,11 @@
  */
 import { ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError } from '../errors.js';
-import { authRequired, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
+import { authRequired, httpStatus, isAuthFailure, isOAuthFlowError, type McpAuth } from './auth.js';
 import type { RequestOptions } from './connection-types.js';
 import { oversizedAnswer } from './oversized.js';
+import { INPUT_METHODS } from './client-handlers.js';
+import { roundsExceeded, unanswerable } from './input-rounds.js';
 import { refusedRequestState } from './request-state.js';
 import { serverText } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
@@ -72,6 +74,8 @@ export function requestError(what: string, error: unknown, options: RequestOptio
   if (unanswerable !== undefined) return unanswerable;
   const oversized = oversizedAnswer(error, what);
   if (oversized !== undefined) return oversized;
+  const transport = transportFailure(error, what);
+  if (transport !== undefined) return transport;
   if (error instanceof ProtocolError) {
     // The server's own words, escaped and bounded (and masked by send): what the model and the host need to act.
     return new AgtError('protocol_error', `the server answered the ${what} with an error (JSON-RPC ${error.code}): ${serverText(error)}`, {
@@ -84,34 +88,51 @@ export function requestError(what: string, error: unknown, options: RequestOptio
   });
 }
 
-const HANDLER_OF: Record<string, string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
+// Socket-level failures (a reset, a refused or broken connection), as Node and undici name them.
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 
 /**
- * A 2026-07-28 server's question the connection cannot answer (input_required): one it declared no handler for
- * (which the protocol forbids the server to ask), or more rounds than the bound. Names the method and the fix.
+ * A request that failed below MCP: the HTTP status a server refused it with (431: headers too large; 413: body too
+ * large), or the connection itself broken (a reset socket) — never "not a valid MCP result", which is for answers.
+ */
+function transportFailure(error: unknown, what: string): AgtError | undefined {
+  const status = httpStatus(error);
+  if (status === 431 || status === 413)
+    return new AgtError(
+      'protocol_error',
+      `the server refused the ${what} as too large (HTTP ${status}: ${status === 431 ? 'its headers, such as the Mcp-Param headers of the arguments' : 'its body'}); send less`,
+      { details: { reason: status === 431 ? 'headers_too_large' : 'body_too_large', status } },
+    );
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code))
+      return new AgtError(
+        'connection_closed',
+        `the connection to the server broke during the ${what} (${code}); whether the server acted on it is unknown`,
+        { details: { reason: 'network', errno: code }, cause: error },
+      );
+  }
+  return undefined;
+}
+
+/**
+ * A 2026-07-28 server's question the SDK could not answer (input_required on a request the SDK answers itself): one
+ * the connection declared no handler for (which the protocol forbids the server to ask), or more rounds than the bound.
  */
 function unanswerableInput(error: unknown, what: string): AgtError | undefined {
   if (!(error instanceof SdkError)) return undefined;
-  const data = (error.data ?? {}) as { method?: unknown; rounds?: unknown };
-  if (error.code === SdkErrorCode.CapabilityNotSupported && typeof data.method === 'string' && data.method in HANDLER_OF) {
-    const handler = HANDLER_OF[data.method] as string;
-    return new AgtError(
-      'protocol_error',
-      `the server asked for ${data.method} during the ${what}, which this connection did not declare; give the connection an \`${handler}\` handler to answer it`,
-      { details: { reason: 'input_unanswerable', method: data.method } },
-    );
-  }
-  if (error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
-    const rounds = typeof data.rounds === 'number' ? data.rounds : undefined;
-    return new AgtError(
-      'input_rounds_exceeded',
-      `the server kept asking for input during the ${what} (more than ${rounds ?? 'the bound of'} rounds); the call was stopped`,
-      { details: { ...(rounds !== undefined ? { rounds } : {}) } },
-    );
-  }
+  const data = (error.data ?? {}) as { method?: unknown };
+  if (error.code === SdkErrorCode.CapabilityNotSupported && typeof data.method === 'string' && INPUT_METHODS.includes(data.method as never))
+    return unanswerable(data.method, what);
+  if (error.code === SdkErrorCode.InputRequiredRoundsExceeded) return roundsExceeded(what);
   return undefined;
 }

@@ -5,12 +5,17 @@
  * connection receives passes through {@link guardRequestState}: an
  * `input_required` result whose state is over MAX_REQUEST_STATE_BYTES becomes
  * an error answer to that request alone (the state dropped unread, never
- * echoed, never shown); the connection and its other requests go on.
+ * echoed, never shown), and so does one whose state is not a string (which
+ * the SDK's decoder would drop, so a retry would go out without it); the
+ * connection and its other requests go on. A cacheable result's cache fields
+ * are made lenient here too (lists.ts, lenientCacheFields): the one seam
+ * before the SDK's strict wire schema.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { MAX_REQUEST_STATE_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
+import { lenientCacheFields } from './lists.js';
 
 /** The marker of the error answer that stands in for a refused state. */
 const REFUSED = 'agt-mcp:request_state_too_large';
@@ -30,18 +35,34 @@ export function guardRequestState<T extends Transport>(transport: T): T {
   });
 }
 
+/** The marker of the error answer that stands in for a state that is not a string (the SDK's decoder would drop it silently). */
+const NOT_A_STRING = 'agt-mcp:request_state_not_a_string';
+
 function checked(message: JSONRPCMessage): JSONRPCMessage {
   const result = (message as { result?: unknown }).result;
-  if (!isPlainObject(result) || result.resultType !== 'input_required' || typeof result.requestState !== 'string') return message;
+  if (!isPlainObject(result)) return message;
+  if (result.resultType === 'complete') {
+    const lenient = lenientCacheFields(result);
+    return lenient === result ? message : { ...message, result: lenient };
+  }
+  if (result.resultType !== 'input_required' || result.requestState === undefined) return message;
+  const id = (message as { id: string | number }).id;
+  if (typeof result.requestState !== 'string') return { jsonrpc: '2.0', id, error: { code: -32603, message: NOT_A_STRING } };
   if (result.requestState.length * 3 <= MAX_REQUEST_STATE_BYTES || Buffer.byteLength(result.requestState) <= MAX_REQUEST_STATE_BYTES)
     return message;
-  const id = (message as { id: string | number }).id;
   return { jsonrpc: '2.0', id, error: { code: -32603, message: REFUSED, data: { limitBytes: MAX_REQUEST_STATE_BYTES } } };
 }
 
 /** The AgtError of a request whose answer carried a refused state, or undefined for any other failure. */
 export function refusedRequestState(error: unknown, what: string): AgtError | undefined {
-  if (!(error instanceof Error) || !error.message.includes(REFUSED)) return undefined;
+  if (!(error instanceof Error)) return undefined;
+  if (error.message.includes(NOT_A_STRING))
+    return new AgtError(
+      'protocol_error',
+      `the server asked for input during the ${what} with a requestState that is not a string (MCP defines it as an opaque string); the call was stopped, nothing was retried`,
+      { details: { reason: 'invalid_input_request' } },
+    );
+  if (!error.message.includes(REFUSED)) return undefined;
   return new AgtError(
     'protocol_error',
     `the server's requestState for the ${what} is over ${MAX_REQUEST_STATE_BYTES} bytes; it was not sent back and the call was stopped`,

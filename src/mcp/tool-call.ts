@@ -12,14 +12,16 @@ import type { ClientHandlers } from './client-handlers.js';
 import type { CallOptions, McpCallResult, McpConnection, McpInputRequired, RequestOptions } from './connection-types.js';
 import {
   answerInline,
-  answersInline,
+  checkAnswerable,
   deferredQuestion,
-  MAX_INPUT_ROUNDS,
+  questionRoute,
   readInputRequired,
   retryParams,
   roundsExceeded,
 } from './input-rounds.js';
+import { MAX_INPUT_ROUNDS } from '../bounds.js';
 import type { Send } from './more-requests.js';
+import { checkParamHeaders } from './param-headers.js';
 import { boundedDepth, callResult, progressOf } from './server-answers.js';
 import { callAsTask, DEFAULT_TASK_TOTAL_MS, serverRunsToolTasks } from './tasks.js';
 import type { Timeouts } from './timeouts.js';
@@ -47,7 +49,6 @@ export interface ToolCallParts {
 /** callTool and callToolOrInput of a connection. */
 export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'callToolOrInput'> {
   const { client, timeouts } = p;
-  const defers = (p.handlers.deferred?.length ?? 0) > 0;
 
   // One tools/call on the wire; `manual`: an input_required comes back instead of being answered by the SDK.
   async function callOnce(name: string, params: Record<string, unknown>, options: CallOptions, signal: AbortSignal, manual: boolean) {
@@ -61,32 +62,35 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
     const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);
     const progress = onProgress ? { onprogress: progressOf(onProgress) } : {};
     const declared = p.headerTools.get(name);
-    // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding).
-    if (declared !== undefined)
+    // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding), within our bound.
+    if (declared !== undefined) {
+      checkParamHeaders(declared, params.arguments as Record<string, unknown>);
       return (await client.callTool(params as never, { ...sdk, ...progress, toolDefinition: declared })) as unknown as Record<
         string,
         unknown
       >;
+    }
     return (await client.request({ method: 'tools/call', params } as never, LooseResult, { ...sdk, ...progress })) as Record<
       string,
       unknown
     >;
   }
 
-  // A call and the rounds the connection answers itself; a round with a deferred question comes back.
+  // A call and the rounds the connection answers itself; a round with a deferred question comes back. Always in manual
+  // mode: every round is read here, under one bound of rounds and of questions per round, whoever answers (E7).
   const callRounds = (name: string, args: Record<string, unknown>, options: CallOptions) =>
     p.send(
       'call',
       async (signal): Promise<McpCallResult | McpInputRequired> => {
-        const manual = defers || options.input !== undefined;
         let retry = options.input === undefined ? {} : await retryParams(options.input, p.handlers, signal);
         for (let round = 0; ; round++) {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
-          const result = await callOnce(name, params, options, signal, manual);
+          const result = await callOnce(name, params, options, signal, true);
           // Only a question is read here; a result is bounded and read once, by callResult.
-          const asked = manual && result.resultType === 'input_required' ? readInputRequired(boundedDepth(result, 'call')) : undefined;
+          const asked = result.resultType === 'input_required' ? readInputRequired(boundedDepth(result, 'call')) : undefined;
           if (asked === undefined) return p.masked(callResult(result));
-          if (!Object.values(asked.inputRequests).every((r) => answersInline(p.handlers, r.method)))
+          checkAnswerable(asked.inputRequests, p.handlers, 'call');
+          if (Object.values(asked.inputRequests).some((r) => questionRoute(p.handlers, r.method) === 'defer'))
             return { ...asked, inputRequests: p.masked(asked.inputRequests) }; // the state stays verbatim
           if (round + 1 >= MAX_INPUT_ROUNDS) throw roundsExceeded();
           const inputResponses = await answerInline(asked.inputRequests, p.handlers, signal);

@@ -78,14 +78,39 @@ export interface VerdictMemory {
   legacyVerdictMs?: number;
   reference?: string;
   revision?: number;
+  /** How long the store may take to answer (the handshake timeout): a store slower than that is skipped. */
+  waitMs: number;
+  /** Where a skipped store is said (the connection's warnings). */
+  warnings: string[];
 }
 
-/** The remembered verdict of a stored server, when one fits (a store that fails is no verdict). */
+const NO_ANSWER = Symbol('no answer');
+
+// The store's answer, or NO_ANSWER (with a warning) when it did not settle within memory.waitMs; its failure is thrown.
+async function withinWait<T>(memory: VerdictMemory, what: string, answer: () => Promise<T> | T): Promise<T | typeof NO_ANSWER> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof NO_ANSWER>((resolve) => {
+    timer = setTimeout(() => resolve(NO_ANSWER), memory.waitMs);
+  });
+  try {
+    const settled = await Promise.race([Promise.resolve().then(answer), late]);
+    if (settled === NO_ANSWER)
+      memory.warnings.push(
+        `the era verdict store did not answer ${what} within ${memory.waitMs} ms; it was skipped (the era is negotiated)`,
+      );
+    return settled;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The remembered verdict of a stored server, when one fits (a store that fails, or does not answer in time, is no verdict). */
 export async function rememberedVerdict(memory: VerdictMemory): Promise<EraVerdict | undefined> {
   const { verdicts, reference, revision } = memory;
   if (verdicts === undefined || reference === undefined || reference === '' || revision === undefined) return undefined;
   try {
-    return usableVerdict(await verdicts.get(reference), revision, Date.now(), memory.legacyVerdictMs);
+    const stored = await withinWait(memory, 'get', () => verdicts.get(reference));
+    return stored === NO_ANSWER ? undefined : usableVerdict(stored, revision, Date.now(), memory.legacyVerdictMs);
   } catch {
     return undefined;
   }
@@ -96,18 +121,18 @@ export async function rememberVerdict(memory: VerdictMemory, learned: EraVerdict
   const { verdicts, reference, revision } = memory;
   if (used !== undefined || verdicts === undefined || reference === undefined || reference === '' || revision === undefined) return;
   try {
-    await verdicts.put(reference, { revision, verdict: learned });
+    await withinWait(memory, 'put', () => verdicts.put(reference, { revision, verdict: learned }));
   } catch {
     // a verdict is a convenience: the next connection negotiates again
   }
 }
 
-/** Forgets the stored verdict of a connection's server (a store that fails or cannot forget changes nothing). */
+/** Forgets the stored verdict of a connection's server (a store that fails, is slow or cannot forget changes nothing). */
 export async function forgetVerdict(memory: VerdictMemory): Promise<void> {
   const { verdicts, reference } = memory;
   if (verdicts?.delete === undefined || reference === undefined || reference === '') return;
   try {
-    await verdicts.delete(reference);
+    await withinWait(memory, 'delete', () => verdicts.delete!(reference));
   } catch {
     // the next connection may try the stale verdict again, and heal again
   }

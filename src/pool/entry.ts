@@ -15,8 +15,10 @@ import type { PoolClock, PoolKeyStats } from './types.js';
 /** What names a key: its hash, the server whatever the scope, the mount, the scope and the config revision. */
 export interface EntryIdentity {
   key: string;
-  /** The server whatever the scope (serverKeyOf): what its public tool list is shared by. */
+  /** The server whatever the scope (serverKeyOf): a list change of any of its connections drops its public lists. */
   server: string;
+  /** What its public tool list is shared by (publicListKeyOf): the server, and its credentials unless the pool says `'any'`. */
+  lists: string;
   reference: string;
   scope: string;
   revision: number;
@@ -26,6 +28,7 @@ export interface EntryIdentity {
 export class PoolEntry {
   readonly key: string;
   readonly server: string;
+  readonly lists: string;
   readonly reference: string;
   readonly scope: string;
   readonly revision: number;
@@ -46,7 +49,14 @@ export class PoolEntry {
   #cancelTimer: (() => void) | undefined;
 
   constructor(identity: EntryIdentity, now: number) {
-    ({ key: this.key, server: this.server, reference: this.reference, scope: this.scope, revision: this.revision } = identity);
+    ({
+      key: this.key,
+      server: this.server,
+      lists: this.lists,
+      reference: this.reference,
+      scope: this.scope,
+      revision: this.revision,
+    } = identity);
     this.lastUsed = now;
   }
 
@@ -149,12 +159,12 @@ export class PoolEntry {
    */
   listTools(connection: McpConnection, clock: PoolClock, shared: PublicLists): Promise<RawTool[]> {
     if (this.#toolsUntil !== undefined && clock.now() >= this.#toolsUntil) this.#tools = undefined; // past its ttl
-    const kept = this.#tools === undefined ? shared.get(this.server) : undefined; // another scope's public list
+    const kept = this.#tools === undefined ? shared.get(this.lists) : undefined; // another scope's public list
     if (kept !== undefined) [this.#tools, this.#toolsUntil] = [Promise.resolve(kept.tools), kept.until];
     const listed = (this.#tools ??= connection.listTools().then((tools) => {
       const hints = connection.toolListHints();
       this.#toolsUntil = hints === undefined ? undefined : clock.now() + hints.ttlMs;
-      shared.put(this.server, tools, hints);
+      shared.put(this.lists, this.server, tools, hints);
       return tools;
     }));
     listed.catch(() => this.#tools === listed && (this.#tools = undefined));

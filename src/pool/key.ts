@@ -41,19 +41,35 @@ function launchOf(
   return { server, launch: canonicalHash({ config, inputs: request.document.inputs ?? [] }) };
 }
 
-/** The server itself, whatever the scope, owner or credentials: what a `public` list is shared by (E3). */
+/** The server itself, whatever the scope, owner or credentials: a list change of any of its connections drops its public lists. */
 export function serverKeyOf(request: LeaseRequest, settings: ResolvedConnectSettings): string {
   return canonicalHash([request.reference, String(request.revision), launchOf(request, settings).launch]).slice(0, 32);
+}
+
+/**
+ * What a `public` list is shared by (E3): the server as launched and, unless the pool opts in to `'any'`, the
+ * credentials its connection carries — runs that bring their own auth never see a list fetched with another's.
+ */
+export function publicListKeyOf(
+  server: string,
+  request: LeaseRequest,
+  settings: ResolvedConnectSettings,
+  sharing: 'same-credentials' | 'any',
+): string {
+  if (sharing === 'any') return server;
+  return `${server}:${identityOf(authFor(settings.auth, { kind: 'mcp', reference: request.reference }))}`;
 }
 
 /** Everything that makes two connections different (the isolation boundary); values only as a hash. */
 export function keyOf(request: LeaseRequest, settings: ResolvedConnectSettings): string {
   const { server, launch } = launchOf(request, settings);
-  const { elicitation, elicitationModes, sampling, samplingTools } = settings.handlers;
-  // What the connection declares: runs share only a connection that declares what their handlers answer.
+  const { elicitation, elicitationModes, sampling, samplingTools, deferred } = settings.handlers;
+  // What the connection declares and what it defers: runs share only a connection that declares what their handlers
+  // answer and leaves pending what they leave pending (E7: a deferring run and an answering one never share).
   const handles = [
     elicitation ? `elicitation:${(elicitationModes ?? ['form']).join('+')}` : '',
     sampling ? `sampling:${samplingTools === true}` : '',
+    deferred?.length ? `deferred:${[...deferred].sort().join('+')}` : '',
   ].join(',');
   const own = server?.shared === false ? request.owner : ''; // "shared": false — one connection per run, even within a scope
   const limit = `${settings.maxMessageBytes}:${settings.tasks}`; // a connection's message limit and task use are its own

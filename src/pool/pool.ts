@@ -18,7 +18,7 @@ import type { ConnectSettings } from '../mcp/settings.js';
 import type { McpDocument } from '../resources/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { keyOf, leaseSettings, serverKeyOf } from './key.js';
+import { keyOf, leaseSettings, publicListKeyOf, serverKeyOf } from './key.js';
 import { PublicLists } from './shared-lists.js';
 import { type RoutedRequest, type ServerRequestRouter, routedHandlers } from './routing.js';
 import { type PoolEvent, recordPoolEvent } from './events.js';
@@ -98,7 +98,9 @@ export class McpPool implements AsyncDisposable {
     // A dead server is started again by this lease (its runs' calls failed with connection_closed).
     if (entry?.noticeDeath() === true) this.#emit(entry, 'closed', { reason: 'died' });
     if (entry === undefined) {
-      const identity = { key, server: serverKeyOf(request, settings), reference: request.reference, scope: request.scope };
+      const server = serverKeyOf(request, settings);
+      const lists = publicListKeyOf(server, request, settings, this.#options.publicLists ?? 'same-credentials');
+      const identity = { key, server, lists, reference: request.reference, scope: request.scope };
       entry = new PoolEntry({ ...identity, revision: request.revision }, this.#clock.now());
       this.#entries.set(key, entry);
       await this.#supersede(entry);

@@ -26,6 +26,13 @@ export interface McpPoolOptions extends Omit<ConnectSettings, 'elicitation' | 's
   breaker?: { failures?: number; coolDownMs?: number; backoffMs?: number };
   /** Told of starts, restarts, failed starts, an open breaker, evictions and closes (no values). */
   audit?: PoolAuditSink;
+  /**
+   * Who shares a tool list a server marked `cacheScope: "public"` (E3): `'same-credentials'` (the default) — runs of
+   * every scope whose connection launches alike and carries the same credentials (no auth, or one auth the pool
+   * gives all); `'any'` — every scope, whatever credentials its runs bring (opt in only when the server's lists
+   * cannot differ by user: a server that marks a per-user list public would show one user's tools to another).
+   */
+  publicLists?: 'same-credentials' | 'any';
   /** The pool's time: idle closes, LRU order and the breaker's cool-down (tests inject one). Default: the system clock. */
   clock?: PoolClock;
 }

@@ -41,5 +41,8 @@ export function headerProblem(name: string, value: string): string | undefined {
     return "the header name must be an HTTP token (letters, digits and !#$%&'*+-.^_`|~)";
   if (/[\r\n\0]/.test(value)) return 'the header value must not contain a line break or NUL (it would split the request)';
   if (value.length > MAX_HEADER_VALUE) return `the header value is longer than ${MAX_HEADER_VALUE} characters`;
+  // HTTP sends a header value as bytes (latin-1): fetch refuses anything else at connect, with no word of which header.
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(value))
+    return 'the header value must be a byte string: tab, printable ASCII or latin-1 (U+0080–U+00FF) only; percent-encode or base64 other text';
   return undefined;
 }

@@ -4,17 +4,15 @@
  * with exactly one audit event per call. One call's failure never stops the
  * others (B5). Audit events carry no argument values.
  */
-import { defined, setOwn } from '../json.js';
+import { setOwn } from '../json.js';
 import type { AfterHook, BeforeHook, CallIdentity, PermissionPolicy, PermissionRequest, ToolResult } from './types.js';
 import type { CheckedCall } from './batch-check.js';
 import { execute } from './execute.js';
-import { type StoredApproval, toolHashOf } from './approvals.js';
 import type { Route } from './snapshot.js';
 import { type Asked, type CallPath, NOT_COPIED, runCall } from './pipeline.js';
-import { awaitInput } from './waiting.js';
+import { type Waiting, waitForApproval, waitForInput } from './pending/wait.js';
 import type { CallContext } from './call-context.js';
 import { callIdentity, recordSafely } from './call-identity.js';
-import type { Deferred } from './stages.js';
 
 /** The stages a run's calls go through, with the batch's policy, hooks and bounds (one per batch, no closures). */
 export class RunPath implements CallPath<Route> {
@@ -112,41 +110,16 @@ export function permissionRequest(
 }
 
 /** What a call came to: its result, or pending (a policy deferred it, or its server asked questions the run defers). */
-export type CallOutcome = ToolResult | { deferred: StoredApproval };
+export type CallOutcome = ToolResult | Waiting;
 
 /** Runs one call of a batch through the run's path and records its audit event; a pending call records approval_requested or input_requested instead. */
 export async function processCall(call: CheckedCall, route: Route, ctx: CallContext, path: CallPath<Route>): Promise<CallOutcome> {
   const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
   const outcome = await runCall(call.callId, route, call.arguments, path);
-  if ('deferred' in outcome) return defer(call.index, route, outcome.request, outcome.deferred, ctx);
+  if ('deferred' in outcome) return waitForApproval(call.index, route, outcome.request, outcome.deferred, ctx);
   if ('asked' in outcome) {
     const asked = { callId: call.callId, index: call.index, args: outcome.args, by: outcome.decidedBy ?? 'auto', round: 1 };
-    return awaitInput(asked, route, outcome.asked, ctx);
+    return waitForInput(asked, route, outcome.asked, ctx);
   }
   return audit(outcome.result, outcome.decidedBy);
-}
-
-// A deferred call: kept with its validated arguments until the host decides it (run.decide).
-async function defer(index: number, route: Route, request: PermissionRequest, verdict: Deferred, ctx: CallContext): Promise<CallOutcome> {
-  const now = Date.now();
-  const { runId: _runId, agent: _agent, ...identity } = request;
-  const approval: StoredApproval = {
-    ...identity,
-    index,
-    by: verdict.by,
-    ...defined({ reason: verdict.reason }),
-    deferredAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + ctx.approvalTtlMs).toISOString(),
-    toolHash: toolHashOf(route),
-  };
-  if (ctx.audit !== undefined) {
-    await recordSafely(ctx.audit, {
-      type: 'approval_requested',
-      at: approval.deferredAt,
-      ...callIdentity(ctx, request.callId, route),
-      decidedBy: verdict.by,
-      expiresAt: approval.expiresAt,
-    });
-  }
-  return { deferred: approval };
 }

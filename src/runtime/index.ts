@@ -40,5 +40,5 @@ export type { AuditStore } from './audit-store.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export { RESULT_STATUSES } from './types.js';
 export type { ResultStatus } from './types.js';
-export { DEFAULT_APPROVAL_TTL_MS } from './approvals.js';
+export { DEFAULT_APPROVAL_TTL_MS } from './pending/record.js';
 export type { RunLimits } from './limits.js';

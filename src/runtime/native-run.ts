@@ -13,7 +13,7 @@ import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
 import { rejectRemovedOptions } from '../resources/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { OpenApprovals } from './approvals.js';
+import { OpenApprovals } from './pending/open-calls.js';
 import { batchTimeout } from './call-context.js';
 import { RunAudit } from './run-audit.js';
 import { type RejectedBatch, RunBatches } from './run-batches.js';
@@ -21,7 +21,7 @@ import { buildSnapshot } from './refresh.js';
 import { resolveLimits } from './limits.js';
 import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
 import {
-  answersInline,
+  questionRoutes,
   approvalTtl,
   buildContext,
   type NativeRunOptions,
@@ -36,7 +36,6 @@ import { RunToolSearch } from './tool-search.js';
 import type { ModelTool } from './model-tools.js';
 import { type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch } from './types.js';
-import { answerCheck } from './answers.js';
 
 /** One native run of an agent. */
 export class NativeRun extends RunMounts {
@@ -89,7 +88,7 @@ export class NativeRun extends RunMounts {
       toolSearch: this.#toolSearch,
       seen: this.#seen,
       approvals: this.#approvals,
-      answers: answerCheck(registry, (method) => answersInline(options, method)),
+      answers: { registry, route: questionRoutes(options, parts.wiring) },
       batchTimeoutMs: batchTimeout(options),
       claim: (batchId) => this.#claim(batchId),
       persist: async () => {

@@ -5,11 +5,13 @@
  * the refresh (F1, never mid-batch: F2) and the tools tool_search loaded.
  * The deferred calls a host decides later (run.decide) end here too.
  */
-import { type AnswerCheck, type OpenApprovals, pendingView } from './approvals.js';
+import { type AnswerCheck, answerCheck, type AnswerRules } from './pending/answers.js';
+import type { OpenApprovals } from './pending/open-calls.js';
+import { pendingView } from './pending/record.js';
 import { batchRejection, type BatchRejection, checkBatch } from './batch-check.js';
 import { type CallOutcome, processCall, RunPath } from './call.js';
 import { batchDeadline, type CallContext, callContext, type RunParts } from './call-context.js';
-import { decideCalls } from './decide.js';
+import { decideCalls } from './pending/decide.js';
 import type { CallPath } from './pipeline.js';
 import type { RunRefresher } from './refresher.js';
 import { mapLimit, type RunAudit } from './run-audit.js';
@@ -31,8 +33,8 @@ export interface BatchesParts {
   /** Batch ids already run (a stored run carries them). */
   seen: Set<string>;
   approvals: OpenApprovals;
-  /** Checks the answers to a call's questions before any is taken (answers.ts). */
-  answers: AnswerCheck;
+  /** How the answers to a call's questions are checked before any is taken, and made the protocol's responses (pending/answers.ts). */
+  answers: AnswerRules;
   batchTimeoutMs: number | undefined;
   /** Claims batch `batchId` in the run's store first, if it has one (revision_conflict: another host has it). */
   claim(batchId: string): Promise<void>;
@@ -43,11 +45,13 @@ export interface BatchesParts {
 /** The batches of one run. */
 export class RunBatches {
   readonly #p: BatchesParts;
-  readonly #answers: AnswerCheck;
+  readonly #answers: AnswerRules;
+  readonly #check: AnswerCheck;
 
   constructor(parts: BatchesParts) {
     this.#p = parts;
     this.#answers = parts.answers;
+    this.#check = answerCheck(parts.answers);
   }
 
   /**
@@ -98,7 +102,7 @@ export class RunBatches {
   async decide(batchId: string, decisions: Record<string, CallDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
     const { refresher, approvals, run } = this.#p;
     const opening = await refresher.apply(true); // approved calls are checked against the tools as they are now
-    const taken = approvals.take(batchId, decisions, this.#answers); // synchronous: a second decide cannot take them again
+    const taken = approvals.take(batchId, decisions, this.#check); // synchronous: a second decide cannot take them again
     try {
       await this.#p.persist();
     } catch (error) {
@@ -109,7 +113,7 @@ export class RunBatches {
     const scope = this.#scope(batchId, snapshot, signal);
     let outcomes;
     try {
-      outcomes = await decideCalls(taken, snapshot.routes, scope.ctx, run.options.concurrency ?? 4);
+      outcomes = await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, run.options.concurrency ?? 4);
     } finally {
       scope.end();
     }

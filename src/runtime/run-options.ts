@@ -14,7 +14,7 @@ import type { Timeouts } from '../mcp/timeouts.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { RunLimits } from './limits.js';
-import { DEFAULT_APPROVAL_TTL_MS, type StoredApproval } from './approvals.js';
+import { DEFAULT_APPROVAL_TTL_MS, type StoredApproval } from './pending/record.js';
 import type { BuildContext } from './refresh.js';
 import type { McpPool } from '../pool/pool.js';
 import type { McpDocument } from '../resources/mcp-config.js';
@@ -31,6 +31,7 @@ import type {
 } from './types.js';
 import type { AuditSink } from './audit-events.js';
 import { DEFER, type InputMethod } from '../mcp/client-handlers.js';
+import { type QuestionRoute, questionRoute } from '../mcp/input-rounds.js';
 import { checkMs } from '../bounds.js';
 
 /** Options of {@link NativeRun.start}: the ConnectSettings of its mounts (handlers told the run's context), and the run's own. */
@@ -125,11 +126,9 @@ function handlersFor(options: NativeRunOptions, wiring: RunWiring, mount: string
   };
 }
 
-/** True when the run answers `method` itself: a handler (or roots) is given and not `'defer'`. */
-export function answersInline(options: NativeRunOptions, method: InputMethod): boolean {
-  const given =
-    method === 'elicitation/create' ? options.elicitation : method === 'sampling/createMessage' ? options.sampling : options.roots;
-  return given !== undefined && given !== DEFER;
+/** The route of each question method in this run (E7): the one decision its connections make too (mcp/input-rounds.ts). */
+export function questionRoutes(options: NativeRunOptions, wiring: RunWiring): (method: InputMethod) => QuestionRoute {
+  return (method) => questionRoute(mountSettings(options, wiring, '').handlers, method);
 }
 
 /** The run's approvalTtlMs, checked: invalid_input unless a positive number of milliseconds. */

@@ -8,7 +8,7 @@
 import { AgtError } from '../errors.js';
 import { checkExpectedRevision, expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
-import { isStoredApproval, type StoredApproval } from './approvals.js';
+import { isStoredApproval, type StoredApproval } from './pending/record.js';
 
 /** The newest format of SuspendedRun this version reads and writes (2: with pending approvals; 1 is read too, and written without them). */
 export const RUN_FORMAT_VERSION = 2;

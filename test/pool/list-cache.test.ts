@@ -88,12 +88,12 @@ describe('E3: list caching by ttlMs (2026-07-28)', () => {
   it('E3: a public list expires, and an expired one nobody asks for again is dropped when another is kept', () => {
     const clock = handClock();
     const lists = new PublicLists(clock);
-    lists.put('old-revision', [], { ttlMs: 1000, cacheScope: 'public' });
-    lists.put('private', [], { ttlMs: 1000, cacheScope: 'private' });
+    lists.put('old-revision', 'old-revision', [], { ttlMs: 1000, cacheScope: 'public' });
+    lists.put('private', 'private', [], { ttlMs: 1000, cacheScope: 'private' });
     expect(lists.get('private')).toBeUndefined();
     clock.advance(1000);
     expect(lists.size).toBe(1); // expired, but nobody read it
-    lists.put('new-revision', [], { ttlMs: 1000, cacheScope: 'public' });
+    lists.put('new-revision', 'new-revision', [], { ttlMs: 1000, cacheScope: 'public' });
     expect(lists.size).toBe(1);
     expect(lists.get('old-revision')).toBeUndefined();
     expect(lists.get('new-revision')).toMatchObject({ until: clock.now() + 1000 });

@@ -9,23 +9,23 @@
  * like any permitted call. A question (E4): the retry carries the answers
  * and the server's state unchanged, and runs execute → after (its before
  * hooks ran when the call first ran); a server that asks again makes the call
- * wait for the next round, up to MAX_INPUT_ROUNDS.
+ * wait for the next round, up to MAX_INPUT_ROUNDS (answers.ts, nextRound).
  */
-import { readArguments } from './arguments.js';
-import { declinable, responsesOf } from './answers.js';
-import { isExpired, type StoredApproval, type TakenApproval, toolHashOf } from './approvals.js';
-import { ApprovedPath, callAudit, type CallOutcome } from './call.js';
-import type { CallContext } from './call-context.js';
-import { recordSafely } from './call-identity.js';
-import { callResult } from './call-result.js';
-import { execute } from './execute.js';
-import { MAX_INPUT_ROUNDS } from '../mcp/input-rounds.js';
-import { type Asked, runCall } from './pipeline.js';
-import { mapLimit } from './run-audit.js';
-import type { Route } from './snapshot.js';
-import type { CallIdentity, InputDecision, ToolResult } from './types.js';
-import { awaitInput } from './waiting.js';
-import { defined } from '../json.js';
+import { defined } from '../../json.js';
+import { readArguments } from '../arguments.js';
+import { ApprovedPath, callAudit, type CallOutcome } from '../call.js';
+import type { CallContext } from '../call-context.js';
+import { recordSafely } from '../call-identity.js';
+import { callResult } from '../call-result.js';
+import { execute } from '../execute.js';
+import { type Asked as AskedOutcome, runCall } from '../pipeline.js';
+import { mapLimit } from '../run-audit.js';
+import type { Route } from '../snapshot.js';
+import type { CallIdentity, InputDecision, ToolResult } from '../types.js';
+import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
+import { isExpired, type StoredApproval, type TakenApproval, toolHashOf } from './record.js';
+import { waitForInput } from './wait.js';
+import { isAgtError } from '../../errors.js';
 
 /** Who decided a deferred call, as its tool_call audit event names it. */
 const APPROVER = 'human';
@@ -35,11 +35,12 @@ export function decideCalls(
   taken: readonly TakenApproval[],
   routes: ReadonlyMap<string, Route>,
   ctx: CallContext,
+  rules: AnswerRules,
   concurrency: number,
 ): Promise<CallOutcome[]> {
   const now = Date.now();
   const approved = new ApprovedPath(ctx, APPROVER); // permitted by the approver: no stage 3
-  return mapLimit(taken, concurrency, (t) => decideOne(t, routes.get(t.approval.tool), ctx, approved, now));
+  return mapLimit(taken, concurrency, (t) => decideOne(t, routes.get(t.approval.tool), ctx, approved, rules, now));
 }
 
 // The path of a retry with answers: permitted before, before hooks already run, the answers and state sent along.
@@ -54,12 +55,19 @@ class RetryPath extends ApprovedPath {
     this.#input = input;
   }
 
-  override execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult | Asked> {
+  override execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult | AskedOutcome> {
     return execute(callId, route, args, this.#ctx, this.#input);
   }
 }
 
-async function decideOne(taken: TakenApproval, route: Route | undefined, ctx: CallContext, approved: ApprovedPath, now: number) {
+async function decideOne(
+  taken: TakenApproval,
+  route: Route | undefined,
+  ctx: CallContext,
+  approved: ApprovedPath,
+  rules: AnswerRules,
+  now: number,
+) {
   const { approval: a } = taken;
   const input = a.waitingFor === 'input';
   const audit = callAudit(ctx, () => identityOf(a, ctx));
@@ -93,10 +101,10 @@ async function decideOne(taken: TakenApproval, route: Route | undefined, ctx: Ca
   if (!input) {
     const ended = await runCall(a.callId, route, read, approved);
     if ('asked' in ended)
-      return awaitInput({ callId: a.callId, index: a.index, args: ended.args, by: APPROVER, round: 1 }, route, ended.asked, ctx);
+      return waitForInput({ callId: a.callId, index: a.index, args: ended.args, by: APPROVER, round: 1 }, route, ended.asked, ctx);
     return audit(ended.result, ended.decidedBy);
   }
-  return answerOne(a, taken.decision as InputDecision, route, read, ctx, audit);
+  return answerOne(a, taken.decision as InputDecision, route, read, ctx, rules, audit);
 }
 
 // A call's questions answered (or declined): recorded, then the call retried with the answers and the state as it was.
@@ -106,6 +114,7 @@ async function answerOne(
   route: Route,
   read: ReturnType<typeof readArguments>,
   ctx: CallContext,
+  rules: AnswerRules,
   audit: ReturnType<typeof callAudit>,
 ): Promise<CallOutcome> {
   const declined = 'decline' in decision;
@@ -129,20 +138,16 @@ async function answerOne(
       APPROVER,
     );
   }
-  const retry = { requests: a.requests ?? {}, responses: responsesOf(a, decision), ...defined({ requestState: a.requestState }) };
-  const ended = await runCall(a.callId, route, read, new RetryPath(ctx, a.by, retry));
+  const ended = await runCall(a.callId, route, read, new RetryPath(ctx, a.by, inputRetry(a, decision, rules)));
   if (!('asked' in ended)) return audit(ended.result, ended.decidedBy);
-  if (round + 1 > MAX_INPUT_ROUNDS) {
-    const message = `the server kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds); the call was stopped`;
-    return audit(
-      callResult(a.callId, {
-        failed: 'tool_failed',
-        error: { code: 'input_rounds_exceeded', message, details: { rounds: MAX_INPUT_ROUNDS } },
-      }),
-      a.by,
-    );
+  let next: number;
+  try {
+    next = nextRound(round);
+  } catch (error) {
+    if (!isAgtError(error)) throw error;
+    return audit(callResult(a.callId, { failed: 'tool_failed', error: error.toToolError().error }), a.by);
   }
-  return awaitInput({ callId: a.callId, index: a.index, args: ended.args, by: a.by, round: round + 1 }, route, ended.asked, ctx);
+  return waitForInput({ callId: a.callId, index: a.index, args: ended.args, by: a.by, round: next }, route, ended.asked, ctx);
 }
 
 // The call's identity from what was stored (its tool may be gone from the snapshot).

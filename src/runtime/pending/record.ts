@@ -1,0 +1,128 @@
+/**
+ * The record of a pending call: a call a policy deferred (`{ decision:
+ * 'defer' }`) or whose server asked questions the run defers (E4), as the run
+ * keeps it and its run record stores it (JSON), and what hosts see of it.
+ * The validated arguments and a server's `requestState` (verbatim, bounded)
+ * are kept here and in the run record: the one place agt-mcp stores them
+ * (docs/security.md); audit events never hold them.
+ */
+import { defined, isPlainObject } from '../../json.js';
+import type { ToolAnnotations } from '../../mcp/lists.js';
+import { canonicalHash } from '../../schema/canonical.js';
+import type { Route } from '../snapshot.js';
+import { MAX_REQUEST_STATE_BYTES } from '../../bounds.js';
+import { INPUT_METHODS } from '../../mcp/client-handlers.js';
+import type { McpInputRequest } from '../../mcp/connection-types.js';
+import type { ApprovalDecision, InputDecision, PendingCall, RouteKind } from '../types.js';
+
+/** How long a deferred call waits by default before it can only be denied: 24 hours. */
+export { DEFAULT_APPROVAL_TTL_MS } from '../../bounds.js';
+
+/** A deferred call as the run keeps it, and as the run record stores it (JSON). */
+export interface StoredApproval {
+  batchId: string;
+  callId: string;
+  /** Its position in the batch: decided results come back in call order. */
+  index: number;
+  tool: string;
+  kind: RouteKind;
+  mount?: string;
+  remoteTool?: string;
+  annotations?: ToolAnnotations;
+  arguments: Record<string, unknown>;
+  reason?: string;
+  /** Who deferred it (the policy's `by`). */
+  by: string;
+  deferredAt: string;
+  expiresAt: string;
+  /** The tool as it was when deferred (schemas and annotations): a changed tool ends the call as approval_stale. */
+  toolHash: string;
+  /** Absent: an approval. `input`: the call ran and its server asked `requests` (E4). */
+  waitingFor?: 'input';
+  requests?: Record<string, McpInputRequest>;
+  /** The server's state, verbatim (never parsed, never shown); echoed on the retry. */
+  requestState?: string;
+  /** Which round of questions (1 for the first). */
+  round?: number;
+}
+
+/** A decided pending call, taken out of the open batch. */
+export type TakenApproval =
+  | { approval: StoredApproval; decision: ApprovalDecision }
+  | { approval: StoredApproval & { waitingFor: 'input' }; decision: InputDecision };
+
+/** The hash of what a call was approved against: the route's compiled schemas and, for MCP tools, its server's hints. */
+export function toolHashOf(route: Route): string {
+  return canonicalHash({
+    kind: route.kind,
+    input: route.validator.hash,
+    ...(route.kind === 'mcp'
+      ? {
+          mount: route.mount,
+          remoteTool: route.remoteTool,
+          output: route.outputValidator?.hash ?? null,
+          annotations: route.annotations ?? null,
+        }
+      : {}),
+  });
+}
+
+/** What hosts see of a pending call: the arguments and questions are copies; the server's state is never shown. */
+export function pendingView(a: StoredApproval): PendingCall {
+  return Object.freeze({
+    batchId: a.batchId,
+    callId: a.callId,
+    tool: a.tool,
+    kind: a.kind,
+    waitingFor: a.waitingFor ?? 'approval',
+    ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations, reason: a.reason }),
+    ...(a.waitingFor === 'input' ? { requests: structuredClone(a.requests ?? {}), round: a.round ?? 1 } : {}),
+    arguments: structuredClone(a.arguments),
+    deferredAt: a.deferredAt,
+    expiresAt: a.expiresAt,
+  });
+}
+
+/** True when the approval can no longer be granted at `now` (ms since the epoch). */
+export const isExpired = (a: StoredApproval, now: number): boolean => now >= Date.parse(a.expiresAt);
+
+const KINDS: readonly string[] = ['mcp', 'framework', 'delegate'];
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+
+/** True for a stored approval as suspend() writes it (resume checks every field it reads). */
+export function isStoredApproval(value: unknown): value is StoredApproval {
+  const a = value as Partial<Record<keyof StoredApproval, unknown>> | null;
+  return (
+    isPlainObject(a) &&
+    typeof a.batchId === 'string' &&
+    typeof a.callId === 'string' &&
+    Number.isInteger(a.index) &&
+    typeof a.tool === 'string' &&
+    KINDS.includes(a.kind as string) &&
+    optionalString(a.mount) &&
+    optionalString(a.remoteTool) &&
+    optionalString(a.reason) &&
+    (a.annotations === undefined || isPlainObject(a.annotations)) &&
+    isPlainObject(a.arguments) &&
+    typeof a.by === 'string' &&
+    typeof a.toolHash === 'string' &&
+    typeof a.deferredAt === 'string' &&
+    !Number.isNaN(Date.parse(a.deferredAt)) &&
+    typeof a.expiresAt === 'string' &&
+    !Number.isNaN(Date.parse(a.expiresAt)) &&
+    (a.waitingFor === undefined || (a.waitingFor === 'input' && isStoredInput(a)))
+  );
+}
+
+// The questions and state of a call waiting for input, as suspend() writes them (the state bounded, never parsed).
+function isStoredInput(a: Partial<Record<keyof StoredApproval, unknown>>): boolean {
+  const requests = a.requests;
+  return (
+    isPlainObject(requests) &&
+    Object.values(requests).every((r) => isPlainObject(r) && INPUT_METHODS.includes(r.method as never) && isPlainObject(r.params)) &&
+    (a.requestState === undefined ||
+      (typeof a.requestState === 'string' && Buffer.byteLength(a.requestState) <= MAX_REQUEST_STATE_BYTES)) &&
+    Number.isInteger(a.round) &&
+    (a.round as number) >= 1
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * A call begins to wait: the one place a pending call's record and its audit
+ * event are made, for both kinds — a call a policy deferred (an approval:
+ * `approval_requested`) and a call whose server asked questions the run
+ * defers (E4: `input_requested`, the questions' keys and methods, never
+ * their text). The record keeps the validated arguments and, for questions,
+ * the questions (masked) and the server's `requestState` (verbatim, bounded,
+ * never parsed or shown) until the host decides it with `run.decide`.
+ */
+import { defined } from '../../json.js';
+import type { McpInputRequired } from '../../mcp/connection-types.js';
+import type { CallContext } from '../call-context.js';
+import { callIdentity, recordSafely } from '../call-identity.js';
+import type { Route } from '../snapshot.js';
+import type { Deferred } from '../stages.js';
+import type { PermissionRequest } from '../types.js';
+import { type StoredApproval, toolHashOf } from './record.js';
+
+/** A call that waits: its record, for the run's open batch and its run record. */
+export interface Waiting {
+  deferred: StoredApproval;
+}
+
+/** The call to keep: its id and place in the batch, the arguments it ran with, who permitted it, which round asked. */
+export interface AskedCall {
+  callId: string;
+  index: number;
+  args: Record<string, unknown>;
+  by: string;
+  round: number;
+}
+
+// The record both kinds share: the call's identity and tool, its arguments, who let it through, when it began and ends.
+function recordOf(ctx: CallContext, route: Route, call: { callId: string; index: number; args: Record<string, unknown>; by: string }) {
+  const now = Date.now();
+  const { runId: _runId, agent: _agent, ...identity } = callIdentity(ctx, call.callId, route);
+  return {
+    ...identity,
+    ...(route.kind === 'mcp' && route.annotations !== undefined ? { annotations: route.annotations } : {}),
+    index: call.index,
+    arguments: call.args,
+    by: call.by,
+    deferredAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + ctx.approvalTtlMs).toISOString(),
+    toolHash: toolHashOf(route),
+  };
+}
+
+/** Keeps a call a policy deferred, and records approval_requested. */
+export async function waitForApproval(
+  index: number,
+  route: Route,
+  request: PermissionRequest,
+  verdict: Deferred,
+  ctx: CallContext,
+): Promise<Waiting> {
+  const args = request.arguments as Record<string, unknown>;
+  const approval: StoredApproval = {
+    ...recordOf(ctx, route, { callId: request.callId, index, args, by: verdict.by }),
+    ...defined({ reason: verdict.reason }),
+  };
+  if (ctx.audit !== undefined) {
+    await recordSafely(ctx.audit, {
+      type: 'approval_requested',
+      at: approval.deferredAt,
+      ...callIdentity(ctx, request.callId, route),
+      decidedBy: verdict.by,
+      expiresAt: approval.expiresAt,
+    });
+  }
+  return { deferred: approval };
+}
+
+/** Keeps a call whose server asked `asked`, and records input_requested. */
+export async function waitForInput(call: AskedCall, route: Route, asked: McpInputRequired, ctx: CallContext): Promise<Waiting> {
+  const approval: StoredApproval = {
+    ...recordOf(ctx, route, call),
+    waitingFor: 'input',
+    requests: asked.inputRequests,
+    ...defined({ requestState: asked.requestState }),
+    round: call.round,
+  };
+  if (ctx.audit !== undefined) {
+    await recordSafely(ctx.audit, {
+      type: 'input_requested',
+      at: approval.deferredAt,
+      ...callIdentity(ctx, call.callId, route),
+      requests: Object.entries(asked.inputRequests).map(([key, r]) => ({ key, method: r.method })),
+      round: call.round,
+      expiresAt: approval.expiresAt,
+    });
+  }
+  return { deferred: approval };
+}
