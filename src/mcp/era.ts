@@ -10,7 +10,7 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import type { McpProtocolChoice } from '../resources/mcp-config.js';
-import { serverWords } from './server-answers.js';
+import { serverWords } from './server-words.js';
 
 /** The two eras of MCP: `legacy` is 2024-10-07 … 2025-11-25 (initialize); `modern` is 2026-07-28 on (server/discover). */
 export type ProtocolEra = 'legacy' | 'modern';

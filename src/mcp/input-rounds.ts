@@ -61,10 +61,10 @@ export function readInputRequired(result: Record<string, unknown>): McpInputRequ
 
 /** The error of a question no handler was given for (the protocol forbids the server to ask it): names the method and the fix. */
 export function unanswerable(method: string, what: string): AgtError {
-  const handler = method === 'elicitation/create' ? 'elicitation' : method === 'sampling/createMessage' ? 'sampling' : 'roots';
+  const handler = method === 'elicitation/create' ? 'an `elicitation`' : method === 'sampling/createMessage' ? 'a `sampling`' : 'a `roots`';
   return new AgtError(
     'protocol_error',
-    `the server asked for ${method} during the ${what}, which this connection did not declare; give the connection an \`${handler}\` handler to answer it`,
+    `the server asked for ${method} during the ${what}, which this connection did not declare; give the connection ${handler} handler to answer it`,
     { details: { reason: 'input_unanswerable', method } },
   );
 }

@@ -8,7 +8,8 @@ import type { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { CallOptions, McpCallResult } from './connection-types.js';
-import { MAX_JSON_DEPTH, MAX_SERVER_TEXT } from '../bounds.js';
+import { MAX_JSON_DEPTH } from '../bounds.js';
+import { serverWords } from './server-words.js';
 
 /** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
 
@@ -25,12 +26,6 @@ export function boundedDepth<T>(result: T, what: string): T {
 // A JSON-RPC error's message as the server wrote it, without the SDK's prefix, control characters escaped, bounded.
 export function serverText(error: ProtocolError): string {
   return serverWords(error.message.replace(/^MCP error -?\d+: /, ''));
-}
-
-/** Words a server wrote, fit for one of our messages: control characters escaped, bounded (MAX_SERVER_TEXT). */
-export function serverWords(text: string): string {
-  const escaped = JSON.stringify(text.length > MAX_SERVER_TEXT ? `${text.slice(0, MAX_SERVER_TEXT)}…` : text).slice(1, -1);
-  return escaped === '' ? '(no message)' : escaped;
 }
 
 /**

@@ -18,7 +18,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
 import { LineReader } from './line-reader.js';
 import type { LaunchSpec } from './launch.js';
 import type { ProcessPlatform } from './platform/index.js';
-import { serverWords } from './server-answers.js';
+import { serverWords } from './server-words.js';
 import { type ExitInfo, ServerProcess } from './server-process.js';
 import type { StderrTail } from './stderr-buffer.js';
 

@@ -6,6 +6,7 @@
  * (refused by a stage, thrown by a handler, cancelled or out of time, refused
  * or lost by the server) is mapped here, once.
  */
+import { INPUT_METHODS, type InputMethod } from '../mcp/client-handlers.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError } from '../errors.js';
 import type { McpCallResult } from '../mcp/connection.js';
@@ -76,12 +77,22 @@ function abortError(signal: AbortSignal, told: boolean): ResultError {
 function callErrorOf(error: unknown, mount: string, timeoutMs: number): ResultError {
   const code = isAgtError(error) ? error.code : 'tool_failed';
   // A protocol_error's message and reason are our own words about the server's answer (never its values).
-  const reason = isAgtError(error) && code === 'protocol_error' ? error.details?.reason : undefined;
+  const reason = isAgtError(error) && (code === 'protocol_error' || code === 'invalid_input') ? error.details?.reason : undefined;
   if (reason === 'server_error') {
     // The server refused the call with a JSON-RPC error: its code and (escaped, bounded, masked) words go to the model.
     return { code: 'server_error', message: (error as Error).message, details: { reason, rpcCode: (error as AgtError).details?.rpcCode } };
   }
-  if (typeof reason === 'string') return { code, message: `${(error as Error).message}; the call's result is lost`, details: { reason } };
+  if (typeof reason === 'string') {
+    // Our own words and fields (never a value): the question method nobody answers, the bound an argument broke.
+    const { method, limitBytes } = (error as AgtError).details ?? {};
+    const more = {
+      ...(typeof method === 'string' && INPUT_METHODS.includes(method as InputMethod) ? { method } : {}),
+      ...(typeof limitBytes === 'number' ? { limitBytes } : {}),
+    };
+    // An argument too large to mirror is the model's to correct: nothing was sent, nothing is lost.
+    const message = code === 'invalid_input' ? (error as Error).message : `${(error as Error).message}; the call's result is lost`;
+    return { code, message, details: { reason, ...more } };
+  }
   return { code, message: failureWords(code, mount, timeoutMs) };
 }
 

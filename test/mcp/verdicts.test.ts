@@ -206,3 +206,23 @@ describe('E2: the CLI remembers what agt mcp probe learned', () => {
     }
   });
 });
+
+describe('E2: a verdict store is a convenience, never a wait (issue 46)', () => {
+  it('E2: a store whose get, put and delete never settle is skipped after the handshake timeout, with a warning; the connection negotiates', async () => {
+    const never = () => new Promise<never>(() => undefined);
+    const hanging = { get: never, put: never, delete: never };
+    const connection = await connectMcp(
+      { url: server.url },
+      { verdicts: hanging, reference: 'tools/v2', revision: 1, timeouts: { handshakeMs: 300 } },
+    );
+    try {
+      expect(connection.era).toBe('modern');
+      expect(connection.warnings.filter((w) => /era verdict store did not answer/.test(w))).toEqual([
+        'the era verdict store did not answer get within 300 ms; it was skipped (the era is negotiated)',
+        'the era verdict store did not answer put within 300 ms; it was skipped (the era is negotiated)',
+      ]);
+    } finally {
+      await connection.close();
+    }
+  });
+});

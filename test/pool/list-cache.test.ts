@@ -107,3 +107,86 @@ describe('E3: list caching by ttlMs (2026-07-28)', () => {
     expect(cacheHints({ ttlMs: '60000' })).toEqual({ ttlMs: 0, cacheScope: 'private' });
   });
 });
+
+describe('E7: connections that differ in what they defer are never shared (issue 46)', () => {
+  it('E7: in one scope, a run that defers elicitation and a run with none get their own connections, whichever starts first', async () => {
+    for (const order of [
+      ['defer', 'plain'],
+      ['plain', 'defer'],
+    ] as const) {
+      const server: V2HttpServer = await startV2Http({ legacy: 'reject' });
+      cleanups.push(() => server.close());
+      const service = new ResourceService({ store: new MemoryStore() });
+      await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: server.url } } } });
+      await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/v2'] } });
+      const pool = new McpPool({ service });
+      cleanups.push(() => pool.close());
+      const runs: Record<string, NativeRun> = {};
+      for (const kind of order)
+        runs[kind] = await NativeRun.start({
+          agent: 'team/a',
+          service,
+          policy: policies.autoAllow('*'),
+          pool,
+          scope: 'tenant',
+          ...(kind === 'defer' ? { elicitation: 'defer' as const } : {}),
+        });
+      expect(pool.stats().connections, order.join(' then ')).toBe(2);
+      const ask = toolAlias('tools/v2', 'ask');
+      const deferred = await runs.defer!.executeBatch(batch(runs.defer!, [{ callId: 'd', name: ask, arguments: { what: 'ship' } }]));
+      expect(deferred.pending?.map((p) => p.waitingFor)).toEqual(['input']);
+      const plain = await runs.plain!.executeBatch(batch(runs.plain!, [{ callId: 'p', name: ask, arguments: { what: 'ship' } }]));
+      expect(plain.pending ?? []).toEqual([]);
+      expect(plain.results.map((r) => r.status)).toEqual(['tool_failed']); // the server may not ask a client that declared no elicitation
+      for (const run of Object.values(runs)) await run.close();
+    }
+  });
+});
+
+describe('E3: public lists and tenants (issue 46)', () => {
+  it('E3: runs that bring their own credentials never share a public list; one pool-wide credential does; `publicLists: "any"` opts in', async () => {
+    const server: V2HttpServer = await startV2Http({ legacy: 'reject', toolsTtlMs: 60_000, toolsScope: 'public' });
+    cleanups.push(() => server.close());
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: { url: server.url } } } });
+    await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/v2'] } });
+    const lists = () => server.methods.filter((m) => m === 'tools/list').length;
+    const open = async (options: { publicLists?: 'any'; poolAuth?: boolean }) => {
+      const pool = new McpPool({
+        service,
+        ...(options.publicLists ? { publicLists: options.publicLists } : {}),
+        ...(options.poolAuth ? { auth: { bearer: () => 'shared-token' } } : {}),
+      });
+      cleanups.push(() => pool.close());
+      return async (scope: string, own: boolean) => {
+        const run = await NativeRun.start({
+          agent: 'team/a',
+          service,
+          policy: policies.autoAllow('*'),
+          pool,
+          scope,
+          ...(own ? { auth: { bearer: () => `token-of-${scope}` } } : {}),
+        });
+        await run.close();
+      };
+    };
+    // Each user's own credentials: each lists for itself.
+    const perUser = await open({});
+    await perUser('alice', true);
+    const first = lists();
+    await perUser('bob', true);
+    expect(lists()).toBe(first + 1);
+    // One credential the pool gives every scope: shared.
+    const pooled = await open({ poolAuth: true });
+    await pooled('alice', false);
+    const second = lists();
+    await pooled('bob', false);
+    expect(lists()).toBe(second);
+    // The host opts in: shared whatever the runs bring.
+    const any = await open({ publicLists: 'any' });
+    await any('alice', true);
+    const third = lists();
+    await any('bob', true);
+    expect(lists()).toBe(third);
+  });
+});

@@ -31,6 +31,8 @@ import { ScriptedModel } from '../../src/testing/index.js';
 import { aiSdkTools } from '../../src/providers/ai-sdk/index.js';
 import { REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
+import { startHostileModern } from '../mcp/fixtures/hostile-modern.js';
+import { MAX_INPUT_ANSWERS_BYTES } from '../../src/bounds.js';
 
 const text = (r: { status: string }) => ((r as unknown as { content: { text: string }[] }).content[0] as { text: string }).text;
 const tool = (name: string) => toolAlias('tools/v2', name);
@@ -385,4 +387,62 @@ describe('E4: across processes and a restarted server', () => {
       await second.exited;
     }
   }, 90_000);
+});
+
+describe('E4: answers in the protocol own shape, per question (issue 46)', () => {
+  it('E4: one question of a round answered, the other declined, in one decision; the server sees each as its result', async () => {
+    const run = await start();
+    const out = await call(run, 'p1', 'poll');
+    expect(out.pending?.[0]?.requests && Object.keys(out.pending[0].requests).sort()).toEqual(['age', 'name']);
+    const decided = await run.decide('p1', {
+      c1: { answers: { name: { action: 'accept', content: { name: 'Ada' } }, age: { action: 'decline' } } },
+    });
+    expect(decided.results.map(text)).toEqual(['name: accept {"name":"Ada"}; age: decline']);
+  });
+
+  it('E4: short forms still hold: a plain object is an accepted form, and cancel is the protocol result', async () => {
+    const run = await start();
+    await call(run, 'p2', 'poll');
+    const decided = await run.decide('p2', { c1: { answers: { name: { name: 'Bo' }, age: { action: 'cancel' } } } });
+    expect(decided.results.map(text)).toEqual(['name: accept {"name":"Bo"}; age: cancel']);
+  });
+
+  it('E4: answers over their bound are invalid_input and the call still waits; a second decision of the right size completes it', async () => {
+    const run = await start();
+    await call(run, 'p3', 'poll');
+    const huge = 'x'.repeat(MAX_INPUT_ANSWERS_BYTES);
+    const refused = await run.decide('p3', { c1: { answers: { name: { name: huge }, age: { age: 3 } } } }).catch((e: unknown) => e);
+    expect(isAgtError(refused) && [refused.code, refused.details?.reason, refused.details?.limitBytes]).toEqual([
+      'invalid_input',
+      'too_large',
+      MAX_INPUT_ANSWERS_BYTES,
+    ]);
+    expect((refused as Error).message).not.toContain('xxxx');
+    expect(run.pendingApprovals('p3').map((p) => p.callId)).toEqual(['c1']); // still waits
+    const decided = await run.decide('p3', { c1: { answers: { name: { name: 'Cy' }, age: { age: 3 } } } });
+    expect(decided.results.map(text)).toEqual(['name: accept {"name":"Cy"}; age: accept {"age":3}']);
+  });
+
+  it('E7: a run that defers only elicitation, asked for sampling, ends the call input_unanswerable naming the method; nothing waits', async () => {
+    const hostile = await startHostileModern();
+    try {
+      const service = new ResourceService({ store: new MemoryStore() });
+      await service.write({ kind: 'mcp', reference: 'tools/h', create: true, data: { mcpServers: { h: { url: hostile.url } } } });
+      await service.write({ kind: 'agent', reference: 'team/q', create: true, data: { mcps: ['tools/h'] } });
+      const run = await start({}, service);
+      const out = await run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: 's1',
+        calls: [{ callId: 'c1', name: toolAlias('tools/h', 'asks_sampling'), arguments: {} }],
+      });
+      expect(out.pending ?? []).toEqual([]);
+      expect(out.results[0]).toMatchObject({
+        status: 'tool_failed',
+        error: { code: 'protocol_error', details: { reason: 'input_unanswerable', method: 'sampling/createMessage' } },
+      });
+    } finally {
+      await hostile.close();
+    }
+  });
 });
