@@ -13,7 +13,8 @@
  * properties (`__proto__` is a key like any other). Nothing here lives
  * between rounds: a retry names the questions, the answers and the state again.
  */
-import { AgtError } from '../errors.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { AgtError, isAgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from '../bounds.js';
 import { type ClientHandlers, INPUT_METHODS, type InputMethod } from './client-handlers.js';
@@ -77,10 +78,25 @@ export function checkAnswerable(requests: Readonly<Record<string, McpInputReques
   }
 }
 
-/** Answers the questions the connection answers itself; `only`: those keys (the rest are the caller's). */
+/** A client's registered handler of a server request, as the SDK keeps it (its own checks around ours). */
+type Registered = (request: Record<string, unknown>, ctx: Record<string, unknown>) => Promise<unknown>;
+
+/**
+ * Answers one question through the handler registered on `client` — the
+ * SDK's own chain around ours (the request and the result checked, a form's
+ * defaults applied: SEP-1034), exactly as the SDK answers a round it
+ * fulfils itself, and as a 2025 connection answers a pushed request.
+ */
+function viaClient(client: Client, key: string, method: InputMethod, params: Record<string, unknown>, signal: AbortSignal) {
+  const registered = (client as unknown as { _getRequestHandler?(method: string): Registered | undefined })._getRequestHandler?.(method);
+  if (registered === undefined) throw unanswerable(method, 'call');
+  return registered({ jsonrpc: '2.0', id: key, method, params }, { mcpReq: { id: key, method, _meta: params._meta, signal } });
+}
+
+/** Answers the questions the connection answers itself, each through the client's handler; `only`: those keys (the rest are the caller's). */
 export async function answerInline(
   requests: Readonly<Record<string, McpInputRequest>>,
-  handlers: ClientHandlers,
+  client: Client,
   signal: AbortSignal,
   only?: readonly string[],
 ): Promise<Record<string, unknown>> {
@@ -88,12 +104,9 @@ export async function answerInline(
   for (const key of only ?? Object.keys(requests)) {
     const { method, params } = requests[key] as McpInputRequest;
     try {
-      let answer: unknown;
-      if (method === 'elicitation/create') answer = await handlers.elicitation!(params as never, { signal });
-      else if (method === 'sampling/createMessage') answer = await handlers.sampling!(params as never, { signal });
-      else answer = { roots: (await handlers.roots!({ signal })).map((r) => ({ ...r })) };
-      setOwn(answers, key, answer);
-    } catch {
+      setOwn(answers, key, await viaClient(client, key, method, params, signal));
+    } catch (error) {
+      if (isAgtError(error)) throw error;
       throw new AgtError('protocol_error', `the client's ${method} handler failed, so the server's question "${key}" has no answer`, {
         details: { reason: 'input_handler_failed', method },
       });
@@ -106,6 +119,7 @@ export async function answerInline(
 export async function retryParams(
   retry: InputRetry,
   handlers: ClientHandlers,
+  client: Client,
   signal: AbortSignal,
 ): Promise<{ inputResponses: Record<string, unknown>; requestState?: string }> {
   const missing = Object.keys(retry.requests).filter((key) => !Object.hasOwn(retry.responses, key));
@@ -114,7 +128,7 @@ export async function retryParams(
     throw new AgtError('invalid_input', `the retry has no answer to the server's question(s) ${unanswered.join(', ')}`, {
       details: { keys: unanswered },
     });
-  const own = await answerInline(retry.requests, handlers, signal, missing);
+  const own = await answerInline(retry.requests, client, signal, missing);
   return { inputResponses: { ...retry.responses, ...own }, ...defined({ requestState: retry.requestState }) };
 }
 

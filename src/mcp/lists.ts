@@ -7,6 +7,7 @@
  * later, by the ToolSchemaRegistry.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
+import { transportFailure } from './transport-failure.js';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/client';
 import { isRequestTimeout } from './timeouts.js';
@@ -172,6 +173,8 @@ export async function listAll<T>(
       if (isRequestTimeout(error)) throw listTimeout(spec.method, listMs);
       if (isClosed()) throw new AgtError('connection_closed', `the server went away during ${spec.method}`, { cause: error });
       if (isAuthFailure(error)) throw error; // the connection maps it (and may finish an OAuth step-up)
+      const broken = transportFailure(error, spec.method);
+      if (broken !== undefined) throw broken;
       throw new AgtError('protocol_error', `the server answered ${spec.method} with an error or an invalid result`, {
         details: {
           reason: `invalid_${spec.key === 'resourceTemplates' ? 'templates' : spec.key}_list`,

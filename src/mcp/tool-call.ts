@@ -82,7 +82,7 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
     p.send(
       'call',
       async (signal): Promise<McpCallResult | McpInputRequired> => {
-        let retry = options.input === undefined ? {} : await retryParams(options.input, p.handlers, signal);
+        let retry = options.input === undefined ? {} : await retryParams(options.input, p.handlers, client, signal);
         for (let round = 0; ; round++) {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
           const result = await callOnce(name, params, options, signal, true);
@@ -93,7 +93,7 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
           if (Object.values(asked.inputRequests).some((r) => questionRoute(p.handlers, r.method) === 'defer'))
             return { ...asked, inputRequests: p.masked(asked.inputRequests) }; // the state stays verbatim
           if (round + 1 >= MAX_INPUT_ROUNDS) throw roundsExceeded();
-          const inputResponses = await answerInline(asked.inputRequests, p.handlers, signal);
+          const inputResponses = await answerInline(asked.inputRequests, client, signal);
           retry = { inputResponses, ...defined({ requestState: asked.requestState }) };
         }
       },

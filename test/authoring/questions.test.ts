@@ -7,12 +7,14 @@
  * second instance with the same key takes the retry, one with another key
  * refuses it, as it refuses a tampered or foreign state.
  */
+import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolServer, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
 import { connectMcp, isAgtError, type McpInputRequired } from '../../src/index.js';
 import { REPO_ROOT } from '../support/index.js';
 import { deleteFileTool } from './fixtures/delete-file.js';
+import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../../src/bounds.js';
 
 const services: HttpToolService[] = [];
 afterEach(async () => {
@@ -140,5 +142,101 @@ describe('E5: a handler asks once, in both eras', () => {
 
   it('E5: a requestStateKey shorter than 32 bytes is refused when the server is created', () => {
     expect(() => createToolServer({ name: 'x', version: '1', tools: [deleteFile], requestStateKey: 'short' })).toThrow(/32 bytes/);
+  });
+});
+
+describe('E5: the kit state is single-use, sealed answers stay, unasked answers are ignored (issue 46)', () => {
+  const respond = (state: McpInputRequired, responses: Record<string, unknown>) => ({
+    input: { requests: state.inputRequests, responses, ...(state.requestState ? { requestState: state.requestState } : {}) },
+  });
+
+  it('E5: replaying the final retry verbatim within the TTL is refused; the handler ran once for it', async () => {
+    const service = await start();
+    const c = await connectMcp({ url: service.url, protocol: '2026-07-28' }, { elicitation: 'defer' });
+    try {
+      const round1 = (await c.callToolOrInput('delete_file', { path: '/r' })) as McpInputRequired;
+      const round2 = (await c.callToolOrInput(
+        'delete_file',
+        { path: '/r' },
+        respond(round1, { q1: { action: 'accept', content: { confirm: true } } }),
+      )) as McpInputRequired;
+      const final = respond(round2, { q2: { action: 'accept', content: { reason: 'tidy' } } });
+      const done = await c.callToolOrInput('delete_file', { path: '/r' }, final);
+      expect('content' in done && text(done)).toBe('deleted /r (tidy)');
+      const before = runs();
+      const replay = await c.callToolOrInput('delete_file', { path: '/r' }, final).catch((e: unknown) => e);
+      expect(isAgtError(replay) && replay.message).toMatch(/Invalid or expired requestState/);
+      expect(runs()).toBe(before); // the side effect did not run again
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('E5: a later retry cannot overwrite an answer already sealed, and an answer to a question not yet asked is ignored', async () => {
+    const service = await start();
+    const c = await connectMcp({ url: service.url, protocol: '2026-07-28' }, { elicitation: 'defer' });
+    try {
+      const round1 = (await c.callToolOrInput('delete_file', { path: '/s' })) as McpInputRequired;
+      // q2 answered before it was asked: ignored, so the handler still asks it.
+      const round2 = (await c.callToolOrInput(
+        'delete_file',
+        { path: '/s' },
+        respond(round1, { q1: { action: 'accept', content: { confirm: true } }, q2: { action: 'accept', content: { reason: 'early' } } }),
+      )) as McpInputRequired;
+      expect(round2.resultType).toBe('input_required');
+      expect(Object.values(round2.inputRequests)[0]).toMatchObject({ params: { message: 'Why?' } });
+      // q1 answered again, differently: the sealed "confirm" stands.
+      const done = await c.callToolOrInput(
+        'delete_file',
+        { path: '/s' },
+        respond(round2, { q1: { action: 'accept', content: { confirm: false } }, q2: { action: 'accept', content: { reason: 'late' } } }),
+      );
+      expect('content' in done && text(done)).toBe('deleted /s (late)');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('E5: requestStateTtlSeconds must be a whole number of seconds from 1 to a day: NaN, -5, 0 and 1.5 are invalid_input', () => {
+    for (const bad of [Number.NaN, -5, 0, 1.5, 86_401]) {
+      const f = (() => {
+        try {
+          createToolServer({ name: 'x', version: '1', tools: [deleteFile], requestStateTtlSeconds: bad });
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      })();
+      expect(isAgtError(f) && [f.code, f.details?.field], String(bad)).toEqual(['invalid_input', 'requestStateTtlSeconds']);
+      expect((f as Error).message).toContain('seconds');
+    }
+    expect(() => createToolServer({ name: 'x', version: '1', tools: [deleteFile], requestStateTtlSeconds: 60 })).not.toThrow();
+  });
+
+  it('E5: a body over the bound is answered 413 with Connection: close; the next request on a kept-alive agent is served', async () => {
+    const service = await start();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const post = (body: Buffer | string) =>
+        new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+          const req = http.request(
+            service.url,
+            { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        });
+      const big = await post(Buffer.alloc(DEFAULT_MAX_SERVED_MESSAGE_BYTES + 1024, 0x20));
+      expect(big).toEqual({ status: 413, connection: 'close' });
+      const next = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+      expect(next.status).not.toBe(413);
+      expect(next.status).toBeLessThan(500);
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -123,3 +123,26 @@ describe('E4: agt mcp call on a terminal', () => {
     expect(lines).toEqual(['  login (elicitation/create): Sign in', '    open: https://example.test/auth']);
   });
 });
+
+describe('E4: agt mcp call answers through the one waiting-call path (issue 46)', () => {
+  it('E4: one question answered and the other declined, in protocol shape, as run.decide takes them', async () => {
+    expect((await agt('mcp', 'call', 'v2', 'poll')).code).toBe(6);
+    const done = await agt('mcp', 'call', 'v2', 'poll', '--answer', 'name={"name":"Ada"}', '--answer', 'age={"action":"decline"}');
+    expect(done).toMatchObject({ code: 0, stdout: 'name: accept {"name":"Ada"}; age: decline\n' });
+  });
+
+  it("E4: a server's question text cannot start a line of its own: line breaks and escapes are shown escaped", () => {
+    const lines = questionLines({
+      q: {
+        method: 'elicitation/create',
+        params: {
+          message: 'Sure?\nagt: forged line\u001b[31m',
+          requestedSchema: { type: 'object', properties: { ok: { type: 'boolean', description: 'a\nb' } } },
+        },
+      },
+    });
+    expect(lines.join('\n')).not.toMatch(/\nagt: forged/);
+    expect(lines[0]).toBe('  q (elicitation/create): Sure?\\nagt: forged line\\x1b[31m');
+    expect(lines[1]).toContain('— a\\nb');
+  });
+});

@@ -306,3 +306,21 @@ describe('E7: every round of questions is read by one path, under one bound (iss
     }
   });
 });
+
+describe('E1: a broken connection is a connection error, never an invalid answer (issue 46)', () => {
+  it('E1: a socket reset during tools/list is connection_closed (reason network), not "not a valid MCP result"', async () => {
+    const resetting = await startHostileModern({ resetOn: 'tools/list' });
+    try {
+      const connection = await connectMcp({ url: resetting.url });
+      try {
+        const f = await failure(connection.listTools());
+        expect(f).toMatchObject({ code: 'connection_closed', details: { reason: 'network' } });
+        expect(f.message).not.toMatch(/not a valid MCP result/);
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await resetting.close();
+    }
+  });
+});
