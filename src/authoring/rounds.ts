@@ -15,7 +15,8 @@
  * side effect twice (instances behind one address share no such memory:
  * route a call's retries to the instance that asked, or accept replays there).
  * Answers sealed in the state are kept as they were; a retry's answers count
- * only for the questions the last round asked.
+ * only for the questions the last round asked (a first call, with no state,
+ * may bring answers to the questions it knows: SEP-2322).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -122,12 +123,13 @@ export class Rounds {
     if (state !== undefined && !boundTo(state, binding()))
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
     const answered: Record<string, unknown> = state !== undefined && isPlainObject(state.r) ? { ...state.r } : {};
-    // A retry answers only what the last round asked; what was sealed before stays as it was.
     const retried = ctx.mcpReq.inputResponses;
-    const asked = state !== undefined && Array.isArray(state.q) ? state.q : [];
-    if (isPlainObject(retried))
-      for (const key of asked)
-        if (typeof key === 'string' && Object.hasOwn(retried, key) && !Object.hasOwn(answered, key)) setOwn(answered, key, retried[key]);
+    if (!isPlainObject(retried)) return new Rounds(binding, answered);
+    // A first call may bring answers (a client that knows the questions: SEP-2322 says a server uses what it
+    // recognises). Once a state exists, a retry answers only what its round asked; what was sealed stays as it was.
+    const asked = state === undefined ? Object.keys(retried) : Array.isArray(state.q) ? state.q : [];
+    for (const key of asked)
+      if (typeof key === 'string' && Object.hasOwn(retried, key) && !Object.hasOwn(answered, key)) setOwn(answered, key, retried[key]);
     return new Rounds(binding, answered);
   }
 
