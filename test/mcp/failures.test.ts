@@ -120,8 +120,9 @@ describe('servers that misbehave', () => {
 
   it('1 MB of stderr: drained, it neither stalls the handshake nor the close; only the tail is kept', async () => {
     const mark = marker();
+    // The handshake gets room on a loaded machine (1.5 s was missed once beside other test files): what is proved is the drain.
     const connection = await connectMcp(pythonConfig({ mode: 'stderr-flood', mark, extra: ['--size', String(1024 * 1024)] }), {
-      timeouts: quick,
+      timeouts: { ...quick, handshakeMs: 15_000 },
     });
     expect((await connection.listTools()).length).toBe(4);
     expect(connection.stderrTail().length).toBeLessThanOrEqual(4096);
