@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { ToolSchemaRegistry } from '../src/index.js';
 import { type BenchReport, formatNs, measure, median } from './harness.js';
 import { schemaCases } from './schema-cases.js';
+import { measureHostileSchema } from './schema-hostile.js';
 
 const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema-validate.worker.ts');
 const CONTENDERS = ['cfworker', 'registry', 'ajv'] as const;
@@ -70,6 +71,24 @@ export function runSchemaBench(): BenchReport {
   const thousandMs = times[2] as number;
   targets.push({ name: '1,000 distinct medium schemas load in < 0.5 s', ok: thousandMs < 500, detail: `${thousandMs.toFixed(0)} ms` });
 
+  // Issue 47: a hostile schema's errors are counted, not built.
+  const hostile = measureHostileSchema();
+  targets.push({
+    name: 'one invalid object against the 5,000-required schema builds ≤ 100 issues',
+    ok: hostile.issues <= 100,
+    detail: `${hostile.issues} built, ${hostile.omitted} counted`,
+  });
+  targets.push({
+    name: 'one invalid validation against it ≤ 5 ms',
+    ok: hostile.validateMs <= 5,
+    detail: `${hostile.validateMs.toFixed(2)} ms (raw cfworker with every error: ${hostile.rawMs.toFixed(2)} ms)`,
+  });
+  targets.push({
+    name: 'contractCases on it < 200 ms',
+    ok: hostile.casesMs < 200,
+    detail: `${hostile.casesMs.toFixed(0)} ms for ${hostile.cases} cases`,
+  });
+
   const markdown = [
     ...rows,
     '',
@@ -78,6 +97,12 @@ export function runSchemaBench(): BenchReport {
     `| cold load (medium, distinct content) | ${formatNs(cold.nsPerOp)} |`,
     `| cached recompile (identical new object) | ${formatNs(cached.nsPerOp)} |`,
     `| 1,000 distinct medium schemas, total | ${thousandMs.toFixed(0)} ms |`,
+    '',
+    '| hostile schema (5,000 required, issue 47) | median |',
+    '| --- | --- |',
+    `| contractCases, compile included (${hostile.cases} cases) | ${hostile.casesMs.toFixed(0)} ms |`,
+    `| one invalid validation (${hostile.issues} issues built, ${hostile.omitted} counted) | ${hostile.validateMs.toFixed(2)} ms |`,
+    `| raw cfworker, same object, every error | ${hostile.rawMs.toFixed(2)} ms |`,
   ].join('\n');
   return { title: 'ToolSchemaRegistry', markdown, targets };
 }

@@ -9,6 +9,8 @@ import { AgtError } from './errors.js';
 
 /** How deep any JSON from outside may nest: arguments, results, server notices, documents, audit events, schemas walked. */
 export const MAX_JSON_DEPTH = 64;
+/** How many issues one invalid validation builds (in schema order; the rest are only counted): enough for a model to correct its call. */
+export const MAX_VALIDATION_ISSUES = 20;
 /** How many properties of one schema object a walker reads (parameter headers, tool search, contract cases, examples). */
 export const MAX_SCHEMA_PROPERTIES = 200;
 

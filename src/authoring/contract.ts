@@ -51,6 +51,8 @@ export interface ContractInput {
 
 const registry = new ToolSchemaRegistry();
 const INVALID = { code: 'invalid_arguments' };
+// Whether a case is valid is all a case needs to know: the validator stops at the first problem.
+const VALIDITY_ONLY = { maxIssues: 1 };
 // A schema may be a server's (agt mcp check): what it asks for is bounded before anything is built from it.
 const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
 const MAX_BOUNDARY = 65_536;
@@ -91,7 +93,7 @@ export function contractCases(tool: ContractTool, input: ContractInput): Contrac
   for (const c of derived) {
     const valid = 'ok' in c.expect;
     if (valid && input.validBoundaries === false) continue;
-    if (compiled.validate(c.args).ok === valid) cases.push({ ...c, ...meta });
+    if (compiled.validate(c.args, VALIDITY_ONLY).ok === valid) cases.push({ ...c, ...meta });
   }
   for (const e of input.businessErrors ?? []) {
     cases.push({ name: e.name, tool: tool.name, args: e.args, ...defined({ meta: e.meta }), expect: { code: e.code } });

@@ -58,10 +58,13 @@ export function validateArguments(
   if (!validation.ok) {
     const first = validation.issues[0];
     const where = first?.instancePath ? ` at "${first.instancePath}"` : '';
+    // The issues are bounded where they are built (MAX_VALIDATION_ISSUES); the message says how many more there were.
+    const more = validation.issues.length - 1 + (validation.issuesOmitted ?? 0);
+    const also = more > 0 ? ` (and ${more} more issue${more === 1 ? '' : 's'})` : '';
     return failed(callId, 'invalid_arguments', {
       code: 'invalid_arguments',
-      message: `the arguments do not match the tool's schema${where}: ${first?.message ?? 'invalid'}; correct them and call again`,
-      details: { issues: validation.issues },
+      message: `the arguments do not match the tool's schema${where}: ${first?.message ?? 'invalid'}${also}; correct them and call again`,
+      details: { issues: validation.issues, ...defined({ issuesOmitted: validation.issuesOmitted }) },
     });
   }
   return { go: true, value: read.value as Record<string, unknown> };

@@ -12,10 +12,11 @@ import { isSimplePattern } from './patterns.js';
 import { dereference, type Schema, validate as cfValidate } from '@cfworker/json-schema';
 import { AgtError } from '../errors.js';
 import { cfDraftOf, DEFAULT_DIALECT, type Dialect, dialectLabel, dialectOfUri } from './dialects.js';
-import { type ArgumentIssue, toIssues } from './issues.js';
+import { type ArgumentIssue, missingRootIssue, toIssues } from './issues.js';
 import { checkAgainstMetaschema } from './metaschemas.js';
 import { tokensToPointer } from './pointer.js';
 import { defined, isPlainObject } from '../json.js';
+import { MAX_VALIDATION_ISSUES } from '../bounds.js';
 import { prepareSchema } from './prepare.js';
 import { checkReferences } from './refs.js';
 
@@ -35,13 +36,28 @@ export type SchemaLoadReason =
   | 'ref_cycle'
   | 'root_not_object';
 
-/** The result of validating an instance; `validate` never throws. */
-export type ValidationResult = { ok: true } | { ok: false; issues: ArgumentIssue[] };
+/**
+ * The result of validating an instance; `validate` never throws. `issues`
+ * holds at most MAX_VALIDATION_ISSUES (or the `maxIssues` asked for), in
+ * schema order; `issuesOmitted` counts the further errors the validator
+ * reported, when there were any (not built, not deduplicated).
+ */
+export type ValidationResult = { ok: true } | { ok: false; issues: ArgumentIssue[]; issuesOmitted?: number };
+
+/** How much of an invalid instance's problems to build. */
+export interface ValidateOptions {
+  /**
+   * The most issues to build. Default MAX_VALIDATION_ISSUES (20). `1` asks
+   * for validity and the first problem only: the validator stops at the first
+   * failing keyword (no `issuesOmitted` then).
+   */
+  maxIssues?: number;
+}
 
 /** A loaded schema, ready to validate instances. */
 export interface CompiledJsonSchema {
   readonly dialect: Dialect;
-  validate(instance: unknown): ValidationResult;
+  validate(instance: unknown, options?: ValidateOptions): ValidationResult;
 }
 
 /** Options of {@link compileJsonSchema}. */
@@ -134,13 +150,28 @@ export function compileJsonSchema(schema: unknown, options: CompileJsonSchemaOpt
   if (refProblem !== undefined) {
     throw schemaLoadFailed(tool, refProblem.reason, refProblem.pointer, refProblem.message, dialect);
   }
+  // The root's own `required` (not beside a root `$ref`, which older dialects read alone): a short cut for validity checks.
+  const rootRequired =
+    isPlainObject(root) && root.$ref === undefined && Array.isArray(root.required) && root.required.every((k) => typeof k === 'string')
+      ? (root.required as string[])
+      : undefined;
   return {
     dialect,
-    validate(instance: unknown): ValidationResult {
+    validate(instance: unknown, options?: ValidateOptions): ValidationResult {
+      const max = Math.max(1, Math.min(options?.maxIssues ?? MAX_VALIDATION_ISSUES, MAX_VALIDATION_ISSUES));
+      if (max === 1 && rootRequired !== undefined && isPlainObject(instance)) {
+        // Validity only: a property the root requires and the object lacks settles it, whatever else the schema says.
+        for (const key of rootRequired) if (!Object.hasOwn(instance, key)) return { ok: false, issues: [missingRootIssue(key)] };
+      }
       try {
-        const result = cfValidate(instance, root as object, draft, lookup, false);
+        const result = cfValidate(instance, root as object, draft, lookup, max === 1);
         if (result.valid) return OK;
-        return { ok: false, issues: toIssues(result.errors, { root, lookup, falseMarkers, instance }) };
+        const context = { root, lookup, falseMarkers, instance };
+        let { issues, omitted } = toIssues(result.errors, context, max);
+        // A short-circuited run that stopped on a wrapper alone names nothing: the full run names the first problem.
+        if (issues.length === 0 && max === 1)
+          issues = toIssues(cfValidate(instance, root as object, draft, lookup, false).errors, context, 1).issues;
+        return omitted > 0 && max > 1 ? { ok: false, issues, issuesOmitted: omitted } : { ok: false, issues };
       } catch {
         // cfworker throws on non-JSON input (undefined, BigInt, cycles); its text is not used.
         return { ok: false, issues: [nonJsonIssue(instance)] };

@@ -50,21 +50,31 @@ const WRAPPERS = new Set([
   'if',
 ]);
 
-/** Maps cfworker errors to issues; deduplicated, in cfworker's order. */
-export function toIssues(errors: readonly OutputUnit[], ctx: IssueContext): ArgumentIssue[] {
+/**
+ * Maps cfworker errors to at most `max` issues, deduplicated, in cfworker's
+ * (schema) order. Past the bound nothing is built: the errors left are only
+ * counted (`omitted`, wrappers left out, not deduplicated).
+ */
+export function toIssues(errors: readonly OutputUnit[], ctx: IssueContext, max: number): { issues: ArgumentIssue[]; omitted: number } {
   const issues: ArgumentIssue[] = [];
   const seen = new Set<string>();
   const missingQueues = new Map<string, string[][]>();
-  errors.forEach((error, i) => {
-    if (isDropped(error, errors[i + 1])) return;
+  let omitted = 0;
+  for (let i = 0; i < errors.length; i++) {
+    const error = errors[i] as OutputUnit;
+    if (isDropped(error, errors[i + 1])) continue;
+    if (issues.length >= max) {
+      omitted += 1;
+      continue;
+    }
     const issue = toIssue(error, ctx, missingQueues);
     const key = `${issue.instancePath}\0${issue.schemaPath}\0${issue.message}`;
     if (!seen.has(key)) {
       seen.add(key);
       issues.push(issue);
     }
-  });
-  return issues;
+  }
+  return { issues, omitted };
 }
 
 // Keywords whose value may be the false schema, reported under their own name.
@@ -96,6 +106,7 @@ const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definiti
 // An item that does not match `contains` is no error by itself; the
 // contains/minContains summary says what is wrong.
 function isUnderContains(keywordLocation: string): boolean {
+  if (!keywordLocation.includes('/contains/')) return false; // the usual case, without splitting the location
   const tokens = fragmentTokens(keywordLocation);
   for (let i = 0; i < tokens.length - 1; i++) {
     if (tokens[i] === 'contains' && !NAME_MAPS.has(tokens[i - 1] ?? '')) return true;
@@ -195,6 +206,11 @@ function missingPairs(keyword: string, node: Record<string, unknown>, instance: 
     for (const k of needs) if (typeof k === 'string' && !has(k)) pairs.push([k, trigger]);
   }
   return pairs;
+}
+
+/** The issue of a property `required` at the root that an object lacks (what toIssue builds for it). */
+export function missingRootIssue(property: string): ArgumentIssue {
+  return { instancePath: '', schemaPath: '/required', keyword: 'required', message: missingMessage(property, undefined) };
 }
 
 function missingMessage(property: string | undefined, trigger: string | undefined): string {

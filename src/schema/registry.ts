@@ -4,7 +4,7 @@
  */
 import { AgtError } from '../errors.js';
 import { canonicalHash } from './canonical.js';
-import { type CompiledJsonSchema, compileJsonSchema, schemaLoadFailed, type ValidationResult } from './compile.js';
+import { type CompiledJsonSchema, compileJsonSchema, schemaLoadFailed, type ValidateOptions, type ValidationResult } from './compile.js';
 import type { Dialect } from './dialects.js';
 import { LruMap } from './lru.js';
 import { isPlainObject } from '../json.js';
@@ -14,8 +14,8 @@ export interface CompiledToolSchema {
   readonly dialect: Dialect;
   /** sha256 of the schema's canonical JSON (sorted keys). */
   readonly hash: string;
-  /** Validates tool arguments; never throws, never changes `args` (S4). */
-  validate(args: unknown): ValidationResult;
+  /** Validates tool arguments; never throws, never changes `args` (S4). At most `maxIssues` issues are built (default 20). */
+  validate(args: unknown, options?: ValidateOptions): ValidationResult;
 }
 
 /** Which schema of a tool is compiled. */
@@ -133,9 +133,9 @@ function toToolSchema(inner: CompiledJsonSchema, hash: string): CompiledToolSche
   return Object.freeze({
     dialect: inner.dialect,
     hash,
-    validate(args: unknown): ValidationResult {
+    validate(args: unknown, options?: ValidateOptions): ValidationResult {
       if (!isPlainObject(args)) return NOT_AN_OBJECT;
-      return inner.validate(args);
+      return inner.validate(args, options);
     },
   });
 }
