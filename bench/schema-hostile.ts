@@ -1,8 +1,8 @@
 /**
  * Issue 47: a hostile schema's errors are counted, not built. The schema of
  * the S2 test (5,000 required strings, a 1e9 maxLength, a 2e9 maxItems):
- * `contractCases` on it (a distinct copy each round, so the compile is
- * timed too) and one invalid validation, beside raw cfworker validating the
+ * `contractCases` on it (a distinct copy each round: its first call also
+ * compiles it) and one invalid validation, beside raw cfworker validating the
  * same object with every error (what the registry cannot do for less).
  */
 import { dereference, validate as cfValidate } from '@cfworker/json-schema';
@@ -19,15 +19,24 @@ export function hostileSchema(tag = ''): Record<string, unknown> {
   return { type: 'object', title: `hostile ${tag}`, properties, required: Object.keys(properties).slice(0, 5_000) };
 }
 
-/** Medians: contractCases (ms), one invalid validation and raw cfworker on it (ms), and the issues built. */
+/**
+ * Medians: contractCases on a fresh copy (its first call compiles the schema: metaschema check, references) and
+ * called again (compiled once before, as a second contract run or a probed server has it); one invalid validation and
+ * raw cfworker on it; the issues built.
+ */
 export function measureHostileSchema(rounds = 7) {
-  const cases: number[] = [];
+  const first: number[] = [];
+  const again: number[] = [];
   let count = 0;
   for (let r = 0; r < rounds; r++) {
     const schema = hostileSchema(String(r));
-    const t = performance.now();
-    count = contractCases({ name: `hostile${r}`, inputSchema: schema }, { valid: [{ huge: 'x', many: ['a'] }] }).length;
-    cases.push(performance.now() - t);
+    const derive = () => contractCases({ name: `hostile${r}`, inputSchema: schema }, { valid: [{ huge: 'x', many: ['a'] }] }).length;
+    let t = performance.now();
+    count = derive();
+    first.push(performance.now() - t);
+    t = performance.now();
+    derive();
+    again.push(performance.now() - t);
   }
   const schema = hostileSchema('v');
   const compiled = new ToolSchemaRegistry().compile(schema, { tool: 'hostile' });
@@ -45,5 +54,5 @@ export function measureHostileSchema(rounds = 7) {
     cfValidate({ huge: 'x' }, schema as object, '2020-12', lookup, false);
     raw.push(performance.now() - t);
   }
-  return { casesMs: median(cases), cases: count, validateMs: median(ours), rawMs: median(raw), issues, omitted };
+  return { firstMs: median(first), casesMs: median(again), cases: count, validateMs: median(ours), rawMs: median(raw), issues, omitted };
 }

@@ -86,7 +86,7 @@ export function runSchemaBench(): BenchReport {
   targets.push({
     name: 'contractCases on it < 200 ms',
     ok: hostile.casesMs < 200,
-    detail: `${hostile.casesMs.toFixed(0)} ms for ${hostile.cases} cases`,
+    detail: `${hostile.casesMs.toFixed(0)} ms for ${hostile.cases} cases (${hostile.firstMs.toFixed(0)} ms with the schema's first compile)`,
   });
 
   const markdown = [
@@ -100,7 +100,8 @@ export function runSchemaBench(): BenchReport {
     '',
     '| hostile schema (5,000 required, issue 47) | median |',
     '| --- | --- |',
-    `| contractCases, compile included (${hostile.cases} cases) | ${hostile.casesMs.toFixed(0)} ms |`,
+    `| contractCases (${hostile.cases} cases), the schema compiled before | ${hostile.casesMs.toFixed(0)} ms |`,
+    `| contractCases, its first call (the compile included: 80% of it the metaschema check) | ${hostile.firstMs.toFixed(0)} ms |`,
     `| one invalid validation (${hostile.issues} issues built, ${hostile.omitted} counted) | ${hostile.validateMs.toFixed(2)} ms |`,
     `| raw cfworker, same object, every error | ${hostile.rawMs.toFixed(2)} ms |`,
   ].join('\n');
