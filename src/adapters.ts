@@ -42,7 +42,7 @@ export type {
   ToolsLoadedEvent,
   TraceContext,
 } from './runtime/audit-events.js';
-export type { SchemaLoadReason, ValidationResult } from './schema/compile.js';
+export type { SchemaLoadReason, ValidateOptions, ValidationResult } from './schema/compile.js';
 export type { Dialect } from './schema/dialects.js';
 export type { CompiledToolSchema, SchemaPart, ToolSchemaRegistryOptions } from './schema/registry.js';
 export { TOOL_SEARCH } from './toolsearch/tool-index.js';

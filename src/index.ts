@@ -1,16 +1,133 @@
 /**
- * agt-mcp: the core entry point, re-exports only. Each concept's folder index
- * lists exactly its public names, and this file re-exports them whole, so
- * every name is listed once; test/package/exports.test.ts pins the runtime
- * names of every entry point (adding one is a decision).
+ * agt-mcp: the core entry point, re-exports only. Every name a host programs
+ * against is listed here by name (no wildcard: adding one is a decision), as
+ * each concept's folder index lists it; test/package/exports.test.ts pins the
+ * names of every entry point.
  */
 export { AGT_ERROR_CODES, AgtError, isAgtError } from './errors.js';
 export type { AgtErrorCode, ToolError } from './errors.js';
-export * from './schema/index.js';
-export * from './resources/index.js';
-export * from './mcp/index.js';
-export * from './runtime/index.js';
-export * from './framework/index.js';
-export * from './harness/index.js';
-export * from './pool/index.js';
-export * from './toolsearch/index.js';
+export { ToolSchemaRegistry } from './schema/index.js';
+export type { ArgumentIssue } from './schema/index.js';
+export { MemoryStore, RESOURCE_KINDS, ResourceService } from './resources/index.js';
+export type {
+  AgentData,
+  AgentDescription,
+  AgentSettings,
+  McpDocument,
+  McpServerConfig,
+  MountStatus,
+  ResourceKind,
+  ResourceRecord,
+  ResourceRef,
+  ResourceServiceOptions,
+  ResourceTarget,
+  SkillData,
+  WriteInput,
+  WriteResult,
+} from './resources/index.js';
+export {
+  DEFAULT_TIMEOUTS,
+  LOG_LEVELS,
+  McpProber,
+  MemoryTokenStore,
+  MemoryVerdictStore,
+  connectMcp,
+  loginMcp,
+  resolveConnectSettings,
+  storedOAuth,
+} from './mcp/index.js';
+export type {
+  CallOptions,
+  ClientHandlers,
+  Completion,
+  CompletionRef,
+  ConnectOptions,
+  ConnectSettings,
+  CreateMessageResult,
+  ElicitResult,
+  ElicitationRequest,
+  ListChangedKind,
+  LogLevel,
+  LoginOptions,
+  McpAuth,
+  McpCallResult,
+  McpConnection,
+  McpInputRequired,
+  McpLogMessage,
+  McpProberOptions,
+  McpPrompt,
+  McpResource,
+  McpResourceTemplate,
+  McpRoot,
+  ProbeReport,
+  PromptResult,
+  ProtocolEra,
+  RequestOptions,
+  ResolvedConnectSettings,
+  ResourceContents,
+  SamplingRequest,
+  ServerRequestContext,
+  StoredOAuthOptions,
+  Timeouts,
+  ToolAnnotations,
+} from './mcp/index.js';
+export {
+  DEFAULT_APPROVAL_TTL_MS,
+  DEFAULT_LIMITS,
+  MemoryAuditStore,
+  MemoryRunStore,
+  NativeRun,
+  RESULT_STATUSES,
+  StoreAuditSink,
+  executeModelCalls,
+  policies,
+  runAgentLoop,
+  toolAlias,
+} from './runtime/index.js';
+export type {
+  AfterHook,
+  AgentLoopOptions,
+  AnnotationMatch,
+  ApprovalDecision,
+  AuditEvent,
+  AuditSink,
+  AuditStore,
+  AutoAllowMatch,
+  BatchResult,
+  BeforeHook,
+  CallDecision,
+  DelegateTool,
+  InputDecision,
+  LoopMessage,
+  LoopOutcome,
+  ModelCallsResult,
+  ModelLike,
+  ModelTool,
+  NativeRunOptions,
+  PendingApproval,
+  PendingCall,
+  PermissionDecision,
+  PermissionPolicy,
+  PermissionRequest,
+  ProgressEvent,
+  ResultError,
+  ResultStatus,
+  ReviewContext,
+  RunLimits,
+  RunNotificationContext,
+  RunRequestContext,
+  RunSnapshot,
+  RunStore,
+  SuspendedRun,
+  ToolBatch,
+  ToolCall,
+  ToolResult,
+  ToolSearchOptions,
+} from './runtime/index.js';
+export { FRAMEWORK_TOOL_NAMES } from './framework/index.js';
+export { HarnessToolSet } from './harness/index.js';
+export type { HarnessToolDef } from './harness/index.js';
+export { McpPool } from './pool/index.js';
+export type { LeaseRequest, McpLease, McpPoolOptions, PoolStats } from './pool/index.js';
+export { ToolIndex } from './toolsearch/index.js';
+export type { ToolHit } from './toolsearch/index.js';

@@ -350,6 +350,7 @@ describe('package exports', () => {
       'ToolSchemaRegistryOptions',
       'ToolsLoadedEvent',
       'TraceContext',
+      'ValidateOptions',
       'ValidationResult',
     ],
     'agt-mcp/ai-sdk': [

@@ -63,7 +63,41 @@ function circles(): string[][] {
   return found;
 }
 
+// The layers the README draws, lowest first: a file imports only from its own folder or a lower layer.
+const LAYERS: readonly (readonly string[])[] = [
+  ['(leaf files)'], // errors, bounds, json, results, secret-rule, tool-names, files: the root's files, one unit
+  ['schema', 'toolsearch'],
+  ['resources'],
+  ['mcp'],
+  ['pool', 'authoring'],
+  ['framework'],
+  ['runtime'],
+  ['harness', 'storage', 'providers', 'otel'],
+  ['testing'],
+  ['cli'],
+];
+// The entry files only re-export: they sit above every layer.
+const ENTRIES = new Set(['index.ts', 'adapters.ts', 'config.ts']);
+const unitOf = (file: string) => {
+  const [first, ...rest] = name(file).split('/');
+  return rest.length > 0 || ENTRIES.has(first as string) ? (first as string) : '(leaf files)';
+};
+const rankOf = (unit: string) => LAYERS.findIndex((layer) => layer.includes(unit));
+
 describe('the layout of src (DESIGN.md: arrows point one way)', () => {
+  it("every import points down the README's drawing of layers (or stays in its folder)", () => {
+    const units = new Set([...graph.keys()].map(unitOf).filter((u) => !ENTRIES.has(u)));
+    expect([...units].filter((u) => rankOf(u) < 0)).toEqual([]); // every folder and leaf file has its layer
+    const upward = [...graph]
+      .filter(([file]) => !ENTRIES.has(unitOf(file)))
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((t) => unitOf(t) !== unitOf(file) && (ENTRIES.has(unitOf(t)) || rankOf(unitOf(t)) >= rankOf(unitOf(file))))
+          .map((t) => `${name(file)} → ${name(t)}`),
+      );
+    expect(upward).toEqual([]);
+  });
+
   it('no import circle anywhere in src, type-only imports included', () => {
     expect(graph.size).toBeGreaterThan(150); // the walk found the sources
     expect(circles()).toEqual([]);
