@@ -5,14 +5,14 @@
  * config's secrets for display. A host that only registers servers through
  * ResourceService needs none of it (docs/README.md, "Entry points").
  */
-export type { ConfigTestReport } from './resources/config-test.js';
+export type { ConfigTestReport } from './config/config-test.js';
 export { planImport } from './resources/import.js';
 export type { ImportEntry, ImportFormat, ImportOptions } from './resources/import.js';
-export { JsoncError, parseJsonc } from './resources/jsonc.js';
-export type { ConfigProblem, DeclaredInput, McpTransport, RemoteServerConfig, StdioServerConfig } from './resources/mcp-config.js';
+export { JsoncError, parseJsonc } from './config/jsonc.js';
+export type { ConfigProblem, DeclaredInput, McpTransport, RemoteServerConfig, StdioServerConfig } from './config/mcp-config.js';
 export { isReference, parseReference } from './resources/reference.js';
 export type { ParsedReference } from './resources/reference.js';
-export { SECRET_MASK, redactMcpDocument, redactRecord } from './resources/secrets.js';
+export { SECRET_MASK, redactMcpDocument, redactRecord } from './config/secrets.js';
 export { RESOURCE_MANAGEMENT } from './resources/types.js';
-export { documentInputs, resolveServerConfig } from './resources/variables.js';
-export type { UnresolvedVariable, VariableSources } from './resources/variables.js';
+export { documentInputs, resolveServerConfig } from './config/variables.js';
+export type { UnresolvedVariable, VariableSources } from './config/variables.js';

@@ -8,13 +8,12 @@ export { AGT_ERROR_CODES, AgtError, isAgtError } from './errors.js';
 export type { AgtErrorCode, ToolError } from './errors.js';
 export { ToolSchemaRegistry } from './schema/index.js';
 export type { ArgumentIssue } from './schema/index.js';
+export type { McpDocument, McpServerConfig } from './config/index.js';
 export { MemoryStore, RESOURCE_KINDS, ResourceService } from './resources/index.js';
 export type {
   AgentData,
   AgentDescription,
   AgentSettings,
-  McpDocument,
-  McpServerConfig,
   MountStatus,
   ResourceKind,
   ResourceRecord,

@@ -9,7 +9,7 @@ import { AgtError } from '../errors.js';
 import { readToolError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { ProtocolEra } from '../mcp/era.js';
-import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
+import type { McpDocument, McpServerConfig } from '../config/mcp-config.js';
 import { defined, isPlainObject } from '../json.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { MAX_SCHEMA_PROPERTIES } from '../bounds.js';

@@ -10,7 +10,7 @@ import { isPlainObject } from '../json.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
 import { MODERN_PROTOCOL_VERSION, type ProtocolEra } from '../mcp/era.js';
-import type { McpDocument, McpProtocolChoice, McpServerConfig } from '../resources/mcp-config.js';
+import type { McpDocument, McpProtocolChoice, McpServerConfig } from '../config/mcp-config.js';
 
 /** Both eras, in the order checks run them. */
 export const BOTH_ERAS: readonly ProtocolEra[] = Object.freeze(['legacy', 'modern']);

@@ -25,7 +25,7 @@ import { resolvedOptions } from '../mcp/resolved-settings.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
 import { compileToolSchemas, type ToolSchemas } from '../mcp/tool-schemas.js';
-import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
+import type { McpDocument, McpServerConfig } from '../config/mcp-config.js';
 import { EXAMPLE_ATTEMPTS, exampleArguments } from '../schema/example.js';
 import { declaredNames, serverSafeIssues } from '../schema/issues.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';

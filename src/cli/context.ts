@@ -4,7 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
-import { redactRecord } from '../resources/secrets.js';
+import { redactRecord } from '../config/secrets.js';
 import { ResourceService, type WriteInput, type WriteResult } from '../resources/service.js';
 import { SqliteStore } from '../storage/sqlite.js';
 

@@ -4,8 +4,8 @@
  * in memory for this command only; they are never stored or printed.
  */
 import { AgtError } from '../errors.js';
-import type { McpDocument } from '../resources/mcp-config.js';
-import { documentInputs } from '../resources/variables.js';
+import type { McpDocument } from '../config/mcp-config.js';
+import { documentInputs } from '../config/variables.js';
 import { keyValues } from './files.js';
 
 /** True when the CLI may ask: both stdin and stderr are terminals. */

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
 import { McpProber } from '../mcp/prober.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import { mapLimit } from '../runtime/run-audit.js';
 import { type CliContext, emit, EXIT, shown } from './context.js';
 import type { LoginState } from '../mcp/token-store.js';

@@ -3,7 +3,7 @@ import { noteOfReport, writeProbeNote } from './probe-notes.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
 import { McpProber, type ProbedTool } from '../mcp/prober.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import { type CliContext, emit, EXIT, inCli, mcpReference } from './context.js';
 import { milliseconds } from './files.js';
 import { collectInputs } from './inputs.js';

@@ -9,7 +9,7 @@ import type { ConnectOptions } from '../mcp/connect.js';
 import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
 import type { ConnectSettings } from '../mcp/settings.js';
 import { notesVerdictStore } from './probe-notes.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import { type CliContext, inCli, mcpReference } from './context.js';
 import { milliseconds } from './files.js';
 import { collectInputs } from './inputs.js';

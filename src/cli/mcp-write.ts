@@ -3,8 +3,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
-import type { McpDocument } from '../resources/mcp-config.js';
-import { parseJsonc } from '../resources/jsonc.js';
+import type { McpDocument } from '../config/mcp-config.js';
+import { parseJsonc } from '../config/jsonc.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, revisionFlag, shown } from './context.js';
 import { keyValues, milliseconds, readConfigFile } from './files.js';
 

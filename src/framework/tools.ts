@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { defineTool, parseArguments, toolError } from '../authoring/define-tool.js';
 import type { McpProber } from '../mcp/prober.js';
 import type { ResourceService } from '../resources/service.js';
-import { redactRecord } from '../resources/secrets.js';
+import { redactRecord } from '../config/secrets.js';
 import { REFERENCE_PATTERN } from '../resources/reference.js';
 import { RESOURCE_KINDS, type ResourceKind } from '../resources/types.js';
 import type { ArgumentIssue } from '../schema/issues.js';

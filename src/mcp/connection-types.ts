@@ -2,7 +2,7 @@
  * The types of an open MCP connection: the McpConnection interface, the
  * options of its requests and the shapes of what servers answer.
  */
-import type { McpTransport } from '../resources/mcp-config.js';
+import type { McpTransport } from '../config/mcp-config.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { InputMethod } from './client-handlers.js';

@@ -8,9 +8,9 @@
 import { LOG_LEVEL_META_KEY, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { AgtError, maskError } from '../errors.js';
-import { type SecretMasker, secretMasker } from '../resources/secrets.js';
+import { type SecretMasker, secretMasker } from '../config/secrets.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
-import type { McpTransport } from '../resources/mcp-config.js';
+import type { McpTransport } from '../config/mcp-config.js';
 import { authRequired, finishAuthorization, isAuthFailure, type McpAuth } from './auth.js';
 import type { McpConnection, PromptResult, RequestOptions, ResourceContents } from './connection-types.js';
 import type { ClientHandlers } from './client-handlers.js';

@@ -9,7 +9,7 @@ import type { Client, DiscoverResult, VersionNegotiationOptions } from '@modelco
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import type { McpProtocolChoice } from '../resources/mcp-config.js';
+import type { McpProtocolChoice } from '../config/mcp-config.js';
 import { serverWords } from './server-words.js';
 
 /** The two eras of MCP: `legacy` is 2024-10-07 … 2025-11-25 (initialize); `modern` is 2026-07-28 on (server/discover). */

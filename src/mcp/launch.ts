@@ -3,7 +3,7 @@
  * in the config's `cwd`, never in the host's, agent's or prober's (R5), so the
  * same config starts the same way whoever mounts it; relative paths in `args`
  * therefore resolve against `cwd` (R4). Placeholders (`${cwd}`, `${NAME}`,
- * `${env:NAME}`, `${input:id}`, …; resources/variables.ts) are expanded here, at
+ * `${env:NAME}`, `${input:id}`, …; config/variables.ts) are expanded here, at
  * launch, and a placeholder without a value fails with invalid_config naming it.
  *
  * Environment: the SDK's safe default set (HOME, LOGNAME, PATH, SHELL, TERM,
@@ -17,10 +17,10 @@ import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile } from '../files.js';
 import { setOwn } from '../json.js';
-import { findInPath, isExecutableFile } from '../resources/host-paths.js';
-import { hasCwd, isBareCommand, launchProblems } from '../resources/launch-rules.js';
-import type { NormalisedStdioConfig, StdioServerConfig } from '../resources/mcp-config.js';
-import { launchConfig, type VariableSources } from '../resources/variables.js';
+import { findInPath, isExecutableFile } from '../config/host-paths.js';
+import { hasCwd, isBareCommand, launchProblems } from '../config/launch-rules.js';
+import type { NormalisedStdioConfig, StdioServerConfig } from '../config/mcp-config.js';
+import { launchConfig, type VariableSources } from '../config/variables.js';
 import { hostDefaultEnvironment } from './platform/index.js';
 import { MAX_STATE_FILE_BYTES } from '../bounds.js';
 

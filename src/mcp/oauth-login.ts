@@ -12,8 +12,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgtError, isAgtError } from '../errors.js';
-import type { McpDocument } from '../resources/mcp-config.js';
-import { normaliseMcpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
+import { normaliseMcpDocument } from '../config/mcp-config.js';
 import type { ResourceRef } from '../resources/types.js';
 import { connectMcp, type ConnectOptions } from './connect.js';
 import { resolvedOptions } from './resolved-settings.js';

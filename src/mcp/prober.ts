@@ -11,7 +11,7 @@
  */
 import { defined, isPlainObject } from '../json.js';
 import { AgtError, isAgtError } from '../errors.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import type { Dialect } from '../schema/dialects.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -21,8 +21,8 @@ import type { McpConnection } from './connection.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
 import { rememberVerdict } from './verdicts.js';
 import type { RawTool, ToolAnnotations } from './lists.js';
-import { hostVariablesWarning } from '../resources/placeholders.js';
-import type { VariableSources } from '../resources/variables.js';
+import { hostVariablesWarning } from '../config/placeholders.js';
+import type { VariableSources } from '../config/variables.js';
 import { type ResolvedConnectSettings, settingsOf, resolveConnectSettings } from './resolved-settings.js';
 import type { ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';

@@ -12,10 +12,10 @@
 import { UnauthorizedError, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError, maskError } from '../errors.js';
-import { type SecretMasker, secretMasker } from '../resources/secrets.js';
+import { type SecretMasker, secretMasker } from '../config/secrets.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
-import type { McpProtocolChoice, RemoteServerConfig } from '../resources/mcp-config.js';
+import type { McpProtocolChoice, RemoteServerConfig } from '../config/mcp-config.js';
 import { eraMismatch, isEraFailure, type priorOf } from './era.js';
 import {
   authRequired,

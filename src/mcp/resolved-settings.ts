@@ -7,8 +7,8 @@
  * checked and defaulted in this one place.
  */
 import { AgtError } from '../errors.js';
-import { MIN_SECRET_LENGTH } from '../resources/secrets.js';
-import type { VariableSources } from '../resources/variables.js';
+import { MIN_SECRET_LENGTH } from '../config/secrets.js';
+import type { VariableSources } from '../config/variables.js';
 import { type ClientHandlers, clientCapabilities, type ServerRequestContext } from './client-handlers.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
 import { type AuthSetting, checkMaxMessageBytes, clientHandlersOf, type ConnectSettings } from './settings.js';

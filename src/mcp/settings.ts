@@ -6,7 +6,7 @@
  * checked and resolved once, by resolveConnectSettings (resolved-settings.ts).
  */
 import type { ResourceRef } from '../resources/types.js';
-import type { VariableSources } from '../resources/variables.js';
+import type { VariableSources } from '../config/variables.js';
 import type { McpAuth } from './auth.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';

@@ -1,6 +1,6 @@
 /** A bounded ring of a process's stderr: always drained, only the tail kept, secrets masked. */
 import { StringDecoder } from 'node:string_decoder';
-import { SECRET_MASK } from '../resources/secrets.js';
+import { SECRET_MASK } from '../config/secrets.js';
 
 /** Keeps the last `limit` characters written to it. */
 export class StderrTail {

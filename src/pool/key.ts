@@ -7,7 +7,7 @@ import os from 'node:os';
 import type { ConnectOptions } from '../mcp/connect.js';
 import { resolveConnectSettings, type ResolvedConnectSettings, settingsOf } from '../mcp/resolved-settings.js';
 import { authFor } from '../mcp/settings.js';
-import { resolveServerConfig } from '../resources/variables.js';
+import { resolveServerConfig } from '../config/variables.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { LeaseRequest } from './types.js';
 import { identityOf } from './routing.js';

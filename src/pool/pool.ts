@@ -15,7 +15,7 @@ import type { ClientHandlers } from '../mcp/client-handlers.js';
 import type { McpConnection } from '../mcp/connection.js';
 import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
 import type { ConnectSettings } from '../mcp/settings.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { keyOf, leaseSettings, publicListKeyOf, serverKeyOf } from './key.js';

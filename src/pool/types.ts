@@ -6,7 +6,7 @@ import type { ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
 import type { ConnectSettings } from '../mcp/settings.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { PoolAuditSink } from './events.js';

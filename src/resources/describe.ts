@@ -1,5 +1,5 @@
 /** Resolved views of an agent's assembly (A5, A6), computed statically from the store. */
-import { testMcpConfig } from './config-test.js';
+import { testMcpConfig } from '../config/config-test.js';
 import { readAgent } from './agent-data.js';
 import type { ResourceStore } from './store.js';
 import { type AgentSettings, RESOURCE_MANAGEMENT, type ResourceRecord } from './types.js';

@@ -8,10 +8,10 @@
  */
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import { launchProblems } from './launch-rules.js';
-import { type DeclaredInput, type McpDocument, normaliseMcpDocument, writtenDocument } from './mcp-config.js';
+import { launchProblems } from '../config/launch-rules.js';
+import { type DeclaredInput, type McpDocument, normaliseMcpDocument, writtenDocument } from '../config/mcp-config.js';
 import { isReference } from './reference.js';
-import { inputsUsedBy } from './variables.js';
+import { inputsUsedBy } from '../config/variables.js';
 
 /** One entry of an imported file. */
 export interface ImportEntry {

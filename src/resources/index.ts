@@ -1,7 +1,6 @@
 export type { AgentData, AgentSettings, ResourceKind, ResourceRecord, ResourceRef, SkillData } from './types.js';
 export { RESOURCE_KINDS } from './types.js';
 export { MemoryStore } from './memory-store.js';
-export type { McpDocument, McpServerConfig } from './mcp-config.js';
 export { ResourceService } from './service.js';
 export type { ResourceServiceOptions, ResourceTarget, WriteInput, WriteResult } from './service.js';
 export type { AgentDescription, MountStatus } from './describe.js';

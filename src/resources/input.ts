@@ -2,7 +2,7 @@
 import { AgtError } from '../errors.js';
 import { isPlainObject, jsonProblem } from '../json.js';
 import { parseReference } from './reference.js';
-import { rejectRemovedOptions } from './removed-options.js';
+import { rejectRemovedOptions } from '../config/removed-options.js';
 import { RESOURCE_KINDS, type ResourceKind } from './types.js';
 import { MAX_JSON_DEPTH } from '../bounds.js';
 

@@ -6,12 +6,12 @@
 import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { checkMountChanges } from './agent-data.js';
-import { type ConfigTestReport, testMcpConfig } from './config-test.js';
+import { type ConfigTestReport, testMcpConfig } from '../config/config-test.js';
 import { revisionConflict } from './conflict.js';
 import { type AgentDescription, describeAgent, type MountStatus, mountStatuses } from './describe.js';
 import { checkKeys, checkKind, checkRevision, checkSize, checkTarget, DEFAULT_MAX_DOCUMENT_BYTES } from './input.js';
 import { checkCategory, parseReference } from './reference.js';
-import { rejectRemovedOptions } from './removed-options.js';
+import { rejectRemovedOptions } from '../config/removed-options.js';
 import type { ResourceStore } from './store.js';
 import type { ResourceKind, ResourceRecord } from './types.js';
 import { nextData, type WritePlan } from './write.js';

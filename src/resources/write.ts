@@ -5,9 +5,9 @@
  */
 import { AgtError } from '../errors.js';
 import { applyAgentUpdate, checkAgentFields, defaultAgent, type MountChanges, readAgent, type StoredAgentData } from './agent-data.js';
-import { launchProblems } from './launch-rules.js';
-import { type ConfigProblem, normaliseMcpDocument } from './mcp-config.js';
-import { keepMaskedSecrets, SECRET_MASK } from './secrets.js';
+import { launchProblems } from '../config/launch-rules.js';
+import { type ConfigProblem, normaliseMcpDocument } from '../config/mcp-config.js';
+import { keepMaskedSecrets, SECRET_MASK } from '../config/secrets.js';
 import { checkSkillData } from './skill-data.js';
 import type { ResourceKind, ResourceRecord } from './types.js';
 

@@ -11,7 +11,7 @@ import { connectMcp } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
 import { compileToolSchemas } from '../mcp/tool-schemas.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { canonicalHash } from '../schema/canonical.js';
 import { declaredNames } from '../schema/issues.js';

@@ -11,7 +11,7 @@ import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
-import { rejectRemovedOptions } from '../resources/removed-options.js';
+import { rejectRemovedOptions } from '../config/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { OpenApprovals } from './pending/open-calls.js';
 import { batchTimeout } from './call-context.js';

@@ -17,7 +17,7 @@ import type { RunLimits } from './limits.js';
 import { DEFAULT_APPROVAL_TTL_MS, type StoredApproval } from './pending/record.js';
 import type { BuildContext } from './refresh.js';
 import type { McpPool } from '../pool/pool.js';
-import type { McpDocument } from '../resources/mcp-config.js';
+import type { McpDocument } from '../config/mcp-config.js';
 import type { McpLogMessage } from '../mcp/notifications.js';
 import type { ToolSearchOptions } from './tool-search.js';
 import type {

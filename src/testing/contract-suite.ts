@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { type ContractCase, type ContractOptions, type ContractReport, runContract } from '../authoring/contract.js';
 import { eraLabel, erasOf } from '../authoring/eras.js';
-import type { McpDocument, McpServerConfig } from '../resources/mcp-config.js';
+import type { McpDocument, McpServerConfig } from '../config/mcp-config.js';
 import type { TestFunction } from './store-conformance.js';
 
 /**

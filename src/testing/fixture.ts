@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { StdioServerConfig } from '../resources/mcp-config.js';
+import type { StdioServerConfig } from '../config/mcp-config.js';
 import { defined } from '../json.js';
 
 declare const __dirname: string | undefined;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, type McpDocument, McpProber, MemoryStore, ResourceService } from '../../src/index.js';
 import { documentInputs, parseJsonc, planImport, resolveServerConfig, type VariableSources } from '../../src/config.js';
-import { testMcpConfig } from '../../src/resources/config-test.js';
+import { testMcpConfig } from '../../src/config/config-test.js';
 import { failure, REPO_ROOT } from '../support/index.js';
 import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
 

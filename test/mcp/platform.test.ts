@@ -10,8 +10,8 @@ import { descendantsOf, parsePsTable } from '../../src/mcp/platform/darwin.js';
 import { DARWIN, LINUX, processPlatform, WIN32, windowsDefaultEnvironment } from '../../src/mcp/platform/index.js';
 import { ProcessGroupStdioTransport } from '../../src/mcp/stdio-transport.js';
 import { taskkillTree, windowsSpawn } from '../../src/mcp/platform/win32.js';
-import { findInPath, POSIX_PATHS, WIN32_PATHS } from '../../src/resources/host-paths.js';
-import { launchProblems } from '../../src/resources/launch-rules.js';
+import { findInPath, POSIX_PATHS, WIN32_PATHS } from '../../src/config/host-paths.js';
+import { launchProblems } from '../../src/config/launch-rules.js';
 import { livingWithMarker, marker, pythonConfig, waitFor } from '../support/index.js';
 
 type CrossSpawnParse = (

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AgtError, connectMcp, DEFAULT_TIMEOUTS, McpProber, resolveConnectSettings } from '../../src/index.js';
-import { MIN_SECRET_LENGTH, schemeToken, secretArgIndexes, secretMasker } from '../../src/resources/secrets.js';
+import { MIN_SECRET_LENGTH, schemeToken, secretArgIndexes, secretMasker } from '../../src/config/secrets.js';
 import { isSecretName, maskSecretText } from '../../src/secret-rule.js';
 import { redactCause } from '../../src/errors.js';
 import { pythonConfig } from '../support/index.js';

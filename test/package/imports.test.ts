@@ -67,6 +67,7 @@ function circles(): string[][] {
 const LAYERS: readonly (readonly string[])[] = [
   ['(leaf files)'], // errors, bounds, json, results, secret-rule, tool-names, files: the root's files, one unit
   ['schema', 'toolsearch'],
+  ['config'],
   ['resources'],
   ['mcp'],
   ['pool', 'authoring'],

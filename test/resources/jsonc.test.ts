@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonc } from '../../src/config.js';
-import { JsoncError, MAX_JSONC_DEPTH } from '../../src/resources/jsonc.js';
+import { JsoncError, MAX_JSONC_DEPTH } from '../../src/config/jsonc.js';
 import { runAgt } from '../support/cli.js';
 import { tempDir } from '../support/index.js';
 

@@ -1,0 +1,1 @@
+export type { McpDocument, McpServerConfig } from './mcp-config.js';
