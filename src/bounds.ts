@@ -18,6 +18,14 @@ export const MAX_SCHEMA_PROPERTIES = 200;
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** The longest message a kit-authored stdio server reads by default. */
 export const DEFAULT_MAX_SERVED_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** The smallest message bound a caller may set (`maxMessageBytes`). */
+export const MIN_MAX_MESSAGE_BYTES = 1024;
+/** How much of a stdio server's stderr is kept (a ring: older bytes go). */
+export const STDERR_TAIL_BYTES = 16 * 1024;
+/** The longest tool name MCP recommends (1–128 characters); also how much of a server's name our messages quote. */
+export const MAX_TOOL_NAME_LENGTH = 128;
+/** How much of a handler's unexpected error text a kit server writes to its stderr. */
+export const MAX_HANDLER_ERROR_TEXT = 500;
 /** The largest registry document (an MCP config, an agent) written by default. */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024;
 /** The largest audit event kept. */
@@ -51,6 +59,15 @@ export const MAX_LIST_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a legacy era verdict is trusted by default. */
 export const DEFAULT_LEGACY_VERDICT_MS = 24 * 60 * 60 * 1000;
+
+/** The longest a 2025 task (a tool run as a task) is waited for in all, unless the call's maxTotalMs says otherwise. */
+export const DEFAULT_TASK_TOTAL_MS = 30 * 60_000;
+/** How long each call of a contract check (`checkServer`, `agt mcp check`) may take by default. */
+export const DEFAULT_CHECK_CALL_MS = 10_000;
+/** McpPool: connections kept open at most, a breaker's cool-down, and how long close() lets calls in flight finish. */
+export const DEFAULT_POOL_MAX_CONNECTIONS = 64;
+export const DEFAULT_POOL_COOL_DOWN_MS = 30_000;
+export const DEFAULT_POOL_DRAIN_MS = 10_000;
 
 /** A rule for a time: at least `min` (default: more than 0), at most `max`, a whole number when `whole`. */
 export interface MsRule {

@@ -31,6 +31,7 @@ import { declaredNames, serverSafeIssues } from '../schema/issues.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { contractCases } from './contract.js';
 import { connectInEra, erasOf, pinnedTo } from './eras.js';
+import { DEFAULT_CHECK_CALL_MS } from '../bounds.js';
 
 /** Options of {@link checkServer}. */
 export interface ServerCheckOptions extends ConnectOptions {
@@ -112,7 +113,7 @@ export interface ServerCheckReport {
 
 /** Checks the server of `target` against its own schemas, in each era (see the module comment); always closes what it opened. */
 export async function checkServer(target: McpDocument | McpServerConfig, options: ServerCheckOptions = {}): Promise<ServerCheckReport> {
-  const { all, dryRun, callTimeoutMs = 10_000, maxCasesPerTool = 16, tools: only, eras: given, ...rest } = options;
+  const { all, dryRun, callTimeoutMs = DEFAULT_CHECK_CALL_MS, maxCasesPerTool = 16, tools: only, eras: given, ...rest } = options;
   const connect = resolvedOptions(rest); // resolved once for every connection of the check
   const registry = connect.registry ?? new ToolSchemaRegistry();
   const plan: Plan = { all: all === true, dryRun: dryRun === true, callTimeoutMs, maxCasesPerTool, ...(only ? { only } : {}) };

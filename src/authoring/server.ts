@@ -20,6 +20,7 @@ import { BoundedStdioServerTransport } from './stdio.js';
 import { roundsContext, toolContext } from './context.js';
 import { NeedsInput, Rounds, roundsCodec } from './rounds.js';
 import { compiledOutput, outputProblem } from './output.js';
+import { MAX_HANDLER_ERROR_TEXT, MAX_TOOL_NAME_LENGTH } from '../bounds.js';
 
 /** The JSON text of a ToolError result. */
 function errorResult(code: string, message: string, details?: Record<string, unknown>): CallToolResult {
@@ -96,7 +97,7 @@ function cacheHintOf(given: CacheHint | undefined): Required<CacheHint> {
 // The default onError: a line on stderr (never stdout, which is the protocol's on stdio).
 function logToStderr(error: unknown, { tool }: { tool: string }): void {
   const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
-  process.stderr.write(`tool "${tool}" failed: ${what.slice(0, 500)}\n`);
+  process.stderr.write(`tool "${tool}" failed: ${what.slice(0, MAX_HANDLER_ERROR_TEXT)}\n`);
 }
 
 /** Builds an MCP server for the given tools (not yet connected to a transport). */
@@ -137,7 +138,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       if (tool === undefined)
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
-          `unknown tool "${request.params.name.slice(0, 128)}"; tools/list names the tools`,
+          `unknown tool "${request.params.name.slice(0, MAX_TOOL_NAME_LENGTH)}"; tools/list names the tools`,
         );
       const parsed = parseArguments(tool, request.params.arguments);
       if (!parsed.ok) {

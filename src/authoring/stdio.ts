@@ -10,9 +10,6 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/serv
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../bounds.js';
 
-/** The default bound on one incoming message: 10 MiB, as the SDK's. */
-export { DEFAULT_MAX_SERVED_MESSAGE_BYTES as DEFAULT_MAX_MESSAGE_BYTES } from '../bounds.js';
-
 const NEWLINE = 0x0a;
 
 /** A stdio server transport that survives over-long and malformed lines. */

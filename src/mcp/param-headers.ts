@@ -12,7 +12,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../json.js';
 import type { RawTool } from './lists.js';
-import { MAX_PARAM_HEADERS_BYTES, MAX_SCHEMA_PROPERTIES } from '../bounds.js';
+import { MAX_PARAM_HEADERS_BYTES, MAX_SCHEMA_PROPERTIES, MAX_TOOL_NAME_LENGTH } from '../bounds.js';
 import { AgtError } from '../errors.js';
 
 const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
@@ -76,7 +76,9 @@ export function checkParamHeaders(tool: Tool, args: Record<string, unknown>): vo
     throw new AgtError(
       'invalid_input',
       `the arguments this tool mirrors into Mcp-Param headers would take ${bytes} bytes, over ${MAX_PARAM_HEADERS_BYTES}; send shorter values in those arguments`,
-      { details: { reason: 'param_headers_too_large', limitBytes: MAX_PARAM_HEADERS_BYTES, tool: tool.name.slice(0, 128) } },
+      {
+        details: { reason: 'param_headers_too_large', limitBytes: MAX_PARAM_HEADERS_BYTES, tool: tool.name.slice(0, MAX_TOOL_NAME_LENGTH) },
+      },
     );
 }
 
@@ -91,7 +93,7 @@ export function withValidHeaders(tools: RawTool[], warnings: string[], mirrored:
   return tools.filter((tool) => {
     const declared = headerDeclarations(tool.inputSchema);
     if (declared.kind === 'invalid') {
-      const warning = `tool "${tool.name.slice(0, 128)}" left out: ${declared.reason} (SEP-2243)`;
+      const warning = `tool "${tool.name.slice(0, MAX_TOOL_NAME_LENGTH)}" left out: ${declared.reason} (SEP-2243)`;
       if (!warnings.includes(warning)) warnings.push(warning); // listed again after a change: said once
       return false;
     }

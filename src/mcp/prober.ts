@@ -28,6 +28,7 @@ import type { ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';
 import { compileToolSchemas } from './tool-schemas.js';
 import { estimateTokens } from '../toolsearch/tokens.js';
+import { MAX_TOOL_NAME_LENGTH } from '../bounds.js';
 
 /** A schema problem of one tool. */
 export interface ProbedSchemaError {
@@ -102,7 +103,7 @@ export interface McpProberOptions extends ConnectSettings {
 export type ProbePhase = 'starting' | 'handshake' | 'listing' | 'closing';
 
 // A tool name as MCP recommends it: 1–128 of A–Z a–z 0–9 _ - . /
-const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+const TOOL_NAME = new RegExp(`^[A-Za-z0-9_./-]{1,${MAX_TOOL_NAME_LENGTH}}$`);
 
 // A remote server that gets host variables: said in the report, as in writes and static tests.
 function sendsHostVariables(document: McpDocument): string[] {
@@ -285,7 +286,10 @@ function judge(raw: RawTool[], registry: ToolSchemaRegistry): ProbedTool[] {
       return {
         ...base,
         ok: false,
-        error: { code: 'invalid_name', message: 'a tool name must be 1-128 characters of letters, digits, "_", "-", "." or "/"' },
+        error: {
+          code: 'invalid_name',
+          message: `a tool name must be 1-${MAX_TOOL_NAME_LENGTH} characters of letters, digits, "_", "-", "." or "/"`,
+        },
       };
     }
     const schemas = compileToolSchemas(tool, registry);

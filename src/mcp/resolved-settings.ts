@@ -7,7 +7,6 @@
  * checked and defaulted in this one place.
  */
 import { AgtError } from '../errors.js';
-import { MIN_SECRET_LENGTH } from '../config/secrets.js';
 import type { VariableSources } from '../config/variables.js';
 import { type ClientHandlers, clientCapabilities, type ServerRequestContext } from './client-handlers.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
@@ -41,7 +40,6 @@ export interface ResolvedConnectSettings {
   /** How long a legacy verdict is used before the server is asked again. */
   readonly legacyVerdictMs: number;
   /** Shortest config value masked in what a server sends back, stderr included. */
-  readonly minSecretLength: number;
 }
 
 const RESOLVED = Symbol.for('agt-mcp.ResolvedConnectSettings');
@@ -93,7 +91,6 @@ export function resolveConnectSettings(settings: ConnectSettings = {}, base?: Re
     tasks: given.tasks ?? false,
     verdicts: given.verdicts,
     legacyVerdictMs: given.legacyVerdictMs ?? DEFAULT_LEGACY_VERDICT_MS,
-    minSecretLength: MIN_SECRET_LENGTH,
   };
   Object.defineProperty(out, RESOLVED, { value: true });
   return Object.freeze(out);

@@ -14,6 +14,7 @@ import type { LaunchSpec } from './launch.js';
 import { type ProcessPlatform, processPlatform } from './platform/index.js';
 import { INSTANCE_ENV } from './process-group.js';
 import { StderrTail } from './stderr-buffer.js';
+import { STDERR_TAIL_BYTES } from '../bounds.js';
 
 /** How the process ended. */
 export interface ExitInfo {
@@ -64,7 +65,7 @@ export class ServerProcess {
     this.#spec = spec;
     this.#options = options;
     this.#platform = options.platform ?? processPlatform();
-    this.stderr = new StderrTail(16 * 1024, options.secrets ?? []);
+    this.stderr = new StderrTail(STDERR_TAIL_BYTES, options.secrets ?? []);
   }
 
   /** The server's process id (also its process group id). */

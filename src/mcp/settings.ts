@@ -9,6 +9,7 @@ import type { ResourceRef } from '../resources/types.js';
 import type { VariableSources } from '../config/variables.js';
 import type { McpAuth } from './auth.js';
 import { AgtError } from '../errors.js';
+import { MIN_MAX_MESSAGE_BYTES } from '../bounds.js';
 import { defined } from '../json.js';
 import {
   type ClientHandlers,
@@ -77,10 +78,10 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   legacyVerdictMs?: number;
 }
 
-/** Checks a message bound: a whole number of bytes, at least 1024 (invalid_input naming the field). */
+/** Checks a message bound: a whole number of bytes, at least MIN_MAX_MESSAGE_BYTES (invalid_input naming the field). */
 export function checkMaxMessageBytes(value: number | undefined): void {
-  if (value === undefined || (Number.isInteger(value) && value >= 1024)) return;
-  throw new AgtError('invalid_input', 'maxMessageBytes must be a whole number of bytes, at least 1024', {
+  if (value === undefined || (Number.isInteger(value) && value >= MIN_MAX_MESSAGE_BYTES)) return;
+  throw new AgtError('invalid_input', `maxMessageBytes must be a whole number of bytes, at least ${MIN_MAX_MESSAGE_BYTES}`, {
     details: { field: 'maxMessageBytes' },
   });
 }

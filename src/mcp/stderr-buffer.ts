@@ -1,6 +1,7 @@
 /** A bounded ring of a process's stderr: always drained, only the tail kept, secrets masked. */
 import { StringDecoder } from 'node:string_decoder';
 import { SECRET_MASK } from '../config/secrets.js';
+import { STDERR_TAIL_BYTES } from '../bounds.js';
 
 /** Keeps the last `limit` characters written to it. */
 export class StderrTail {
@@ -18,7 +19,7 @@ export class StderrTail {
   readonly #overlap: number;
 
   /** `secrets`: values of the config's env (and headers) that the text never shows. */
-  constructor(limit = 16 * 1024, secrets: readonly string[] = []) {
+  constructor(limit = STDERR_TAIL_BYTES, secrets: readonly string[] = []) {
     this.#limit = limit;
     this.#secrets = secrets.filter((s) => s.length > 0);
     this.#overlap = Math.max(0, ...this.#secrets.map((s) => s.length - 1));

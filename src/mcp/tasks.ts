@@ -14,7 +14,7 @@ import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 
 /** How long a task-augmented call may take in all unless `maxTotalTimeoutMs` says otherwise: 30 minutes. */
-export const DEFAULT_TASK_TOTAL_MS = 30 * 60_000;
+export { DEFAULT_TASK_TOTAL_MS } from '../bounds.js';
 
 const MIN_POLL_MS = 100;
 const MAX_POLL_MS = 5_000;

@@ -33,14 +33,14 @@ import {
   SYSTEM_CLOCK,
 } from './types.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { checkMs } from '../bounds.js';
+import { DEFAULT_POOL_COOL_DOWN_MS, DEFAULT_POOL_DRAIN_MS, DEFAULT_POOL_MAX_CONNECTIONS, checkMs } from '../bounds.js';
 
 const DEFAULT_IDLE_MS = 300_000;
-const DEFAULT_MAX_CONNECTIONS = 64;
+const DEFAULT_MAX_CONNECTIONS = DEFAULT_POOL_MAX_CONNECTIONS;
 const BREAKER_FAILURES = 3;
-const BREAKER_COOL_DOWN_MS = 30_000;
+const BREAKER_COOL_DOWN_MS = DEFAULT_POOL_COOL_DOWN_MS;
 const BACKOFF_MS = 100;
-const DEFAULT_DRAIN_MS = 10_000;
+const DEFAULT_DRAIN_MS = DEFAULT_POOL_DRAIN_MS;
 
 /** Shares MCP connections between runs within a scope (`NativeRun.start({ pool, scope })`). */
 export class McpPool implements AsyncDisposable {

@@ -46,7 +46,7 @@ export function eventRunId(event: AuditEvent): string {
   if (problem !== undefined) {
     throw new AgtError(
       'invalid_input',
-      `an audit event must be JSON to be stored (${problem === 'cyclic' ? 'it refers to itself' : problem === 'too_deep' ? 'it nests deeper than 64 levels' : problem === 'too_large' ? `it is over ${MAX_AUDIT_EVENT_BYTES} bytes` : 'it holds a function, symbol or BigInt'}); nothing was stored`,
+      `an audit event must be JSON to be stored (${problem === 'cyclic' ? 'it refers to itself' : problem === 'too_deep' ? `it nests deeper than ${MAX_JSON_DEPTH} levels` : problem === 'too_large' ? `it is over ${MAX_AUDIT_EVENT_BYTES} bytes` : 'it holds a function, symbol or BigInt'}); nothing was stored`,
       {
         details: { reason: problem },
       },

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AgtError, connectMcp, DEFAULT_TIMEOUTS, McpProber, resolveConnectSettings } from '../../src/index.js';
-import { MIN_SECRET_LENGTH, schemeToken, secretArgIndexes, secretMasker } from '../../src/config/secrets.js';
+import { schemeToken, secretArgIndexes, secretMasker } from '../../src/config/secrets.js';
 import { isSecretName, maskSecretText } from '../../src/secret-rule.js';
 import { redactCause } from '../../src/errors.js';
 import { pythonConfig } from '../support/index.js';
@@ -29,7 +29,6 @@ describe('P2: connect settings are resolved once into one frozen value', () => {
     expect(settings.tasks).toBe(false);
     expect(settings.legacyVerdictMs).toBe(24 * 60 * 60 * 1000);
     expect(settings.capabilities).toEqual({ elicitation: { form: { applyDefaults: true } }, roots: { listChanged: true } });
-    expect(settings.minSecretLength).toBe(MIN_SECRET_LENGTH);
     for (const part of [settings, settings.timeouts, settings.handlers, settings.capabilities, settings.given])
       expect(Object.isFrozen(part)).toBe(true);
     roots[0]!.uri = 'file:///elsewhere'; // the host's list changing later changes nothing resolved
