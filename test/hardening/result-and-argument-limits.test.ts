@@ -1,5 +1,5 @@
 /**
- * Hostile-input trial, round two (issue 21): server results as hostile as
+ * Limits on server results and arguments (found by the hostile trial of issue 21): server results as hostile as
  * model arguments, and limits at their documented boundary. Real Python
  * servers over stdio; each case failed before its fix. What a call leaves
  * behind (heap and listeners over many runs) is in test/soak/.

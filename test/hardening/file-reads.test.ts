@@ -1,5 +1,5 @@
 /**
- * Hostile-input trial, round two (issue 21): files named by configs and users
+ * File reads (found by the hostile trial of issue 21): files named by configs and users
  * are read only when they are regular files, within a limit, without blocking
  * (item 4). The real bin and real server launches.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile-input trial, round two (issue 21): tampered or corrupt stored rows
+ * Stored records (found by the hostile trial of issue 21): tampered or corrupt stored rows
  * (item 13) and two hosts resuming one run (item 14). Real SQLite files, real
  * Python servers, the real bin.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile-input trial, round two (issue 21): secrets never leave through
+ * Secret leaks (found by the hostile trial of issue 21): secrets never leave through
  * errors (item 5), through what a server repeats (item 6), through error
  * causes or userinfo URLs (item 7), nor through oversized remote bodies
  * (item 9). Real Python servers over stdio, a real HTTP server on loopback,
