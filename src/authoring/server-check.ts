@@ -27,7 +27,7 @@ import type { RawTool } from '../mcp/lists.js';
 import { compileToolSchemas, type ToolSchemas } from '../mcp/tool-schemas.js';
 import type { McpDocument, McpServerConfig } from '../config/mcp-config.js';
 import { EXAMPLE_ATTEMPTS, exampleArguments } from '../schema/example.js';
-import { declaredNames, serverSafeIssues } from '../schema/issues.js';
+import { checkStructuredOutput, outputCheckOf } from '../schema/structured-output.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { contractCases } from './contract.js';
 import { connectInEra, erasOf, pinnedTo } from './eras.js';
@@ -221,17 +221,16 @@ function caseName(name: string): string {
 }
 
 async function runTool(check: ToolCheck, raw: RawTool, schemas: ToolSchemas, connection: McpConnection, timeoutMs: number): Promise<void> {
-  const output = schemas.ok ? schemas.output : undefined;
-  const outputNames = output === undefined ? new Set<string>() : declaredNames(raw.outputSchema);
+  const output = schemas.ok && schemas.output !== undefined ? outputCheckOf(schemas.output, raw.outputSchema) : undefined;
   for (const c of check.cases) {
     if (connection.closed) break;
     const result = await runCase(c, raw.name, connection, timeoutMs, (structured) => {
       if (output === undefined) return undefined;
-      if (structured === undefined) return 'it declares an outputSchema, but the result has no structuredContent';
-      const validation = output.validate(structured);
-      if (validation.ok) return undefined;
-      const first = serverSafeIssues(validation.issues, outputNames)[0];
-      return `structuredContent does not match the outputSchema${first?.instancePath ? ` at "${first.instancePath}"` : ''}: ${first?.message ?? 'invalid'}`;
+      const verdict = checkStructuredOutput(structured, output);
+      if (verdict.ok) return undefined;
+      if (verdict.problem === 'missing') return 'it declares an outputSchema, but the result has no structuredContent';
+      if (verdict.problem === 'not_object') return 'structuredContent is not a JSON object';
+      return `structuredContent does not match the outputSchema${verdict.where}: ${verdict.first}`;
     });
     check.results.push(result);
   }

@@ -59,7 +59,7 @@ export function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
 }
 
 /** A call's result, loosely: a malformed structuredContent is the caller's per-call error, not a transport failure. */
-export function callResult(result: Record<string, unknown>): McpCallResult {
+export function readCallResult(result: Record<string, unknown>): McpCallResult {
   boundedDepth(result, 'call');
   if (result.content !== undefined && !Array.isArray(result.content)) {
     throw new AgtError('protocol_error', 'the server answered the call with a "content" that is not an array', {

@@ -22,7 +22,7 @@ import {
 import { MAX_INPUT_ROUNDS } from '../bounds.js';
 import type { Send } from './more-requests.js';
 import { checkParamHeaders } from './param-headers.js';
-import { boundedDepth, callResult, progressOf } from './server-answers.js';
+import { boundedDepth, progressOf, readCallResult } from './server-answers.js';
 import { callAsTask, DEFAULT_TASK_TOTAL_MS, serverRunsToolTasks } from './tasks.js';
 import type { Timeouts } from './timeouts.js';
 
@@ -86,9 +86,9 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
         for (let round = 0; ; round++) {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
           const result = await callOnce(name, params, options, signal, true);
-          // Only a question is read here; a result is bounded and read once, by callResult.
+          // Only a question is read here; a result is bounded and read once, by readCallResult.
           const asked = result.resultType === 'input_required' ? readInputRequired(boundedDepth(result, 'call')) : undefined;
-          if (asked === undefined) return p.masked(callResult(result));
+          if (asked === undefined) return p.masked(readCallResult(result));
           checkAnswerable(asked.inputRequests, p.handlers, 'call');
           if (Object.values(asked.inputRequests).some((r) => questionRoute(p.handlers, r.method) === 'defer'))
             return { ...asked, inputRequests: p.masked(asked.inputRequests) }; // the state stays verbatim

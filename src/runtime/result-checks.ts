@@ -6,17 +6,11 @@
  */
 import { MAX_JSON_DEPTH } from '../bounds.js';
 import { isPlainObject, jsonStringBytes, measureJson } from '../json.js';
-import { type ArgumentIssue, serverSafeIssues } from '../schema/issues.js';
+import { checkStructuredOutput } from '../schema/structured-output.js';
+import type { ArgumentIssue } from '../schema/issues.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import { callResult } from './call-result.js';
 import type { ToolResult } from './types.js';
-
-const notAnObject: ArgumentIssue = {
-  instancePath: '',
-  schemaPath: '',
-  keyword: 'type',
-  message: 'structuredContent must be a JSON object',
-};
 
 /**
  * Stage 6, output: a server's result's `structuredContent` must be a JSON object and,
@@ -29,25 +23,21 @@ export function checkOutput(
 ): ToolResult {
   if (result.status !== 'ok') return result; // an isError result is not checked (MCP)
   const structured = result.structuredContent;
-  if (structured === undefined) {
-    return route.outputValidator === undefined
-      ? result
-      : outputInvalid(result, 'the tool declares an outputSchema, but its result has no structuredContent', []);
-  }
-  if (!isPlainObject(structured)) return outputInvalid(result, "the tool's structuredContent is not a JSON object", [notAnObject]);
-  if (route.outputValidator === undefined) return result;
-  const validation = route.outputValidator.validate(structured);
-  if (validation.ok) return result;
+  if (structured === undefined && route.outputValidator === undefined) return result; // the usual case: nothing to check
+  const output = route.outputValidator === undefined ? undefined : { schema: route.outputValidator, names: route.outputNames ?? NO_NAMES };
+  const verdict = checkStructuredOutput(structured, output);
+  if (verdict.ok) return result;
   // The server's own property names are its data: never in the message, the issues or the audit.
-  const issues = serverSafeIssues(validation.issues, route.outputNames ?? new Set());
-  const first = issues[0];
-  const where = first?.instancePath ? ` at "${first.instancePath}"` : '';
-  return outputInvalid(
-    result,
-    `the tool's structured result does not match its outputSchema${where}: ${first?.message ?? 'invalid'}`,
-    issues,
-  );
+  const message =
+    verdict.problem === 'missing'
+      ? 'the tool declares an outputSchema, but its result has no structuredContent'
+      : verdict.problem === 'not_object'
+        ? "the tool's structuredContent is not a JSON object"
+        : `the tool's structured result does not match its outputSchema${verdict.where}: ${verdict.first}`;
+  return outputInvalid(result, message, verdict.issues);
 }
+
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 function outputInvalid(result: ToolResult, message: string, issues: readonly ArgumentIssue[]): ToolResult {
   return callResult(result.callId, { failed: 'tool_failed', error: { code: 'output_invalid', message, details: { issues } } });
