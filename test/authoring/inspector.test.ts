@@ -56,39 +56,51 @@ const add = defineTool({
   handler: ({ a, b }) => ({ sum: a + b }),
 });
 
+// Each test starts the Inspector (a Node 24 process) twice; on a loaded CI machine one HTTP test passed 30 s. Each start is
+// still bounded by its own 120 s (execFile above): a hung Inspector fails the test, never the suite.
+const INSPECTOR_TEST_MS = 300_000;
+
 describe('E5: the MCP Inspector CLI v2 against kit servers (needs .ci/node24.sh: .ci/run runs it)', () => {
   for (const era of ['legacy', 'modern'] as const) {
-    it.skipIf(!installed)(`E5: over stdio, in the ${era} era, it lists and calls the tickets tools`, async () => {
-      const listed = await inspector(era, ['--method', 'tools/list', ...tickets]);
-      expect((listed.result?.tools as { name: string }[]).map((t) => t.name)).toEqual(['create_ticket', 'get_ticket', 'close_ticket']);
-      const called = await inspector(era, [
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'create_ticket',
-        '--tool-args-json',
-        JSON.stringify({ title: 'inspected', priority: 'low', assignee: 'ada' }),
-        ...tickets,
-      ]);
-      expect(called.result?.structuredContent).toMatchObject({ status: 'open' });
-      // Only a 2026-07-28 result carries the server's identity: the era is the one asked for.
-      expect((called.result?._meta as Record<string, unknown> | undefined)?.[SERVER_INFO]).toEqual(
-        era === 'modern' ? { name: 'tickets', version: '1.0.0' } : undefined,
-      );
-    });
+    it.skipIf(!installed)(
+      `E5: over stdio, in the ${era} era, it lists and calls the tickets tools`,
+      async () => {
+        const listed = await inspector(era, ['--method', 'tools/list', ...tickets]);
+        expect((listed.result?.tools as { name: string }[]).map((t) => t.name)).toEqual(['create_ticket', 'get_ticket', 'close_ticket']);
+        const called = await inspector(era, [
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'create_ticket',
+          '--tool-args-json',
+          JSON.stringify({ title: 'inspected', priority: 'low', assignee: 'ada' }),
+          ...tickets,
+        ]);
+        expect(called.result?.structuredContent).toMatchObject({ status: 'open' });
+        // Only a 2026-07-28 result carries the server's identity: the era is the one asked for.
+        expect((called.result?._meta as Record<string, unknown> | undefined)?.[SERVER_INFO]).toEqual(
+          era === 'modern' ? { name: 'tickets', version: '1.0.0' } : undefined,
+        );
+      },
+      INSPECTOR_TEST_MS,
+    );
 
-    it.skipIf(!installed)(`E5: over HTTP, in the ${era} era, it lists and calls a kit service`, async () => {
-      const service = await serveHttp(() => createToolServer({ name: 'kit', version: '1.0.0', tools: [add] }));
-      services.push(service);
-      const url = ['--transport', 'http', '--server-url', service.url];
-      const listed = await inspector(era, ['--method', 'tools/list', ...url]);
-      expect((listed.result?.tools as { name: string }[]).map((t) => t.name)).toEqual(['add']);
-      const called = await inspector(era, ['--method', 'tools/call', '--tool-name', 'add', '--tool-args-json', '{"a":2,"b":3}', ...url]);
-      expect(called.result?.structuredContent).toEqual({ sum: 5 });
-      expect((called.result?._meta as Record<string, unknown> | undefined)?.[SERVER_INFO]).toEqual(
-        era === 'modern' ? { name: 'kit', version: '1.0.0' } : undefined,
-      );
-      if (era === 'modern') expect(service.sessions()).toBe(0); // stateless: no session was ever opened
-    });
+    it.skipIf(!installed)(
+      `E5: over HTTP, in the ${era} era, it lists and calls a kit service`,
+      async () => {
+        const service = await serveHttp(() => createToolServer({ name: 'kit', version: '1.0.0', tools: [add] }));
+        services.push(service);
+        const url = ['--transport', 'http', '--server-url', service.url];
+        const listed = await inspector(era, ['--method', 'tools/list', ...url]);
+        expect((listed.result?.tools as { name: string }[]).map((t) => t.name)).toEqual(['add']);
+        const called = await inspector(era, ['--method', 'tools/call', '--tool-name', 'add', '--tool-args-json', '{"a":2,"b":3}', ...url]);
+        expect(called.result?.structuredContent).toEqual({ sum: 5 });
+        expect((called.result?._meta as Record<string, unknown> | undefined)?.[SERVER_INFO]).toEqual(
+          era === 'modern' ? { name: 'kit', version: '1.0.0' } : undefined,
+        );
+        if (era === 'modern') expect(service.sessions()).toBe(0); // stateless: no session was ever opened
+      },
+      INSPECTOR_TEST_MS,
+    );
   }
 });
