@@ -16,6 +16,9 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 const quick = { handshakeMs: 1500, closeGraceMs: 300, listMs: 2000, spawnMs: 2000 };
+// For a server that does answer the handshake: room for a slow start on a loaded machine (CI once missed 1.5 s there).
+// The quick handshake stays where a handshake_timeout is what is tested.
+const answering = { ...quick, handshakeMs: 15_000 };
 // Far below the SDK's 60 s default, with room for a loaded CI machine: these
 // bounds prove "given up on, not hung", not speed (that is benchmarked).
 const GIVEN_UP_WITHIN = quick.handshakeMs + 3 * quick.closeGraceMs + 8000;
@@ -47,7 +50,7 @@ describe('servers that misbehave', () => {
   });
 
   it('garbage on stdout, then a real server: connects, with a warning', async () => {
-    const connection = await connectMcp(pythonConfig({ mode: 'garbage-first' }), { timeouts: quick });
+    const connection = await connectMcp(pythonConfig({ mode: 'garbage-first' }), { timeouts: answering });
     expect(connection.warnings).toEqual(['skipped 2 non-JSON line(s) on stdout; servers should log to stderr']);
     expect((await connection.listTools()).length).toBe(4);
     await connection.close();
@@ -73,7 +76,7 @@ describe('servers that misbehave', () => {
 
   it('ignores SIGTERM and stdin closing: close escalates to SIGKILL and nothing survives', async () => {
     const mark = marker();
-    const connection = await connectMcp(pythonConfig({ mode: 'ignore-sigterm', mark }), { timeouts: quick });
+    const connection = await connectMcp(pythonConfig({ mode: 'ignore-sigterm', mark }), { timeouts: answering });
     expect(livingWithMarker(mark).length).toBe(1);
     await connection.close();
     expect(livingWithMarker(mark)).toEqual([]);
@@ -83,7 +86,7 @@ describe('servers that misbehave', () => {
     const mark = marker();
     const connection = await connectMcp(
       { command: WRAPPER, args: ['--mode', 'ignore-sigterm', '--marker', mark], cwd: tmp.dir },
-      { timeouts: quick },
+      { timeouts: answering },
     );
     expect(livingWithMarker(mark).length).toBe(2); // sh and python: python is the grandchild
     await connection.close();
@@ -100,7 +103,7 @@ describe('servers that misbehave', () => {
   });
 
   it('crashes after initialize: the next request fails with connection_closed and the stderr tail', async () => {
-    const connection = await connectMcp(pythonConfig({ mode: 'crash-after-init' }), { timeouts: quick });
+    const connection = await connectMcp(pythonConfig({ mode: 'crash-after-init' }), { timeouts: answering });
     const f = await failure(connection.listTools());
     expect(f.code).toBe('connection_closed');
     expect(f.details?.stderrTail).toContain('crashing after initialize');
@@ -111,7 +114,7 @@ describe('servers that misbehave', () => {
   it('an oversized line: protocol_error oversized_message', async () => {
     const f = await failure(
       connectMcp(pythonConfig({ mode: 'oversized', extra: ['--size', String(2 * 1024 * 1024)] }), {
-        timeouts: quick,
+        timeouts: answering,
         maxMessageBytes: 1024 * 1024,
       }),
     );
@@ -120,9 +123,9 @@ describe('servers that misbehave', () => {
 
   it('1 MB of stderr: drained, it neither stalls the handshake nor the close; only the tail is kept', async () => {
     const mark = marker();
-    // The handshake gets room on a loaded machine (1.5 s was missed once beside other test files): what is proved is the drain.
+    // What is proved is the drain, not the speed of the handshake.
     const connection = await connectMcp(pythonConfig({ mode: 'stderr-flood', mark, extra: ['--size', String(1024 * 1024)] }), {
-      timeouts: { ...quick, handshakeMs: 15_000 },
+      timeouts: answering,
     });
     expect((await connection.listTools()).length).toBe(4);
     expect(connection.stderrTail().length).toBeLessThanOrEqual(4096);
