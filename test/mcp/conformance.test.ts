@@ -74,12 +74,20 @@ describe('@modelcontextprotocol/conformance 0.1.13 client scenarios (through con
     }, 150_000);
   });
 
+  // sse-retry measures how long the SDK's transport waits before it reconnects (the server's `retry` field), within
+  // a tolerance of its own: on a loaded 2-core CI machine the wait once fell outside it (the other checks passed). That
+  // scenario alone gets two more tries; every other scenario passes the first time or fails.
+  const TIMED = new Set(['sse-retry']);
   // Concurrently (two at a time, above): each scenario starts its own servers on free loopback ports.
   describe.concurrent.each(scenarios.filter((s) => !ISSUER_MISMATCH.has(s)))('%s', (scenario) => {
-    it(`P2/R7: scenario ${scenario} passes every check`, async () => {
-      const out = await run(scenario);
-      expect(out, out).toMatch(/Passed: (\d+)\/\1, 0 failed/);
-      expect(out).toContain('OVERALL: PASSED');
-    }, 150_000); // a bound that proves "not hung" on a busy machine, not a timing
+    it(
+      `P2/R7: scenario ${scenario} passes every check`,
+      { timeout: 150_000, retry: TIMED.has(scenario) ? 2 : 0 }, // a bound that proves "not hung" on a busy machine, not a timing
+      async () => {
+        const out = await run(scenario);
+        expect(out, out).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+        expect(out).toContain('OVERALL: PASSED');
+      },
+    );
   });
 });
