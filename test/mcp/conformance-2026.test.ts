@@ -60,6 +60,9 @@ describe.sequential('@modelcontextprotocol/conformance 0.2 (Node 24 runner) clie
   ] as const) {
     it.skipIf(!installed)(
       `E1/P2: requirements ${requirements}: every scored scenario passes but the listed ones (needs .ci/node24.sh: .ci/run runs it)`,
+      // A runner-level flake under load: on a loaded CI machine the runner's summary once left out some auth scenarios
+      // altogether (neither passed nor failed); the whole set runs once more before the test fails.
+      { timeout: 600_000, retry: 1 },
       async () => {
         const scoredNames = await scoredScenarios(requirements);
         expect(scoredNames).toHaveLength(scored);
@@ -73,7 +76,6 @@ describe.sequential('@modelcontextprotocol/conformance 0.2 (Node 24 runner) clie
         expect(failing.sort(), out.slice(-6000)).toEqual(expectedFailures(requirements).sort());
         expect(code, out.slice(-3000)).toBe(0);
       },
-      600_000,
     );
   }
 });
