@@ -19,9 +19,11 @@ const quick = { handshakeMs: 1500, closeGraceMs: 300, listMs: 2000, spawnMs: 200
 // For a server that does answer the handshake: room for a slow start on a loaded machine (CI once missed 1.5 s there).
 // The quick handshake stays where a handshake_timeout is what is tested.
 const answering = { ...quick, handshakeMs: 15_000 };
+// A server that writes only garbage is named so at the handshake timeout: the garbage must have arrived by then.
+const garbageWait = { ...quick, handshakeMs: 5000 };
 // Far below the SDK's 60 s default, with room for a loaded CI machine: these
 // bounds prove "given up on, not hung", not speed (that is benchmarked).
-const GIVEN_UP_WITHIN = quick.handshakeMs + 3 * quick.closeGraceMs + 8000;
+const GIVEN_UP_WITHIN = garbageWait.handshakeMs + 3 * quick.closeGraceMs + 8000;
 
 describe('spawn failures name their cause', () => {
   it('a missing command: spawn_failed command_not_found', async () => {
@@ -44,7 +46,7 @@ describe('spawn failures name their cause', () => {
 
 describe('servers that misbehave', () => {
   it('exits at once with a message: exited_early with the exit code and the stderr tail', async () => {
-    const f = await failure(connectMcp(pythonConfig({ mode: 'exit-now' }), { timeouts: quick }));
+    const f = await failure(connectMcp(pythonConfig({ mode: 'exit-now' }), { timeouts: answering }));
     expect(f).toMatchObject({ code: 'exited_early', details: { exitCode: 3 } });
     expect(f.details?.stderrTail).toContain('configuration file missing');
   });
@@ -59,7 +61,7 @@ describe('servers that misbehave', () => {
   it('garbage only: protocol_error non_json_output within the handshake timeout', async () => {
     const mark = marker();
     const started = performance.now();
-    const f = await failure(connectMcp(pythonConfig({ mode: 'garbage-only', mark }), { timeouts: quick }));
+    const f = await failure(connectMcp(pythonConfig({ mode: 'garbage-only', mark }), { timeouts: garbageWait }));
     expect(f).toMatchObject({ code: 'protocol_error', details: { reason: 'non_json_output' } });
     expect(performance.now() - started).toBeLessThan(GIVEN_UP_WITHIN);
     expect(livingWithMarker(mark)).toEqual([]);
@@ -138,14 +140,14 @@ describe('servers that misbehave', () => {
   it('a probe of a failing server rejects with its code and leaves no process', async () => {
     const mark = marker();
     const f = await failure(
-      new McpProber({ timeouts: quick }).probe({ mcpServers: { bad: pythonConfig({ mode: 'crash-after-init', mark }) } }),
+      new McpProber({ timeouts: answering }).probe({ mcpServers: { bad: pythonConfig({ mode: 'crash-after-init', mark }) } }),
     );
     expect(f.code).toBe('connection_closed');
     expect(livingWithMarker(mark)).toEqual([]);
   });
 
   it('no message or detail contains an env value', async () => {
-    const f = await failure(connectMcp(pythonConfig({ mode: 'exit-now', env: { API_TOKEN: 'tok-very-secret-123' } }), { timeouts: quick }));
+    const f = await failure(connectMcp(pythonConfig({ mode: 'exit-now', env: { API_TOKEN: 'tok-very-secret-123' } }), { timeouts: answering }));
     expect(JSON.stringify({ message: f.message, details: f.details })).not.toContain('tok-very-secret-123');
     expect(fs.existsSync(tmp.dir)).toBe(true);
   });
