@@ -1,24 +1,18 @@
 /**
  * defineTool (C2): one valibot object schema is the single source of a tool's
  * arguments. The published inputSchema is generated from it (JSON Schema
- * 2020-12, said explicitly: @valibot/to-json-schema defaults to draft-07); the
- * server checks incoming arguments against that published schema, then shapes
- * them with the valibot schema stripped of its checks (runtime-schema.ts).
+ * 2020-12, by schema/valibot.ts, which the runtime's framework tools share);
+ * the server checks incoming arguments against that published schema, then
+ * shapes them with the valibot schema stripped of its checks (parseArguments).
  * Anything valibot cannot express in JSON Schema (transforms, custom checks)
  * or expresses only as an annotation (formats) fails at definition time, so
  * the two can never drift.
  */
-import { type JsonSchema, type OverrideActionContext, toJsonSchema } from '@valibot/to-json-schema';
-import * as v from 'valibot';
-import { AgtError, isAgtError, ToolErrorSignal } from '../errors.js';
-
-export { ToolErrorSignal } from '../errors.js';
+import type * as v from 'valibot';
+import { AgtError, ToolErrorSignal } from '../errors.js';
 import { MODEL_TOOL_NAME } from '../tool-names.js';
 import type { HandlerOutput } from '../results.js';
-import type { ArgumentIssue } from '../schema/issues.js';
-import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
-import { REGEX_ANNOTATIONS } from './action-patterns.js';
-import { actionPattern, annotationOnlyActions, runtimeSchema } from './runtime-schema.js';
+import { publishValibot } from '../schema/valibot.js';
 import { defined } from '../json.js';
 import type { ToolAnnotations } from '../mcp/lists.js';
 import type {
@@ -29,6 +23,9 @@ import type {
   ElicitResult,
   LoggingLevel,
 } from '@modelcontextprotocol/server';
+
+export { ToolErrorSignal } from '../errors.js';
+export { parseArguments } from '../schema/valibot.js';
 
 /** The authenticated caller of a request. */
 export interface Caller {
@@ -156,17 +153,13 @@ export function toolError(code: string, message: string, details?: Record<string
   throw new ToolErrorSignal(code, message, details);
 }
 
-const registry = new ToolSchemaRegistry();
-
-const OBJECT_SCHEMAS: readonly string[] = ['object', 'strict_object', 'loose_object'];
-
 /** Defines a tool from one valibot object schema (and one for its output); throws invalid_input when a schema cannot be published faithfully. */
 export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition<S>): DefinedTool<S> {
   const { name, description, title, annotations, input, output, definitions, handler } = definition;
   if (typeof name !== 'string' || !MODEL_TOOL_NAME.test(name))
     throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
-  const inputSchema = published(name, 'input', input, definitions);
-  const outputSchema = output === undefined ? undefined : published(name, 'output', output, definitions);
+  const inputSchema = publishValibot(name, 'input', input, definitions);
+  const outputSchema = output === undefined ? undefined : publishValibot(name, 'output', output, definitions);
   return Object.freeze({
     name,
     description,
@@ -176,108 +169,4 @@ export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition
     ...defined({ outputSchema }),
     handler,
   });
-}
-
-// One side's valibot object schema as a frozen JSON Schema 2020-12 that loads in the registry, or invalid_input saying why.
-function published(
-  name: string,
-  side: 'input' | 'output',
-  schema: v.GenericSchema,
-  definitions: Record<string, v.GenericSchema> | undefined,
-): Record<string, unknown> {
-  if (!OBJECT_SCHEMAS.includes((schema as { type?: string })?.type ?? '')) {
-    throw new AgtError(
-      'invalid_input',
-      `tool "${name}": ${side} must be a valibot object schema (v.object, v.strictObject or v.looseObject)`,
-    );
-  }
-  const [unchecked] = annotationOnlyActions(schema);
-  if (unchecked !== undefined) {
-    const [at, action, as] = unchecked;
-    throw new AgtError(
-      'invalid_input',
-      `tool "${name}": the ${side} schema at "${at}" uses the valibot action "${action}", published as ${as}: JSON Schema treats that as an annotation and checks nothing, so the published schema and the server would disagree. Say what you mean with v.regex(/…/) (published as a pattern, checked on both sides), or check it in the handler and report it with toolError()`,
-      { details: { tool: name, path: at, action } },
-    );
-  }
-  let json: Record<string, unknown>;
-  try {
-    json = toJsonSchema(schema, {
-      target: 'draft-2020-12',
-      overrideAction: exactPatterns,
-      ...(definitions ? { definitions } : {}),
-    }) as Record<string, unknown>;
-  } catch (error) {
-    throw new AgtError(
-      'invalid_input',
-      `tool "${name}": its ${side} schema cannot be published as JSON Schema (${(error as Error).message}); the published schema and the parser would drift. Express the rule with JSON-Schema-compatible actions, or check it in the handler and report it with toolError()`,
-      { cause: error },
-    );
-  }
-  try {
-    registry.compile(json, { tool: name, part: side === 'input' ? 'inputSchema' : 'outputSchema' });
-  } catch (error) {
-    if (isAgtError(error))
-      throw new AgtError('invalid_input', `tool "${name}": the generated ${side}Schema does not load: ${error.message}`, { cause: error });
-    throw error;
-  }
-  return Object.freeze(json);
-}
-
-// A regex-checked action (v.email(), v.isoDate(), v.regex(/…/i) …) published as its exact pattern, where one exists (C2).
-function exactPatterns({ valibotAction: action, jsonSchema, errors }: OverrideActionContext): JsonSchema | undefined {
-  const known = REGEX_ANNOTATIONS[action.type];
-  if (known === undefined && action.type !== 'regex') return undefined;
-  const pattern = actionPattern(action as { requirement?: unknown });
-  if (pattern === undefined) return undefined;
-  // One string, two patterns: JSON Schema has one `pattern` per schema, and dropping either would check less than valibot.
-  const twice = action.type === 'regex' ? (errors ?? []).some((e) => e.includes('combination')) : jsonSchema.pattern !== undefined;
-  if (twice) throw new Error(`the "${action.type}" action cannot be combined with another pattern on the same string`);
-  const { format, ...rest } = jsonSchema;
-  return { ...rest, ...(known?.keepFormat && format !== undefined ? { format } : {}), pattern };
-}
-
-// A valibot issue's path as a JSON Pointer (RFC 6901), the instancePath of ArgumentIssue.
-function pointer(issue: v.BaseIssue<unknown>): string {
-  return (issue.path ?? []).map((item) => `/${String(item.key).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
-}
-
-const compiled = new WeakMap<object, CompiledToolSchema>();
-const shapes = new WeakMap<v.GenericSchema, v.GenericSchema>();
-
-/**
- * Parses arguments as the server does: first against the published
- * inputSchema with the ToolSchemaRegistry (the validator hosts use), then
- * with the tool's valibot schema, typed by it. Issues have the validator's
- * shape (`instancePath`, `schemaPath`, JSON Schema `keyword`, `message`) and
- * carry paths and expectations, never values.
- */
-export function parseArguments<S extends v.GenericSchema>(
-  tool: { name?: string; input: S; inputSchema?: Record<string, unknown> },
-  args: unknown,
-): { ok: true; value: v.InferOutput<S> } | { ok: false; issues: ArgumentIssue[] } {
-  const value = args === undefined ? {} : args; // missing arguments are {} (MCP); null is not an object
-  if (tool.inputSchema !== undefined) {
-    let validator = compiled.get(tool);
-    if (validator === undefined) compiled.set(tool, (validator = registry.compile(tool.inputSchema, { tool: tool.name ?? 'tool' })));
-    const checked = validator.validate(value);
-    if (!checked.ok) return { ok: false, issues: [...checked.issues] };
-  }
-  let shape = shapes.get(tool.input);
-  if (shape === undefined) shapes.set(tool.input, (shape = tool.inputSchema === undefined ? tool.input : runtimeSchema(tool.input)));
-  const parsed = v.safeParse(shape, value);
-  if (parsed.success) return { ok: true, value: parsed.output };
-  return {
-    ok: false,
-    issues: parsed.issues.map((issue) => {
-      const instancePath = pointer(issue);
-      const message =
-        issue.kind === 'schema' && issue.type === 'object' && instancePath === ''
-          ? 'arguments must be an object'
-          : issue.expected
-            ? `expected ${issue.expected}`
-            : `failed "${issue.type}"`;
-      return { instancePath, schemaPath: '', keyword: issue.type, message };
-    }),
-  };
 }

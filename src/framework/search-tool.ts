@@ -5,31 +5,20 @@
  * so the model calls them in its next step.
  */
 import * as v from 'valibot';
-import { defineTool, parseArguments, toolError } from '../authoring/define-tool.js';
 import { TOOL_SEARCH } from '../toolsearch/tool-index.js';
-import type { FrameworkTool } from './tools.js';
+import { defineFrameworkTool, type FrameworkTool } from './tools.js';
 
 const input = v.strictObject({
   query: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description('What the tool should do, in a few words')),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20), v.description('How many tools to find (default 5)'))),
 });
 
-const defined = defineTool({
-  name: TOOL_SEARCH,
-  description:
-    'Search the tools of this run that are not loaded yet. Returns their names, a one-line description and their server; the tools found are loaded when this step ends, so call them in your next step.',
-  input,
-  handler: () => toolError('forbidden', 'tool_search runs inside a NativeRun'),
-});
-
 /** tool_search as a framework tool; `context.toolSearch` is the run's. */
-export const TOOL_SEARCH_TOOL: FrameworkTool = {
-  name: TOOL_SEARCH,
-  description: defined.description ?? '',
-  inputSchema: defined.inputSchema,
-  parse: (args) => parseArguments(defined, args),
-  async run(value, context) {
-    const { query, limit } = value as v.InferOutput<typeof input>;
+export const TOOL_SEARCH_TOOL: FrameworkTool = defineFrameworkTool(
+  TOOL_SEARCH,
+  'Search the tools of this run that are not loaded yet. Returns their names, a one-line description and their server; the tools found are loaded when this step ends, so call them in your next step.',
+  input,
+  async ({ query, limit }, context) => {
     const search = context.toolSearch;
     if (search === undefined) return { result: { tools: [], note: 'tool search is off in this run: every tool is listed' } };
     const tools = search.search(query, limit ?? 5);
@@ -44,4 +33,4 @@ export const TOOL_SEARCH_TOOL: FrameworkTool = {
       },
     };
   },
-};
+);

@@ -6,13 +6,13 @@
  * tool, then the valibot parse, then the resource service's domain rules.
  */
 import * as v from 'valibot';
-import { defineTool, parseArguments, toolError } from '../authoring/define-tool.js';
 import type { McpProber } from '../mcp/prober.js';
 import type { ResourceService } from '../resources/service.js';
 import { redactRecord } from '../config/secrets.js';
 import { REFERENCE_PATTERN } from '../resources/reference.js';
 import { RESOURCE_KINDS, type ResourceKind } from '../resources/types.js';
 import type { ArgumentIssue } from '../schema/issues.js';
+import { publishValibot, shapeArguments } from '../schema/valibot.js';
 import { defined } from '../json.js';
 
 /** What a framework tool's handler gets besides its input. */
@@ -51,7 +51,7 @@ export interface FrameworkTool {
   description: string;
   /** Generated from its valibot input by defineTool; never hand-written. */
   inputSchema: Record<string, unknown>;
-  /** Typed parse of already-validated arguments (the same definition). */
+  /** Shapes arguments stage 1 already validated against inputSchema (the same definition; checks nothing twice). */
   parse(args: unknown): { ok: true; value: unknown } | { ok: false; issues: ArgumentIssue[] };
   run(input: unknown, context: FrameworkContext): Promise<FrameworkOutcome>;
 }
@@ -63,20 +63,19 @@ const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
 const refList = v.array(reference);
 const mountChanges = v.strictObject({ mcps: v.optional(refList), skills: v.optional(refList) });
 
-// One definer for every tool the library publishes: the authoring kit's defineTool. Framework
-// tools run inside a NativeRun (they need its context), so their handler is `run`, not the served one.
-function define<S extends v.GenericSchema>(
+/** Defines a framework tool from one valibot object schema: published as the kit publishes (schema/valibot.ts), run inside a NativeRun. */
+export function defineFrameworkTool<S extends v.GenericSchema>(
   name: string,
   description: string,
   input: S,
   run: (input: v.InferOutput<S>, context: FrameworkContext) => Promise<FrameworkOutcome>,
 ): FrameworkTool {
-  const tool = defineTool({ name, description, input, handler: () => toolError('forbidden', 'framework tools run inside a NativeRun') });
+  const tool = { input, inputSchema: publishValibot(name, 'input', input) };
   return {
     name,
     description,
     inputSchema: tool.inputSchema,
-    parse: (args) => parseArguments(tool, args),
+    parse: (args) => shapeArguments(tool, args),
     run: (value, context) => run(value as v.InferOutput<S>, context),
   };
 }
@@ -89,7 +88,7 @@ const summary = (record: { kind: string; reference: string; revision: number }) 
 
 /** All framework tools, in the order they are listed to a model. */
 export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
-  define(
+  defineFrameworkTool(
     'resource_write',
     'Create (create: true) or update a resource: an mcp server config ({ mcpServers: { NAME: {...} } }), an agent or a skill. For agents, data.mcps replaces the mount list; add/remove change single mounts. Registering stores configuration only; it installs and enables nothing.',
     v.strictObject({
@@ -109,19 +108,19 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
       return { result: { ...summary(record), warnings }, changed: { kind: record.kind, reference: record.reference } };
     },
   ),
-  define(
+  defineFrameworkTool(
     'resource_read',
     'Read a resource with its revision (pass it back as expected_revision to avoid overwriting newer changes). Env and header values of mcp configs read as "***"; writing "***" back keeps the stored value.',
     v.strictObject({ kind, reference }),
     async (input, { service }) => ({ result: redactRecord(await service.read(input)) }),
   ),
-  define(
+  defineFrameworkTool(
     'resource_test',
     'Check an mcp config statically (cwd, command, url), with a fix for each problem. Starts nothing and opens no connection.',
     v.strictObject({ kind: v.literal('mcp'), reference }),
     async (input, { service }) => ({ result: await service.test(input) }),
   ),
-  define(
+  defineFrameworkTool(
     'resource_delete',
     'Delete a resource. Agents that mount a deleted mcp show the mount as missing.',
     v.strictObject({ kind, reference, expected_revision: v.optional(revision) }),
@@ -133,13 +132,13 @@ export const FRAMEWORK_TOOLS: readonly FrameworkTool[] = [
       };
     },
   ),
-  define(
+  defineFrameworkTool(
     'mcp_probe',
     'Start or connect a registered MCP server exactly as a run would, list its tools and check their schemas, then close it. This executes the configured command on the host.',
     v.strictObject({ reference }),
     async (input, { prober }) => ({ result: await prober.probe(input.reference) }),
   ),
-  define(
+  defineFrameworkTool(
     'agent_mcp_list',
     "List an agent's mounted MCP servers, each resolved (exists, transport, problems). Defaults to the calling agent.",
     v.strictObject({ agent: v.optional(reference) }),

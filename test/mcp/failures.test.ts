@@ -147,7 +147,9 @@ describe('servers that misbehave', () => {
   });
 
   it('no message or detail contains an env value', async () => {
-    const f = await failure(connectMcp(pythonConfig({ mode: 'exit-now', env: { API_TOKEN: 'tok-very-secret-123' } }), { timeouts: answering }));
+    const f = await failure(
+      connectMcp(pythonConfig({ mode: 'exit-now', env: { API_TOKEN: 'tok-very-secret-123' } }), { timeouts: answering }),
+    );
     expect(JSON.stringify({ message: f.message, details: f.details })).not.toContain('tok-very-secret-123');
     expect(fs.existsSync(tmp.dir)).toBe(true);
   });

@@ -70,8 +70,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['resources'],
   ['mcp'],
-  ['pool', 'authoring'],
-  ['framework'],
+  ['pool', 'authoring', 'framework'], // one layer: none of the three imports another (the runtime does not import the server kit)
   ['runtime'],
   ['harness', 'storage', 'providers', 'otel'],
   ['testing'],
@@ -102,6 +101,13 @@ describe('the layout of src (DESIGN.md: arrows point one way)', () => {
   it('no import circle anywhere in src, type-only imports included', () => {
     expect(graph.size).toBeGreaterThan(150); // the walk found the sources
     expect(circles()).toEqual([]);
+  });
+
+  it('the runtime does not import the server kit: nothing under framework/, runtime/ or pool/ reaches authoring/', () => {
+    const kit = [...graph]
+      .filter(([file]) => /^(framework|runtime|pool)\//.test(name(file)))
+      .flatMap(([file, targets]) => targets.filter((t) => name(t).startsWith('authoring/')).map((t) => `${name(file)} → ${name(t)}`));
+    expect(kit).toEqual([]);
   });
 
   it('src/toolsearch imports nothing of ours beyond json', () => {

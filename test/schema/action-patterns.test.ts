@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { exactPattern } from '../../src/authoring/action-patterns.js';
+import { exactPattern } from '../../src/schema/action-patterns.js';
 import { defineTool, parseArguments } from '../../src/authoring/index.js';
 
 type Action = v.PipeItem<string, string, v.BaseIssue<unknown>>;
