@@ -9,7 +9,7 @@
  * anything else is a generic failure whose message says nothing of the cause.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { contentText, isAgtError, isToolErrorSignal, readToolError } from './errors.js';
+import { contentText, isAgtError, isToolErrorSignal, readToolError, type ToolError, toolErrorOf } from './errors.js';
 import { defined, isPlainObject } from './json.js';
 
 /** What a handler may return: text, data (a JSON value; an object is also sent as structuredContent), or an MCP tool result (the SDK's CallToolResult). */
@@ -48,6 +48,16 @@ export function outputContent(output: HandlerOutput | unknown[]): CallToolResult
     return { content, ...defined({ structuredContent, _meta }), ...(output.isError === true ? { isError: true } : {}) };
   }
   return { content: [{ type: 'text', text: JSON.stringify(output) }], ...(isPlainObject(output) ? { structuredContent: output } : {}) };
+}
+
+/** A ToolError as the text a model or client reads (`{"error":{code,message,details}}`): one writing for the kit's results and the runtime's. */
+export function toolErrorText(error: ToolError['error']): string {
+  return JSON.stringify(toolErrorOf(error.code, error.message, error.details));
+}
+
+/** The MCP tool result of a ToolError (`isError`, its JSON as text): what a kit server answers for a failed call; `errorOfContent` reads it back. */
+export function toolErrorResult(error: ToolError['error']): CallToolResult {
+  return { content: [{ type: 'text', text: toolErrorText(error) }], isError: true };
 }
 
 /** The error of an `isError` result: the ToolError convention (`{ error: { code, message } }` as text) when present, else its text. */

@@ -13,7 +13,7 @@ import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/
 import type { CacheHint, CallToolResult, Transport } from '@modelcontextprotocol/server';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject } from '../json.js';
-import { failureOf, outputContent } from '../results.js';
+import { failureOf, outputContent, toolErrorResult } from '../results.js';
 import { parseArguments, type ServableTool } from './define-tool.js';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import { BoundedStdioServerTransport } from './stdio.js';
@@ -21,11 +21,6 @@ import { roundsContext, toolContext } from './context.js';
 import { NeedsInput, Rounds, roundsCodec } from './rounds.js';
 import { compiledOutput, outputProblem } from './output.js';
 import { MAX_HANDLER_ERROR_TEXT, MAX_TOOL_NAME_LENGTH } from '../bounds.js';
-
-/** The JSON text of a ToolError result. */
-function errorResult(code: string, message: string, details?: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...defined({ details }) } }) }], isError: true };
-}
 
 /**
  * A transport to serve on: the SDK's transports fit (StdioServerTransport,
@@ -142,7 +137,11 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
         );
       const parsed = parseArguments(tool, request.params.arguments);
       if (!parsed.ok) {
-        return errorResult('invalid_arguments', "the arguments do not match the tool's schema", { issues: parsed.issues });
+        return toolErrorResult({
+          code: 'invalid_arguments',
+          message: "the arguments do not match the tool's schema",
+          details: { issues: parsed.issues },
+        });
       }
       const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
       const context = toolContext(server, ctx, meta, { era, via });
@@ -153,12 +152,12 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
         const broken = outputProblem(tool.name, result, outputs.get(tool.name));
         if (broken === undefined) return result; // outputContent built its blocks from the handler's typed output
         report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
-        return errorResult(broken.code, broken.message, broken.details);
+        return toolErrorResult(broken);
       } catch (error) {
         if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
         const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
         if (status === 'tool_failed') report(error, tool.name);
-        return errorResult(failure.code, failure.message, failure.details);
+        return toolErrorResult(failure);
       }
     });
     return server;

@@ -5,11 +5,12 @@
  * text content, or its structured content as JSON when it has no text.
  */
 import { isPlainObject } from '../json.js';
+import { toolErrorText } from '../results.js';
 import type { ToolResult } from '../runtime/types.js';
 
 /** The text a model is given for a result (`apart`: parts that travel as their own blocks, left out of the text). */
 export function resultText(result: ToolResult, options: { apart?: (part: unknown) => boolean } = {}): string {
-  if (result.status !== 'ok') return JSON.stringify({ error: result.error });
+  if (result.status !== 'ok') return toolErrorText(result.error);
   const only = result.content.length === 1 ? result.content[0] : undefined;
   if (isPlainObject(only) && only.type === 'text' && typeof only.text === 'string' && only.text !== '') return only.text; // the common case, without allocations
   const parts = result.content

@@ -12,7 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { createToolServer, defineTool, type ToolOutput, type ToolServerOptions, toolResult } from '../../src/authoring/index.js';
+import { createToolServer, defineTool, toolError, type ToolOutput, type ToolServerOptions, toolResult } from '../../src/authoring/index.js';
+import { resultText } from '../../src/providers/content.js';
 import { HarnessToolSet, policies } from '../../src/index.js';
 import { REPO_ROOT, runFixture } from '../support/index.js';
 
@@ -121,6 +122,26 @@ describe('the same rule in runs and harness tools', () => {
       status: 'tool_error',
       error: { code: 'tool_error', message: 'no' },
     });
+  });
+
+  it('C4: one tool-error writing on both sides: what a kit server sends for toolError() is what a run gives its model for the same failure', async () => {
+    const kit = await callGive(() => toolError('busy', 'try later', { retryAfterSeconds: 5 }));
+    expect(kit.isError).toBe(true);
+    const kitText = (kit.content as { text: string }[])[0]!.text;
+    const run = await fx.start({
+      policy: policies.autoAllow('*'),
+      delegates: [
+        { name: 'hand_off', targets: ['team/bob'], handler: async () => toolError('busy', 'try later', { retryAfterSeconds: 5 }) },
+      ],
+    });
+    const { results } = await run.executeBatch({
+      runId: run.id,
+      agent: run.agent,
+      batchId: 'k',
+      calls: [{ callId: 'k1', name: 'hand_off', arguments: { agent: 'team/bob', task: 'x' } }],
+    });
+    expect(resultText(results[0]!)).toBe(kitText);
+    expect(JSON.parse(kitText)).toEqual({ error: { code: 'busy', message: 'try later', details: { retryAfterSeconds: 5 } } });
   });
 });
 
