@@ -9,10 +9,9 @@ import type { ExecuteContext } from './execute.js';
 import type { RunLimits } from './limits.js';
 import type { AfterHook, BeforeHook, PermissionPolicy } from './types.js';
 import type { AuditSink } from './audit-events.js';
-import type { NativeRunOptions } from './run-options.js';
+import type { ResolvedRunOptions } from './run-options.js';
 import { NEVER_ABORTED } from './abort.js';
 import { batchDeadlineReason } from './call-result.js';
-import { checkMs } from '../bounds.js';
 
 /** What every call of a batch shares. */
 export interface CallContext extends ExecuteContext {
@@ -29,11 +28,8 @@ export interface CallContext extends ExecuteContext {
 /** The parts of a run every batch's context is built from. */
 export interface RunParts {
   runId: string;
-  agent: string;
-  options: NativeRunOptions;
-  limits: RunLimits;
-  callTimeoutMs: number;
-  approvalTtlMs: number;
+  /** The run's options, resolved once (resolveRunOptions). */
+  options: ResolvedRunOptions;
   prober: McpProber;
   /** Mounts whose server died, with the code their calls fail with. */
   brokenMounts: Map<string, string>;
@@ -52,19 +48,19 @@ export function callContext(
   const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
   return {
     runId: run.runId,
-    agent: run.agent,
+    agent: o.agent,
     batchId,
     policy: o.policy,
-    before: o.hooks?.before ?? [],
-    after: o.hooks?.after ?? [],
+    before: o.before,
+    after: o.after,
     audit: o.audit,
-    limits: run.limits,
-    approvalTtlMs: run.approvalTtlMs,
-    framework: { service: o.service, prober: run.prober, agent: run.agent, ...(toolSearch ? { toolSearch } : {}) },
+    limits: o.limits,
+    approvalTtlMs: o.approvalTtlMs,
+    framework: { service: o.service, prober: run.prober, agent: o.agent, ...(toolSearch ? { toolSearch } : {}) },
     brokenMounts: run.brokenMounts,
     inFlight: run.inFlight,
     signal: signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals),
-    callTimeoutMs: run.callTimeoutMs,
+    callTimeoutMs: o.connect.timeouts.callMs,
     onProgress: o.onProgress,
     onFrameworkChange,
     ...(o.audit?.traceContext ? { traceContext: () => o.audit?.traceContext?.({ runId: run.runId, batchId }) } : {}),
@@ -80,10 +76,4 @@ export function batchDeadline(ms: number | undefined): { signal?: AbortSignal; c
   const timer = setTimeout(() => controller.abort(batchDeadlineReason(ms)), ms);
   timer.unref();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
-}
-
-/** The run's batchTimeoutMs, checked: invalid_input unless a positive number of milliseconds. */
-export function batchTimeout(options: { batchTimeoutMs?: number }): number | undefined {
-  checkMs(options.batchTimeoutMs, 'batchTimeoutMs');
-  return options.batchTimeoutMs;
 }

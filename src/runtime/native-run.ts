@@ -11,25 +11,14 @@ import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/prober.js';
 import { readAgent } from '../resources/agent-data.js';
-import { rejectRemovedOptions } from '../config/removed-options.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { OpenApprovals } from './pending/open-calls.js';
-import { batchTimeout } from './call-context.js';
 import { RunAudit } from './run-audit.js';
 import { type RejectedBatch, RunBatches } from './run-batches.js';
 import { buildSnapshot } from './refresh.js';
-import { resolveLimits } from './limits.js';
 import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
-import {
-  questionRoutes,
-  approvalTtl,
-  buildContext,
-  type NativeRunOptions,
-  proberOptions,
-  runConnectSettings,
-  type RunWiring,
-  type SuspendedRun,
-} from './run-options.js';
+import { type NativeRunOptions, type ResolvedRunOptions, resolveRunOptions, type SuspendedRun } from './run-options.js';
+import { RunConnections } from './run-connections.js';
 import { RunMounts } from './run-mounts.js';
 import { RunRefresher } from './refresher.js';
 import { RunToolSearch } from './tool-search.js';
@@ -37,13 +26,22 @@ import type { ModelTool } from './model-tools.js';
 import { type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch } from './types.js';
 
+// What a run is built from besides its options: its id, schemas, connections and the state its parts share.
+interface RunParts {
+  runId: string;
+  registry: ToolSchemaRegistry;
+  inFlight: Map<string, Set<string>>;
+  connections: RunConnections;
+  stale: Map<string, Set<ListChangedKind>>;
+  toolSearch: RunToolSearch;
+}
+
 /** One native run of an agent. */
 export class NativeRun extends RunMounts {
   readonly id: string;
   readonly agent: string;
   /** The run's snapshot and its refreshes at batch boundaries. */
   readonly #refresher: RunRefresher;
-  readonly #options: NativeRunOptions;
   readonly #stale: Map<string, Set<ListChangedKind>>;
   readonly #seen = new Set<string>();
   readonly #broken = new Map<string, string>();
@@ -56,40 +54,29 @@ export class NativeRun extends RunMounts {
   #store: RunStore | undefined;
   #storedRevision: number | null = null;
 
-  private constructor(
-    snapshot: SnapshotState,
-    options: NativeRunOptions,
-    parts: { registry: ToolSchemaRegistry; wiring: RunWiring; stale: Map<string, Set<ListChangedKind>>; toolSearch: RunToolSearch },
-  ) {
+  private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
     super();
-    this.id = parts.wiring.runId;
+    const { registry, connections, stale, inFlight } = parts;
+    this.id = parts.runId;
     this.agent = options.agent;
-
-    this.#options = options;
-    this.#stale = parts.stale;
+    this.#stale = stale;
     this.#toolSearch = parts.toolSearch;
     const audit = new RunAudit(options.audit, this.id, this.agent);
-    const { registry, wiring, stale } = parts;
-    this.#refresher = new RunRefresher(snapshot, { agent: this.agent, options, registry, wiring, stale, broken: this.#broken, audit });
+    this.#refresher = new RunRefresher(snapshot, { agent: this.agent, options, registry, connections, stale, broken: this.#broken, audit });
     this.#batches = new RunBatches({
       run: {
         runId: this.id,
-        agent: this.agent,
         options,
-        limits: resolveLimits(options.limits),
-        callTimeoutMs: runConnectSettings(options).timeouts.callMs,
-        approvalTtlMs: approvalTtl(options),
-        prober: new McpProber(proberOptions(options, parts.wiring, parts.registry)),
+        prober: new McpProber(connections.prober(registry)),
         brokenMounts: this.#broken,
-        inFlight: parts.wiring.inFlight,
+        inFlight,
       },
       audit,
       refresher: this.#refresher,
       toolSearch: this.#toolSearch,
       seen: this.#seen,
       approvals: this.#approvals,
-      answers: { registry, route: questionRoutes(options, parts.wiring) },
-      batchTimeoutMs: batchTimeout(options),
+      answers: { registry, route: (method) => connections.questionRoute(method) },
       claim: (batchId) => this.#claim(batchId),
       persist: async () => {
         if (this.#store !== undefined) await this.suspend({ store: this.#store });
@@ -102,30 +89,23 @@ export class NativeRun extends RunMounts {
     return NativeRun.#open(randomUUID(), options);
   }
 
-  static async #open(id: string, options: NativeRunOptions): Promise<NativeRun> {
-    rejectRemovedOptions(options, 'NativeRun.start'); // A7: no allowMcp binding option
-    if (options?.policy === undefined || typeof options.policy.review !== 'function') {
-      throw new AgtError(
-        'invalid_input',
-        'NativeRun.start needs a permission policy: every call is allowed or denied by one, e.g. policies.autoAllow([...]) or policies.human(ask)',
-      );
-    }
-    resolveLimits(options.limits); // bad limits fail before anything connects
-    runConnectSettings(options); // so do bad connect settings (resolved once for the run)
-    approvalTtl(options);
-    batchTimeout(options);
+  static async #open(id: string, given: NativeRunOptions): Promise<NativeRun> {
+    const options = resolveRunOptions(given); // once for the run: a bad option fails before anything connects
     const agent = readAgent((await options.service.read({ kind: 'agent', reference: options.agent })).data);
     if (agent.kind === 'harness')
       throw new AgtError('forbidden', 'harness agents are driven by their harness; give them dynamic tools with HarnessToolSet');
     if (!agent.enabled) throw new AgtError('forbidden', `agent "${options.agent}" is disabled; enable its binding before dispatching work`);
     const registry = options.registry ?? options.pool?.registry ?? new ToolSchemaRegistry(); // pooled runs share compiled schemas
-    const parts = {
+    const inFlight = new Map<string, Set<string>>();
+    const parts: RunParts = {
+      runId: id,
       registry,
-      wiring: { runId: id, agent: options.agent, inFlight: new Map() },
+      inFlight,
+      connections: new RunConnections(options, { runId: id, agent: options.agent, inFlight }),
       stale: new Map(),
       toolSearch: new RunToolSearch(options.toolSearch, registry), // bad options fail before anything connects
     };
-    const snapshot = await buildSnapshot(agent, { ...buildContext(options, parts), framework: frameworkToolsFor(agent) });
+    const snapshot = await buildSnapshot(agent, { ...parts.connections.buildContext(parts), framework: frameworkToolsFor(agent) });
     return new NativeRun(snapshot, options, parts);
   }
 

@@ -12,16 +12,17 @@ import type { ListChangedKind } from '../mcp/connection.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { closeUnused, refreshSnapshot, relistSnapshot } from './refresh.js';
 import type { RefreshCause, RunAudit } from './run-audit.js';
-import { buildContext, type NativeRunOptions, type RunWiring } from './run-options.js';
+import type { RunConnections } from './run-connections.js';
+import type { ResolvedRunOptions } from './run-options.js';
 import type { SnapshotState } from './snapshot.js';
 import type { BatchResult } from './types.js';
 
 /** What refreshing a run needs from it. */
 export interface RefresherParts {
   agent: string;
-  options: NativeRunOptions;
+  options: ResolvedRunOptions;
   registry: ToolSchemaRegistry;
-  wiring: RunWiring;
+  connections: RunConnections;
   /** Mounts whose server announced a list change, with what changed. */
   stale: Map<string, Set<ListChangedKind>>;
   /** Mounts whose server died, with the code their calls fail with. */
@@ -83,8 +84,8 @@ export class RunRefresher {
   }
 
   async #refresh(cause: RefreshCause): Promise<NonNullable<BatchResult['refresh']>> {
-    const { agent, options, registry, wiring, stale, broken, audit } = this.#parts;
-    const ctx = buildContext(options, { registry, wiring, stale });
+    const { agent, registry, connections, stale, broken, audit } = this.#parts;
+    const ctx = connections.buildContext({ registry, stale });
     const relist = new Set(cause.stale.keys());
     const started = performance.now();
     const outcome = cause.framework

@@ -35,7 +35,6 @@ export interface BatchesParts {
   approvals: OpenApprovals;
   /** How the answers to a call's questions are checked before any is taken, and made the protocol's responses (pending/answers.ts). */
   answers: AnswerRules;
-  batchTimeoutMs: number | undefined;
   /** Claims batch `batchId` in the run's store first, if it has one (revision_conflict: another host has it). */
   claim(batchId: string): Promise<void>;
   /** Records the run in its store, if it has one (compare-and-set), before decided calls run. */
@@ -68,11 +67,11 @@ export class RunBatches {
     const snapshot = refresher.snapshot; // F2: the whole batch uses the snapshot it started with
     const check = checkBatch(batch, {
       runId: run.runId,
-      agent: run.agent,
+      agent: run.options.agent,
       seenBatchIds: this.#p.seen,
       routes: toolSearch.routes(snapshot.routes),
-      maxBatchCalls: run.limits.maxBatchCalls,
-      limits: run.limits,
+      maxBatchCalls: run.options.limits.maxBatchCalls,
+      limits: run.options.limits,
     });
     if (!check.ok) {
       await audit.rejected((batch as { batchId?: unknown })?.batchId, check.rejection.reason);
@@ -87,7 +86,7 @@ export class RunBatches {
     const scope = this.#scope(batch.batchId, snapshot, signal);
     let outcomes;
     try {
-      outcomes = await mapLimit(check.routed, run.options.concurrency ?? 4, ({ call, route }) =>
+      outcomes = await mapLimit(check.routed, run.options.concurrency, ({ call, route }) =>
         processCall(call, route, scope.ctx, scope.path),
       );
     } finally {
@@ -113,7 +112,7 @@ export class RunBatches {
     const scope = this.#scope(batchId, snapshot, signal);
     let outcomes;
     try {
-      outcomes = await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, run.options.concurrency ?? 4);
+      outcomes = await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, run.options.concurrency);
     } finally {
       scope.end();
     }
@@ -158,12 +157,12 @@ export class RunBatches {
   // until `end()` (no refresh swaps connections from under them, F2). No promise of its own: the pipeline's cost per batch.
   #scope(batchId: string, snapshot: SnapshotState, signal: AbortSignal | undefined) {
     const { refresher, toolSearch, run } = this.#p;
-    const deadline = batchDeadline(this.#p.batchTimeoutMs);
+    const deadline = batchDeadline(run.options.batchTimeoutMs);
     const ends =
       deadline.signal === undefined ? signal : signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
     const search = toolSearch.active(snapshot.routes) ? toolSearch.context(snapshot.routes) : undefined;
     const onChange = (outcome: Parameters<CallContext['onFrameworkChange']>[0]) => {
-      if (affectsSnapshot(outcome, run.agent, snapshot)) refresher.frameworkChanged = true; // F1; other writes: F8
+      if (affectsSnapshot(outcome, run.options.agent, snapshot)) refresher.frameworkChanged = true; // F1; other writes: F8
     };
     const ctx = callContext(run, batchId, ends, onChange, search);
     const path: CallPath<Route> = new RunPath(ctx);

@@ -1,0 +1,79 @@
+/**
+ * A run's options are checked and resolved once (resolveRunOptions): a bad
+ * one fails the start before anything connects, and after the start the run
+ * reads only its frozen resolved value — never the host's options object.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { NativeRun, type NativeRunOptions, policies } from '../../src/index.js';
+import { resolveRunOptions } from '../../src/runtime/run-options.js';
+import { batch, py, setup } from '../support/index.js';
+
+type Env = Awaited<ReturnType<typeof setup>>;
+
+let env: Env | undefined;
+let run: NativeRun | undefined;
+afterEach(async () => {
+  await run?.close();
+  env?.tmp.cleanup();
+  run = undefined;
+  env = undefined;
+});
+
+async function registry(): Promise<Env> {
+  env = await setup();
+  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
+  return env;
+}
+
+describe('run options, resolved once', () => {
+  it("B3: after the start a run never reads the host's options object again: batches, refreshes and decisions read the resolved value", async () => {
+    const { service } = await registry();
+    const reads: PropertyKey[] = [];
+    let counting = false;
+    const given: NativeRunOptions = { agent: 'team/alice', service, policy: policies.autoAllow('*'), hooks: { before: [], after: [] } };
+    const options = new Proxy(given, {
+      get(target, key, receiver) {
+        if (counting) reads.push(key);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    run = await NativeRun.start(options);
+    counting = true;
+    for (let i = 0; i < 3; i += 1) {
+      const { results } = await run.executeBatch(batch(run, [{ callId: `c${i}`, name: py('echo'), arguments: { message: 'hi' } }]));
+      expect(results[0]).toMatchObject({ status: 'ok' });
+    }
+    await run.refresh();
+    expect(reads).toEqual([]);
+  });
+
+  it('B3: the resolved value is frozen, with the defaults filled in; hooks and limits cannot be changed behind the run', () => {
+    const before = [() => undefined];
+    const resolved = resolveRunOptions({
+      agent: 'team/alice',
+      service: {} as NativeRunOptions['service'],
+      policy: policies.autoAllow('*'),
+      hooks: { before },
+    });
+    expect(Object.isFrozen(resolved)).toBe(true);
+    expect(Object.isFrozen(resolved.limits) && Object.isFrozen(resolved.before)).toBe(true);
+    expect(resolved).toMatchObject({ concurrency: 4, skipBrokenMounts: false, approvalTtlMs: 24 * 60 * 60 * 1000 });
+    before.push(() => undefined); // the host's array changes; the run's does not
+    expect(resolved.before).toHaveLength(1);
+  });
+
+  it.each([
+    [{ concurrency: 0 }, 'concurrency'],
+    [{ concurrency: 1.5 }, 'concurrency'],
+    [{ approvalTtlMs: -5 }, 'approvalTtlMs'],
+    [{ batchTimeoutMs: Number.NaN }, 'batchTimeoutMs'],
+    [{ limits: { maxBatchCalls: 0 } }, 'limits.maxBatchCalls'],
+    [{ timeouts: { callMs: -1 } }, 'timeouts.callMs'],
+  ])('B3: a bad option (%o) fails the start with invalid_input naming %s, and no server is started', async (bad, field) => {
+    const { service, serverEvents } = await registry();
+    await expect(
+      NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), ...(bad as Partial<NativeRunOptions>) }),
+    ).rejects.toMatchObject({ code: 'invalid_input', details: { field } });
+    expect(serverEvents()).toEqual([]); // a started server lists its tools: nothing was listed
+  });
+});
