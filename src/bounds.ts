@@ -20,8 +20,12 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_MAX_SERVED_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** The smallest message bound a caller may set (`maxMessageBytes`). */
 export const MIN_MAX_MESSAGE_BYTES = 1024;
+/** On stdio, the share of the handshake the 2026-07-28 discover probe gets (a silent server is legacy; initialize gets the rest). */
+export const DISCOVER_PROBE_SHARE = 0.5;
 /** How much of a stdio server's stderr is kept (a ring: older bytes go). */
 export const STDERR_TAIL_BYTES = 16 * 1024;
+/** The longest name a model sees (a tool alias: OpenAI, Anthropic and Gemini take 64), and each part of a reference or a server's name. */
+export const MAX_NAME_LENGTH = 64;
 /** The longest tool name MCP recommends (1–128 characters); also how much of a server's name our messages quote. */
 export const MAX_TOOL_NAME_LENGTH = 128;
 /** How much of a handler's unexpected error text a kit server writes to its stderr. */

@@ -1,12 +1,13 @@
 /** The names models see, shared by every layer that publishes tools. */
+import { MAX_NAME_LENGTH } from './bounds.js';
 
 /** The pattern every alias (and every tool name a model sees) matches: valid for OpenAI, Anthropic and Gemini. */
-export const MODEL_TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+export const MODEL_TOOL_NAME = new RegExp(`^[a-zA-Z_][a-zA-Z0-9_-]{0,${MAX_NAME_LENGTH - 1}}$`);
 
-// The edit distance of two names (insert, delete, replace; at most 64 characters each are compared).
+// The edit distance of two names (insert, delete, replace; at most MAX_NAME_LENGTH characters each are compared).
 function distance(a: string, b: string): number {
-  const x = a.slice(0, 64).toLowerCase();
-  const y = b.slice(0, 64).toLowerCase();
+  const x = a.slice(0, MAX_NAME_LENGTH).toLowerCase();
+  const y = b.slice(0, MAX_NAME_LENGTH).toLowerCase();
   let row = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {
     const next = [i];

@@ -61,6 +61,16 @@ export function keyValues(list: readonly string[] | undefined, sep: string, what
   return out;
 }
 
+/**
+ * What `--timeout MS` bounds, the same in every command that connects: the
+ * handshake, each list and each call (a command that lists or calls nothing
+ * never waits on those). Undefined without the flag.
+ */
+export function timeoutFlag(value: string | undefined): { handshakeMs: number; listMs: number; callMs: number } | undefined {
+  const ms = milliseconds(value, '--timeout');
+  return ms === undefined ? undefined : { handshakeMs: ms, listMs: ms, callMs: ms };
+}
+
 /** A positive whole number of milliseconds from a flag, or a usage error naming the flag. */
 export function milliseconds(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;

@@ -5,7 +5,7 @@ import { eraLabel } from '../authoring/eras.js';
 import { checkServer, type ServerCheckReport, type ToolCheck } from '../authoring/server-check.js';
 import { AgtError } from '../errors.js';
 import { type CliContext, emit, EXIT } from './context.js';
-import { milliseconds } from './files.js';
+import { timeoutFlag } from './files.js';
 import { interruptible, SESSION_OPTIONS, sessionTarget } from './mcp-session.js';
 
 const USAGE = 'agt mcp check <ref> [--all] [--dry-run] [--tool NAME]… [--timeout MS] [--input id=VALUE]…';
@@ -21,14 +21,14 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options });
   if (positionals.length !== 1) throw new AgtError('invalid_input', `usage: ${USAGE}`);
   const target = await sessionTarget(ctx, positionals[0], { ...values, timeout: undefined }, USAGE);
-  const timeout = milliseconds(values.timeout, '--timeout');
+  const timeouts = timeoutFlag(values.timeout);
   const only = values.tool === undefined ? undefined : new Set(values.tool);
   const report = await interruptible(() =>
     checkServer(target.document, {
-      ...resolvedOptions(target.connect, timeout === undefined ? undefined : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
+      ...resolvedOptions(target.connect, timeouts === undefined ? undefined : { timeouts }),
       ...(values.all ? { all: true } : {}),
       ...(values['dry-run'] ? { dryRun: true } : {}),
-      ...(timeout === undefined ? {} : { callTimeoutMs: timeout }),
+      ...(timeouts === undefined ? {} : { callTimeoutMs: timeouts.callMs }),
       ...(only === undefined ? {} : { tools: (name: string) => only.has(name) }),
     }),
   );

@@ -5,7 +5,7 @@ import { AgtError, isAgtError } from '../errors.js';
 import { McpProber, type ProbedTool } from '../mcp/prober.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import { type CliContext, emit, EXIT, inCli, mcpReference } from './context.js';
-import { milliseconds } from './files.js';
+import { timeoutFlag } from './files.js';
 import { collectInputs } from './inputs.js';
 import { PhaseProgress } from './progress.js';
 import { stderrBlock } from './terminal.js';
@@ -49,7 +49,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
     options: { ...INPUT, timeout: { type: 'string' } },
   });
   const { reference, document, revision } = await target(ctx, positionals, 'agt mcp probe <reference> [--timeout MS] [--input id=VALUE]…');
-  const timeout = milliseconds(values.timeout, '--timeout');
+  const timeouts = timeoutFlag(values.timeout);
   const inputs = await collectInputs(document, values.input);
   const progress = new PhaseProgress(`probing ${reference}`, { tty: process.stderr.isTTY === true && !ctx.json });
   let report;
@@ -58,7 +58,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
     report = await new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets }).probe(reference, {
       variables: { inputs },
       ...(auth === undefined ? {} : { auth }),
-      ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout } }),
+      ...(timeouts === undefined ? {} : { timeouts }),
       onPhase: (phase) => progress.phase(phase),
     });
     writeProbeNote(ctx.storeFile, reference, noteOfReport(report, revision, new Date().toISOString()));

@@ -11,7 +11,7 @@ import type { ConnectSettings } from '../mcp/settings.js';
 import { notesVerdictStore } from './probe-notes.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import { type CliContext, inCli, mcpReference } from './context.js';
-import { milliseconds } from './files.js';
+import { timeoutFlag } from './files.js';
 import { collectInputs } from './inputs.js';
 
 /** The options every developer command takes. */
@@ -44,7 +44,7 @@ export async function sessionTarget(
   const reference = mcpReference(raw);
   const record = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);
   const document = record.data as McpDocument;
-  const timeout = milliseconds(values.timeout, '--timeout');
+  const timeouts = timeoutFlag(values.timeout);
   const inputs = await collectInputs(document, values.input);
   const auth = await ctx.auth?.(reference);
   return {
@@ -57,7 +57,7 @@ export async function sessionTarget(
       settings: resolveConnectSettings({
         verdicts: notesVerdictStore(ctx.storeFile), // what agt mcp probe learned of the server's era (E2)
         variables: { inputs },
-        ...(timeout === undefined ? {} : { timeouts: { handshakeMs: timeout, listMs: timeout, callMs: timeout } }),
+        ...(timeouts === undefined ? {} : { timeouts }),
         ...(auth === undefined ? {} : { auth }),
         ...questions,
       }),

@@ -12,7 +12,7 @@ import { AgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
 import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
 import { headerProblem, urlProblem, withPlaceholderStandIns } from './remote-rules.js';
-import { HANDSHAKE_MS_RULE, msProblem } from '../bounds.js';
+import { HANDSHAKE_MS_RULE, MAX_NAME_LENGTH, msProblem } from '../bounds.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -107,7 +107,7 @@ export interface NormalisedMcp {
   warnings: string[];
 }
 
-const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const SERVER_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${MAX_NAME_LENGTH - 1}}$`);
 const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', 'handshakeTimeoutMs', 'shared', 'protocol', 'type']);
 const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'handshakeTimeoutMs', 'shared', 'protocol', 'type']);
 const TYPE_ALIASES: Record<string, McpTransport> = {
@@ -139,7 +139,10 @@ export function normaliseMcpDocument(data: unknown): NormalisedMcp {
   }
   const name = names[0] as string;
   if (!SERVER_NAME.test(name)) {
-    throw invalid('mcpServers', 'the server name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    throw invalid(
+      'mcpServers',
+      `the server name must be 1-${MAX_NAME_LENGTH} letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
   }
   const { config, transport } = normaliseServer(servers[name], `mcpServers.${name}`, warnings);
   const rest = Object.fromEntries(Object.entries(data).filter(([k]) => k !== 'mcpServers'));
@@ -243,7 +246,7 @@ function normaliseRemote(
   const headers = stringMap(raw.headers, `${at}.headers`, 'header values');
   for (const [name, value] of Object.entries(headers)) {
     const problem = headerProblem(name, value);
-    if (problem !== undefined) throw invalid(`${at}.headers.${name.slice(0, 64)}`, problem);
+    if (problem !== undefined) throw invalid(`${at}.headers.${name.slice(0, MAX_NAME_LENGTH)}`, problem);
   }
   checkTimeout(raw, at);
   warnUnknownPlaceholders(raw.url, `${at}.url`, warnings);

@@ -6,6 +6,7 @@
  * VS Code inputs it refers to carried with it — or a list of what must be fixed
  * first: broken entries are reported, never imported silently.
  */
+import { MAX_NAME_LENGTH } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { launchProblems } from '../config/launch-rules.js';
@@ -41,7 +42,7 @@ function referenceName(name: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, '-')
     .replace(/^[^a-z0-9]+/, '')
-    .slice(0, 64);
+    .slice(0, MAX_NAME_LENGTH);
   return cleaned === '' ? 'server' : cleaned;
 }
 

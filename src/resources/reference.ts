@@ -5,9 +5,10 @@
  * at most 64 characters. There is no bare-name shorthand: a reference always
  * says its category.
  */
+import { MAX_NAME_LENGTH } from '../bounds.js';
 import { AgtError } from '../errors.js';
 
-const PART = '[a-z0-9][a-z0-9._-]{0,63}';
+const PART = `[a-z0-9][a-z0-9._-]{0,${MAX_NAME_LENGTH - 1}}`;
 /** The grammar of a reference, for schemas that describe one. */
 export const REFERENCE_PATTERN = new RegExp(`^${PART}/${PART}$`);
 const REFERENCE = new RegExp(`^(${PART})/(${PART})$`);
@@ -32,7 +33,7 @@ export function parseReference(value: unknown, what = 'reference'): ParsedRefere
   const shown = typeof value === 'string' && value.length <= 140 ? `"${value}"` : `a ${typeof value}`;
   throw new AgtError(
     'invalid_input',
-    `${what} ${shown} is not valid: use "category/name" with lower-case letters, digits, "-", "_" or "." (each part starting with a letter or digit, at most 64 characters), e.g. "tools/search"`,
+    `${what} ${shown} is not valid: use "category/name" with lower-case letters, digits, "-", "_" or "." (each part starting with a letter or digit, at most ${MAX_NAME_LENGTH} characters), e.g. "tools/search"`,
     { details: { field: what } },
   );
 }

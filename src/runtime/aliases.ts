@@ -14,6 +14,7 @@
  *   never contains "__", so it cannot equal a readable alias.
  */
 import { createHash } from 'node:crypto';
+import { MAX_NAME_LENGTH } from '../bounds.js';
 
 export { MODEL_TOOL_NAME } from '../tool-names.js';
 
@@ -30,7 +31,7 @@ export function toolAlias(reference: string, tool: string): string {
   const category = reference.slice(0, slash);
   const name = reference.slice(slash + 1);
   const readable = `${category}__${name}__${tool}`;
-  if (lossless(category, PART) && lossless(name, PART) && lossless(tool, TOOL) && /^[a-zA-Z]/.test(category) && readable.length <= 64) {
+  if (lossless(category, PART) && lossless(name, PART) && lossless(tool, TOOL) && /^[a-zA-Z]/.test(category) && readable.length <= MAX_NAME_LENGTH) {
     return readable;
   }
   const hash = createHash('sha256').update(`${reference}\0${tool}`).digest('hex').slice(0, 16);

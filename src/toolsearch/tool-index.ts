@@ -7,6 +7,7 @@
  * words models use for the same action. Deterministic, in memory: no network,
  * no model. Schemas are server data: read to a bounded depth and size.
  */
+import { MAX_SCHEMA_PROPERTIES as MAX_PROPERTIES } from '../bounds.js';
 import { isPlainObject } from '../json.js';
 
 /** The name of the framework tool that searches deferred tools (framework/search-tool.ts). */
@@ -28,7 +29,6 @@ const FIELDS = Object.keys(WEIGHTS) as Field[];
 const K1 = 1.2;
 const B = 0.75;
 const SYNONYM_WEIGHT = 0.4;
-const MAX_PROPERTIES = 200;
 const MAX_SCHEMA_DEPTH = 3;
 
 /** The tools a word occurs in, and its length-normalised, field-weighted frequency in each (BM25F): parallel lists, no object per entry. */

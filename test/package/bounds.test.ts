@@ -5,7 +5,10 @@
  * every JSON from outside.
  */
 import { describe, expect, it } from 'vitest';
-import { checkMs, HANDSHAKE_MS_RULE, MAX_JSON_DEPTH, msProblem } from '../../src/bounds.js';
+import { checkMs, HANDSHAKE_MS_RULE, MAX_JSON_DEPTH, MAX_NAME_LENGTH, msProblem } from '../../src/bounds.js';
+import { isReference } from '../../src/resources/reference.js';
+import { toolAlias } from '../../src/runtime/aliases.js';
+import { MODEL_TOOL_NAME } from '../../src/tool-names.js';
 import { McpPool, MemoryStore, ResourceService, resolveConnectSettings } from '../../src/index.js';
 import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
 import { failure } from '../support/index.js';
@@ -51,5 +54,31 @@ describe('issue 37: one checker for a time, one rule for a handshake timeout', (
     const service = new ResourceService({ store: new MemoryStore() });
     const f = await failure(service.write({ kind: 'agent', reference: 'team/deep', create: true, data: { mcps: [], note: deep } }));
     expect(f.details).toMatchObject({ reason: 'too_deep', limit: MAX_JSON_DEPTH });
+  });
+});
+
+describe('issue 48: every bound in bounds.ts', () => {
+  it('P2: one name length for what a model sees and what names a registry entry: an alias, a reference part and a server name all stop at MAX_NAME_LENGTH', async () => {
+    const longest = 'a'.repeat(MAX_NAME_LENGTH);
+    expect(MODEL_TOOL_NAME.test(longest)).toBe(true);
+    expect(MODEL_TOOL_NAME.test(`${longest}a`)).toBe(false);
+    expect(isReference(`tools/${longest}`)).toBe(true);
+    expect(isReference(`tools/${longest}a`)).toBe(false);
+    const service = new ResourceService({ store: new MemoryStore() });
+    const write = (name: string) =>
+      service.write({
+        kind: 'mcp',
+        reference: 'tools/named',
+        create: true,
+        data: { mcpServers: { [name]: { command: 'node', cwd: '/' } } },
+      });
+    const refused = await failure(write(`${longest}a`));
+    expect(refused).toMatchObject({ code: 'invalid_input' });
+    expect(refused.message).toContain(`1-${MAX_NAME_LENGTH} letters`);
+    await expect(write(longest)).resolves.toMatchObject({ warnings: expect.any(Array) });
+    // A lossless alias is readable only within the bound; past it the hashed form (still within it) is used.
+    expect(toolAlias('tools/x', 'a'.repeat(MAX_NAME_LENGTH - 'tools__x__'.length)).length).toBe(MAX_NAME_LENGTH);
+    expect(toolAlias('tools/x', 'a'.repeat(MAX_NAME_LENGTH)).length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
+    expect(toolAlias('tools/x', 'a'.repeat(MAX_NAME_LENGTH))).not.toContain('__');
   });
 });
