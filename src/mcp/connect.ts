@@ -111,7 +111,9 @@ async function connectWith(
   // On stdio a silent probe means a legacy server: the probe gets half the handshake, initialize the rest.
   // A pin has no initialize after it: its probe gets the whole handshake (a slow start is a timeout, never a mismatch).
   const probeMs =
-    'command' in config && choice !== MODERN_PROTOCOL_VERSION ? Math.max(1, Math.ceil(timeouts.handshakeMs * DISCOVER_PROBE_SHARE)) : timeouts.handshakeMs;
+    'command' in config && choice !== MODERN_PROTOCOL_VERSION
+      ? Math.max(1, Math.ceil(timeouts.handshakeMs * DISCOVER_PROBE_SHARE))
+      : timeouts.handshakeMs;
   const newClient = (era = choice) => {
     const client = new Client(CLIENT_INFO, {
       capabilities: declared,
@@ -200,9 +202,13 @@ function resolveRemote(config: RemoteServerConfig, sources: VariableSources, col
   for (const [name, value] of Object.entries(resolved.headers ?? {})) {
     const bad = headerProblem(name, value);
     if (bad !== undefined)
-      throw new AgtError('invalid_config', `the expanded header "${name.slice(0, MAX_NAME_LENGTH)}": ${bad}; correct the variables it is built from`, {
-        details: { reason: 'invalid_header', field: `config.headers.${name.slice(0, MAX_NAME_LENGTH)}` },
-      });
+      throw new AgtError(
+        'invalid_config',
+        `the expanded header "${name.slice(0, MAX_NAME_LENGTH)}": ${bad}; correct the variables it is built from`,
+        {
+          details: { reason: 'invalid_header', field: `config.headers.${name.slice(0, MAX_NAME_LENGTH)}` },
+        },
+      );
   }
   const problem = urlProblem(resolved.url);
   if (problem !== undefined) {

@@ -31,7 +31,13 @@ export function toolAlias(reference: string, tool: string): string {
   const category = reference.slice(0, slash);
   const name = reference.slice(slash + 1);
   const readable = `${category}__${name}__${tool}`;
-  if (lossless(category, PART) && lossless(name, PART) && lossless(tool, TOOL) && /^[a-zA-Z]/.test(category) && readable.length <= MAX_NAME_LENGTH) {
+  if (
+    lossless(category, PART) &&
+    lossless(name, PART) &&
+    lossless(tool, TOOL) &&
+    /^[a-zA-Z]/.test(category) &&
+    readable.length <= MAX_NAME_LENGTH
+  ) {
     return readable;
   }
   const hash = createHash('sha256').update(`${reference}\0${tool}`).digest('hex').slice(0, 16);

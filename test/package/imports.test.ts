@@ -114,7 +114,9 @@ describe('the layout of src (DESIGN.md: arrows point one way)', () => {
     const outside = [...graph]
       .filter(([file]) => name(file).startsWith('toolsearch/'))
       .flatMap(([file, targets]) =>
-        targets.filter((t) => !name(t).startsWith('toolsearch/') && name(t) !== 'json.ts' && name(t) !== 'bounds.ts').map((t) => `${name(file)} → ${name(t)}`),
+        targets
+          .filter((t) => !name(t).startsWith('toolsearch/') && name(t) !== 'json.ts' && name(t) !== 'bounds.ts')
+          .map((t) => `${name(file)} → ${name(t)}`),
       );
     expect(outside).toEqual([]);
   });
