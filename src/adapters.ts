@@ -3,10 +3,12 @@
  * store contracts and their revision checks (ResourceStore, RunStore records,
  * TokenStore, EraVerdictStore), model and provider adapter shapes
  * (ModelCall, BatchRunner, the ToolError helpers), audit sink
- * event types, and the protocol and schema detail types. The root entry
+ * event types, the protocol and schema detail types, and the payload type of
+ * each error code's details (AgtErrorDetails). The root entry
  * keeps what a host programs against (docs/README.md, "Entry points").
  */
 export { isToolErrorSignal, readToolError, toolErrorOf } from './errors.js';
+export type { AgtErrorDetails, AnyAgtError, ConfigProblemDetail, OutputIssueDetail } from './errors.js';
 export type { BearerTokenProvider, McpOAuthProvider } from './mcp/auth.js';
 export { clientCapabilities } from './mcp/client-handlers.js';
 export type { InputMethod } from './mcp/client-handlers.js';

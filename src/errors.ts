@@ -39,6 +39,10 @@ export const AGT_ERROR_CODES = [
   'input_rounds_exceeded', // a server kept asking for input past the bound of rounds; the call was stopped
 ] as const;
 
+import type { AgtErrorDetails } from './error-details.js';
+
+export type { AgtErrorDetails, ConfigProblemDetail, OutputIssueDetail } from './error-details.js';
+
 /** A stable error code (one of {@link AGT_ERROR_CODES}). */
 export type AgtErrorCode = (typeof AGT_ERROR_CODES)[number];
 
@@ -101,21 +105,20 @@ function maskDeep(value: unknown, mask: (text: string) => string, depth: number)
   return out;
 }
 
-/** The library's error: a stable `code`, a fix-oriented message, optional `details`. */
-export class AgtError extends Error {
-  readonly code: AgtErrorCode;
-  readonly details?: Record<string, unknown>;
+/**
+ * The library's error: a stable `code`, a fix-oriented message, optional
+ * `details` — the payload its code documents ({@link AgtErrorDetails}).
+ */
+export class AgtError<C extends AgtErrorCode = AgtErrorCode> extends Error {
+  readonly code: C;
+  readonly details?: AgtErrorDetails[C];
 
   /**
    * `cause` is kept as a redacted copy (see {@link redactCause}): URL
    * credentials, auth tokens and the values `mask` hides never sit in it, so
    * `util.inspect` and `JSON.stringify` of an AgtError show no secret.
    */
-  constructor(
-    code: AgtErrorCode,
-    message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown; mask?: (text: string) => string } = {},
-  ) {
+  constructor(code: C, message: string, options: { details?: AgtErrorDetails[C]; cause?: unknown; mask?: (text: string) => string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: redactCause(options.cause, options.mask) });
     this.name = new.target.name;
     this.code = code;
@@ -129,8 +132,11 @@ export class AgtError extends Error {
   }
 }
 
-/** True for an AgtError from any copy of this package (ESM or CJS). */
-export function isAgtError(value: unknown): value is AgtError {
+/** An AgtError of any code, as a union by code: `details` narrows on `code` (`err.code === 'protocol_mismatch'` → `err.details?.offered`). */
+export type AnyAgtError = { [C in AgtErrorCode]: AgtError<C> }[AgtErrorCode];
+
+/** True for an AgtError from any copy of this package (ESM or CJS); the error's `details` narrow on its `code`. */
+export function isAgtError(value: unknown): value is AnyAgtError {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGT_ERROR_BRAND] === true;
 }
 

@@ -59,6 +59,7 @@ export class HarnessToolSet {
       // As for model calls in runs (executeModelCalls): the call's own invalid_arguments, saying why.
       const name = typeof call?.name === 'string' ? `"${call.name}"` : 'the call';
       return callResult(id, {
+        kind: 'failed',
         failed: 'invalid_arguments',
         error: {
           code: 'invalid_arguments',
@@ -79,9 +80,9 @@ const HARNESS_PATH = {
   signal: NEVER_ABORTED,
   async execute(callId: string, entry: HarnessEntry, args: Record<string, unknown>) {
     try {
-      return callResult(callId, { output: await entry.def.handler(args, { callId }) });
+      return callResult(callId, { kind: 'output', output: await entry.def.handler(args, { callId }) });
     } catch (error) {
-      return callResult(callId, { thrown: error, fallback: 'the tool failed unexpectedly' });
+      return callResult(callId, { kind: 'thrown', thrown: error, fallback: 'the tool failed unexpectedly' });
     }
   },
 } satisfies CallPath<HarnessEntry>;

@@ -20,33 +20,40 @@ export type FailedResult = Exclude<ToolResult, { status: 'ok' }>;
 /** An MCP tool result: a server's answer (McpCallResult), or a local handler's output once read (the SDK's CallToolResult). */
 export type AnswerFields = McpCallResult | CallToolResult;
 
-/** How a call ended without an answer of its own. */
+/** How a call ended without an answer of its own, told apart by `kind`. */
 export type CallFailure =
   /** A stage refused it (invalid arguments, denied, output invalid …). */
-  | { failed: Exclude<ResultStatus, 'ok'>; error: ResultError }
+  | { kind: 'failed'; failed: Exclude<ResultStatus, 'ok'>; error: ResultError }
   /** A local handler threw: a declared error keeps its code (tool_error), anything else is `fallback` (tool_failed). */
-  | { thrown: unknown; fallback: string }
+  | { kind: 'thrown'; thrown: unknown; fallback: string }
   /** The host cancelled the call, or the batch's deadline passed (`signal.reason`, see batchDeadlineReason); `told`: the server was sent notifications/cancelled. */
-  | { aborted: AbortSignal; told?: boolean }
+  | { kind: 'aborted'; aborted: AbortSignal; told?: boolean }
   /** An MCP call failed before the server answered it (timeout, closed, auth, a JSON-RPC error …). */
-  | { callError: unknown; mount: string; timeoutMs: number };
+  | { kind: 'callError'; callError: unknown; mount: string; timeoutMs: number };
 
-/** How a call ended: answered (`answer`: an MCP result; `output`: a local handler's), or a failure. */
-export type CallEnd = { answer: AnswerFields } | { output: HandlerOutput | unknown[] } | CallFailure;
+/** How a call ended: answered (`answer`: an MCP result; `output`: a local handler's), or a failure; told apart by `kind`. */
+export type CallEnd = { kind: 'answer'; answer: AnswerFields } | { kind: 'output'; output: HandlerOutput | unknown[] } | CallFailure;
 
 /** The result of call `callId` that ended as `end`. */
 export function callResult(callId: string, end: CallFailure): FailedResult;
 export function callResult(callId: string, end: CallEnd): ToolResult;
 export function callResult(callId: string, end: CallEnd): ToolResult {
-  if ('answer' in end) return answered(callId, end.answer);
-  if ('output' in end) return answered(callId, outputContent(end.output));
-  if ('failed' in end) return { callId, status: end.failed, error: end.error };
-  if ('thrown' in end) {
-    const { status, error } = failureOf(end.thrown, end.fallback);
-    return { callId, status, error };
+  switch (end.kind) {
+    case 'answer':
+      return answered(callId, end.answer);
+    case 'output':
+      return answered(callId, outputContent(end.output));
+    case 'failed':
+      return { callId, status: end.failed, error: end.error };
+    case 'thrown': {
+      const { status, error } = failureOf(end.thrown, end.fallback);
+      return { callId, status, error };
+    }
+    case 'aborted':
+      return { callId, status: 'tool_failed', error: abortError(end.aborted, end.told === true) };
+    case 'callError':
+      return { callId, status: 'tool_failed', error: callErrorOf(end.callError, end.mount, end.timeoutMs) };
   }
-  if ('aborted' in end) return { callId, status: 'tool_failed', error: abortError(end.aborted, end.told === true) };
-  return { callId, status: 'tool_failed', error: callErrorOf(end.callError, end.mount, end.timeoutMs) };
 }
 
 function answered(callId: string, answer: AnswerFields): ToolResult {

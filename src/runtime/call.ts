@@ -116,8 +116,8 @@ export type CallOutcome = ToolResult | Waiting;
 export async function processCall(call: CheckedCall, route: Route, ctx: CallContext, path: CallPath<Route>): Promise<CallOutcome> {
   const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
   const outcome = await runCall(call.callId, route, call.arguments, path);
-  if ('deferred' in outcome) return waitForApproval(call.index, route, outcome.request, outcome.deferred, ctx);
-  if ('asked' in outcome) {
+  if (outcome.kind === 'deferred') return waitForApproval(call.index, route, outcome.request, outcome.deferred, ctx);
+  if (outcome.kind === 'asked') {
     const asked = { callId: call.callId, index: call.index, args: outcome.args, by: outcome.decidedBy ?? 'auto', round: 1 };
     return waitForInput(asked, route, outcome.asked, ctx);
   }

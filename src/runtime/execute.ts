@@ -43,13 +43,14 @@ export async function execute(
   ctx: ExecuteContext,
   input?: InputRetry,
 ): Promise<ToolResult | Asked> {
-  if (ctx.signal.aborted) return callResult(callId, { aborted: ctx.signal });
+  if (ctx.signal.aborted) return callResult(callId, { kind: 'aborted', aborted: ctx.signal });
   if (route.kind === 'mcp') return executeMcp(callId, route, args, ctx, input);
   if (route.kind === 'delegate') return executeDelegate(callId, route, args, ctx);
   // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
   const parsed = route.tool.parse(args);
   if (!parsed.ok) {
     return callResult(callId, {
+      kind: 'failed',
       failed: 'invalid_arguments',
       error: { code: 'invalid_arguments', message: 'the arguments are not valid for this tool', details: { issues: parsed.issues } },
     });
@@ -57,9 +58,9 @@ export async function execute(
   try {
     const outcome = await route.tool.run(parsed.value, ctx.framework);
     if (outcome.changed) ctx.onFrameworkChange(outcome);
-    return callResult(callId, { output: outcome.result as Record<string, unknown> });
+    return callResult(callId, { kind: 'output', output: outcome.result as Record<string, unknown> });
   } catch (error) {
-    return callResult(callId, { thrown: error, fallback: 'the framework tool failed unexpectedly' }); // H1: domain errors keep the ToolError shape
+    return callResult(callId, { kind: 'thrown', thrown: error, fallback: 'the framework tool failed unexpectedly' }); // H1: domain errors keep the ToolError shape
   }
 }
 
@@ -93,7 +94,7 @@ export async function executeMcp(
       code === 'connection_closed'
         ? `the server of mount "${route.mount}" is not running; it is loaded again at the next batch boundary (pooled runs) or by the next run`
         : `the server of mount "${route.mount}" went away and could not be started again (${code}); its calls fail until it can`;
-    return callResult(id, { failed: 'tool_failed', error: { code, message } });
+    return callResult(id, { kind: 'failed', failed: 'tool_failed', error: { code, message } });
   }
   const inFlight = ctx.inFlight.get(route.mount) ?? ctx.inFlight.set(route.mount, new Set()).get(route.mount)!;
   inFlight.add(id);
@@ -109,12 +110,12 @@ export async function executeMcp(
       ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, tool: route.name, ...p }) } : {}),
     });
     if ('resultType' in result) return { asked: result };
-    return callResult(id, { answer: result });
+    return callResult(id, { kind: 'answer', answer: result });
   } catch (error) {
     if (isAgtError(error) && error.code === 'connection_closed') ctx.brokenMounts.set(route.mount, error.code);
     // Cancelled by the host, or the batch's deadline: the server was sent notifications/cancelled (by the SDK).
-    if (ctx.signal.aborted) return callResult(id, { aborted: ctx.signal, told: true });
-    return callResult(id, { callError: error, mount: route.mount, timeoutMs: ctx.callTimeoutMs });
+    if (ctx.signal.aborted) return callResult(id, { kind: 'aborted', aborted: ctx.signal, told: true });
+    return callResult(id, { kind: 'callError', callError: error, mount: route.mount, timeoutMs: ctx.callTimeoutMs });
   } finally {
     inFlight.delete(id);
   }
@@ -133,9 +134,9 @@ async function executeDelegate(id: string, route: DelegateRoute, args: Record<st
       route.tool.handler(input, { runId: ctx.runId, from: ctx.agent, callId: id, signal: ctx.signal }),
       ctx.signal,
     );
-    if (wasAborted(out)) return callResult(id, { aborted: ctx.signal });
-    return callResult(id, { output: out });
+    if (wasAborted(out)) return callResult(id, { kind: 'aborted', aborted: ctx.signal });
+    return callResult(id, { kind: 'output', output: out });
   } catch (error) {
-    return callResult(id, { thrown: error, fallback: 'the delegate tool failed' });
+    return callResult(id, { kind: 'thrown', thrown: error, fallback: 'the delegate tool failed' });
   }
 }

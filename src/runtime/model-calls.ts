@@ -42,10 +42,12 @@ function rejectedResults(calls: readonly ModelCall[], problems: readonly BatchPr
     const callId = modelCallId(call);
     return problem !== undefined
       ? callResult(callId, {
+          kind: 'failed',
           failed: 'invalid_arguments',
           error: { code: 'invalid_arguments', message: problem.message, details: { reason: problem.reason } },
         })
       : callResult(callId, {
+          kind: 'failed',
           failed: 'tool_failed',
           error: { code: 'batch_rejected', message: `not run: ${why}; nothing of this step ran, send the calls again` },
         });

@@ -118,7 +118,7 @@ export class MountSession {
       checksOutput: () => true,
       maxResultBytes: this.#limits.maxResultBytes,
     });
-    if ('asked' in outcome) return { asked: outcome.asked, called: true, route };
+    if (outcome.kind === 'asked') return { asked: outcome.asked, called: true, route };
     return { result: outcome.result, called, route };
   }
 

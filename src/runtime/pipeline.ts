@@ -62,6 +62,7 @@ export interface CallPath<R extends PipelineRoute> {
 
 /** A call that ended: its result, and who permitted or denied it when someone did. */
 export interface CallEnded {
+  kind: 'ended';
   result: ToolResult;
   decidedBy?: string;
 }
@@ -73,12 +74,20 @@ export interface Asked {
 
 /** A call whose server asked questions: what it asked, the arguments it ran with, who permitted it. */
 export interface CallAsked extends Asked {
+  kind: 'asked';
   args: Record<string, unknown>;
   decidedBy?: string;
 }
 
-/** What a call came to: it ended, its server asked questions, or a policy deferred it (it waits for run.decide). */
-export type PipelineOutcome = CallEnded | CallAsked | { deferred: Deferred; request: PermissionRequest };
+/** A call a policy deferred: it waits for run.decide, kept with its permission request. */
+export interface CallDeferred {
+  kind: 'deferred';
+  deferred: Deferred;
+  request: PermissionRequest;
+}
+
+/** What a call came to, told apart by `kind`: it ended, its server asked questions, or a policy deferred it. */
+export type PipelineOutcome = CallEnded | CallAsked | CallDeferred;
 
 const NO_HOOKS: readonly never[] = [];
 
@@ -111,9 +120,9 @@ export async function runCall<R extends PipelineRoute>(
   path: CallPath<R>,
 ): Promise<PipelineOutcome> {
   const { signal, policy } = path;
-  if (signal.aborted) return { result: callResult(callId, { aborted: signal }) };
+  if (signal.aborted) return { kind: 'ended', result: callResult(callId, { kind: 'aborted', aborted: signal }) };
   const valid = validateArguments(callId, read, route);
-  if (!valid.go) return { result: valid.result };
+  if (!valid.go) return { kind: 'ended', result: valid.result };
   const args = valid.value;
   const before = path.before ?? NO_HOOKS;
   const after = path.after ?? NO_HOOKS;
@@ -128,7 +137,7 @@ export async function runCall<R extends PipelineRoute>(
     if ('deferred' in permission) {
       // A deferred call is kept with its arguments: the request is built with them if it was not.
       const kept = request.arguments === NOT_COPIED ? path.request!(callId, route, args, true) : request;
-      return { deferred: permission, request: kept };
+      return { kind: 'deferred', deferred: permission, request: kept };
     }
     if (!permission.go) return decided(permission.result, permission.decidedBy);
     decidedBy = permission.value;
@@ -138,7 +147,7 @@ export async function runCall<R extends PipelineRoute>(
     if (!hooks.go) return decided(hooks.result, decidedBy);
   }
   const executed = await path.execute(callId, route, args);
-  if ('asked' in executed) return { asked: executed.asked, args, ...(decidedBy === undefined ? {} : { decidedBy }) };
+  if ('asked' in executed) return { kind: 'asked', asked: executed.asked, args, ...(decidedBy === undefined ? {} : { decidedBy }) };
   let result = executed;
   if (path.checksOutput?.(route) === true) result = checkOutput(result, route);
   if (path.maxResultBytes !== undefined) result = boundResult(result, path.maxResultBytes);
@@ -147,4 +156,4 @@ export async function runCall<R extends PipelineRoute>(
 }
 
 const decided = (result: ToolResult, decidedBy: string | undefined): CallEnded =>
-  decidedBy === undefined ? { result } : { result, decidedBy };
+  decidedBy === undefined ? { kind: 'ended', result } : { kind: 'ended', result, decidedBy };

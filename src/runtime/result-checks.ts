@@ -40,7 +40,11 @@ export function checkOutput(
 const NO_NAMES: ReadonlySet<string> = new Set();
 
 function outputInvalid(result: ToolResult, message: string, issues: readonly ArgumentIssue[]): ToolResult {
-  return callResult(result.callId, { failed: 'tool_failed', error: { code: 'output_invalid', message, details: { issues } } });
+  return callResult(result.callId, {
+    kind: 'failed',
+    failed: 'tool_failed',
+    error: { code: 'output_invalid', message, details: { issues } },
+  });
 }
 
 // The whole part as JSON (annotations, _meta and every other field count); a part too deep to measure counts as unlimited.

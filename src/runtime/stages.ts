@@ -37,7 +37,7 @@ export interface Deferred {
 // A stopped stage with a failed result.
 const failed = (callId: string, status: FailedResult['status'], error: ResultError, decidedBy?: string): Stopped => ({
   go: false,
-  result: callResult(callId, { failed: status, error }),
+  result: callResult(callId, { kind: 'failed', failed: status, error }),
   ...defined({ decidedBy }),
 });
 
@@ -97,7 +97,7 @@ export async function reviewPermission(
   } catch {
     verdict = POLICY_FAILED;
   }
-  if (wasAborted(verdict)) return { go: false, result: callResult(request.callId, { aborted: signal }) };
+  if (wasAborted(verdict)) return { go: false, result: callResult(request.callId, { kind: 'aborted', aborted: signal }) };
   return permissionStage(request.callId, verdict);
 }
 
@@ -128,7 +128,7 @@ export async function runBeforeHooks(request: PermissionRequest, hooks: readonly
     } catch {
       outcome = { deny: 'a before hook failed' };
     }
-    if (wasAborted(outcome)) return { go: false, result: callResult(request.callId, { aborted: signal }) };
+    if (wasAborted(outcome)) return { go: false, result: callResult(request.callId, { kind: 'aborted', aborted: signal }) };
     if (outcome && typeof outcome === 'object' && typeof outcome.deny === 'string') {
       return failed(request.callId, 'permission_denied', { code: 'permission_denied', message: outcome.deny, details: { by: 'hook' } });
     }

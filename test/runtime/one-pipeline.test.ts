@@ -45,7 +45,7 @@ function tracedPath(stages: string[], overrides: Partial<CallPath<R>> = {}): Cal
     },
     execute: async (callId, _route, args) => {
       stages.push('execute');
-      return callResult(callId, { answer: { content: [], structuredContent: { sum: (args.n as number) + 1 } } });
+      return callResult(callId, { kind: 'answer', answer: { content: [], structuredContent: { sum: (args.n as number) + 1 } } });
     },
     checksOutput: () => {
       stages.push('output');
@@ -60,7 +60,11 @@ describe('one call pipeline', () => {
   it('B3: the stages run once each, in order: validate → permission → before → execute → output → bound → after', async () => {
     const stages: string[] = [];
     const out = await runCall('c1', route, read('{"n":1}'), tracedPath(stages));
-    expect(out).toEqual({ result: { callId: 'c1', status: 'ok', content: [], structuredContent: { sum: 2 } }, decidedBy: 'auto' });
+    expect(out).toEqual({
+      kind: 'ended',
+      result: { callId: 'c1', status: 'ok', content: [], structuredContent: { sum: 2 } },
+      decidedBy: 'auto',
+    });
     expect(stages).toEqual(['request', 'permission:{"n":1}', 'before', 'execute', 'output', 'after:ok']);
   });
 
@@ -90,7 +94,7 @@ describe('one call pipeline', () => {
       route,
       read({ n: 1 }),
       tracedPath(stages, {
-        execute: async (callId) => callResult(callId, { answer: { content: [], structuredContent: { sum: 'x' } } }),
+        execute: async (callId) => callResult(callId, { kind: 'answer', answer: { content: [], structuredContent: { sum: 'x' } } }),
       }),
     );
     expect(out).toMatchObject({ result: { status: 'tool_failed', error: { code: 'output_invalid' } } });
@@ -141,15 +145,15 @@ describe('one result builder', () => {
     const aborted = new AbortController();
     aborted.abort();
     const ends = [
-      callResult('c', { answer: { content: [{ type: 'text', text: 'ok' }] } }),
-      callResult('c', { answer: { content: [{ type: 'text', text: 'no' }], isError: true } }),
-      callResult('c', { output: 'text' }),
-      callResult('c', { output: { a: 1 } }),
-      callResult('c', { failed: 'permission_denied', error: { code: 'permission_denied', message: 'no' } }),
-      callResult('c', { thrown: new AgtError('not_found', 'gone'), fallback: 'failed' }),
-      callResult('c', { thrown: new Error('secret stack'), fallback: 'the tool failed' }),
-      callResult('c', { aborted: aborted.signal }),
-      callResult('c', { callError: new AgtError('connection_closed', 'x'), mount: 'tools/a', timeoutMs: 10 }),
+      callResult('c', { kind: 'answer', answer: { content: [{ type: 'text', text: 'ok' }] } }),
+      callResult('c', { kind: 'answer', answer: { content: [{ type: 'text', text: 'no' }], isError: true } }),
+      callResult('c', { kind: 'output', output: 'text' }),
+      callResult('c', { kind: 'output', output: { a: 1 } }),
+      callResult('c', { kind: 'failed', failed: 'permission_denied', error: { code: 'permission_denied', message: 'no' } }),
+      callResult('c', { kind: 'thrown', thrown: new AgtError('not_found', 'gone'), fallback: 'failed' }),
+      callResult('c', { kind: 'thrown', thrown: new Error('secret stack'), fallback: 'the tool failed' }),
+      callResult('c', { kind: 'aborted', aborted: aborted.signal }),
+      callResult('c', { kind: 'callError', callError: new AgtError('connection_closed', 'x'), mount: 'tools/a', timeoutMs: 10 }),
     ];
     for (const end of ends) expect(RESULT_STATUSES).toContain(end.status);
     expect(ends.map((r) => [r.status, r.status === 'ok' ? '' : r.error.code])).toEqual([
@@ -171,12 +175,12 @@ describe('one result builder', () => {
     deadline.abort(batchDeadlineReason(250));
     const host = new AbortController();
     host.abort(new Error('the host stopped'));
-    expect(callResult('c', { aborted: deadline.signal, told: true }).error).toEqual({
+    expect(callResult('c', { kind: 'aborted', aborted: deadline.signal, told: true }).error).toEqual({
       code: 'call_timeout',
       message: 'the batch did not finish within 250 ms (batchTimeoutMs); the call was cancelled',
       details: { reason: 'batch_timeout', batchTimeoutMs: 250 },
     });
-    expect(callResult('c', { aborted: host.signal, told: true }).error).toEqual({
+    expect(callResult('c', { kind: 'aborted', aborted: host.signal, told: true }).error).toEqual({
       code: 'cancelled',
       message: 'the call was cancelled by the host before it finished; the server was told',
     });

@@ -75,7 +75,7 @@ async function decideOne(
     status: 'permission_denied' | 'tool_failed',
     error: { code: string; message: string; details?: Record<string, unknown> },
     by: string,
-  ) => audit(callResult(a.callId, { failed: status, error }), by);
+  ) => audit(callResult(a.callId, { kind: 'failed', failed: status, error }), by);
   if (isExpired(a, now)) {
     const message = `the ${input ? 'questions' : 'approval'} expired before ${input ? 'they were answered' : 'it was decided'} (approvalTtlMs); the call did not ${input ? 'finish' : 'run'}: call again if it is still needed`;
     return fail(
@@ -100,7 +100,7 @@ async function decideOne(
   const read = readArguments(a.arguments, ctx.limits); // a stored record is read like model input
   if (!input) {
     const ended = await runCall(a.callId, route, read, approved);
-    if ('asked' in ended)
+    if (ended.kind === 'asked')
       return waitForInput({ callId: a.callId, index: a.index, args: ended.args, by: APPROVER, round: 1 }, route, ended.asked, ctx);
     return audit(ended.result, ended.decidedBy);
   }
@@ -132,6 +132,7 @@ async function answerOne(
     const message = decision.reason ?? 'the questions of this call were declined';
     return audit(
       callResult(a.callId, {
+        kind: 'failed',
         failed: 'permission_denied',
         error: { code: 'permission_denied', message, details: { by: APPROVER, reason: 'input_declined' } },
       }),
@@ -139,13 +140,13 @@ async function answerOne(
     );
   }
   const ended = await runCall(a.callId, route, read, new RetryPath(ctx, a.by, inputRetry(a, decision, rules)));
-  if (!('asked' in ended)) return audit(ended.result, ended.decidedBy);
+  if (ended.kind === 'ended') return audit(ended.result, ended.decidedBy);
   let next: number;
   try {
     next = nextRound(round);
   } catch (error) {
     if (!isAgtError(error)) throw error;
-    return audit(callResult(a.callId, { failed: 'tool_failed', error: error.toToolError().error }), a.by);
+    return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: error.toToolError().error }), a.by);
   }
   return waitForInput({ callId: a.callId, index: a.index, args: ended.args, by: a.by, round: next }, route, ended.asked, ctx);
 }

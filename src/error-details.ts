@@ -1,0 +1,68 @@
+/**
+ * What each AgtError code's `details` holds (docs/errors.md has the table):
+ * one map from code to payload, so `error.details` narrows on `error.code`
+ * after `isAgtError`. Every payload may carry more fields than it names
+ * (`Open`): the named ones are the contract, and none ever holds an argument,
+ * env or header value.
+ */
+
+/** Fields a payload may carry besides the ones it names. */
+type Open = { readonly [key: string]: unknown };
+
+/** An issue of output_invalid: where in the result and which rule, never a value. */
+export interface OutputIssueDetail {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+}
+
+/** A problem of an MCP config that cannot be launched: the field, what is wrong, and the fix. */
+export interface ConfigProblemDetail {
+  field: string;
+  message: string;
+  fix?: string;
+}
+
+/** The `details` of each AgtError code. */
+export interface AgtErrorDetails {
+  invalid_input: { field?: string; reason?: string; limitBytes?: number; limit?: number } & Open;
+  invalid_config: { problems?: readonly ConfigProblemDetail[]; reason?: string; field?: string } & Open;
+  schema_load_failed: { tool?: string; reason?: string; schemaPath?: string; dialect?: string; part?: string } & Open;
+  not_found: { kind?: string; reference?: string; runId?: string; batchId?: string; callId?: string; mount?: string; tool?: string } & Open;
+  already_exists: { kind?: string; reference?: string; currentRevision?: number | null } & Open;
+  revision_conflict: {
+    kind?: string;
+    reference?: string;
+    runId?: string;
+    expectedRevision?: number | null;
+    currentRevision?: number | null;
+  } & Open;
+  option_removed: { option?: string } & Open;
+  forbidden: Open;
+  spawn_failed: { reason?: string; errno?: string; stderrTail?: string } & Open;
+  exited_early: { exitCode?: number | null; signal?: string | null; stderrTail?: string } & Open;
+  handshake_timeout: { phase?: string; timeoutMs?: number; stderrTail?: string } & Open;
+  protocol_error: {
+    reason?: string;
+    method?: string;
+    rpcCode?: number;
+    status?: number;
+    limitBytes?: number;
+    limit?: number;
+    garbageLines?: number;
+    stderrTail?: string;
+  } & Open;
+  connection_closed: { reason?: string; errno?: string; mount?: string; timeoutMs?: number; stderrTail?: string } & Open;
+  batch_rejected: { reason?: string; callId?: string; tool?: string | null; problems?: readonly unknown[] } & Open;
+  fingerprint_mismatch: { part?: string; expected?: string; actual?: string } & Open;
+  store_unavailable: { reason?: string; driverCode?: string; runId?: string } & Open;
+  call_timeout: { timeoutMs?: number; reason?: string; batchTimeoutMs?: number } & Open;
+  cancelled: { reason?: string } & Open;
+  auth_required: { reason?: string; status?: number; oauthError?: string } & Open;
+  output_invalid: { issues?: readonly OutputIssueDetail[] } & Open;
+  server_unavailable: { mount?: string; failures?: number; lastErrorCode?: string } & Open;
+  approval_stale: { tool?: string } & Open;
+  protocol_mismatch: { pinned?: string; offered?: readonly string[] } & Open;
+  input_stale: { tool?: string } & Open;
+  input_rounds_exceeded: { rounds?: number } & Open;
+}

@@ -1,0 +1,66 @@
+/**
+ * Type tests (issue 48, items 6 and 7): `runCall`'s overloads, the kind-tagged
+ * unions of a call's end and the pipeline's outcomes, the public result
+ * unions, and AgtError details that narrow on the code. The `expectTypeOf`
+ * lines are checked by `npm run typecheck` (tsc includes test/); each test
+ * also checks at run time that the values have the shape the types claim.
+ */
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { AgtError, isAgtError, type ToolResult } from '../../src/index.js';
+import type { AgtErrorDetails, AnyAgtError } from '../../src/adapters.js';
+import { callResult, type CallEnd, type FailedResult } from '../../src/runtime/call-result.js';
+import { type CallAsked, type CallDeferred, type CallEnded, type PipelineOutcome, runCall } from '../../src/runtime/pipeline.js';
+import { NEVER_ABORTED } from '../../src/runtime/abort.js';
+import { ToolSchemaRegistry } from '../../src/schema/registry.js';
+
+const route = { validator: new ToolSchemaRegistry().compile({ type: 'object' }, { tool: 't' }) };
+const read = { ok: true as const, value: {} };
+
+describe('type tests', () => {
+  it("B3: runCall's overloads: no policy and an executor that never asks → CallEnded; no policy → ended or asked; a policy → any outcome", async () => {
+    const never = { signal: NEVER_ABORTED, execute: async (id: string) => callResult(id, { kind: 'output', output: 'done' }) };
+    const ended = runCall('c1', route, read, never);
+    expectTypeOf(ended).toEqualTypeOf<Promise<CallEnded>>();
+    const asking = {
+      signal: NEVER_ABORTED,
+      execute: async (id: string): Promise<ToolResult | { asked: never }> => callResult(id, { kind: 'output', output: 'x' }),
+    };
+    expectTypeOf(runCall('c2', route, read, asking)).toEqualTypeOf<Promise<CallEnded | CallAsked>>();
+    expectTypeOf<PipelineOutcome>().toEqualTypeOf<CallEnded | CallAsked | CallDeferred>();
+    expectTypeOf<PipelineOutcome['kind']>().toEqualTypeOf<'ended' | 'asked' | 'deferred'>();
+    const outcome = await ended;
+    expect(outcome).toMatchObject({ kind: 'ended', result: { callId: 'c1', status: 'ok' } });
+  });
+
+  it("B3: a call's end is told apart by kind, and a failure's result is a FailedResult", () => {
+    expectTypeOf<CallEnd['kind']>().toEqualTypeOf<'answer' | 'output' | 'failed' | 'thrown' | 'aborted' | 'callError'>();
+    const failed = callResult('c3', { kind: 'thrown', thrown: new Error('boom'), fallback: 'it failed' });
+    expectTypeOf(failed).toEqualTypeOf<FailedResult>();
+    expectTypeOf(failed.error.code).toBeString();
+    expect(failed).toEqual({ callId: 'c3', status: 'tool_failed', error: { code: 'tool_failed', message: 'it failed' } });
+  });
+
+  it('B5: a ToolResult narrows on status: ok has content, every other status an error', () => {
+    const result: ToolResult = callResult('c4', { kind: 'answer', answer: { content: [{ type: 'text', text: 'hi' }] } });
+    if (result.status === 'ok') expectTypeOf(result.content).toEqualTypeOf<unknown[]>();
+    else expectTypeOf(result.error).toHaveProperty('code');
+    expect(result).toEqual({ callId: 'c4', status: 'ok', content: [{ type: 'text', text: 'hi' }] });
+  });
+
+  it("P2: an AgtError's details narrow on its code after isAgtError; the constructor takes only its code's payload", () => {
+    const thrown: unknown = new AgtError('protocol_mismatch', 'no such era', {
+      details: { pinned: '2026-07-28', offered: ['2025-06-18'] },
+    });
+    expect(isAgtError(thrown)).toBe(true);
+    if (!isAgtError(thrown)) return;
+    expectTypeOf(thrown).toEqualTypeOf<AnyAgtError>();
+    if (thrown.code === 'protocol_mismatch') {
+      expectTypeOf(thrown.details).toEqualTypeOf<AgtErrorDetails['protocol_mismatch'] | undefined>();
+      expectTypeOf(thrown.details?.offered).toEqualTypeOf<readonly string[] | undefined>();
+      expect(thrown.details?.offered).toEqual(['2025-06-18']);
+    }
+    if (thrown.code === 'handshake_timeout') expectTypeOf(thrown.details?.timeoutMs).toEqualTypeOf<number | undefined>();
+    // @ts-expect-error: a handshake_timeout's timeoutMs is a number
+    void new AgtError('handshake_timeout', 'slow', { details: { timeoutMs: 'soon' } });
+  });
+});
