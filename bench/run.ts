@@ -9,6 +9,7 @@ import { runContractBench } from './contract.bench.js';
 import { runErasBench } from './eras.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runKitBench } from './kit.bench.js';
+import { runPerCallBench } from './per-call.bench.js';
 import { runHostsBench } from './hosts.bench.js';
 import { runPoolBench } from './pool.bench.js';
 import { runProbeBench } from './probe.bench.js';
@@ -30,6 +31,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   toolsearch: runToolSearchBench,
   eras: runErasBench,
   kit: runKitBench,
+  'per-call': runPerCallBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);
