@@ -24,7 +24,7 @@ import { moreRequests } from './more-requests.js';
 import { runsAsTask } from './tasks.js';
 import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
-import { boundedDepth, requestSignal } from './server-answers.js';
+import { boundedDepth, requestSignal, sdkSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
 import { MAX_JSON_DEPTH } from '../bounds.js';
@@ -138,7 +138,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   const list = async <T>(spec: Parameters<typeof listAll<T>>[1], onHints?: (hints: CacheHints) => void) =>
     masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings, onHints)));
   const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({
-    signal,
+    ...sdkSignal(signal),
     timeout: options.timeoutMs ?? timeouts.callMs,
     ...((options.resetTimeoutOnProgress ?? timeouts.resetOnProgress)
       ? { resetTimeoutOnProgress: true, ...defined({ maxTotalTimeout: options.maxTotalTimeoutMs ?? timeouts.maxTotalMs }) }

@@ -24,7 +24,7 @@ export interface MoreRequestParts {
   client: Client;
   send: Send;
   /** The SDK options of one request. */
-  sdkOptions(options: RequestOptions, signal: AbortSignal): { signal: AbortSignal; timeout: number };
+  sdkOptions(options: RequestOptions, signal: AbortSignal): { signal?: AbortSignal; timeout: number };
   masked<T>(value: T): T;
   clientCapabilities: Record<string, unknown>;
   /** The subscription stream of a 2026-07-28 connection: resource subscriptions go through it. */

@@ -29,6 +29,21 @@ export function serverText(error: ProtocolError): string {
 }
 
 /**
+ * The signal of a request no caller can cancel: never aborted, shared by such
+ * requests. It is not handed to the SDK (`sdkSignal`), and what may hook a
+ * listener to it and keep it (a host's question handler) gets a signal of its
+ * own (`ownSignal`), so nothing piles up on it.
+ */
+export const NO_SIGNAL: AbortSignal = new AbortController().signal;
+const NO_REQUEST_SIGNAL = Object.freeze({ signal: NO_SIGNAL, release: () => undefined });
+
+/** The signal to hand the SDK for a request: none for one nothing can cancel. */
+export const sdkSignal = (signal: AbortSignal): { signal?: AbortSignal } => (signal === NO_SIGNAL ? {} : { signal });
+
+/** A signal a listener may be hooked to and kept: a fresh one in place of the shared NO_SIGNAL. */
+export const ownSignal = (signal: AbortSignal): AbortSignal => (signal === NO_SIGNAL ? new AbortController().signal : signal);
+
+/**
  * A signal for one request, aborted when the caller's `signal` aborts while the
  * request is in flight. The SDK adds a listener to the signal it is given and
  * never removes it; that listener holds the request and its result, so handing
@@ -37,8 +52,8 @@ export function serverText(error: ProtocolError): string {
  * settled cancels nothing (MCP cancels only requests in progress).
  */
 export function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+  if (signal === undefined) return NO_REQUEST_SIGNAL; // nothing can cancel it: no controller per request
   const controller = new AbortController();
-  if (signal === undefined) return { signal: controller.signal, release: () => undefined };
   if (signal.aborted) {
     controller.abort(signal.reason);
     return { signal: controller.signal, release: () => undefined };

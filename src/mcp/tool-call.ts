@@ -22,7 +22,7 @@ import {
 import { MAX_INPUT_ROUNDS } from '../bounds.js';
 import type { Send } from './more-requests.js';
 import { checkParamHeaders } from './param-headers.js';
-import { boundedDepth, progressOf, readCallResult } from './server-answers.js';
+import { boundedDepth, ownSignal, progressOf, readCallResult } from './server-answers.js';
 import { callAsTask, DEFAULT_TASK_TOTAL_MS, serverRunsToolTasks } from './tasks.js';
 import type { Timeouts } from './timeouts.js';
 
@@ -32,7 +32,7 @@ const LooseResult = ResultSchema.loose();
 export interface ToolCallParts {
   client: Client;
   send: Send;
-  sdkOptions(options: RequestOptions, signal: AbortSignal): { signal: AbortSignal; timeout: number; resetTimeoutOnProgress?: boolean };
+  sdkOptions(options: RequestOptions, signal: AbortSignal): { signal?: AbortSignal; timeout: number; resetTimeoutOnProgress?: boolean };
   masked<T>(value: T): T;
   handlers: ClientHandlers;
   timeouts: Timeouts;
@@ -82,7 +82,7 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
     p.send(
       'call',
       async (signal): Promise<McpCallResult | McpInputRequired> => {
-        let retry = options.input === undefined ? {} : await retryParams(options.input, p.handlers, client, signal);
+        let retry = options.input === undefined ? {} : await retryParams(options.input, p.handlers, client, ownSignal(signal));
         for (let round = 0; ; round++) {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
           const result = await callOnce(name, params, options, signal, true);
@@ -93,7 +93,7 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
           if (Object.values(asked.inputRequests).some((r) => questionRoute(p.handlers, r.method) === 'defer'))
             return { ...asked, inputRequests: p.masked(asked.inputRequests) }; // the state stays verbatim
           if (round + 1 >= MAX_INPUT_ROUNDS) throw roundsExceeded();
-          const inputResponses = await answerInline(asked.inputRequests, client, signal);
+          const inputResponses = await answerInline(asked.inputRequests, client, ownSignal(signal));
           retry = { inputResponses, ...defined({ requestState: asked.requestState }) };
         }
       },

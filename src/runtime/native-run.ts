@@ -210,8 +210,12 @@ export class NativeRun extends RunMounts {
   }
 
   // A batch of a stored run is claimed there first (compare-and-set): of two hosts that resumed the
-  // same run, one runs the batch and the other gets revision_conflict with nothing executed.
-  async #claim(batchId: string): Promise<void> {
+  // same run, one runs the batch and the other gets revision_conflict with nothing executed. No store: nothing to wait for.
+  #claim(batchId: string): Promise<void> | undefined {
+    return this.#store === undefined ? undefined : this.#claimStored(batchId);
+  }
+
+  async #claimStored(batchId: string): Promise<void> {
     if (this.#store === undefined) return;
     try {
       await this.suspend({ store: this.#store });

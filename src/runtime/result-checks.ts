@@ -53,6 +53,17 @@ function partSize(part: unknown): number {
   return typeof size === 'number' ? size : Number.MAX_SAFE_INTEGER;
 }
 
+// True when the parts and the structured content together are within `maxBytes`, measured in one walk each that stops at the limit.
+function fits(result: ToolResult, content: unknown[], maxBytes: number): boolean {
+  const separators = 2 + Math.max(0, content.length - 1); // the list's brackets and commas, which the parts' sum leaves out
+  const whole = measureJson(content, { depth: MAX_JSON_DEPTH + 1, bytes: maxBytes + separators });
+  if (typeof whole !== 'number') return false;
+  const parts = whole - separators;
+  if (result.status !== 'ok' || result.structuredContent === undefined) return parts <= maxBytes;
+  const structured = measureJson(result.structuredContent, { depth: MAX_JSON_DEPTH, bytes: maxBytes - parts });
+  return typeof structured === 'number' && parts + structured <= maxBytes;
+}
+
 /**
  * Stage 7, bound: a result over `maxResultBytes` (every field of every part
  * counted as UTF-8 JSON) keeps its structured content when that fits, then its
@@ -63,6 +74,7 @@ function partSize(part: unknown): number {
 export function boundResult(result: ToolResult, maxBytes: number): ToolResult {
   const content = result.status === 'ok' ? result.content : (result.error.details?.content as unknown[] | undefined);
   if (!Array.isArray(content)) return result;
+  if (fits(result, content, maxBytes)) return result; // the usual case: one walk that stops at the limit
   const structured = result.status === 'ok' && result.structuredContent !== undefined ? partSize(result.structuredContent) : 0;
   const sizes = content.map(partSize);
   const total = Math.min(Number.MAX_SAFE_INTEGER, sizes.reduce((n: number, size) => n + size, 0) + structured);

@@ -35,8 +35,8 @@ export interface BatchesParts {
   approvals: OpenApprovals;
   /** How the answers to a call's questions are checked before any is taken, and made the protocol's responses (pending/answers.ts). */
   answers: AnswerRules;
-  /** Claims batch `batchId` in the run's store first, if it has one (revision_conflict: another host has it). */
-  claim(batchId: string): Promise<void>;
+  /** Claims batch `batchId` in the run's store first, if it has one (revision_conflict: another host has it); undefined without a store. */
+  claim(batchId: string): Promise<void> | undefined;
   /** Records the run in its store, if it has one (compare-and-set), before decided calls run. */
   persist(): Promise<void>;
 }
@@ -79,7 +79,8 @@ export class RunBatches {
       return { rejected: check.rejection };
     }
     this.#p.seen.add(batch.batchId);
-    await this.#p.claim(batch.batchId);
+    const claiming = this.#p.claim(batch.batchId);
+    if (claiming !== undefined) await claiming; // no store (the usual case): not even a microtask
     const started = performance.now();
     const sink = run.options.audit;
     if (sink) await audit.started(batch.batchId, check.routed.length); // no sink: not even a microtask
@@ -138,19 +139,30 @@ export class RunBatches {
 
   // The end of a batch: its pending approvals, and the refresh of this boundary (else the one it started with).
   // Dead pooled servers are started again at the next start (once per batch, not twice).
-  async #boundary(batchId: string, results: ToolResult[], opening: BatchResult['refresh']): Promise<BatchResult> {
+  // No promise of its own when nothing is refreshed or loaded (the usual case).
+  #boundary(batchId: string, results: ToolResult[], opening: BatchResult['refresh']): BatchResult | Promise<BatchResult> {
     const pending = this.pending(batchId);
     const applying = this.#p.refresher.apply(false);
-    const refresh = (applying && (await applying)) ?? opening;
-    // Tool search: what tool_search found in this batch is loaded now, at its boundary (F2), and audited.
+    if (applying !== undefined) return applying.then((refresh) => this.#ended(batchId, results, pending, refresh ?? opening));
+    return this.#ended(batchId, results, pending, opening);
+  }
+
+  // The batch's result; what tool_search found in this batch is loaded now, at its boundary (F2), and audited.
+  #ended(
+    batchId: string,
+    results: ToolResult[],
+    pending: PendingCall[],
+    refresh: BatchResult['refresh'],
+  ): BatchResult | Promise<BatchResult> {
     const toolsLoaded = this.#p.toolSearch.applyLoads(this.#p.refresher.snapshot.routes);
-    if (toolsLoaded !== undefined) await this.#p.audit.toolsLoaded(batchId, toolsLoaded.loaded, toolsLoaded.unloaded);
-    return {
+    const ended: BatchResult = {
       results,
       ...(pending.length > 0 ? { pending } : {}),
       ...(refresh ? { refresh } : {}),
       ...(toolsLoaded ? { toolsLoaded } : {}),
     };
+    if (toolsLoaded === undefined) return ended;
+    return this.#p.audit.toolsLoaded(batchId, toolsLoaded.loaded, toolsLoaded.unloaded).then(() => ended);
   }
 
   // The calls of a batch: their context and path within the batch deadline (batchTimeoutMs), counted as running

@@ -17,6 +17,7 @@ import { checkAgainstMetaschema } from './metaschemas.js';
 import { tokensToPointer } from './pointer.js';
 import { defined, isPlainObject } from '../json.js';
 import { MAX_VALIDATION_ISSUES } from '../bounds.js';
+import { quickCheck } from './fast-valid.js';
 import { prepareSchema } from './prepare.js';
 import { checkReferences } from './refs.js';
 
@@ -155,9 +156,12 @@ export function compileJsonSchema(schema: unknown, options: CompileJsonSchemaOpt
     isPlainObject(root) && root.$ref === undefined && Array.isArray(root.required) && root.required.every((k) => typeof k === 'string')
       ? (root.required as string[])
       : undefined;
+  // The common shape of tool arguments gets a quick "certainly valid" (fast-valid.ts); the validator decides the rest.
+  const quick = quickCheck(root, (node) => falseMarkers.has(node as object));
   return {
     dialect,
     validate(instance: unknown, options?: ValidateOptions): ValidationResult {
+      if (quick !== undefined && quick(instance) === true) return OK;
       const max = Math.max(1, Math.min(options?.maxIssues ?? MAX_VALIDATION_ISSUES, MAX_VALIDATION_ISSUES));
       if (max === 1 && rootRequired !== undefined && isPlainObject(instance)) {
         // Validity only: a property the root requires and the object lacks settles it, whatever else the schema says.
