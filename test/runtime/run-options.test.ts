@@ -3,31 +3,18 @@
  * one fails the start before anything connects, and after the start the run
  * reads only its frozen resolved value — never the host's options object.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NativeRun, type NativeRunOptions, policies } from '../../src/index.js';
 import { resolveRunOptions } from '../../src/runtime/run-options.js';
-import { batch, py, setup } from '../support/index.js';
+import { batch, py, runFixture, setup } from '../support/index.js';
 
-type Env = Awaited<ReturnType<typeof setup>>;
-
-let env: Env | undefined;
-let run: NativeRun | undefined;
-afterEach(async () => {
-  await run?.close();
-  env?.tmp.cleanup();
-  run = undefined;
-  env = undefined;
-});
-
-async function registry(): Promise<Env> {
-  env = await setup();
-  await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
-  return env;
-}
+const fx = runFixture();
 
 describe('run options, resolved once', () => {
   it("B3: after the start a run never reads the host's options object again: batches, refreshes and decisions read the resolved value", async () => {
-    const { service } = await registry();
+    const env = await setup();
+    const { service } = env;
+    await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
     const reads: PropertyKey[] = [];
     let counting = false;
     const given: NativeRunOptions = { agent: 'team/alice', service, policy: policies.autoAllow('*'), hooks: { before: [], after: [] } };
@@ -37,7 +24,8 @@ describe('run options, resolved once', () => {
         return Reflect.get(target, key, receiver);
       },
     });
-    run = await NativeRun.start(options);
+    const run = await NativeRun.start(options);
+    fx.adopt(env, run);
     counting = true;
     for (let i = 0; i < 3; i += 1) {
       const { results } = await run.executeBatch(batch(run, [{ callId: `c${i}`, name: py('echo'), arguments: { message: 'hi' } }]));
@@ -70,10 +58,7 @@ describe('run options, resolved once', () => {
     [{ limits: { maxBatchCalls: 0 } }, 'limits.maxBatchCalls'],
     [{ timeouts: { callMs: -1 } }, 'timeouts.callMs'],
   ])('B3: a bad option (%o) fails the start with invalid_input naming %s, and no server is started', async (bad, field) => {
-    const { service, serverEvents } = await registry();
-    await expect(
-      NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow('*'), ...(bad as Partial<NativeRunOptions>) }),
-    ).rejects.toMatchObject({ code: 'invalid_input', details: { field } });
-    expect(serverEvents()).toEqual([]); // a started server lists its tools: nothing was listed
+    await expect(fx.start(bad as Partial<NativeRunOptions>)).rejects.toMatchObject({ code: 'invalid_input', details: { field } });
+    expect(fx.env.serverEvents()).toEqual([]); // a started server lists its tools: nothing was listed
   });
 });
