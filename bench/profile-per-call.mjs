@@ -27,22 +27,21 @@ const config =
       };
 const args = mode === 'py' ? { message: 'x' } : { text: 'x' };
 const N = Number(process.env.N ?? 3000);
+// Times N calls after 50 warm-up calls; prints wall and CPU µs per call.
+async function timed(label, call) {
+  for (let i = 0; i < 50; i++) await call();
+  const t = performance.now();
+  const c = process.cpuUsage();
+  for (let i = 0; i < N; i++) await call();
+  const u = process.cpuUsage(c);
+  const wall = (((performance.now() - t) * 1000) / N).toFixed(0);
+  console.log(label, mode, wall, 'µs/call', ((u.user + u.system) / N).toFixed(1), 'cpu µs/call');
+}
+
 if (process.env.BARE) {
   const client = new Client({ name: 'bare', version: '1' }, mode === 'v2new' ? { versionNegotiation: { mode: 'auto' } } : {});
   await client.connect(new StdioClientTransport({ command: config.command, args: config.args, cwd: root, stderr: 'ignore' }));
-  for (let i = 0; i < 50; i++) await client.callTool({ name: 'echo', arguments: args });
-  const t = performance.now();
-  const c = process.cpuUsage();
-  for (let i = 0; i < N; i++) await client.callTool({ name: 'echo', arguments: args });
-  const u = process.cpuUsage(c);
-  console.log(
-    'bare',
-    mode,
-    (((performance.now() - t) * 1000) / N).toFixed(0),
-    'µs/call',
-    ((u.user + u.system) / N).toFixed(1),
-    'cpu µs/call',
-  );
+  await timed('bare', () => client.callTool({ name: 'echo', arguments: args }));
   await client.close();
 } else {
   const service = new ResourceService({ store: new MemoryStore() });
@@ -51,20 +50,8 @@ if (process.env.BARE) {
   const run = await NativeRun.start({ agent: 'bench/agent', service, policy: policies.autoAllow('*'), timeouts: { handshakeMs: 60000 } });
   const name = run.tools().find((t) => t.name.endsWith('__echo')).name;
   let n = 0;
-  const go = () =>
-    run.executeBatch({ runId: run.id, agent: run.agent, batchId: `b${++n}`, calls: [{ callId: 'c', name, arguments: args }] });
-  for (let i = 0; i < 50; i++) await go();
-  const t = performance.now();
-  const c = process.cpuUsage();
-  for (let i = 0; i < N; i++) await go();
-  const u = process.cpuUsage(c);
-  console.log(
-    'agt',
-    mode,
-    (((performance.now() - t) * 1000) / N).toFixed(0),
-    'µs/call',
-    ((u.user + u.system) / N).toFixed(1),
-    'cpu µs/call',
+  await timed('agt', () =>
+    run.executeBatch({ runId: run.id, agent: run.agent, batchId: `b${++n}`, calls: [{ callId: 'c', name, arguments: args }] }),
   );
   await run.close();
 }

@@ -212,13 +212,12 @@ export class NativeRun extends RunMounts {
   // A batch of a stored run is claimed there first (compare-and-set): of two hosts that resumed the
   // same run, one runs the batch and the other gets revision_conflict with nothing executed. No store: nothing to wait for.
   #claim(batchId: string): Promise<void> | undefined {
-    return this.#store === undefined ? undefined : this.#claimStored(batchId);
+    return this.#store === undefined ? undefined : this.#claimStored(batchId, this.#store);
   }
 
-  async #claimStored(batchId: string): Promise<void> {
-    if (this.#store === undefined) return;
+  async #claimStored(batchId: string, store: RunStore): Promise<void> {
     try {
-      await this.suspend({ store: this.#store });
+      await this.suspend({ store });
     } catch (error) {
       this.#seen.delete(batchId);
       throw error;

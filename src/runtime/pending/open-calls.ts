@@ -23,7 +23,7 @@ export class OpenApprovals {
   /** The pending approvals (of one batch), in batch and call order. */
   list(batchId?: string): StoredApproval[] {
     if (this.#batches.size === 0 || (batchId !== undefined && !this.#batches.has(batchId))) return []; // the usual case: nothing waits
-    const batches = batchId === undefined ? [...this.#batches.values()] : [this.#batches.get(batchId) ?? new Map()];
+    const batches = batchId === undefined ? [...this.#batches.values()] : [this.#batches.get(batchId)!];
     return batches.flatMap((b) => [...b.values()].sort((x, y) => x.index - y.index));
   }
 
