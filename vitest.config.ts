@@ -28,5 +28,6 @@ export default defineConfig({
     // Most files wait on processes and sockets, not on the CPU: three files at once on two cores
     // (vitest's default here is one). The soak and heap tests are test/soak/*.soak.ts: npm run test:soak.
     maxWorkers: 3,
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });

@@ -7,18 +7,20 @@
  * and the handler runs again from the start — each question it asked before
  * now answered from the state, the new one from the retry. The state is
  * sealed with the SDK's HMAC codec under the server's key (instances of one
- * service must share it), expires, and is bound to the caller, the tool and a
- * digest of the arguments: a tampered, expired or foreign state is refused
- * before the handler runs. A state is single-use for its life: the process
- * remembers the states it took (bounded, MAX_USED_REQUEST_STATES) and refuses
- * one presented again, so a replayed final retry never runs the handler's
- * side effect twice (instances behind one address share no such memory:
- * route a call's retries to the instance that asked, or accept replays there).
+ * service must share it; by default every process of one server name on this
+ * machine does: state-key.ts), expires, and is bound to the caller, the tool
+ * and a digest of the arguments: a tampered, expired or foreign state is
+ * refused before the handler runs. A state is single-use for its life: the
+ * process remembers the states it took (bounded, MAX_USED_REQUEST_STATES), and
+ * with the default key so does the machine (a file per state until it
+ * expires), so a replayed final retry never runs the handler's side effect
+ * twice (instances on several machines share no such memory: route a call's
+ * retries to the machine that asked, or accept replays there).
  * Answers sealed in the state are kept as they were; a retry's answers count
  * only for the questions the last round asked (a first call, with no state,
  * may bring answers to the questions it knows: SEP-2322).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   createRequestStateCodec,
   type InputRequest,
@@ -31,8 +33,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { MAX_REQUEST_STATE_BYTES, MAX_REQUEST_STATE_TTL_SECONDS, MAX_USED_REQUEST_STATES, msProblem } from '../bounds.js';
 import { AgtError } from '../errors.js';
-import { isPlainObject, setOwn } from '../json.js';
+import { defined, isPlainObject, setOwn } from '../json.js';
 import { canonicalHash } from '../schema/canonical.js';
+import { checkedKey, defaultStateKey, type StateKey, takeOnDisk } from './state-key.js';
 
 /** What the sealed state holds: the tool, the arguments' digest, the caller, every answer so far, and the keys the round asked. */
 interface KitState {
@@ -45,53 +48,65 @@ interface KitState {
 
 /** The server's sealing key and how long a state lives. */
 export interface RoundsOptions {
-  /** At least 32 bytes; every instance of one service needs the same. Default: one random key per process. */
+  /** At least 32 bytes; every instance of one service needs the same. Default: {@link defaultStateKey} of `name`. */
   key?: Uint8Array | string;
+  /** The server's name: whose key file a default key is (state-key.ts). */
+  name?: string;
   /** Default 600 (ten minutes). */
   ttlSeconds?: number;
+  /** Where a default key that cannot be shared is said (once). Default: stderr. */
+  note?: (line: string) => void;
 }
-
-// The default key: one per process, so every server of one serveHttp (built per session or request) shares it.
-const PROCESS_KEY = randomBytes(32);
 
 /** The states this process has taken, by digest, until they expire: at most MAX_USED_REQUEST_STATES (the oldest goes first). */
 const usedStates = new Map<string, number>();
 
-// Takes a state once: false when it was taken before and has not expired yet.
-function takeOnce(state: string, ttlSeconds: number): boolean {
+// Takes a state once in this process: false when it was taken before and has not expired yet.
+function takeOnce(digest: string, until: number): boolean {
   const now = Date.now();
-  const digest = createHash('sha256').update(state).digest('base64url');
-  const until = usedStates.get(digest);
-  if (until !== undefined && until > now) return false;
+  const known = usedStates.get(digest);
+  if (known !== undefined && known > now) return false;
   if (usedStates.size >= MAX_USED_REQUEST_STATES) {
     for (const [kept, end] of usedStates) if (end <= now) usedStates.delete(kept);
     // Still full of live states: the oldest goes (Map order is insertion order).
     while (usedStates.size >= MAX_USED_REQUEST_STATES) usedStates.delete(usedStates.keys().next().value as string);
   }
   usedStates.delete(digest);
-  usedStates.set(digest, now + ttlSeconds * 1000);
+  usedStates.set(digest, until);
   return true;
 }
 
+const stderrLine = (line: string) => void process.stderr.write(`${line}\n`);
+
 /** The codec of a server's states (its `verify` goes in the SDK server's `requestState` option): verified, then taken once. */
 export function roundsCodec(options: RoundsOptions = {}): RequestStateCodec<KitState> {
-  const key = options.key ?? PROCESS_KEY;
-  if ((typeof key === 'string' ? Buffer.byteLength(key) : key.byteLength) < 32)
-    throw new AgtError('invalid_input', 'createToolServer: requestStateKey must be at least 32 bytes', {
-      details: { field: 'requestStateKey' },
-    });
+  const given = options.key === undefined ? undefined : checkedKey(options.key, 'requestStateKey');
   const ttlSeconds = options.ttlSeconds ?? 600;
   const problem = msProblem(ttlSeconds, { whole: true, min: 1, max: MAX_REQUEST_STATE_TTL_SECONDS });
   if (problem !== undefined)
     throw new AgtError('invalid_input', `createToolServer: requestStateTtlSeconds ${problem.replace('milliseconds', 'seconds')}`, {
       details: { field: 'requestStateTtlSeconds' },
     });
-  const codec = createRequestStateCodec<KitState>({ key, ttlSeconds });
+  const source =
+    given !== undefined
+      ? () => Promise.resolve<StateKey>({ key: given })
+      : defaultStateKey(options.name ?? 'server', options.note ?? stderrLine);
+  // The SDK's codec, made once the key is known (a default key is read or made on first use).
+  let made: Promise<{ codec: RequestStateCodec<KitState>; usedDir?: string }> | undefined;
+  const codec = () =>
+    (made ??= source().then(({ key, usedDir }) => ({
+      codec: createRequestStateCodec<KitState>({ key, ttlSeconds }),
+      ...defined({ usedDir }),
+    })));
   return {
-    ...codec,
+    mint: async (value, ctx) => (await codec()).codec.mint(value, ctx),
     verify: async (state, ctx) => {
-      const value = await codec.verify(state, ctx); // a forged or expired state fails here, and is never remembered
-      if (!takeOnce(state, ttlSeconds)) throw new Error('used');
+      const { codec: sealed, usedDir } = await codec();
+      const value = await sealed.verify(state, ctx); // a forged or expired state fails here, and is never remembered
+      const digest = createHash('sha256').update(state).digest('base64url');
+      const until = Date.now() + ttlSeconds * 1000;
+      if (!takeOnce(digest, until)) throw new Error('used');
+      if (usedDir !== undefined && !(await takeOnDisk(usedDir, digest, until))) throw new Error('used by another process');
       return value;
     },
   };

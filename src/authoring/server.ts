@@ -61,8 +61,10 @@ export interface ToolServerOptions {
   onError?(error: unknown, context: { tool: string }): void;
   /**
    * The key that seals the state a handler's questions carry between rounds in the 2026-07-28 era (at least 32
-   * bytes). Every instance of one service must be given the same; default: a random key per process, so only the
-   * process that asked can take the answer.
+   * bytes). Every instance of one service must be given the same. Default: `AGT_REQUEST_STATE_KEY` from the
+   * environment, else a key file per server name shared by this user's processes on this machine
+   * (`$AGT_HOME/request-state/`, default `~/.agt`, mode 0600, made on the first question), so a stdio server started
+   * again by another host process takes the answer to a question the first one asked.
    */
   requestStateKey?: Uint8Array | string;
   /** How long a question's sealed state stays valid, in seconds. Default 600. */
@@ -110,7 +112,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
       // a failing hook changes nothing for the client
     }
   };
-  const codec = roundsCodec(defined({ key: options.requestStateKey, ttlSeconds: options.requestStateTtlSeconds }));
+  const codec = roundsCodec(defined({ key: options.requestStateKey, name: options.name, ttlSeconds: options.requestStateTtlSeconds }));
   const cache = cacheHintOf(options.cacheHint);
   const cacheHints = { 'tools/list': cache, 'server/discover': cache };
   // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).

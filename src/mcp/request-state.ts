@@ -11,11 +11,12 @@
  * are made lenient here too (lists.ts, lenientCacheFields): the one seam
  * before the SDK's strict wire schema.
  */
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, ProtocolError, ProtocolErrorCode, type Transport } from '@modelcontextprotocol/client';
 import { MAX_REQUEST_STATE_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { lenientCacheFields } from './lists.js';
+import { serverText } from './server-answers.js';
 
 /** The marker of the error answer that stands in for a refused state. */
 const REFUSED = 'agt-mcp:request_state_too_large';
@@ -53,9 +54,26 @@ function checked(message: JSONRPCMessage): JSONRPCMessage {
   return { jsonrpc: '2.0', id, error: { code: -32603, message: REFUSED, data: { limitBytes: MAX_REQUEST_STATE_BYTES } } };
 }
 
-/** The AgtError of a request whose answer carried a refused state, or undefined for any other failure. */
+/**
+ * The AgtError of a request whose answer carried a refused state, or whose retry's state the server refused (its
+ * `-32602`, reason `invalid_request_state`: expired, replayed, or sealed under another key); undefined for any other
+ * failure.
+ */
 export function refusedRequestState(error: unknown, what: string): AgtError | undefined {
   if (!(error instanceof Error)) return undefined;
+  if (
+    error instanceof ProtocolError &&
+    error.code === ProtocolErrorCode.InvalidParams &&
+    isPlainObject(error.data) &&
+    error.data.reason === 'invalid_request_state'
+  )
+    return new AgtError(
+      'protocol_error',
+      `the server refused the state of the ${what}'s question (JSON-RPC ${error.code}: ${serverText(error)}): it expired, was ` +
+        'used before, or reached a server process that did not seal it — a kit server seals it with its requestStateKey, ' +
+        'which every process of the service must share (docs/authoring.md); ask again with a new call',
+      { details: { reason: 'server_error', rpcCode: error.code } },
+    );
   if (error.message.includes(NOT_A_STRING))
     return new AgtError(
       'protocol_error',

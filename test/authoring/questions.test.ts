@@ -64,6 +64,7 @@ describe('E5: a handler asks once, in both eras', () => {
         command: process.execPath,
         args: ['--import', 'tsx', path.join(REPO_ROOT, 'test/authoring/fixtures/questions-server.ts')],
         cwd: REPO_ROOT,
+        env: { AGT_HOME: process.env.AGT_HOME! }, // its key file in the test run's home (test/support/global-setup.ts)
         protocol,
       };
       const connection = await connectMcp(server, {

@@ -231,6 +231,7 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     const out = await resumed.decide('b1', { c1: { answers: { scope: { scope: 'all' } } } });
     expect(out.results[0]).toMatchObject({ status: 'tool_failed', error: { code: 'server_error' } });
     expect(JSON.stringify(out.results[0])).toMatch(/requestState/i);
+    expect(JSON.stringify(out.results[0])).toMatch(/requestStateKey/); // says what a shared key is for
   });
 
   it('E4: a tool that changed while its call waited ends the call as input_stale, not retried', async () => {
