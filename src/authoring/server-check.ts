@@ -65,7 +65,7 @@ export interface CheckCaseResult {
   case: CheckCase;
   passed: boolean;
   outcome: CheckOutcome;
-  /** Why it failed, in our words (never the server's values). */
+  /** Why it failed: our words, with the server's JSON-RPC code and (escaped, bounded, masked) message when it sent one. */
   reason?: string;
   ms: number;
 }
@@ -269,14 +269,7 @@ async function runCase(
           : code === 'protocol_error' && isAgtError(error) && error.details?.reason === 'server_error'
             ? 'rpc_error'
             : 'failed';
-    reason =
-      outcome === 'timeout'
-        ? `no answer within ${timeoutMs} ms`
-        : outcome === 'crashed'
-          ? 'the server went away'
-          : outcome === 'rpc_error'
-            ? 'a JSON-RPC error instead of a result'
-            : code;
+    reason = outcome === 'timeout' ? `no answer within ${timeoutMs} ms` : failureReason(outcome, code, error);
   }
   const ms = performance.now() - started;
   if (c.expect === 'answer') {
@@ -286,4 +279,16 @@ async function runCase(
   const passed = outcome === 'tool_error' || outcome === 'rpc_error';
   const why = outcome === 'ok' || outcome === 'output_invalid' ? 'accepted invalid arguments' : (reason ?? outcome);
   return { case: c, passed, outcome, ms, ...(passed ? {} : { reason: why }) };
+}
+
+// A failed call in the words that tell what to fix: the server's JSON-RPC code and its (escaped, bounded, masked) message.
+function failureReason(outcome: CheckOutcome, code: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (outcome === 'rpc_error') {
+    const rpc = isAgtError(error) ? error.details?.rpcCode : undefined;
+    const words = message.replace(/^the server answered the tools\/call with an error \(JSON-RPC -?\d+\): /, '');
+    return `a JSON-RPC error instead of a result: ${String(rpc)} ${words}`;
+  }
+  if (outcome === 'crashed') return `the server went away (${message})`;
+  return `${code}: ${message}`;
 }

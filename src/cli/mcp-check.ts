@@ -77,8 +77,10 @@ function reportText(report: ServerCheckReport, all: boolean): string {
 }
 
 function failures(t: ToolCheck): string {
-  const failed = t.results.filter((r) => !r.passed).map((r) => `${r.case.name}: ${r.reason ?? r.outcome}`);
-  if (t.pingAfter === false) failed.push('no answer to ping after its cases');
+  // A wait that ran out names the flag that gives it longer.
+  const more = (r: { outcome: string }) => (r.outcome === 'timeout' ? ' (--timeout MS waits longer)' : '');
+  const failed = t.results.filter((r) => !r.passed).map((r) => `${r.case.name}: ${r.reason ?? r.outcome}${more(r)}`);
+  if (t.pingAfter === false) failed.push('no answer to ping after its cases (--timeout MS waits longer)');
   if (t.notRun > 0) failed.push(`${t.notRun} case(s) not run: the server went away`);
   const note = t.skipReason === undefined ? '' : ` (${t.skipReason})`;
   return failed.length === 0 ? `0${note}` : `${t.failed}: ${failed.join('; ')}${note}`;
