@@ -65,4 +65,5 @@ export interface AgtErrorDetails {
   protocol_mismatch: { pinned?: string; offered?: readonly string[] } & Open;
   input_stale: { tool?: string } & Open;
   input_rounds_exceeded: { rounds?: number } & Open;
+  model_response_invalid: { provider?: string; field?: string } & Open;
 }

@@ -37,6 +37,7 @@ export const AGT_ERROR_CODES = [
   'protocol_mismatch', // a config pins an MCP protocol era the server does not offer (E1); details.offered
   'input_stale', // a call waiting for input: its tool changed or went away before it was answered; it was not retried
   'input_rounds_exceeded', // a server kept asking for input past the bound of rounds; the call was stopped
+  'model_response_invalid', // a model provider's response lacks what its adapter reads (details.provider, details.field)
 ] as const;
 
 import type { AgtErrorDetails } from './error-details.js';

@@ -31,6 +31,7 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   protocol_mismatch: EXIT.launch,
   input_stale: EXIT.failed,
   input_rounds_exceeded: EXIT.failed,
+  model_response_invalid: EXIT.failed,
 };
 
 // Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the

@@ -12,6 +12,7 @@ import { type ConversationOptions, historyCall } from '../conversation.js';
 import { providerSchema } from '../schema.js';
 import { standardJsonSchema } from './tools.js';
 import { defined } from '../../json.js';
+import { invalidResponse, responseObject } from '../response.js';
 
 /** The part of the AI SDK's `generateText` result the adapter reads. */
 export interface GenerateTextResultLike {
@@ -60,6 +61,22 @@ function messages(prompt: string, history: readonly LoopMessage[]): Record<strin
   return out;
 }
 
+// What generateText gave, read: its text (a string) and tool calls (each with a string id and name), or the error naming the field.
+function generated(result: unknown): { text: string; toolCalls: { toolCallId: string; toolName: string; input: unknown }[] } {
+  const read = responseObject('aiSdkModel', result);
+  const { text, toolCalls } = read;
+  if (text === undefined && toolCalls === undefined) throw invalidResponse('aiSdkModel', 'text', 'generateText gives text and toolCalls');
+  if (text !== undefined && typeof text !== 'string') throw invalidResponse('aiSdkModel', 'text', 'a string was expected');
+  if (toolCalls !== undefined && !Array.isArray(toolCalls)) throw invalidResponse('aiSdkModel', 'toolCalls', 'an array was expected');
+  const calls = (toolCalls ?? []) as unknown[];
+  calls.forEach((call, i) => {
+    const c = call as { toolCallId?: unknown; toolName?: unknown } | null;
+    if (typeof c?.toolCallId !== 'string' || typeof c.toolName !== 'string')
+      throw invalidResponse('aiSdkModel', `toolCalls[${i}].toolCallId/toolName`, 'each tool call has a string id and name');
+  });
+  return { text: text ?? '', toolCalls: calls as { toolCallId: string; toolName: string; input: unknown }[] };
+}
+
 /** A model for runAgentLoop backed by the AI SDK. */
 export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
   return {
@@ -79,8 +96,9 @@ export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
         messages: messages(input, history),
         tools: described,
       });
-      const toolCalls = (result.toolCalls ?? []).map((c) => ({ callId: c.toolCallId, name: c.toolName, arguments: c.input }));
-      return { ...(result.text ? { text: result.text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
+      const { text, toolCalls: calls } = generated(result);
+      const toolCalls = calls.map((c) => ({ callId: c.toolCallId, name: c.toolName, arguments: c.input }));
+      return { ...(text ? { text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
     },
   };
 }

@@ -7,6 +7,7 @@
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/model-tools.js';
 import type { ConversationOptions } from '../conversation.js';
+import { invalidResponse, responseObject } from '../response.js';
 import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools, toAnthropicToolUse } from './format.js';
 
 /** The part of an Anthropic client the model adapter uses (the official SDK's `Anthropic` fits). */
@@ -58,12 +59,14 @@ export function anthropicModel(options: AnthropicModelOptions): ModelLike {
         ...(system ? { system } : {}),
         messages: messages(options, history),
         tools: toAnthropicTools(tools),
-      })) as { content?: unknown[] };
-      const text = (response.content ?? [])
+      })) as unknown;
+      const content = responseObject('anthropicModel', response).content;
+      if (!Array.isArray(content)) throw invalidResponse('anthropicModel', 'content', 'a Messages API response lists its content blocks');
+      const text = content
         .filter((b): b is { type: 'text'; text: string } => (b as { type?: unknown }).type === 'text')
         .map((b) => b.text)
         .join('\n');
-      const toolCalls = fromAnthropicToolUse(response);
+      const toolCalls = fromAnthropicToolUse({ content });
       return { ...(text ? { text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
     },
   };

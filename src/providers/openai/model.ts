@@ -16,7 +16,8 @@ import {
   toOpenAIToolMessages,
   toOpenAITools,
 } from './format.js';
-import { defined } from '../../json.js';
+import { defined, isPlainObject } from '../../json.js';
+import { invalidResponse, responseObject } from '../response.js';
 
 /**
  * The part of an OpenAI client the model adapter uses (the official SDK's
@@ -81,6 +82,16 @@ function outputText(output: unknown[] | undefined): string {
   return parts.join('');
 }
 
+// The first choice's message of a Chat Completions response, or the error naming what is missing.
+function chatMessage(response: unknown): { content?: string | null; tool_calls?: unknown } {
+  const choices = responseObject('openAIModel', response).choices;
+  if (!Array.isArray(choices) || choices.length === 0)
+    throw invalidResponse('openAIModel', 'choices', 'a Chat Completions response has at least one choice');
+  const message: unknown = (choices[0] as { message?: unknown } | null)?.message;
+  if (!isPlainObject(message)) throw invalidResponse('openAIModel', 'choices[0].message', 'the first choice carries the message');
+  return message;
+}
+
 /** A model for runAgentLoop backed by an OpenAI client. */
 export function openAIModel(options: OpenAIModelOptions): ModelLike {
   return {
@@ -94,8 +105,8 @@ export function openAIModel(options: OpenAIModelOptions): ModelLike {
           model: options.model,
           messages: chatMessages(options, history),
           tools: toOpenAITools(tools, { api: 'chat', ...strict }),
-        })) as { choices?: { message?: { content?: string | null } }[] };
-        const message = response.choices?.[0]?.message ?? {};
+        })) as unknown;
+        const message = chatMessage(response);
         const toolCalls = fromOpenAIToolCalls(message, { tools, ...strict });
         return { ...(typeof message.content === 'string' ? { text: message.content } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
       }
@@ -107,9 +118,12 @@ export function openAIModel(options: OpenAIModelOptions): ModelLike {
         ...(options.instructions ? { instructions: options.instructions } : {}),
         input: responsesInput(options, history),
         tools: toOpenAITools(tools, { api: 'responses', ...strict }),
-      })) as { output_text?: string; output?: unknown[] };
+      })) as unknown;
+      const read = responseObject('openAIModel', response);
+      if (!Array.isArray(read.output)) throw invalidResponse('openAIModel', 'output', 'a Responses API response lists its output items');
       const toolCalls = fromOpenAIToolCalls(response, { tools, ...strict });
-      const text = response.output_text ?? outputText(response.output); // output_text is the official SDK's convenience
+      // output_text is the official SDK's convenience
+      const text = typeof read.output_text === 'string' ? read.output_text : outputText(read.output);
       return { ...(text ? { text } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
     },
   };
