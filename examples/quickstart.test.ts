@@ -15,7 +15,7 @@ it('R2, P2, B3: the quickstart registers, probes, runs a step and closes', () =>
       encoding: 'utf8',
       cwd: path.join(here, '..'),
     });
-    expect(out).toBe('probe: ok, 4 tools\nrun: completed in 2 steps; ok\n');
+    expect(out).toBe('probe: ok, 5 tools\nrun: completed in 2 steps; ok\n');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

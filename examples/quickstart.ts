@@ -5,12 +5,10 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { McpProber, NativeRun, policies, ResourceService, runAgentLoop, toolAlias } from 'agt-mcp';
 import { SqliteStore } from 'agt-mcp/sqlite';
-import { ScriptedModel } from 'agt-mcp/testing';
+import { fixtureServer, ScriptedModel } from 'agt-mcp/testing';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const store = new SqliteStore({ path: process.argv[2] ?? path.join(os.tmpdir(), `agt-quickstart-${process.pid}.db`) });
 const service = new ResourceService({ store });
 
@@ -18,7 +16,7 @@ await service.write({
   kind: 'mcp',
   reference: 'tools/calc',
   create: true,
-  data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: path.join(root, 'test/fixtures') } } },
+  data: { mcpServers: { calc: fixtureServer() } }, // a real stdio server shipped in agt-mcp/testing; any config fits here
 });
 await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/calc'] } });
 

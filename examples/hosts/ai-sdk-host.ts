@@ -4,20 +4,18 @@
  * step). The model is the AI SDK's own mock here (CI has no network); use any
  * provider's model instead. `npx tsx examples/hosts/ai-sdk-host.ts`
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { MemoryStore, NativeRun, policies, ResourceService, toolAlias } from 'agt-mcp';
 import { aiSdkTools } from 'agt-mcp/ai-sdk';
+import { fixtureServer } from 'agt-mcp/testing';
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures');
 const service = new ResourceService({ store: new MemoryStore() });
 await service.write({
   kind: 'mcp',
   reference: 'tools/calc',
   create: true,
-  data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: fixtures } } },
+  data: { mcpServers: { calc: fixtureServer() } }, // a real stdio server shipped in agt-mcp/testing
 });
 await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/calc'] } });
 const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow({ readOnly: true, mounts: ['tools/calc'] }) });

@@ -4,18 +4,16 @@
  * here (CI has no network); with the official SDK pass `new Anthropic()`.
  * `npx tsx examples/hosts/anthropic-host.ts`
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MemoryStore, NativeRun, policies, ResourceService, runAgentLoop, toolAlias } from 'agt-mcp';
 import { anthropicModel } from 'agt-mcp/anthropic';
+import { fixtureServer } from 'agt-mcp/testing';
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/fixtures');
 const service = new ResourceService({ store: new MemoryStore() });
 await service.write({
   kind: 'mcp',
   reference: 'tools/calc',
   create: true,
-  data: { mcpServers: { calc: { command: 'python3', args: ['mcp_server.py'], cwd: fixtures } } },
+  data: { mcpServers: { calc: fixtureServer() } }, // a real stdio server shipped in agt-mcp/testing
 });
 await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/calc'] } });
 const run = await NativeRun.start({ agent: 'team/alice', service, policy: policies.autoAllow({ readOnly: true, mounts: ['tools/calc'] }) });
