@@ -61,11 +61,18 @@ export const LINUX: ProcessPlatform = {
 };
 
 // The process table from ps, read without blocking the event loop; empty when ps cannot run (then only the group is ended).
-// Ten seconds: on a loaded machine ps can take seconds, and a table missed is a stray left running.
-function psTable(): Promise<ReturnType<typeof parsePsTable>> {
+// On a loaded machine ps can take seconds, and a table missed is a stray left running: one that fails or runs out of
+// its ten seconds is tried once more with thirty (a missing ps is not tried again).
+async function psTable(): Promise<ReturnType<typeof parsePsTable>> {
+  const first = await psOnce(10_000);
+  const table = first === 'failed' ? await psOnce(30_000) : first;
+  return typeof table === 'string' ? [] : table;
+}
+
+function psOnce(timeout: number): Promise<ReturnType<typeof parsePsTable> | 'failed' | 'missing'> {
   return new Promise((resolve) => {
-    execFile('ps', [...PS_ARGS], { encoding: 'utf8', timeout: 10_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout) =>
-      resolve(error ? [] : parsePsTable(stdout)),
+    execFile('ps', [...PS_ARGS], { encoding: 'utf8', timeout, maxBuffer: 8 * 1024 * 1024 }, (error, stdout) =>
+      resolve(error ? ((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'failed') : parsePsTable(stdout)),
     );
   });
 }
