@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
-import { type CliContext, cliWrite, emit, EXIT, inCli, positional, revisionFlag } from './context.js';
+import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, positional, revisionFlag } from './context.js';
 import { defined } from '../json.js';
 import { TOOL_SEARCH_DEFAULTS } from '../runtime/tool-search.js';
 import { type ProbeNote, readProbeNotes } from './probe-notes.js';
@@ -79,7 +79,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         ...(values.role ? { role: values.role } : {}),
         ...(values.kind ? { kind: values.kind } : {}),
         ...(values.capability ? { capabilities: values.capability } : {}),
-        ...(values.mcp ? { mcps: values.mcp } : {}),
+        ...(values.mcp ? { mcps: values.mcp.map(mcpReference) } : {}), // a bare name is default/NAME, as in every command
         ...(values.disabled ? { enabled: false } : {}),
         ...(Object.keys(settings).length > 0 ? { settings } : {}),
       };
@@ -119,8 +119,8 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         kind: 'agent',
         reference,
         ...(Object.keys(data).length > 0 ? { data } : {}),
-        ...(values['add-mcp'] ? { add: { mcps: values['add-mcp'] } } : {}),
-        ...(values['remove-mcp'] ? { remove: { mcps: values['remove-mcp'] } } : {}),
+        ...(values['add-mcp'] ? { add: { mcps: values['add-mcp'].map(mcpReference) } } : {}),
+        ...(values['remove-mcp'] ? { remove: { mcps: values['remove-mcp'].map(mcpReference) } } : {}),
         ...defined({ expectedRevision: expected }),
       });
       emit(ctx, { record, warnings }, () =>

@@ -32,6 +32,19 @@ describe('claude mcp habits', () => {
     expect((await agt('mcp', 'remove', 'fs')).stdout).toMatch(/deleted default\/fs/);
   });
 
+  it('A1/A3: a bare name is default/NAME in the agent commands too: agent create --mcp, update --add-mcp and --remove-mcp', async () => {
+    const agt = fresh();
+    expect((await agt('mcp', 'add', 'everything', '--', 'python3', PYTHON_SERVER)).code).toBe(0);
+    expect((await agt('mcp', 'add', 'tools/calc', '--', 'python3', PYTHON_SERVER)).code).toBe(0);
+    const created = await agt('agent', 'create', 'team/bob', '--mcp', 'everything', '--mcp', 'tools/calc', '--json');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout).record.data.mcps).toEqual(['default/everything', 'tools/calc']);
+    expect((await agt('agent', 'update', 'team/bob', '--remove-mcp', 'everything')).stdout).toMatch(/mounts: tools\/calc$/m);
+    expect((await agt('agent', 'update', 'team/bob', '--add-mcp', 'everything')).stdout).toMatch(
+      /mounts: tools\/calc, default\/everything$/m,
+    );
+  });
+
   it('R7: agt mcp add --transport http NAME URL -H "K: V", and --transport sse', async () => {
     const agt = fresh();
     expect(
