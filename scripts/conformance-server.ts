@@ -69,9 +69,10 @@ export function rowOf(scenario: string, result: { passed: number; total: number;
   return `| ${scenario} | ${result.ok ? 'pass' : 'FAIL'} (${result.passed}/${result.total} checks${warned}) |`;
 }
 
-/** Starts the conformance server as a process; its URL and a stop function. */
-export async function startConformanceServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'examples/conformance-server/server.ts')], {
+/** Starts the conformance server as a process (`modernOnly`: the 2026-07-28 era alone); its URL and a stop function. */
+export async function startConformanceServer(options: { modernOnly?: boolean } = {}): Promise<{ url: string; stop(): Promise<void> }> {
+  const args = [path.join(root, 'examples/conformance-server/server.ts'), ...(options.modernOnly ? ['--modern-only'] : [])];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

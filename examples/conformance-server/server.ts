@@ -1,13 +1,17 @@
 /**
  * The conformance server over Streamable HTTP on loopback (DNS-rebinding
- * protection on): `node --import tsx server.ts [port]`; prints the endpoint.
+ * protection on): `node --import tsx server.ts [port] [--modern-only]`;
+ * prints the endpoint. `--modern-only` serves the 2026-07-28 era alone.
  * `npm run conformance:server` runs the official server scenarios against it.
  */
 import { createToolServer, serveHttp } from 'agt-mcp/authoring';
 import { conformanceTools } from './tools.js';
 
+const args = process.argv.slice(2);
+const port = Number(args.find((a) => /^\d+$/.test(a)) ?? 0);
 const service = await serveHttp(() => createToolServer({ name: 'agt-conformance', version: '1.0.0', tools: conformanceTools() }), {
-  port: Number(process.argv[2] ?? 0),
+  port,
+  ...(args.includes('--modern-only') ? { eras: ['modern'] as const } : {}),
 });
 console.log(service.url);
 process.once('SIGTERM', () => void service.close().then(() => process.exit(0)));

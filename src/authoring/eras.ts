@@ -5,7 +5,7 @@
  * does not speak is reported unavailable with the reason, not failed: most
  * servers today speak only 2025.
  */
-import { isAgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
@@ -14,6 +14,21 @@ import type { McpDocument, McpProtocolChoice, McpServerConfig } from '../config/
 
 /** Both eras, in the order checks run them. */
 export const BOTH_ERAS: readonly ProtocolEra[] = Object.freeze(['legacy', 'modern']);
+
+/**
+ * Whether a kit service serves the 2025 era, from its `eras` option: both (the default), or `['modern']` only —
+ * then a 2025 opening (`initialize`) is refused as the SDK's serving entries refuse it (the unsupported-version
+ * error naming 2026-07-28). Serving only the 2025 era is not offered: a 2025 client never opens a modern request.
+ */
+export function servesLegacy(eras: readonly ProtocolEra[] | undefined, entry: string): boolean {
+  if (eras === undefined) return true;
+  const known = Array.isArray(eras) && eras.length > 0 && eras.every((e) => e === 'legacy' || e === 'modern');
+  if (!known || !eras.includes('modern'))
+    throw new AgtError('invalid_input', `${entry}: eras must be ["legacy", "modern"] (the default) or ["modern"] (2026-07-28 only)`, {
+      details: { field: 'eras' },
+    });
+  return eras.includes('legacy');
+}
 
 /** The eras a check runs in: `given`, else the config's pin, else both. */
 export function erasOf(target: McpDocument | McpServerConfig, given?: readonly ProtocolEra[]): ProtocolEra[] {

@@ -21,6 +21,8 @@ import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import type { ToolServer } from './server.js';
 import { BoundedEventStore } from './event-store.js';
+import type { ProtocolEra } from '../mcp/era.js';
+import { servesLegacy } from './eras.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions {
@@ -43,6 +45,11 @@ export interface ServeHttpOptions {
    * Last-Event-ID gets the rest, and tell clients to reconnect after `retryMs` (default 1,000). `false`: no resumption.
    */
   resumable?: false | { maxEvents?: number; retryMs?: number };
+  /**
+   * The protocol eras served: both (default), or `['modern']`: 2026-07-28 only — no sessions; a 2025 `initialize` is
+   * refused with the SDK's unsupported-version error naming 2026-07-28.
+   */
+  eras?: readonly ProtocolEra[];
 }
 
 /** A running HTTP service. */
@@ -96,6 +103,7 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
   const path = options.path ?? '/mcp';
   const maxSessions = options.maxSessions ?? 1000;
   if (!path.startsWith('/')) throw new AgtError('invalid_input', 'serveHttp: path must start with "/"', { details: { field: 'path' } });
+  const legacy = servesLegacy(options.eras, 'serveHttp');
   const sessions = new Map<string, Session>();
   const events = options.resumable === false ? undefined : new BoundedEventStore(options.resumable?.maxEvents);
   const retryInterval = options.resumable === false ? undefined : (options.resumable?.retryMs ?? 1000);
@@ -133,7 +141,8 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
       return reply(res, 401, -32001, 'unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer error="invalid_token"' });
     if (auth !== undefined) (req as http.IncomingMessage & { auth?: AuthInfo }).auth = auth; // the SDK's transport hands it to handlers
     const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
+    if (!legacy && req.method !== 'POST') return modern(req, res); // 2026-07-28 only: no sessions, the SDK's entry answers
+    if (typeof sessionId === 'string' && legacy) {
       const session = sessions.get(sessionId);
       if (session === undefined || session.owner !== auth?.clientId) return reply(res, 404, -32001, 'session not found');
       await session.transport.handleRequest(req, res);
@@ -148,7 +157,8 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
         connection: 'close',
       });
     if (body === NOT_JSON) return reply(res, 400, -32700, 'parse error: the body is not JSON');
-    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) return modern(req, res, body); // 2026-07-28: stateless
+    // 2026-07-28: stateless; with only that era served, a 2025 opening goes there too (the SDK's entry refuses it).
+    if (!legacy || !(await isLegacyRequest(await toWebRequest(req, body), body))) return modern(req, res, body);
     if (sessions.size >= maxSessions) return reply(res, 503, -32000, 'the server takes no new sessions now');
     const server = createServer();
     const transport = new NodeStreamableHTTPServerTransport({

@@ -21,6 +21,8 @@ import { roundsContext, toolContext } from './context.js';
 import { NeedsInput, Rounds, roundsCodec } from './rounds.js';
 import { compiledOutput, outputProblem } from './output.js';
 import { MAX_HANDLER_ERROR_TEXT, MAX_TOOL_NAME_LENGTH } from '../bounds.js';
+import type { ProtocolEra } from '../mcp/era.js';
+import { servesLegacy } from './eras.js';
 
 /**
  * A transport to serve on: the SDK's transports fit (StdioServerTransport,
@@ -179,6 +181,8 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
 export interface ServeStdioOptions {
   /** The longest incoming message; a longer one is discarded and answered with a JSON-RPC error. Default 10 MiB. */
   maxMessageBytes?: number;
+  /** The protocol eras served: both (default), or `['modern']`: 2026-07-28 only, a 2025 `initialize` refused. */
+  eras?: readonly ProtocolEra[];
 }
 
 /** Serves `server` on this process's stdin/stdout; resolves when the client goes away. Bad lines never end it. */
@@ -188,13 +192,17 @@ export async function serveStdio(server: ToolServer, options: ServeStdioOptions 
     throw new AgtError('invalid_input', 'serveStdio: maxMessageBytes must be a positive whole number of bytes', {
       details: { field: 'maxMessageBytes' },
     });
+  const legacy = servesLegacy(options.eras, 'serveStdio');
   const transport = new BoundedStdioServerTransport(defined({ maxMessageBytes: options.maxMessageBytes }));
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve());
     process.stdin.once('close', () => resolve());
   });
   // The SDK's entry classifies the client's opening and pins one server of that era to the connection.
-  const handle = serveSdkStdio(({ era }) => server.build(era, 'stdio'), { transport: transport as unknown as Transport });
+  const handle = serveSdkStdio(({ era }) => server.build(era, 'stdio'), {
+    transport: transport as unknown as Transport,
+    legacy: legacy ? 'serve' : 'reject',
+  });
   await closed;
   await handle.close().catch(() => undefined);
   await server.close().catch(() => undefined);

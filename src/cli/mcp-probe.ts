@@ -74,10 +74,18 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
     progress.stop();
   }
   const t = report.timings;
+  // The handshake by its era's name (timings.initializeMs is either); 2026-07-28 removed ping, so there is none to time.
+  const handshake = report.era === 'modern' ? 'server/discover' : 'initialize';
+  const ping =
+    report.era === 'modern'
+      ? 'no ping (2026-07-28 has none)'
+      : report.pingMs === undefined
+        ? 'ping not answered'
+        : `ping ${report.pingMs.toFixed(0)} ms`;
   emit(ctx, report, () =>
     [
-      `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, MCP ${report.protocolVersion} (${report.era === 'modern' ? 'server/discover' : 'initialize'})`,
-      `timings: spawn ${t.spawnMs.toFixed(0)} ms, initialize ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms${report.pingMs === undefined ? '' : `, ping ${report.pingMs.toFixed(0)} ms`}`,
+      `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, MCP ${report.protocolVersion} (${handshake})`,
+      `timings: spawn ${t.spawnMs.toFixed(0)} ms, ${handshake} ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms, ${ping}`,
       ...(report.instructions ? [`instructions: ${report.instructions.length} characters (agt mcp probe --json shows them)`] : []),
       ...(report.logMessages > 0 ? [`logs: ${report.logMessages} message(s) while probed`] : []),
       `${report.tools.length} tools (about ${report.toolTokens.toLocaleString('en')} tokens of definitions):`,

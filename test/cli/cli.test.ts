@@ -35,7 +35,7 @@ describe('agt mcp', () => {
     const probe = await agt('mcp', 'probe', 'tools/py');
     expect(probe.code).toBe(0);
     expect(probe.stdout).toMatch(/ok: agt-python-fixture 1\.0\.0 over stdio/);
-    expect(probe.stdout).toMatch(/timings: spawn \d+ ms, initialize \d+ ms, tools\/list \d+ ms, close \d+ ms/);
+    expect(probe.stdout).toMatch(/timings: spawn \d+ ms, initialize \d+ ms, tools\/list \d+ ms, close \d+ ms, ping \d+ ms/);
     expect(probe.stdout).toMatch(/ok {4}echo \(2020-12\)/);
     expect(probe.stderr).toBe(''); // no spinner without a TTY
     expect((await agt('mcp', 'delete', 'tools/py')).stdout).toMatch(/deleted tools\/py/);
