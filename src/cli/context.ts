@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
 import { redactRecord } from '../config/secrets.js';
-import { ResourceService, type WriteInput, type WriteResult } from '../resources/service.js';
+import { ResourceService, type WriteFields, type WriteInput, type WriteResult } from '../resources/service.js';
+import type { ResourceKind } from '../resources/types.js';
 import { SqliteStore } from '../storage/sqlite.js';
 
 import type { McpAuth } from '../mcp/auth.js';
@@ -146,9 +147,9 @@ export async function inCli<T>(work: Promise<T>, kind: 'mcp' | 'agent', referenc
   }
 }
 
-/** Writes through the service; failures are said in CLI terms. */
-export function cliWrite(ctx: CliContext, input: WriteInput): Promise<WriteResult> {
-  return inCli(ctx.service.write(input), input.kind as 'mcp' | 'agent', input.reference);
+/** Writes through the service; failures are said in CLI terms. The data is what the user gave: the service checks it. */
+export function cliWrite(ctx: CliContext, input: WriteFields & { kind: ResourceKind; data?: unknown }): Promise<WriteResult> {
+  return inCli(ctx.service.write(input as WriteInput), input.kind as 'mcp' | 'agent', input.reference);
 }
 
 /** Deletes through the service; failures are said in CLI terms. */

@@ -2,5 +2,5 @@ export type { AgentData, AgentSettings, ResourceKind, ResourceRecord, ResourceRe
 export { RESOURCE_KINDS } from './types.js';
 export { MemoryStore } from './memory-store.js';
 export { ResourceService } from './service.js';
-export type { ResourceServiceOptions, ResourceTarget, WriteInput, WriteResult } from './service.js';
+export type { ResourceServiceOptions, ResourceTarget, WriteFields, WriteInput, WriteResult } from './service.js';
 export type { AgentDescription, MountStatus } from './describe.js';

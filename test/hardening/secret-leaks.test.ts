@@ -14,6 +14,7 @@ import { redactRecord } from '../../src/config.js';
 import { StderrTail } from '../../src/mcp/stderr-buffer.js';
 import { startAuthCheckingServer } from '../mcp/http-server.js';
 import { failure, pythonConfig, runAgt, tempDir } from '../support/index.js';
+import type { McpDocument } from '../../src/index.js';
 
 const tmp = tempDir('agt-secrets-');
 afterAll(() => tmp.cleanup());
@@ -277,7 +278,7 @@ describe('what a reviewer sees of a config (items 8 and 15)', () => {
     const config = { command: 'python3', args: ['x.py', '--token', 'sk-arg-token-77', '--api-key=sk-arg-key-88'], cwd: home.dir };
     await service.write({ kind: 'mcp', reference: 'tools/f', create: true, data: { mcpServers: { f: config } } });
     const masked = redactRecord(await service.read({ kind: 'mcp', reference: 'tools/f' }));
-    await service.write({ kind: 'mcp', reference: 'tools/f', create: false, data: masked.data });
+    await service.write({ kind: 'mcp', reference: 'tools/f', create: false, data: masked.data as McpDocument });
     expect((await service.read({ kind: 'mcp', reference: 'tools/f' })).data).toMatchObject({ mcpServers: { f: { args: config.args } } });
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
 import { batch, failure, pythonConfig, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from './fixtures/v2-server.js';
+import type { McpDocument } from '../../src/index.js';
 
 const V2_SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/v2-server.ts');
 const v2Stdio = (legacy: 'reject' | 'serve') => ({
@@ -256,7 +257,12 @@ describe('E1: list changes of a modern server arrive on subscriptions/listen', (
 describe('E1: a run mounts servers of both eras', () => {
   const mounted = async (config: Record<string, unknown>, callMs = 30_000) => {
     const service = new ResourceService({ store: new MemoryStore() });
-    await service.write({ kind: 'mcp', reference: 'tools/v2', create: true, data: { mcpServers: { v2: config } } });
+    await service.write({
+      kind: 'mcp',
+      reference: 'tools/v2',
+      create: true,
+      data: { mcpServers: { v2: config } } as unknown as McpDocument,
+    });
     await service.write({ kind: 'agent', reference: 'team/eras', create: true, data: { mcps: ['tools/v2'] } });
     return NativeRun.start({ agent: 'team/eras', service, policy: policies.autoAllow('*'), timeouts: { handshakeMs: 20_000, callMs } });
   };

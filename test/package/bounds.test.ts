@@ -12,6 +12,7 @@ import { MODEL_TOOL_NAME } from '../../src/tool-names.js';
 import { McpPool, MemoryStore, ResourceService, resolveConnectSettings } from '../../src/index.js';
 import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
 import { failure } from '../support/index.js';
+import type { AgentData } from '../../src/index.js';
 
 describe('issue 37: one checker for a time, one rule for a handshake timeout', () => {
   it('P2: a time is a finite number of milliseconds above 0 (or its rule); the error names the field and says what fits', () => {
@@ -52,7 +53,9 @@ describe('issue 37: one checker for a time, one rule for a handshake timeout', (
     let deep: unknown = 'leaf';
     for (let i = 0; i < MAX_JSON_DEPTH + 1; i++) deep = { d: deep };
     const service = new ResourceService({ store: new MemoryStore() });
-    const f = await failure(service.write({ kind: 'agent', reference: 'team/deep', create: true, data: { mcps: [], note: deep } }));
+    const f = await failure(
+      service.write({ kind: 'agent', reference: 'team/deep', create: true, data: { mcps: [], note: deep } as AgentData }),
+    );
     expect(f.details).toMatchObject({ reason: 'too_deep', limit: MAX_JSON_DEPTH });
   });
 });

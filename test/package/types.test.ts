@@ -6,8 +6,9 @@
  * also checks at run time that the values have the shape the types claim.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { AgtError, isAgtError, type ToolResult } from '../../src/index.js';
+import { AgtError, isAgtError, MemoryStore, ResourceService, type ToolResult, type WriteInput } from '../../src/index.js';
 import type { AgtErrorDetails, AnyAgtError } from '../../src/adapters.js';
+import type { McpDocument } from '../../src/index.js';
 import { callResult, type CallEnd, type FailedResult } from '../../src/runtime/call-result.js';
 import { type CallAsked, type CallDeferred, type CallEnded, type PipelineOutcome, runCall } from '../../src/runtime/pipeline.js';
 import { NEVER_ABORTED } from '../../src/runtime/abort.js';
@@ -62,5 +63,26 @@ describe('type tests', () => {
     if (thrown.code === 'handshake_timeout') expectTypeOf(thrown.details?.timeoutMs).toEqualTypeOf<number | undefined>();
     // @ts-expect-error: a handshake_timeout's timeoutMs is a number
     void new AgtError('handshake_timeout', 'slow', { details: { timeoutMs: 'soon' } });
+  });
+
+  it("R2: service.write's data is typed by kind (a typo in an mcp document fails tsc); the run-time check still refuses it", async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    const typo = () =>
+      service.write({
+        kind: 'mcp',
+        reference: 'tools/typo',
+        create: true,
+        // @ts-expect-error -- "commmand" is no field of a server config (tsc refuses it: npm run typecheck)
+        data: { mcpServers: { x: { commmand: 'node', cwd: '/srv' } } },
+      });
+    // @ts-expect-error -- an agent's role is "manager" or "worker"
+    const role = () => service.write({ kind: 'agent', reference: 'team/a', create: true, data: { role: 'boss' } });
+    // @ts-expect-error -- a skill's description is a string
+    const skill = () => service.write({ kind: 'skill', reference: 'team/s', create: true, data: { description: 3 } });
+    expectTypeOf<Extract<WriteInput, { kind: 'mcp' }>['data']>().toEqualTypeOf<McpDocument | undefined>();
+    for (const write of [typo, role, skill]) {
+      const error = await write().catch((e: unknown) => e);
+      expect(isAgtError(error) && error.code).toBe('invalid_input'); // untyped callers meet the same rules at run time
+    }
   });
 });

@@ -10,6 +10,7 @@ import { McpPool, MemoryStore, NativeRun, policies, ResourceService, type RunReq
 import { type PoolEvent } from '../../src/adapters.js';
 import { startAuthCheckingServer } from '../mcp/http-server.js';
 import { livingWithMarker, marker, PYTHON_SERVER, pythonConfig, readEvents, tempDir, waitFor } from '../support/index.js';
+import type { StdioServerConfig } from '../../src/config/mcp-config.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -270,7 +271,7 @@ describe('McpPool', () => {
     const p = pool(service, { idleMs: 60_000 });
     const old = await start(service, { pool: p, scope: 't' });
     const record = await service.read({ kind: 'mcp', reference: 'tools/py' });
-    const data = record.data as { mcpServers: { py: { args: string[] } } };
+    const data = record.data as { mcpServers: { py: StdioServerConfig & { args: string[] } } };
     data.mcpServers.py.args.push('--name', 'py-v2');
     await service.write({ kind: 'mcp', reference: 'tools/py', data, expectedRevision: record.revision });
     const fresh = await start(service, { agent: 'team/bob', pool: p, scope: 't' });

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuditEvent, isAgtError, NativeRun, type PermissionRequest, policies, toolAlias } from '../../src/index.js';
 import { batch, py, setup } from '../support/index.js';
+import type { StdioServerConfig } from '../../src/config/mcp-config.js';
 
 let env: Awaited<ReturnType<typeof setup>>;
 let run: NativeRun | undefined;
@@ -36,7 +37,9 @@ describe('B1/B2: the run snapshot', () => {
     const r = await start({ mcps: ['tools/py'] });
     const before = r.snapshot.fingerprint;
     await r.close();
-    const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as { mcpServers: { py: { args: string[] } } };
+    const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as {
+      mcpServers: { py: StdioServerConfig & { args: string[] } };
+    };
     await env.service.write({
       kind: 'mcp',
       reference: 'tools/py',

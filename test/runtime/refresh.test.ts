@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuditEvent, NativeRun, policies, toolAlias } from '../../src/index.js';
 import { batch, livingWithMarker, marker, py, pythonConfig, setup } from '../support/index.js';
+import type { StdioServerConfig } from '../../src/config/mcp-config.js';
 
 let env: Awaited<ReturnType<typeof setup>>;
 const runs: NativeRun[] = [];
@@ -140,7 +141,9 @@ describe('F1–F4: refresh after the batch', () => {
 
   it('F1: changing a mounted mcp resource refreshes; changing one that is not mounted does not', async () => {
     const run = await manager({ mcps: ['tools/py'] });
-    const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as { mcpServers: { py: { args: string[] } } };
+    const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as {
+      mcpServers: { py: StdioServerConfig & { args: string[] } };
+    };
     const narrower = { mcpServers: { py: { ...stored.mcpServers.py, args: [...stored.mcpServers.py.args, '--echo-max', '5'] } } };
     const unrelated = await run.executeBatch(
       batch(run, [
@@ -225,7 +228,9 @@ describe('B2, F5–F7: suspend and resume', () => {
   it('B2: a changed tool schema of a mount makes resume fail with fingerprint_mismatch (mounts)', async () => {
     const run = await manager({ mcps: ['tools/py'] });
     const state = await run.suspend();
-    const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as { mcpServers: { py: { args: string[] } } };
+    const stored = (await env.service.read({ kind: 'mcp', reference: 'tools/py' })).data as {
+      mcpServers: { py: StdioServerConfig & { args: string[] } };
+    };
     await env.service.write({
       kind: 'mcp',
       reference: 'tools/py',

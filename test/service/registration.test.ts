@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, ResourceService } from '../../src/index.js';
 import { failure, stdioDoc, tempDir } from '../support/index.js';
+import type { McpDocument } from '../../src/index.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: MemoryStore;
@@ -20,7 +21,7 @@ afterEach(() => {
   tmp.cleanup();
 });
 
-const create = (data: unknown, reference = 'tools/x') => service.write({ kind: 'mcp', reference, create: true, data });
+const create = (data: unknown, reference = 'tools/x') => service.write({ kind: 'mcp', reference, create: true, data: data as McpDocument }); // invalid on purpose too: the run-time checks are tested
 
 describe('R1/R2: registering stores one config, nothing else', () => {
   it('R1: registering does not run the command, install anything or enable any agent', async () => {
@@ -108,7 +109,7 @@ describe('R6: legacy configs without an absolute cwd', () => {
     const { record, warnings } = await service.write({
       kind: 'mcp',
       reference: 'tools/old',
-      data: { mcpServers: { old: { command: 'node', args: ['server.js', '--v'] } } },
+      data: { mcpServers: { old: { command: 'node', args: ['server.js', '--v'] } } } as unknown as McpDocument, // R6: saved before cwd was required
     });
     expect(record.revision).toBe(2);
     expect(warnings.join()).toMatch(/cannot start until fixed/);

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isAgtError } from '../../src/index.js';
+import type { McpDocument } from '../../src/index.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
@@ -15,9 +16,9 @@ export function tempDir(prefix = 'agt-test-'): { dir: string; cleanup: () => voi
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A stdio mcp document. */
-export function stdioDoc(config: Record<string, unknown>, name = 'server'): { mcpServers: Record<string, unknown> } {
-  return { mcpServers: { [name]: config } };
+/** A stdio mcp document (the config as given, invalid ones too: the service checks it at run time). */
+export function stdioDoc(config: Record<string, unknown>, name = 'server'): McpDocument {
+  return { mcpServers: { [name]: config } } as unknown as McpDocument;
 }
 
 /** The code and details of the AgtError a promise rejects with. */
