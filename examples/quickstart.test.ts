@@ -8,14 +8,16 @@ import { expect, it } from 'vitest';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-it('R2, P2, B3: the quickstart registers, probes, runs a step and closes', () => {
+it('R2, P2, B3: the quickstart registers, probes, runs a step and closes; run again on the same store, it still works', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agt-qs-'));
   try {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'quickstart.ts'), path.join(dir, 'q.db')], {
-      encoding: 'utf8',
-      cwd: path.join(here, '..'),
-    });
-    expect(out).toBe('probe: ok, 5 tools\nrun: completed in 2 steps; ok\n');
+    const run = () =>
+      execFileSync(process.execPath, ['--import', 'tsx', path.join(here, 'quickstart.ts'), path.join(dir, 'q.db')], {
+        encoding: 'utf8',
+        cwd: path.join(here, '..'),
+      });
+    expect(run()).toBe('probe: ok, 5 tools\nrun: completed in 2 steps; ok\n');
+    expect(run()).toBe('probe: ok, 5 tools\nrun: completed in 2 steps; ok\n'); // the records are there: updated, not created twice
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,24 +1,31 @@
 /**
  * The host quickstart of README.md and docs/quickstart.md, as code CI runs:
- * register a server, mount it, probe it, run an agent step, close.
+ * register a server, mount it, probe it, run an agent step, close. Safe to
+ * run again on the same store (what is there is updated, not created twice).
  * `npx tsx examples/quickstart.ts [store.db]`
  */
 import os from 'node:os';
 import path from 'node:path';
-import { McpProber, NativeRun, policies, ResourceService, runAgentLoop, toolAlias } from 'agt-mcp';
+import { isAgtError, McpProber, NativeRun, policies, ResourceService, runAgentLoop, toolAlias, type WriteInput } from 'agt-mcp';
 import { SqliteStore } from 'agt-mcp/sqlite';
 import { fixtureServer, ScriptedModel } from 'agt-mcp/testing';
 
 const store = new SqliteStore({ path: process.argv[2] ?? path.join(os.tmpdir(), `agt-quickstart-${process.pid}.db`) });
 const service = new ResourceService({ store });
 
-await service.write({
-  kind: 'mcp',
-  reference: 'tools/calc',
-  create: true,
-  data: { mcpServers: { calc: fixtureServer() } }, // a real stdio server shipped in agt-mcp/testing; any config fits here
-});
-await service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/calc'] } });
+// Create, or update what an earlier run of this script left (create: false) — run it twice, it still works.
+async function save(input: WriteInput) {
+  try {
+    return await service.write({ ...input, create: true });
+  } catch (error) {
+    if (isAgtError(error) && error.code === 'already_exists') return service.write({ ...input, create: false });
+    throw error;
+  }
+}
+
+// A real stdio server shipped in agt-mcp/testing; any server config fits here.
+await save({ kind: 'mcp', reference: 'tools/calc', data: { mcpServers: { calc: fixtureServer() } } });
+await save({ kind: 'agent', reference: 'team/alice', data: { mcps: ['tools/calc'] } });
 
 const report = await new McpProber({ service }).probe('tools/calc'); // runs the server once
 console.log(`probe: ${report.ok ? 'ok' : 'problems'}, ${report.tools.length} tools`);

@@ -36,6 +36,9 @@ export interface AgtErrorDetails {
     runId?: string;
     expectedRevision?: number | null;
     currentRevision?: number | null;
+    /** `decided_elsewhere`: run.decide lost to another host's decision (`batchId`); resume again, do not retry. */
+    reason?: string;
+    batchId?: string;
   } & Open;
   option_removed: { option?: string } & Open;
   forbidden: Open;

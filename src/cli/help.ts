@@ -3,7 +3,7 @@
 const COMMANDS: Record<string, Record<string, string>> = {
   mcp: {
     create: `agt mcp create <ref> --command C [--arg A]… [--cwd DIR] [-e|--env K=V]… [--env-file FILE] [--timeout MS]
-agt mcp create <ref> [--cwd DIR] [-e|--env K=V]… -- COMMAND [ARGS…]  (everything after -- is the command and its args)
+agt mcp add <ref> [--cwd DIR] [-e|--env K=V]… -- COMMAND [ARGS…]     (add is create; everything after -- is the command)
 agt mcp create <ref> --url U [-H|--header "K: V"]… [--transport http|sse] [--timeout MS]
 agt mcp create <ref> URL --transport http                          (as claude mcp add --transport http NAME URL)
 agt mcp create <ref> --from FILE.json                              a { "mcpServers": { … } } document (JSONC allowed)
@@ -103,13 +103,14 @@ export const ALIASES: Record<string, Record<string, string>> = { mcp: { add: 'cr
 const FOOTER = `Every command: --json (machine output), --store PATH (default $AGT_HOME/agt.db, else ~/.agt/agt.db), --debug,
 --show-secrets (print env and header values; otherwise they are shown as ***), --help.
 Exit codes: 0 ok, 1 a check or probe failed, 2 usage or invalid input, 3 not found / exists / revision conflict,
-4 the server could not be started or reached, 5 the store is unavailable.`;
+4 the server could not be started or reached, 5 the store is unavailable, 6 the call waits for answers (--answer).`;
 
 /** The usage text of everything, a group, or one verb (aliases resolved); undefined for an unknown one. */
 export function usage(group?: string, verb?: string): string | undefined {
   if (group === undefined) {
+    // Every form of every verb (its unindented lines; the indented ones explain it in `agt <group> <verb> --help`).
     return `agt — register, test, probe and assemble MCP servers\n\n${Object.values(COMMANDS)
-      .flatMap((verbs) => Object.values(verbs).map((u) => u.split('\n')[0]))
+      .flatMap((verbs) => Object.values(verbs).flatMap((u) => u.split('\n').filter((line) => !line.startsWith(' '))))
       .join('\n')}\n\n${FOOTER}`;
   }
   const verbs = COMMANDS[group];

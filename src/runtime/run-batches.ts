@@ -5,6 +5,7 @@
  * the refresh (F1, never mid-batch: F2) and the tools tool_search loaded.
  * The deferred calls a host decides later (run.decide) end here too.
  */
+import { AgtError, isAgtError } from '../errors.js';
 import { type AnswerCheck, answerCheck, type AnswerRules } from './pending/answers.js';
 import type { OpenApprovals } from './pending/open-calls.js';
 import { pendingView } from './pending/record.js';
@@ -107,7 +108,7 @@ export class RunBatches {
       await this.#p.persist();
     } catch (error) {
       approvals.restore(taken);
-      throw error;
+      throw decidedElsewhere(error, batchId);
     }
     const snapshot = refresher.snapshot;
     const scope = this.#scope(batchId, snapshot, signal);
@@ -188,4 +189,16 @@ export class RunBatches {
       },
     };
   }
+}
+
+// The stored run moved on since this host read it: another host decided (or wrote) it first. Retrying here could only
+// find the calls gone, so the error says what happened and how to see what still waits (the code stays revision_conflict).
+function decidedElsewhere(error: unknown, batchId: string): unknown {
+  if (!isAgtError(error) || error.code !== 'revision_conflict') return error;
+  return new AgtError(
+    'revision_conflict',
+    `another host decided or wrote this run first (batch "${batchId}"); its decision stands and nothing ran here — ` +
+      'resume the run from its store again to see which calls still wait, do not retry this decision',
+    { details: { ...error.details, reason: 'decided_elsewhere', batchId }, cause: error },
+  );
 }

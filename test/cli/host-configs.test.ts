@@ -58,6 +58,10 @@ describe('agt help', () => {
     expect((await agt(['mcp', 'add', '--help'])).stdout).toMatch(/^agt mcp create <ref>/); // the alias shows its verb
     expect((await agt(['help', 'agent', 'update'])).stdout).toMatch(/^agt agent update <ref>/);
     expect(await agt(['agent', '-h'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/agt agent mcp-list <ref>/) });
+    // agt --help shows every form of every verb (the `add REF -- COMMAND` one too) and every exit code.
+    const all = await agt(['--help']);
+    expect(all.stdout).toMatch(/^agt mcp add <ref> .*-- COMMAND \[ARGS…\]/m);
+    expect(all.stdout).toMatch(/5 the store is unavailable, 6 the call waits for answers/);
     const unknown = await agt(['mcp', 'frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "agt mcp frobnicate": create, .*add, get, remove/);

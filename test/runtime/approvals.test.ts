@@ -198,7 +198,12 @@ describe('approvals that wait across runs and processes', () => {
         b.decide('b-race', { w1: { approve: true } }),
       ]);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-      expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'revision_conflict' } });
+      expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({
+        reason: { code: 'revision_conflict', details: { reason: 'decided_elsewhere', batchId: 'b-race' } },
+      });
+      // It says what happened and what to do instead of "read it again and retry" (a retry could only find the call gone).
+      const lost = (outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason as Error;
+      expect(lost.message).toMatch(/another host decided or wrote this run first.*do not retry/);
       expect(fx.env.calls()).toEqual([{ tool: 'withdraw', arguments: { amount: 4 } }]);
       // The original host still holds its copy: its decide loses too (the record moved on).
       expect(await failure(run.decide('b-race', { w1: { approve: true } }))).toMatchObject({ code: 'revision_conflict' });
