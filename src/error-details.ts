@@ -39,6 +39,8 @@ export interface AgtErrorDetails {
     /** `decided_elsewhere`: run.decide lost to another host's decision (`batchId`); resume again, do not retry. */
     reason?: string;
     batchId?: string;
+    /** withRevision: how many read-and-write attempts it made before giving up. */
+    attempts?: number;
   } & Open;
   option_removed: { option?: string } & Open;
   forbidden: Open;

@@ -16,6 +16,7 @@ import type { ResourceStore } from './store.js';
 import type { AgentData, ResourceKind, ResourceRecord, SkillData } from './types.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import { nextData, type WritePlan } from './write.js';
+import { type RevisionChange, withRevision, type WithRevisionOptions, type WithRevisionResult } from './with-revision.js';
 
 /** What every write has, whatever its kind. */
 export interface WriteFields {
@@ -193,6 +194,19 @@ export class ResourceService {
       }
     }
     return warnings;
+  }
+
+  /**
+   * A read-modify-write of one resource under compare-and-set, retried for you: `update(record)` computes the
+   * change from the record as read (or undefined: nothing to write), written with that revision; on
+   * `revision_conflict` it reads again after a jittered, growing wait, at most `maxAttempts` (default 50) times.
+   */
+  withRevision<K extends ResourceKind>(
+    target: { kind: K; reference: string },
+    update: (record: ResourceRecord) => RevisionChange<K> | undefined | Promise<RevisionChange<K> | undefined>,
+    options?: WithRevisionOptions,
+  ): Promise<WithRevisionResult> {
+    return withRevision(this, target, update, options);
   }
 
   /** Reads a resource with its revision; throws not_found. */

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { isAgtError, ResourceService } from '../../src/index.js';
-import { type PgPoolLike, PostgresStore } from '../../src/storage/postgres.js';
+import { type PgPoolLike, PostgresAuditStore, PostgresRunStore, PostgresStore } from '../../src/storage/postgres.js';
 import { storeConformanceSuite } from '../../src/testing/index.js';
 import { runTs } from '../support/index.js';
 
@@ -85,6 +85,49 @@ describe.skipIf(!url)(`PostgresStore${why}`, () => {
     await other.migrate(); // would wait forever on a lock left held by another session of the pool
     expect(await advisoryLocksOn([table])).toBe(0);
     await pool.end();
+  });
+
+  it('A4: one pool per host: the registry, run and audit stores share one pg.Pool; the host never holds more than its max; closing the stores leaves it open', async () => {
+    const name = `agt-fleet-${process.pid}-${n}`;
+    const driver = 'pg';
+    const pg = ((await import(driver)) as { default: { Pool: new (o: object) => PgPoolLike & { end(): Promise<void> } } }).default;
+    const pool = new pg.Pool({ connectionString: url, max: 3, application_name: name });
+    const prefix = `agt_test_${process.pid}_${n++}`;
+    tables.push(`${prefix}_resources`, `${prefix}_runs`, `${prefix}_audit`);
+    const service = new ResourceService({ store: new PostgresStore({ pool, table: `${prefix}_resources` }) });
+    const runs = new PostgresRunStore({ pool, table: `${prefix}_runs` });
+    const audit = new PostgresAuditStore({ pool, table: `${prefix}_audit` });
+    const watch = await sharedPool(1);
+    let most = 0;
+    const count = async () => {
+      const { rows } = await watch.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [name]);
+      most = Math.max(most, (rows[0] as { n: number }).n);
+    };
+    try {
+      await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) =>
+          service.write({
+            kind: 'mcp',
+            reference: `t/s${i}`,
+            create: true,
+            data: { mcpServers: { s: { url: 'http://127.0.0.1:1/mcp' } } },
+          }),
+        ),
+        ...Array.from({ length: 10 }, (_, i) => runs.get(`run-${i}`)),
+        ...Array.from({ length: 10 }, (_, i) => audit.query({ runId: `run-${i}` })),
+        count(),
+        count(),
+      ]);
+      await count();
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(3);
+      await Promise.all([service.store.close?.(), runs.close(), audit.close()]);
+      expect((await pool.query('SELECT 1 AS one', [])).rows).toEqual([{ one: 1 }]); // still the host's
+      expect((await new PostgresStore({ pool, table: `${prefix}_resources` }).list('mcp')).length).toBe(20); // a new store on it
+    } finally {
+      await watch.end();
+      await pool.end();
+    }
   });
 
   it('A4: like SqliteStore, a PostgresStore creates its schema on first use; migrate() is optional', async () => {

@@ -1,0 +1,90 @@
+/**
+ * withRevision (`service.withRevision`): a read-modify-write of one resource under compare-and-set
+ * (A4), retried for the caller. The change is computed from the record as
+ * read and written with that record's `expectedRevision`; when another host
+ * wrote in between (`revision_conflict`), it waits a jittered, growing delay,
+ * reads again and computes the change again — at most `maxAttempts` times.
+ * Nothing is written on a change computed from a stale read. For changes that
+ * do not depend on what is stored (add or remove a mount), `service.write`
+ * without `expectedRevision` already retries inside.
+ */
+import { AgtError, isAgtError } from '../errors.js';
+import type { ResourceService, WriteInput, WriteResult } from './service.js';
+import type { ResourceKind, ResourceRecord } from './types.js';
+
+/** The change of a write of kind K: its data (typed by kind), or mount changes of an agent. */
+export type RevisionChange<K extends ResourceKind> = Omit<
+  Extract<WriteInput, { kind: K }>,
+  'kind' | 'reference' | 'create' | 'expectedRevision'
+>;
+
+/** Options of {@link withRevision}. */
+export interface WithRevisionOptions {
+  /** Reads and writes at most this many times. Default 50. */
+  maxAttempts?: number;
+  /** The first wait after a conflict is up to this many milliseconds, doubling each time. Default 5. */
+  baseDelayMs?: number;
+  /** The longest wait between attempts. Default 250. */
+  maxDelayMs?: number;
+  /** Stops waiting (`cancelled`); a write already sent is not undone. */
+  signal?: AbortSignal;
+}
+
+/** What {@link withRevision} did: the record now stored, and how many read-and-write attempts it took. */
+export interface WithRevisionResult extends WriteResult {
+  attempts: number;
+  /** False when `update` returned undefined (nothing to change): `record` is the one read. */
+  written: boolean;
+}
+
+/**
+ * Reads `target`, computes the change with `update(record)` and writes it with the revision read; on a conflict
+ * reads again and retries with a jittered backoff (see the module comment). `update` may return undefined to write
+ * nothing. The last conflict is thrown (`details.attempts`) once `maxAttempts` are used.
+ */
+export async function withRevision<K extends ResourceKind>(
+  service: ResourceService,
+  target: { kind: K; reference: string },
+  update: (record: ResourceRecord) => RevisionChange<K> | undefined | Promise<RevisionChange<K> | undefined>,
+  options: WithRevisionOptions = {},
+): Promise<WithRevisionResult> {
+  const { maxAttempts = 50, baseDelayMs = 5, maxDelayMs = 250, signal } = options;
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
+    throw new AgtError('invalid_input', 'withRevision: maxAttempts must be a whole number, 1 or more', {
+      details: { field: 'maxAttempts' },
+    });
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw new AgtError('cancelled', 'withRevision was cancelled before it could write');
+    const record = await service.read(target);
+    const change = await update(record);
+    if (change === undefined) return { record, warnings: [], attempts: attempt, written: false };
+    try {
+      const input = { ...change, kind: target.kind, reference: target.reference, expectedRevision: record.revision } as WriteInput;
+      return { ...(await service.write(input)), attempts: attempt, written: true };
+    } catch (error) {
+      if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;
+      if (attempt >= maxAttempts)
+        throw new AgtError('revision_conflict', `${error.message} (gave up after ${attempt} attempts)`, {
+          details: { ...error.details, attempts: attempt },
+          cause: error,
+        });
+      await jitteredDelay(Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)), signal);
+    }
+  }
+}
+
+// "Full jitter": a random wait up to the bound, so hosts that collided do not collide again in step.
+function jitteredDelay(boundMs: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.random() * boundMs);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(new AgtError('cancelled', 'withRevision was cancelled while it waited to retry'));
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}
