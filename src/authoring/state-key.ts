@@ -8,9 +8,11 @@
  *    what a launcher gives every process of one service, on any machine.
  * 2. A key file per server name, made once with mode 0600 and shared by every
  *    process of that name run by this user on this machine:
- *    `$AGT_HOME/request-state/<name>.key` (default `~/.agt`). Beside it, the
- *    states already taken (`<name>.used/`, one file each until it expires),
- *    so a replayed retry is refused by any process of the machine.
+ *    `$AGT_HOME/request-state/<name>-<digest>.key` (default `~/.agt`). Beside
+ *    it, the states already taken (`<name>-<digest>.used/`, one file each
+ *    until it expires), so a replayed retry is refused by any process of the
+ *    machine. Read once per process and name (serveHttp builds a server per
+ *    request: they share it).
  * 3. When that directory cannot be used (read-only home, a key file others
  *    can read): a random key of this process, said once on stderr.
  *
@@ -101,13 +103,17 @@ async function readKey(file: string): Promise<Buffer> {
  */
 export function defaultStateKey(name: string, note: (line: string) => void): () => Promise<StateKey> {
   const given = environmentKey();
-  let made: Promise<StateKey> | undefined;
   return () => {
     if (given !== undefined) return Promise.resolve({ key: given });
-    made ??= machineKey(name, note);
+    const where = `${stateKeyDir()}\0${name}`;
+    let made = machineKeys.get(where);
+    if (made === undefined) machineKeys.set(where, (made = machineKey(name, note)));
     return made;
   };
 }
+
+// The machine keys this process has read, by folder and server name (a few: one per kit server name).
+const machineKeys = new Map<string, Promise<StateKey>>();
 
 async function machineKey(name: string, note: (line: string) => void): Promise<StateKey> {
   const dir = stateKeyDir();
@@ -133,7 +139,7 @@ export async function takeOnDisk(usedDir: string, digest: string, untilMs: numbe
     await fs.writeFile(path.join(usedDir, digest), String(untilMs), { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    return true; // the folder cannot be written now (full, removed): this process's own memory still refuses a replay
   }
   sweepSoon(usedDir);
   return true;

@@ -74,14 +74,10 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
     progress.stop();
   }
   const t = report.timings;
-  // The handshake by its era's name (timings.initializeMs is either); 2026-07-28 removed ping, so there is none to time.
+  // The handshake by its era's name (timings.initializeMs is either); 2026-07-28 removed ping: its round trip is a server/discover.
   const handshake = report.era === 'modern' ? 'server/discover' : 'initialize';
-  const ping =
-    report.era === 'modern'
-      ? 'no ping (2026-07-28 has none)'
-      : report.pingMs === undefined
-        ? 'ping not answered'
-        : `ping ${report.pingMs.toFixed(0)} ms`;
+  const pingName = report.era === 'modern' ? 'ping (a server/discover; 2026-07-28 has no ping)' : 'ping';
+  const ping = report.pingMs === undefined ? `${pingName} not answered` : `${pingName} ${report.pingMs.toFixed(0)} ms`;
   emit(ctx, report, () =>
     [
       `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, MCP ${report.protocolVersion} (${handshake})`,

@@ -80,7 +80,7 @@ export interface ProbeReport {
   prompts?: ProbedList;
   /** The server's instructions from initialize (masked), when it gives any. */
   instructions?: string;
-  /** The round trip of one `ping` after listing; absent when the server did not answer it (a warning says so). */
+  /** The round trip of one `ping` after listing (2026-07-28: a `server/discover`); absent when the server did not answer it (a warning says so). */
   pingMs?: number;
   /** Log messages (`notifications/message`) the server sent during the probe: whether it logs. */
   logMessages: number;
@@ -154,12 +154,11 @@ export class McpProber {
     try {
       onPhase?.('listing');
       listed = await list(connection);
-      // 2026-07-28 has no ping: a modern server is asked nothing more.
-      if (connection.era === 'legacy')
-        pingMs = await connection.ping().catch((error: unknown) => {
-          warnings.push(`the server did not answer ping: ${isAgtError(error) ? error.message : 'unknown error'}`);
-          return undefined;
-        });
+      // One round trip after listing: a ping in 2025, a server/discover in 2026-07-28 (which has no ping).
+      pingMs = await connection.ping().catch((error: unknown) => {
+        warnings.push(`the server did not answer ping: ${isAgtError(error) ? error.message : 'unknown error'}`);
+        return undefined;
+      });
     } catch (error) {
       await connection.close();
       throw error;

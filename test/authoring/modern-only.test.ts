@@ -58,7 +58,7 @@ describe('E5: a kit service of the 2026-07-28 era only', () => {
     expect(await failure(connectMcp({ url: service.url, protocol: 'legacy' }))).toMatchObject({ code: 'protocol_mismatch' });
   });
 
-  it('P2: agt mcp probe of a 2026-07-28 server labels its handshake server/discover and says there is no ping to time', async () => {
+  it('P2: agt mcp probe of a 2026-07-28 server labels its handshake server/discover and times a server/discover as its ping', async () => {
     const service = await serveHttp(kit, { eras: ['modern'] });
     services.push(service);
     const tmp = tempDir('agt-modern-probe-');
@@ -69,7 +69,7 @@ describe('E5: a kit service of the 2026-07-28 era only', () => {
       expect(probe.code).toBe(0);
       expect(probe.stdout).toMatch(/MCP 2026-07-28 \(server\/discover\)/);
       expect(probe.stdout).toMatch(
-        /timings: spawn \d+ ms, server\/discover \d+ ms, tools\/list \d+ ms, close \d+ ms, no ping \(2026-07-28 has none\)/,
+        /timings: spawn \d+ ms, server\/discover \d+ ms, tools\/list \d+ ms, close \d+ ms, ping \(a server\/discover; 2026-07-28 has no ping\) \d+ ms/,
       );
     } finally {
       tmp.cleanup();
