@@ -3,6 +3,7 @@
  * (the SDK's stdio transport's spawner) builds, Windows path rules (R3, P1), the macOS `ps` parser on
  * recorded output. The Linux paths themselves run in every process test of the suite.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toLaunchSpec } from '../../src/mcp/launch.js';
@@ -165,7 +166,19 @@ describe('the macOS platform, run for real on Linux (POSIX groups and ps, no /pr
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await transport.close();
-    await waitFor(() => livingWithMarker(mark).length === 0, 60_000);
+    // On failure, say what is left: each marked process's state, parent, group and session (/proc/PID/stat), and survivors.
+    const left = () =>
+      livingWithMarker(mark).map((p) => {
+        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+        return `${p}: ${stat
+          .slice(stat.lastIndexOf(')') + 2)
+          .split(' ')
+          .slice(0, 4)
+          .join(' ')}`;
+      });
+    await waitFor(() => livingWithMarker(mark).length === 0, 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}; server ${pid}, survivors ${transport.survivors}, left: ${left().join('; ')}`);
+    });
     expect(transport.survivors).toBe(0);
   }, 120_000); // ps under load: a full suite on 2 cores once took over 10 s here (alone: 0.5 s); a slow ps is tried again
 

@@ -61,11 +61,16 @@ export const LINUX: ProcessPlatform = {
 };
 
 // The process table from ps, read without blocking the event loop; empty when ps cannot run (then only the group is ended).
-// On a loaded machine ps can take seconds, and a table missed is a stray left running: one that fails or runs out of
-// its ten seconds is tried once more with thirty (a missing ps is not tried again).
+// On a loaded machine ps can take seconds, or fail to start at all (EAGAIN: no process slot), and a table missed is a
+// stray left running: one that fails is tried again, four more times, after 0.1, 0.3, 0.9 and 2.7 s (a missing ps is not).
+const PS_RETRY_WAITS_MS = [100, 300, 900, 2700];
 async function psTable(): Promise<ReturnType<typeof parsePsTable>> {
-  const first = await psOnce(10_000);
-  const table = first === 'failed' ? await psOnce(30_000) : first;
+  let table = await psOnce(10_000);
+  for (const wait of PS_RETRY_WAITS_MS) {
+    if (table !== 'failed') break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    table = await psOnce(30_000);
+  }
   return typeof table === 'string' ? [] : table;
 }
 
