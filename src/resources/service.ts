@@ -13,43 +13,17 @@ import { checkKeys, checkKind, checkRevision, checkSize, checkTarget, DEFAULT_MA
 import { checkCategory, parseReference } from './reference.js';
 import { rejectRemovedOptions } from '../config/removed-options.js';
 import type { ResourceStore } from './store.js';
-import type { AgentData, ResourceKind, ResourceRecord, SkillData } from './types.js';
-import type { McpDocument } from '../config/mcp-config.js';
+import type { ResourceKind, ResourceRecord } from './types.js';
+import type { WriteInput, WriteResult } from './write-input.js';
 import { nextData, type WritePlan } from './write.js';
+
+export type { WriteFields, WriteInput, WriteResult } from './write-input.js';
 import { type RevisionChange, withRevision, type WithRevisionOptions, type WithRevisionResult } from './with-revision.js';
-
-/** What every write has, whatever its kind. */
-export interface WriteFields {
-  reference: string;
-  /** true: must not exist yet; false (default): must exist. */
-  create?: boolean;
-  add?: { mcps?: string[]; skills?: string[] };
-  remove?: { mcps?: string[]; skills?: string[] };
-  /** Reject the write unless the stored revision is exactly this (A4). */
-  expectedRevision?: number;
-}
-
-/**
- * A write of a resource (see docs/resources.md), its `data` typed by `kind`: an {@link McpDocument} for `'mcp'`,
- * {@link AgentData} for `'agent'` (on update, the fields given), {@link SkillData} for `'skill'` (on update, the fields
- * given). The same checks run at run time, so data from outside the type system (a parsed file, a model's tool call)
- * may be passed `as WriteInput` and is refused with `invalid_input` naming the field when it is wrong.
- */
-export type WriteInput =
-  | (WriteFields & { kind: 'mcp'; data?: McpDocument })
-  | (WriteFields & { kind: 'agent'; data?: AgentData })
-  | (WriteFields & { kind: 'skill'; data?: Partial<SkillData> });
 
 /** A resource named by its kind and reference (agents: the kind may be left out). */
 export interface ResourceTarget<K extends ResourceKind = ResourceKind> {
   kind: K;
   reference: string;
-}
-
-/** The stored record and what the write noticed but allowed. */
-export interface WriteResult {
-  record: ResourceRecord;
-  warnings: string[];
 }
 
 /** Options of {@link ResourceService}. */

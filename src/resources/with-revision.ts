@@ -9,7 +9,7 @@
  * without `expectedRevision` already retries inside.
  */
 import { AgtError, isAgtError } from '../errors.js';
-import type { ResourceService, WriteInput, WriteResult } from './service.js';
+import type { WriteInput, WriteResult } from './write-input.js';
 import type { ResourceKind, ResourceRecord } from './types.js';
 
 /** The change of a write of kind K: its data (typed by kind), or mount changes of an agent. */
@@ -17,6 +17,12 @@ export type RevisionChange<K extends ResourceKind> = Omit<
   Extract<WriteInput, { kind: K }>,
   'kind' | 'reference' | 'create' | 'expectedRevision'
 >;
+
+/** What withRevision needs of a service: a read and a write (ResourceService has both). */
+export interface RevisionService {
+  read(target: { kind: ResourceKind; reference: string }): Promise<ResourceRecord>;
+  write(input: WriteInput): Promise<WriteResult>;
+}
 
 /** Options of {@link withRevision}. */
 export interface WithRevisionOptions {
@@ -43,7 +49,7 @@ export interface WithRevisionResult extends WriteResult {
  * nothing. The last conflict is thrown (`details.attempts`) once `maxAttempts` are used.
  */
 export async function withRevision<K extends ResourceKind>(
-  service: ResourceService,
+  service: RevisionService,
   target: { kind: K; reference: string },
   update: (record: ResourceRecord) => RevisionChange<K> | undefined | Promise<RevisionChange<K> | undefined>,
   options: WithRevisionOptions = {},
