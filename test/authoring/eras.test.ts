@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createToolServer, defineTool, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
 import { connectMcp } from '../../src/index.js';
 import { REPO_ROOT } from '../support/index.js';
+import { addKit } from './fixtures/add-tool.js';
 
 const tickets = {
   command: process.execPath,
@@ -23,13 +24,7 @@ afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
 });
 
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  input: v.object({ a: v.number(), b: v.number() }),
-  handler: ({ a, b }) => ({ sum: a + b }),
-});
-const kit = () => createToolServer({ name: 'kit', version: '1.0.0', tools: [add] });
+const kit = () => addKit();
 
 describe('E5: a kit server serves both eras from one definition', () => {
   for (const protocol of ['2026-07-28', 'legacy'] as const) {

@@ -8,19 +8,13 @@
  * conformance-2026.test.ts.
  */
 import path from 'node:path';
-import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolServer, defineTool, type HttpToolService, serveHttp, serveStdio } from '../../src/authoring/index.js';
+import { type HttpToolService, serveHttp, serveStdio } from '../../src/authoring/index.js';
 import { connectMcp, isAgtError } from '../../src/index.js';
 import { failure, REPO_ROOT, runAgt, tempDir } from '../support/index.js';
+import { addKit } from './fixtures/add-tool.js';
 
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  input: v.object({ a: v.number(), b: v.number() }),
-  handler: ({ a, b }) => ({ sum: a + b }),
-});
-const kit = () => createToolServer({ name: 'kit', version: '1.0.0', tools: [add] });
+const kit = () => addKit();
 const services: HttpToolService[] = [];
 afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
