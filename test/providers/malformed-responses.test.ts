@@ -80,6 +80,12 @@ describe('B3: a provider response the adapter cannot read stops the loop with th
     });
   }
 
+  it('B3: anthropicModel skips content blocks that are not objects (null, a number) and reads the rest', async () => {
+    const run = await fx.start();
+    const outcome = await runAgentLoop({ run, model: anthropic({ content: [null, 3, { type: 'text', text: 'done' }] }), maxSteps: 2 });
+    expect(outcome).toMatchObject({ status: 'completed', steps: 1, text: 'done' });
+  });
+
   it('B3: a well-formed empty answer still completes (an assistant with nothing to say is not an error)', async () => {
     const run = await fx.start();
     const outcome = await runAgentLoop({ run, model: aiSdk({ text: 'done', toolCalls: [] }), maxSteps: 2 });

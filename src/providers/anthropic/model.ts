@@ -7,6 +7,7 @@
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/model-tools.js';
 import type { ConversationOptions } from '../conversation.js';
+import { isPlainObject } from '../../json.js';
 import { invalidResponse, responseObject } from '../response.js';
 import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools, toAnthropicToolUse } from './format.js';
 
@@ -63,7 +64,7 @@ export function anthropicModel(options: AnthropicModelOptions): ModelLike {
       const content = responseObject('anthropicModel', response).content;
       if (!Array.isArray(content)) throw invalidResponse('anthropicModel', 'content', 'a Messages API response lists its content blocks');
       const text = content
-        .filter((b): b is { type: 'text'; text: string } => (b as { type?: unknown }).type === 'text')
+        .filter((b): b is { type: 'text'; text: string } => isPlainObject(b) && b.type === 'text' && typeof b.text === 'string')
         .map((b) => b.text)
         .join('\n');
       const toolCalls = fromAnthropicToolUse({ content });
