@@ -27,7 +27,7 @@ const names = (run: { tools(): { name: string }[] }) => run.tools().map((t) => t
 describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
   it('F1: a list_changed that arrives between batches is applied before the next batch: its new tool can be called in it', async () => {
     const run = await fx.start();
-    const first = await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_one', later: 50 } }]));
+    const first = await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_one', later: 1000 } }])); // 1 s: a loaded machine once took over 50 ms to end the batch
     expect(first.refresh).toBeUndefined(); // announced after the batch ended
     await vi.waitFor(() => expect(run.staleMounts).toEqual(['tools/py']), { timeout: 10_000, interval: 20 });
     expect(names(run)).not.toContain(py('late_one'));
