@@ -5,7 +5,7 @@
  * stable codes (exited_early, handshake_timeout, protocol_error …).
  */
 import path from 'node:path';
-import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { type Client, type DiscoverResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError, maskError } from '../errors.js';
 import { defined } from '../json.js';
 import type { NormalisedStdioConfig } from '../config/mcp-config.js';
@@ -91,6 +91,21 @@ export async function connectStdio(
   const warnings =
     transport.garbageLines > 0 ? [`skipped ${transport.garbageLines} non-JSON line(s) on stdout; servers should log to stderr`] : [];
   return { client, transport, stdio: transport, timings: { spawnMs: transport.spawnMs, initializeMs }, warnings };
+}
+
+/**
+ * The discover result of a modern server whose answer to the era probe came after the probe's share of the
+ * handshake (a slow start: the SDK took the silence for a 2025 server and initialized): undefined otherwise.
+ * The connection it made speaks 2025; the caller connects again on the 2026-07-28 era (E1).
+ */
+export function lateModernAnswer(
+  stdio: { client: Client; transport: ProcessGroupStdioTransport },
+  prior: ReturnType<typeof priorOf>,
+): DiscoverResult | undefined {
+  const answer = stdio.transport.discoverResult;
+  if (prior !== undefined || answer === undefined || stdio.client.getProtocolEra() !== 'legacy') return undefined;
+  const versions = answer['supportedVersions'];
+  return Array.isArray(versions) && versions.includes(MODERN_PROTOCOL_VERSION) ? (answer as unknown as DiscoverResult) : undefined;
 }
 
 // The SDK's request timeout for a handshake of `ms`.

@@ -13,7 +13,7 @@ import { secretMasker } from '../config/secrets.js';
 import { launchConfig, type VariableSources } from '../config/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { installHandlers, registryValidator } from './client-handlers.js';
-import { connectStdio, EXITED_ON_PROBE } from './connect-stdio.js';
+import { connectStdio, EXITED_ON_PROBE, lateModernAnswer } from './connect-stdio.js';
 import { type McpConnection, openConnection } from './connection.js';
 import { type EraVerdict, MODERN_PROTOCOL_VERSION, priorOf, versionNegotiation } from './era.js';
 import { listenForChanges } from './listen.js';
@@ -151,6 +151,18 @@ async function connectWith(
     let stdio = await attempt(prior);
     if (stdio === EXITED_ON_PROBE) stdio = await attempt({ kind: 'legacy' });
     if (stdio === EXITED_ON_PROBE) throw new AgtError('exited_early', 'the server exited before the handshake finished');
+    // A modern server that started slower than the probe's share answers the probe late, after the SDK initialized
+    // on 2025: the era must not depend on the machine's load, so it is started once more on what it answered (E1).
+    const late = lateModernAnswer(stdio, prior);
+    if (late !== undefined) {
+      await stdio.client.close();
+      const again = await attempt({ kind: 'modern', discover: late });
+      if (again === EXITED_ON_PROBE) throw new AgtError('exited_early', 'the server exited before the handshake finished');
+      again.warnings.push(
+        `the server answered server/discover after the ${probeMs} ms the era probe waits (a slow start), so it was started once more on ${MODERN_PROTOCOL_VERSION}; a larger "handshakeTimeoutMs" in its config avoids the second start`,
+      );
+      stdio = again;
+    }
     const listening = await changeListener(stdio.client, timeouts, stdio.warnings);
     return openConnection({ ...base, ...stdio, kind: 'stdio', masker: shown, ...defined({ listener: listening }) });
   }

@@ -55,6 +55,9 @@ export class ProcessGroupStdioTransport implements Transport {
   firstMethod: string | undefined;
   /** Messages read from the server so far. */
   received = 0;
+  /** The result the server answered the era probe (`server/discover`) with, in time or late; undefined if none. */
+  discoverResult: Record<string, unknown> | undefined;
+  #probeId: string | number | undefined;
   /** The first error the server answered with (code, and its message escaped and bounded): why a handshake was refused. */
   firstError: { code: number; message: string } | undefined;
   /** Resolves when the process exits or the stream turns fatal: the connection is gone. */
@@ -142,6 +145,9 @@ export class ProcessGroupStdioTransport implements Transport {
   #delivery: Promise<void> = Promise.resolve();
   #deliver(message: JSONRPCMessage): void {
     this.received += 1;
+    if (this.#probeId !== undefined && 'id' in message && message.id === this.#probeId && 'result' in message) {
+      this.discoverResult = message.result as Record<string, unknown>;
+    }
     if (this.firstError === undefined && 'error' in message) {
       const { code, message: text } = message.error;
       this.firstError = { code, message: serverWords(typeof text === 'string' ? text : '') };
@@ -157,7 +163,10 @@ export class ProcessGroupStdioTransport implements Transport {
 
   /** Sends one message; rejects with connection_closed when the server is gone. */
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.firstMethod === undefined && 'method' in message && 'id' in message) this.firstMethod = message.method;
+    if (this.firstMethod === undefined && 'method' in message && 'id' in message) {
+      this.firstMethod = message.method;
+      if (message.method === 'server/discover') this.#probeId = message.id;
+    }
     return this.#process.write(serializeMessage(message));
   }
 

@@ -28,7 +28,10 @@ const serverConfig = (env: Record<string, string> = {}) => ({
   args: ['--import', 'tsx', SERVER],
   cwd: REPO_ROOT,
   env: { AGT_HOME: tmp.dir, ...env },
+  handshakeTimeoutMs: HANDSHAKE_MS,
 });
+// A kit server through tsx takes seconds to start on a loaded machine (a clean clone compiles it first).
+const HANDSHAKE_MS = 45_000;
 const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('E5: a kit stdio server on its defaults, a new server process per host process', () => {
@@ -53,7 +56,7 @@ describe('E5: a kit stdio server on its defaults, a new server process per host 
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(/^files-[0-9a-f]{12}\.key$/);
     expect(fs.statSync(path.join(dir, keys[0]!)).mode & 0o777).toBe(0o600);
-  }, 120_000);
+  }, 180_000);
 
   it('E5: a replayed retry reaching another server process is refused; the refusal names requestStateKey', async () => {
     const connect = () => connectMcp(serverConfig(), { elicitation: 'defer' });
@@ -86,7 +89,7 @@ describe('E5: a kit stdio server on its defaults, a new server process per host 
     } finally {
       await third.close();
     }
-  }, 60_000);
+  }, 180_000);
 
   it(`E5: a key given in ${REQUEST_STATE_KEY_ENV} is used and nothing is written; a short one is refused naming the variable`, async () => {
     const key = 'e'.repeat(32);
@@ -102,7 +105,7 @@ describe('E5: a kit stdio server on its defaults, a new server process per host 
     expect(JSON.stringify((short as { details?: unknown }).details)).toMatch(
       new RegExp(`${REQUEST_STATE_KEY_ENV} must be at least 32 bytes`),
     );
-  }, 60_000);
+  }, 180_000);
 
   it('E5: a key file other users may read is not used: the server says so once on stderr and keeps a key of its own', async () => {
     const dir = path.join(tmp.dir, 'request-state');
@@ -118,7 +121,7 @@ describe('E5: a kit stdio server on its defaults, a new server process per host 
     } finally {
       await second.close();
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('E5: agt mcp call against a kit stdio server on its defaults', () => {
@@ -140,11 +143,33 @@ describe('E5: agt mcp call against a kit stdio server on its defaults', () => {
       SERVER,
     );
     expect(added.code).toBe(0);
-    expect((await agt('mcp', 'call', 'files', 'delete_file', '--arg', 'path=/tmp/v')).code).toBe(6);
-    const second = await agt('mcp', 'call', 'files', 'delete_file', '--arg', 'path=/tmp/v', '--answer', 'q1={"confirm":true}');
+    expect((await agt('mcp', 'call', 'files', 'delete_file', '--arg', 'path=/tmp/v', '--timeout', String(HANDSHAKE_MS))).code).toBe(6);
+    const second = await agt(
+      'mcp',
+      'call',
+      'files',
+      'delete_file',
+      '--arg',
+      'path=/tmp/v',
+      '--answer',
+      'q1={"confirm":true}',
+      '--timeout',
+      String(HANDSHAKE_MS),
+    );
     expect(second.code).toBe(6);
     expect(second.stdout).toContain('q2 (elicitation/create): Why?');
-    const done = await agt('mcp', 'call', 'files', 'delete_file', '--arg', 'path=/tmp/v', '--answer', 'q2={"reason":"tidy"}');
+    const done = await agt(
+      'mcp',
+      'call',
+      'files',
+      'delete_file',
+      '--arg',
+      'path=/tmp/v',
+      '--answer',
+      'q2={"reason":"tidy"}',
+      '--timeout',
+      String(HANDSHAKE_MS),
+    );
     expect(done).toMatchObject({ code: 0, stdout: 'deleted /tmp/v (tidy)\n' });
-  }, 120_000);
+  }, 180_000);
 });

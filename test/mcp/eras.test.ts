@@ -72,6 +72,24 @@ describe('E1: every connection reaches servers of both eras', () => {
     if (pid !== undefined) expect(fs.existsSync(`/proc/${pid}`)).toBe(false);
   });
 
+  it('E1: a modern stdio server that starts slower than the era probe is still reached on 2026-07-28 (started once more), not on 2025', async () => {
+    const starts = path.join(tmp.dir, 'starts-slow.log');
+    const config = { ...v2Stdio('serve'), args: [...v2Stdio('serve').args, '--slow-first-start', starts] };
+    // The probe gets half the handshake; the first start answers only after the client fell back to initialize.
+    const connection = await connectMcp(config, { timeouts: { handshakeMs: 20_000 } });
+    try {
+      expect(connection.era).toBe('modern');
+      expect(connection.verdict).toMatchObject({ era: 'modern', protocolVersion: '2026-07-28' });
+      expect(connection.warnings.join('\n')).toMatch(
+        /answered server\/discover after the 10000 ms the era probe waits.*handshakeTimeoutMs/,
+      );
+      expect(text(await connection.callTool('echo', { text: 'late' }))).toBe('late (modern)');
+    } finally {
+      await connection.close();
+    }
+    expect(fs.readFileSync(starts, 'utf8').trim().split('\n')).toEqual(['start', 'start']);
+  });
+
   it('E1: our 2025-only Python server is reached on the legacy era in auto mode (server/discover answered with an error)', async () => {
     const starts = path.join(tmp.dir, 'starts-plain.log');
     const connection = await connectMcp(pythonConfig({ extra: ['--starts', starts] }));
