@@ -7,6 +7,7 @@ import type { BenchReport } from './harness.js';
 import { runCliBench } from './cli.bench.js';
 import { runContractBench } from './contract.bench.js';
 import { runErasBench } from './eras.bench.js';
+import { runFleetBench } from './fleet.bench.js';
 import { runHostileBench } from './hostile.bench.js';
 import { runKitBench } from './kit.bench.js';
 import { runPerCallBench } from './per-call.bench.js';
@@ -32,6 +33,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   eras: runErasBench,
   kit: runKitBench,
   'per-call': runPerCallBench,
+  fleet: runFleetBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

@@ -30,8 +30,8 @@ export type { AuditQuery } from './runtime/audit-store.js';
 export type { BatchProblem, BatchRejectReason } from './runtime/batch-check.js';
 export type { ModelCall } from './runtime/model-calls.js';
 export { RUN_FORMAT_VERSION } from './runtime/run-store.js';
-export type { RunWrite, StoredRun } from './runtime/run-store.js';
-export type { CallIdentity, RefreshTrigger, RouteKind } from './runtime/types.js';
+export type { RunAnnouncement, RunListFilter, RunWatch, RunWrite, StoredRun } from './runtime/run-store.js';
+export type { CallChange, CallIdentity, InFlightView, RefreshTrigger, RouteKind } from './runtime/types.js';
 export type {
   ApprovalRequestedEvent,
   BatchFinishedEvent,
@@ -52,4 +52,5 @@ export { estimateToolTokens } from './toolsearch/tokens.js';
 export type { SearchableTool } from './toolsearch/tokens.js';
 export type { BatchRejection } from './runtime/batch-check.js';
 export type { BatchRunner } from './runtime/model-calls.js';
-export type { RejectedBatch } from './runtime/run-batches.js';
+export type { RecoveredCall, RejectedBatch } from './runtime/run-batches.js';
+export type { InFlightCall } from './runtime/pending/in-flight.js';

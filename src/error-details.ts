@@ -71,4 +71,5 @@ export interface AgtErrorDetails {
   input_stale: { tool?: string } & Open;
   input_rounds_exceeded: { rounds?: number } & Open;
   model_response_invalid: { provider?: string; field?: string } & Open;
+  interrupted: { batchId?: string; decidedAt?: string; leaseUntil?: string } & Open;
 }

@@ -38,6 +38,7 @@ export const AGT_ERROR_CODES = [
   'input_stale', // a call waiting for input: its tool changed or went away before it was answered; it was not retried
   'input_rounds_exceeded', // a server kept asking for input past the bound of rounds; the call was stopped
   'model_response_invalid', // a model provider's response lacks what its adapter reads (details.provider, details.field)
+  'interrupted', // a decided call's host stopped before the call ended (its lease ran out); it may or may not have run (run.recover)
 ] as const;
 
 import type { AgtErrorDetails } from './error-details.js';

@@ -33,7 +33,7 @@ export type {
 } from './types.js';
 export type { AuditEvent, AuditSink } from './audit-events.js';
 export type { ToolSearchOptions } from './tool-search.js';
-export { MemoryRunStore } from './run-store.js';
+export { MemoryRunStore } from './memory-run-store.js';
 export type { RunStore } from './run-store.js';
 export { MemoryAuditStore, StoreAuditSink } from './audit-store.js';
 export type { AuditStore } from './audit-store.js';

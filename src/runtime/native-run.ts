@@ -6,7 +6,7 @@
  * server announced a list change — never mid-batch (F2).
  */
 import { randomUUID } from 'node:crypto';
-import { AgtError } from '../errors.js';
+import { AgtError, isAgtError } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/prober.js';
@@ -14,7 +14,10 @@ import { readAgent } from '../resources/agent-data.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { OpenApprovals } from './pending/open-calls.js';
 import { RunAudit } from './run-audit.js';
-import { type RejectedBatch, RunBatches } from './run-batches.js';
+import { type RecoveredCall, type RejectedBatch, RunBatches } from './run-batches.js';
+import { callChanges, callKey, type InFlightCall, InFlightCalls, type WrittenCalls, writtenCalls } from './pending/in-flight.js';
+import { mergeEnded } from './pending/record-end.js';
+import { pendingView } from './pending/record.js';
 import { buildSnapshot } from './refresh.js';
 import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
 import { type NativeRunOptions, type ResolvedRunOptions, resolveRunOptions, type SuspendedRun } from './run-options.js';
@@ -24,7 +27,7 @@ import { RunRefresher } from './refresher.js';
 import { RunToolSearch } from './tool-search.js';
 import type { ModelTool } from './model-tools.js';
 import { type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
-import type { BatchResult, CallDecision, PendingCall, ToolBatch } from './types.js';
+import type { BatchResult, CallDecision, InFlightView, PendingCall, ToolBatch } from './types.js';
 
 // What a run is built from besides its options: its id, schemas, connections and the state its parts share.
 interface RunParts {
@@ -47,12 +50,16 @@ export class NativeRun extends RunMounts {
   readonly #broken = new Map<string, string>();
   #closed = false;
   readonly #approvals = new OpenApprovals();
+  readonly #inFlight = new InFlightCalls();
   readonly #toolSearch: RunToolSearch;
   /** Stage 1, the calls through the pipeline, and each batch's boundary. */
   readonly #batches: RunBatches;
   /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
   #store: RunStore | undefined;
   #storedRevision: number | null = null;
+  /** What the last write stored of the calls (announced changes are the difference), and calls recover() interrupted since. */
+  #written: WrittenCalls = writtenCalls([], []);
+  readonly #interrupted = new Set<string>();
 
   private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
     super();
@@ -81,6 +88,9 @@ export class NativeRun extends RunMounts {
       persist: async () => {
         if (this.#store !== undefined) await this.suspend({ store: this.#store });
       },
+      inFlight: this.#inFlight,
+      recordEnd: (ended) => this.#recordEnd(ended),
+      interrupted: (call) => void this.#interrupted.add(callKey(call)),
     });
   }
 
@@ -165,6 +175,24 @@ export class NativeRun extends RunMounts {
     return this.#batches.decide(batchId, decisions, options.signal);
   }
 
+  /**
+   * Ends the decided calls of this stored run whose host died before they ended (their lease, `inFlightLeaseMs`,
+   * ran out): a tool that declares `idempotentHint: true` runs again here; any other ends `interrupted` ("the call
+   * may or may not have run"), audited. Returns what it ended, by batch; nothing when no lease ran out. Of two hosts
+   * recovering the same run, one does and the other gets revision_conflict (reason decided_elsewhere).
+   */
+  async recover(options: { signal?: AbortSignal } = {}): Promise<RecoveredCall[]> {
+    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    return this.#batches.recover(options.signal);
+  }
+
+  /** The decided calls running on a host (this one, or one that died), with their leases: a stored run's `inFlight`. */
+  inFlightCalls(): InFlightView[] {
+    return this.#inFlight
+      .list()
+      .map((c) => ({ ...pendingView(c.approval), host: c.host, decidedAt: c.decidedAt, leaseUntil: c.leaseUntil }));
+  }
+
   /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
   pendingApprovals(batchId?: string): PendingCall[] {
     return this.#batches.pending(batchId);
@@ -200,13 +228,41 @@ export class NativeRun extends RunMounts {
    * run last wrote or resumed from (revision_conflict when another host wrote it since).
    */
   async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
-    const state = suspendedStateOf(this, this.#refresher.snapshot, this.#seen, this.#approvals.list(), this.#toolSearch.loadedTools());
+    const state = suspendedStateOf(
+      this,
+      this.#refresher.snapshot,
+      this.#seen,
+      this.#approvals.list(),
+      this.#toolSearch.loadedTools(),
+      this.#inFlight.list(),
+    );
     if (options.store) {
-      const stored = await options.store.put({ runId: this.id, agent: this.agent, state }, { expectedRevision: this.#storedRevision });
+      const written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
+      const announce = callChanges(this.#written, written, this.#interrupted);
+      const stored = await options.store.put(
+        { runId: this.id, agent: this.agent, state, ...(announce.length > 0 ? { announce } : {}) },
+        { expectedRevision: this.#storedRevision },
+      );
       this.#store = options.store;
       this.#storedRevision = stored.revision;
+      this.#written = written;
+      this.#interrupted.clear();
     }
     return state;
+  }
+
+  // The end of decided calls, in the store: this host's run as it has it, or merged into what another host wrote since.
+  async #recordEnd(ended: readonly InFlightCall[]): Promise<void> {
+    const store = this.#store;
+    if (store === undefined) return;
+    try {
+      await this.suspend({ store });
+    } catch (error) {
+      if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;
+      const keys = new Set(ended.map((c) => `${c.approval.batchId}\u0000${c.approval.callId}`));
+      const asked = this.#approvals.list().filter((a) => keys.has(`${a.batchId}\u0000${a.callId}`));
+      await mergeEnded(store, this, ended, asked); // this run's revision stays behind: its next write conflicts, as it must
+    }
   }
 
   // A batch of a stored run is claimed there first (compare-and-set): of two hosts that resumed the
@@ -241,6 +297,8 @@ export class NativeRun extends RunMounts {
     }
     for (const id of state.seenBatchIds) run.#seen.add(id);
     for (const approval of state.pending ?? []) run.#approvals.add(approval);
+    run.#inFlight.add(state.inFlight ?? []);
+    run.#written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
     run.#toolSearch.restore(state.loadedTools ?? [], run.#refresher.snapshot.routes);
     return run;
   }
@@ -249,6 +307,7 @@ export class NativeRun extends RunMounts {
   async close(): Promise<void> {
     this.#closed = true;
     this.#approvals.clear();
+    this.#inFlight.clear();
     await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
   }
 

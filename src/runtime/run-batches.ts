@@ -12,13 +12,15 @@ import { pendingView } from './pending/record.js';
 import { batchRejection, type BatchRejection, checkBatch } from './batch-check.js';
 import { type CallOutcome, processCall, RunPath } from './call.js';
 import { batchDeadline, type CallContext, callContext, type RunParts } from './call-context.js';
-import { decideCalls } from './pending/decide.js';
+import { decideCalls, interruptedCall } from './pending/decide.js';
 import type { CallPath } from './pipeline.js';
 import type { RunRefresher } from './refresher.js';
 import { mapLimit, type RunAudit } from './run-audit.js';
 import { affectsSnapshot, type Route, type SnapshotState } from './snapshot.js';
 import type { RunToolSearch } from './tool-search.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch, ToolResult } from './types.js';
+import { callKey, type InFlightCall, type InFlightCalls, inFlightOf, leaseExpired, rerunOf } from './pending/in-flight.js';
+import type { TakenApproval } from './pending/record.js';
 
 /** A batch stage 1 rejected (B6): nothing ran. */
 export interface RejectedBatch {
@@ -40,6 +42,22 @@ export interface BatchesParts {
   claim(batchId: string): Promise<void> | undefined;
   /** Records the run in its store, if it has one (compare-and-set), before decided calls run. */
   persist(): Promise<void>;
+  /** Decided calls running (or left running by a host that died), with their hosts' leases. */
+  inFlight: InFlightCalls;
+  /**
+   * Records in the store that decided calls ended (and the questions asked again): the run as this host has it, or,
+   * when another host wrote the run since, merged into what it wrote. Nothing without a store.
+   */
+  recordEnd(ended: readonly InFlightCall[]): Promise<void>;
+  /** Notes a lost call recover() ends without running it, for the next write to announce as interrupted. */
+  interrupted(call: InFlightCall): void;
+}
+
+/** A call `recover()` ended: the batch it was decided in, its result, and whether it ran again (an idempotent tool). */
+export interface RecoveredCall {
+  batchId: string;
+  result: ToolResult;
+  rerun: boolean;
 }
 
 /** The batches of one run. */
@@ -101,27 +119,74 @@ export class RunBatches {
 
   /** Ends deferred calls of batch `batchId` with the host's decisions (NativeRun.decide). */
   async decide(batchId: string, decisions: Record<string, CallDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
-    const { refresher, approvals, run } = this.#p;
+    const { refresher, approvals, run, inFlight } = this.#p;
     const opening = await refresher.apply(true); // approved calls are checked against the tools as they are now
     const taken = approvals.take(batchId, decisions, this.#check); // synchronous: a second decide cannot take them again
+    // The calls that will run are in flight, leased to this host, in the same compare-and-set that takes them.
+    const running = inFlightOf(taken, run.options.inFlightLeaseMs);
+    inFlight.add(running);
     try {
       await this.#p.persist();
     } catch (error) {
+      inFlight.end(running);
       approvals.restore(taken);
       throw decidedElsewhere(error, batchId);
     }
-    const snapshot = refresher.snapshot;
+    const outcomes = await this.#run(batchId, taken, signal);
+    inFlight.end(running); // a call that threw stays in flight: its lease runs out and recover() ends it
+    const results = this.#settle(outcomes);
+    // Their end is recorded; a question asked again waits again, so another process can answer it.
+    if (running.length > 0 || results.length < outcomes.length) await this.#p.recordEnd(running);
+    return this.#boundary(batchId, results, opening);
+  }
+
+  // Decided calls of one batch through their pipeline, within the batch's scope.
+  async #run(batchId: string, taken: readonly TakenApproval[], signal: AbortSignal | undefined): Promise<CallOutcome[]> {
+    const snapshot = this.#p.refresher.snapshot;
     const scope = this.#scope(batchId, snapshot, signal);
-    let outcomes;
     try {
-      outcomes = await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, run.options.concurrency);
+      return await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, this.#p.run.options.concurrency);
     } finally {
       scope.end();
     }
-    const results = this.#settle(outcomes);
-    // A question asked again waits again: a stored run records it, so another process can answer it.
-    if (results.length < outcomes.length) await this.#p.persist();
-    return this.#boundary(batchId, results, opening);
+  }
+
+  /**
+   * Ends the decided calls whose host died (their lease ran out): a tool that declares `idempotentHint: true` runs
+   * again, leased to this host; any other ends `interrupted`, audited. Claimed in the store first (compare-and-set):
+   * of two hosts recovering one run, one does it and the other gets revision_conflict.
+   */
+  async recover(signal: AbortSignal | undefined): Promise<RecoveredCall[]> {
+    const { refresher, inFlight, run } = this.#p;
+    const now = Date.now();
+    const lost = inFlight.list().filter((c) => leaseExpired(c, now));
+    if (lost.length === 0) return [];
+    await refresher.apply(true);
+    const again = rerunOf(lost, run.options.inFlightLeaseMs, now);
+    const ended = lost.filter((c) => !again.some((a) => callKey(a) === callKey(c)));
+    inFlight.end(lost);
+    inFlight.add(again);
+    for (const call of ended) this.#p.interrupted(call);
+    try {
+      await this.#p.persist();
+    } catch (error) {
+      inFlight.end(again);
+      inFlight.add(lost);
+      throw decidedElsewhere(error, lost[0]!.approval.batchId);
+    }
+    const recovered: RecoveredCall[] = [];
+    for (const call of ended) {
+      const ctx = callContext(run, call.approval.batchId, signal, () => undefined);
+      recovered.push({ batchId: call.approval.batchId, result: await interruptedCall(call, ctx), rerun: false });
+    }
+    for (const batchId of new Set(again.map((c) => c.approval.batchId))) {
+      const calls = again.filter((c) => c.approval.batchId === batchId);
+      const outcomes = await this.#run(batchId, calls as unknown as TakenApproval[], signal);
+      inFlight.end(calls);
+      for (const result of this.#settle(outcomes)) recovered.push({ batchId, result, rerun: true });
+    }
+    await this.#p.recordEnd(again);
+    return recovered;
   }
 
   // The results of calls that ended; the calls that wait are kept for run.decide.

@@ -4,6 +4,7 @@
  * every part of the run reads, so nothing is resolved twice and a bad option
  * fails before anything connects.
  */
+import { type InFlightCall, LEASE_GRACE_MS } from './pending/in-flight.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
 import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
@@ -57,6 +58,11 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   toolSearch?: ToolSearchOptions;
   /** The longest a batch's calls may take together; calls still running then end as call_timeout (the servers are told). Default: none. */
   batchTimeoutMs?: number;
+  /**
+   * A stored run: how long a decided call's host holds it in flight before any host may take that host as dead and
+   * `run.recover()` the call. Default: the call timeout (`timeouts.callMs`) plus 60 s — a live host ends it before.
+   */
+  inFlightLeaseMs?: number;
   /** Log messages of the mounts' servers (masked; never mixed into tool results). Set the level with `run.setLogLevel`. */
   onLog?(message: McpLogMessage, context: RunNotificationContext): void;
   /** A resource the run subscribed to (`run.subscribeResource`) changed. */
@@ -72,7 +78,7 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
  * instead of dropping its approvals.
  */
 export interface SuspendedRun {
-  version: 1 | 2;
+  version: 1 | 2 | 3;
   runId: string;
   agent: string;
   fingerprint: string;
@@ -81,6 +87,8 @@ export interface SuspendedRun {
   seenBatchIds: string[];
   /** The calls waiting for a decision (format 2). */
   pending?: StoredApproval[];
+  /** Decided calls running on a host, with its lease (format 3): `run.recover()` ends those whose host died. */
+  inFlight?: InFlightCall[];
   /** Tool search: the tools loaded, least recently used first (a host that does not know it loads none: the model searches again). */
   loadedTools?: string[];
 }
@@ -108,6 +116,7 @@ export interface ResolvedRunOptions {
   readonly approvalTtlMs: number;
   readonly toolSearch: ToolSearchOptions | undefined;
   readonly batchTimeoutMs: number | undefined;
+  readonly inFlightLeaseMs: number;
   /** The run's connect settings without its handlers (those are each mount's: run-connections.ts). */
   readonly connect: ResolvedConnectSettings;
   readonly handlers: Readonly<RunHandlers>;
@@ -141,8 +150,10 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
     });
   checkMs(options.approvalTtlMs, 'approvalTtlMs');
   checkMs(options.batchTimeoutMs, 'batchTimeoutMs');
+  checkMs(options.inFlightLeaseMs, 'inFlightLeaseMs');
   const { elicitation, sampling, roots, elicitationModes, samplingTools, onLog, onResourceUpdated, onElicitationComplete } = options;
   const withoutHandlers = { ...options, elicitation: undefined, sampling: undefined, roots: undefined } as ConnectSettings;
+  const connect = resolveConnectSettings(withoutHandlers);
   return Object.freeze({
     agent: options.agent,
     service: options.service,
@@ -162,7 +173,8 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     toolSearch: options.toolSearch,
     batchTimeoutMs: options.batchTimeoutMs,
-    connect: resolveConnectSettings(withoutHandlers),
+    inFlightLeaseMs: options.inFlightLeaseMs ?? connect.timeouts.callMs + LEASE_GRACE_MS,
+    connect,
     handlers: Object.freeze(defined({ elicitation, sampling, roots, elicitationModes, samplingTools })),
     notifications: Object.freeze(defined({ onLog, onResourceUpdated, onElicitationComplete })),
   });

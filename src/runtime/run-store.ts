@@ -6,14 +6,19 @@
  * passes `runStoreConformanceSuite` (`agt-mcp/testing`).
  */
 import { AgtError } from '../errors.js';
-import { checkExpectedRevision, expectedRevisionOf } from '../resources/conflict.js';
+import { expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
+import type { CallChange } from './types.js';
 import { isStoredApproval, type StoredApproval } from './pending/record.js';
+import { type InFlightCall, isInFlightCall } from './pending/in-flight.js';
 
-/** The newest format of SuspendedRun this version reads and writes (2: with pending approvals; 1 is read too, and written without them). */
-export const RUN_FORMAT_VERSION = 2;
+/**
+ * The newest format of SuspendedRun this version reads and writes: 3 with decided calls in flight, 2 with pending
+ * calls only, 1 without either (each is written only when needed, so an older host refuses what it would drop).
+ */
+export const RUN_FORMAT_VERSION = 3;
 
-const readsFormat = (version: unknown): boolean => version === 1 || version === 2;
+const readsFormat = (version: unknown): boolean => version === 1 || version === 2 || version === 3;
 
 /** A suspended run as stored. `revision` starts at 1 and increases on every put. */
 export interface StoredRun {
@@ -26,11 +31,82 @@ export interface StoredRun {
   updatedAt: string;
 }
 
+/**
+ * Which stored runs `RunStore.list` returns, ordered by run id: those of `agent`; with `waiting`, only runs with
+ * calls that wait for a decision or decided calls in flight (format 2 or 3: what `run.decide` and `run.recover()`
+ * end), answered by an index; at most `limit` (1 … MAX_RUN_LIST_LIMIT), after the run id `cursor` (the last run id
+ * of the page before).
+ */
+export interface RunListFilter {
+  agent?: string;
+  waiting?: boolean;
+  limit?: number;
+  cursor?: string;
+}
+
+/** The most runs one `list` call returns when it is given a limit. */
+export const MAX_RUN_LIST_LIMIT = 10_000;
+
+/** Checks a list filter: invalid_input names the field that is wrong. */
+export function checkRunListFilter(filter: unknown): RunListFilter {
+  if (filter === undefined) return {};
+  const f = filter as Record<string, unknown>;
+  const bad = (field: string, what: string) =>
+    new AgtError('invalid_input', `RunStore.list: "${field}" must be ${what}`, { details: { field } });
+  if (typeof f !== 'object' || f === null || Array.isArray(f)) throw bad('filter', 'an object { agent?, waiting?, limit?, cursor? }');
+  if (f.agent !== undefined && typeof f.agent !== 'string') throw bad('agent', 'a string');
+  if (f.waiting !== undefined && typeof f.waiting !== 'boolean') throw bad('waiting', 'true or false');
+  if (f.limit !== undefined && (!Number.isInteger(f.limit) || (f.limit as number) < 1 || (f.limit as number) > MAX_RUN_LIST_LIMIT))
+    throw bad('limit', `an integer from 1 to ${MAX_RUN_LIST_LIMIT}`);
+  if (f.cursor !== undefined && typeof f.cursor !== 'string') throw bad('cursor', 'a run id (the last of the page before)');
+  return f as RunListFilter;
+}
+
+/** The lowest run format whose runs `list({ waiting: true })` returns: 2 (calls pending), 3 (decided calls in flight). */
+export const WAITING_FORMAT = 2;
+
 /** What is written. */
 export interface RunWrite {
   runId: string;
   agent: string;
   state: SuspendedRun;
+  /** What this write does to the run's calls, for a store that announces (`watch`): sent with the write, only if it lands. */
+  announce?: CallChange[];
+}
+
+/** A write announced to watchers: the run, the revision the write made, and what it did to which calls. */
+export interface RunAnnouncement {
+  runId: string;
+  agent: string;
+  revision: number;
+  changes: CallChange[];
+  /** How many changes did not fit the announcement (PostgreSQL carries at most ~7 kB); read the run for them. */
+  omitted?: number;
+}
+
+/** The most bytes of JSON an announcement carries (PostgreSQL's NOTIFY payload is under 8,000 bytes). */
+export const MAX_ANNOUNCEMENT_BYTES = 7_000;
+
+/** The announcement of a write that landed at `revision`, bounded in size; undefined when it changes no call. */
+export function announcementOf(run: RunWrite, revision: number): RunAnnouncement | undefined {
+  const all = Array.isArray(run.announce) ? run.announce : [];
+  if (all.length === 0) return undefined;
+  const base = { runId: run.runId, agent: run.agent, revision };
+  const changes: CallChange[] = [];
+  let bytes = Buffer.byteLength(JSON.stringify({ ...base, changes: [], omitted: all.length }));
+  for (const c of all) {
+    const change = { change: c.change, batchId: c.batchId, callId: c.callId };
+    const size = Buffer.byteLength(JSON.stringify(change)) + 1;
+    if (bytes + size > MAX_ANNOUNCEMENT_BYTES) break;
+    bytes += size;
+    changes.push(change);
+  }
+  return { ...base, changes, ...(changes.length < all.length ? { omitted: all.length - changes.length } : {}) };
+}
+
+/** A subscription to a store's announcements; `close()` ends it. */
+export interface RunWatch {
+  close(): Promise<void>;
 }
 
 /**
@@ -40,8 +116,8 @@ export interface RunWrite {
 export interface RunStore {
   /** The run, or undefined. A record of a newer format than this version reads rejects with store_unavailable naming it. */
   get(runId: string): Promise<StoredRun | undefined>;
-  /** Every stored run (of `agent`), ordered by run id (code points). */
-  list(filter?: { agent?: string }): Promise<StoredRun[]>;
+  /** The stored runs the filter names (all by default), ordered by run id (code points); see {@link RunListFilter}. */
+  list(filter?: RunListFilter): Promise<StoredRun[]>;
   /**
    * Writes a run, compare-and-set as ResourceStore.put: `expectedRevision` is
    * required, `null` means it must not exist yet, a number is the revision it
@@ -50,6 +126,12 @@ export interface RunStore {
   put(run: RunWrite, options: { expectedRevision: number | null }): Promise<StoredRun>;
   /** Deletes a run; false when there was none. With `expectedRevision`, only that revision (else revision_conflict, nothing deleted). */
   delete(runId: string, options?: { expectedRevision?: number }): Promise<boolean>;
+  /**
+   * Calls `listener` for each write with call changes, in any process sharing the store (PostgreSQL: LISTEN/NOTIFY),
+   * or in this process (MemoryRunStore). Absent when the store does not announce (SQLite): poll `list({ waiting })`.
+   * Announcements are hints sent after the write commits; what the store holds is the truth.
+   */
+  watch?(listener: (announcement: RunAnnouncement) => void): Promise<RunWatch>;
   /** Releases connections or files, when the adapter holds any. */
   close?(): Promise<void>;
 }
@@ -81,59 +163,6 @@ export function checkRunWrite(run: RunWrite, options: unknown): number | null {
   return expectedRevisionOf(options, 'RunStore.put');
 }
 
-const copy = <T>(value: T): T => structuredClone(value);
-
-/** A RunStore in memory (one process; tests and single-host use). */
-export class MemoryRunStore implements RunStore {
-  readonly #runs = new Map<string, StoredRun>();
-
-  /** {@inheritDoc RunStore.get} */
-  async get(runId: string): Promise<StoredRun | undefined> {
-    const run = this.#runs.get(runId);
-    return run === undefined ? undefined : readableRun(copy(run));
-  }
-
-  /** {@inheritDoc RunStore.list} */
-  async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
-    return [...this.#runs.values()]
-      .filter((r) => filter.agent === undefined || r.agent === filter.agent)
-      .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
-      .map(copy);
-  }
-
-  /** {@inheritDoc RunStore.put} */
-  async put(run: RunWrite, options: { expectedRevision: number | null }): Promise<StoredRun> {
-    const expected = checkRunWrite(run, options);
-    const current = this.#runs.get(run.runId);
-    checkExpectedRevision({ runId: run.runId }, expected, current?.revision ?? null);
-    const now = new Date().toISOString();
-    const stored: StoredRun = {
-      runId: run.runId,
-      agent: run.agent,
-      revision: (current?.revision ?? 0) + 1,
-      state: copy(run.state),
-      createdAt: current?.createdAt ?? now,
-      updatedAt: now,
-    };
-    this.#runs.set(run.runId, stored);
-    return copy(stored);
-  }
-
-  /** {@inheritDoc RunStore.delete} */
-  async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
-    checkExpectedRevision({ runId }, options.expectedRevision, this.#runs.get(runId)?.revision ?? null);
-    return this.#runs.delete(runId);
-  }
-
-  /** Nothing to release; here so that `await using` works for every store. */
-  async close(): Promise<void> {}
-
-  /** `await using` closes the store at the end of the scope. */
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-}
-
 /** The JSON state of a run: format 1, or 2 when calls wait for an approval (so an older host refuses it rather than drop them). */
 export function suspendedStateOf(
   run: { id: string; agent: string },
@@ -141,17 +170,29 @@ export function suspendedStateOf(
   seen: Iterable<string>,
   pending: StoredApproval[],
   loadedTools: string[] = [],
+  inFlight: InFlightCall[] = [],
 ): SuspendedRun {
-  return {
-    version: pending.length > 0 ? RUN_FORMAT_VERSION : 1,
+  const state: SuspendedRun = {
+    version: 1,
     runId: run.id,
     agent: run.agent,
     fingerprint: snapshot.fingerprint,
     settingsHash: snapshot.settingsHash,
     mountsHash: snapshot.mountsHash,
     seenBatchIds: [...seen],
-    ...(pending.length > 0 ? { pending } : {}),
     ...(loadedTools.length > 0 ? { loadedTools } : {}),
+  };
+  return withCalls(state, pending, inFlight);
+}
+
+/** The state with its pending and in-flight calls replaced (the format each needs: 3 with calls in flight, 2 with pending ones). */
+export function withCalls(state: SuspendedRun, pending: StoredApproval[], inFlight: InFlightCall[]): SuspendedRun {
+  const { pending: _pending, inFlight: _inFlight, ...rest } = state;
+  return {
+    ...rest,
+    version: inFlight.length > 0 ? 3 : pending.length > 0 ? 2 : 1,
+    ...(pending.length > 0 ? { pending } : {}),
+    ...(inFlight.length > 0 ? { inFlight } : {}),
   };
 }
 
@@ -200,7 +241,8 @@ function isShaped(state: unknown): state is SuspendedRun {
     typeof s.mountsHash === 'string' &&
     Array.isArray(s.seenBatchIds) &&
     s.seenBatchIds.every((id) => typeof id === 'string') &&
-    (s.pending === undefined || (s.version === 2 && Array.isArray(s.pending) && s.pending.every(isStoredApproval)))
+    (s.pending === undefined || (s.version !== 1 && Array.isArray(s.pending) && s.pending.every(isStoredApproval))) &&
+    (s.inFlight === undefined || (s.version === 3 && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall)))
   );
 }
 

@@ -34,7 +34,7 @@ interface ResultIds {
 }
 
 /** Every status a tool result has: `ok`, or why the call gave no result of its own (one list, like AGT_ERROR_CODES). */
-export const RESULT_STATUSES = ['ok', 'invalid_arguments', 'permission_denied', 'tool_error', 'tool_failed'] as const;
+export const RESULT_STATUSES = ['ok', 'invalid_arguments', 'permission_denied', 'tool_error', 'tool_failed', 'interrupted'] as const;
 
 /** A tool result's status. */
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
@@ -72,6 +72,18 @@ export interface PendingCall extends Omit<CallIdentity, 'runId' | 'agent'> {
   /** ISO 8601: when it began to wait, and when it expires (approvalTtlMs); decided later, it ends as permission_denied. */
   deferredAt: string;
   expiresAt: string;
+}
+
+/**
+ * A decided call in flight (issue 51): as it waited, with the host process that runs it and that host's lease. A
+ * lease that ran out means the host died mid-call: `run.recover()` reruns or ends the call.
+ */
+export interface InFlightView extends PendingCall {
+  /** The host process running it: host name, process id and a random part. */
+  host: string;
+  /** ISO 8601: when it was decided, and when its host's lease runs out. */
+  decidedAt: string;
+  leaseUntil: string;
 }
 
 /** A pending call (the name of the approval-only days; same type). */
@@ -217,4 +229,15 @@ export interface RunNotificationContext {
   agent: string;
   /** The mounted server that sent it. */
   mount: string;
+}
+
+/**
+ * What a write did to one call: `waiting` (it waits for a decision: approval or answers), `decided` (a host took its
+ * decision; if it runs, it is in flight now), `ended` (a decided call ended on its host), `interrupted` (recover()
+ * ended a call whose host died).
+ */
+export interface CallChange {
+  change: 'waiting' | 'decided' | 'ended' | 'interrupted';
+  batchId: string;
+  callId: string;
 }

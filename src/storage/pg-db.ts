@@ -13,6 +13,14 @@ export interface PgClientLike {
   release(error?: Error | boolean): void;
 }
 
+/** The events of a `pg` client that LISTEN needs. */
+interface NotificationSource {
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
+  off(event: 'error', listener: (error: Error) => void): unknown;
+}
+
 /** The few pool methods the store uses (a `pg.Pool` fits). */
 export interface PgPoolLike {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
@@ -140,6 +148,54 @@ export class PgConnection {
     } finally {
       client.release(failure); // a failed session is discarded, its lock with it
     }
+  }
+
+  /**
+   * LISTENs on `channel` on a connection of its own (held out of the pool until the returned close), calling
+   * `onPayload` with each notification's payload. A pool whose clients emit no notifications is store_unavailable.
+   */
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    await this.migrate();
+    const pool = await this.#openPool();
+    let client: PgClientLike & Partial<NotificationSource>;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+    if (typeof client.on !== 'function' || typeof client.off !== 'function') {
+      client.release();
+      throw new AgtError('store_unavailable', `${this.#who}: the pool's clients emit no "notification" events, so it cannot LISTEN`);
+    }
+    const source = client as PgClientLike & NotificationSource;
+    const handler = (message: { channel: string; payload?: string }) => {
+      if (message.channel === channel && typeof message.payload === 'string') onPayload(message.payload);
+    };
+    const dropped = () => undefined; // a broken connection ends the watch; the pool discards it on release
+    source.on('notification', handler);
+    source.on('error', dropped);
+    try {
+      await source.query(`LISTEN ${channel}`);
+    } catch (error) {
+      source.off('notification', handler);
+      source.off('error', dropped);
+      client.release(error as Error);
+      throw this.#unavailable(error);
+    }
+    let closed = false;
+    return async () => {
+      if (closed) return;
+      closed = true;
+      source.off('notification', handler);
+      try {
+        await source.query(`UNLISTEN ${channel}`);
+        client.release();
+      } catch (error) {
+        client.release(error as Error);
+      } finally {
+        source.off('error', dropped);
+      }
+    };
   }
 
   /** Ends the pool the adapter created (a pool passed in stays the caller's). */

@@ -7,7 +7,19 @@
 import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { revisionConflict } from '../resources/conflict.js';
-import { checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
+import {
+  announcementOf,
+  checkRunListFilter,
+  checkRunWrite,
+  readableRun,
+  type RunAnnouncement,
+  type RunListFilter,
+  type RunStore,
+  type RunWatch,
+  type RunWrite,
+  type StoredRun,
+  WAITING_FORMAT,
+} from '../runtime/run-store.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
 
 /** The schema of the runs table (docs/postgres.md). */
@@ -17,7 +29,9 @@ function runsSql(t: string): string[] {
       run_id text PRIMARY KEY, agent text NOT NULL, revision integer NOT NULL, format integer NOT NULL,
       state json NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL
     );
-    CREATE INDEX IF NOT EXISTS ${t}_by_agent ON ${t} (agent, run_id COLLATE "C");`,
+    CREATE INDEX IF NOT EXISTS ${t}_by_agent ON ${t} (agent, run_id COLLATE "C");
+    CREATE INDEX IF NOT EXISTS ${t}_waiting ON ${t} (run_id COLLATE "C") WHERE format >= 2;
+    CREATE INDEX IF NOT EXISTS ${t}_waiting_by_agent ON ${t} (agent, run_id COLLATE "C") WHERE format >= 2;`,
   ];
 }
 
@@ -56,8 +70,12 @@ export class PostgresRunStore implements RunStore {
   readonly #db: PgConnection;
   readonly #table: string;
 
+  readonly #channel: string;
+  readonly #watches = new Set<RunWatch>();
+
   constructor(options: PostgresRunStoreOptions) {
     this.#table = tableName(options.table ?? 'agt_runs', 'PostgresRunStore');
+    this.#channel = `${this.#table}_calls`;
     this.#db = new PgConnection(options, 'PostgresRunStore', { key: this.#table, statements: runsSql(this.#table) });
   }
 
@@ -77,11 +95,20 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.list} */
-  async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
-    const rows =
-      filter.agent === undefined
-        ? await this.#rows(`SELECT * FROM ${this.#table} ORDER BY run_id COLLATE "C"`, [])
-        : await this.#rows(`SELECT * FROM ${this.#table} WHERE agent = $1 ORDER BY run_id COLLATE "C"`, [filter.agent]);
+  async list(filter?: RunListFilter): Promise<StoredRun[]> {
+    const { agent, waiting, limit, cursor } = checkRunListFilter(filter);
+    const values: unknown[] = [];
+    const param = (value: unknown) => `$${values.push(value)}`;
+    // `format >= 2` as the partial indexes state it, so the waiting runs are read from them, not from every run.
+    const where = [
+      ...(waiting === true ? [`format >= ${WAITING_FORMAT}`] : []),
+      ...(agent === undefined ? [] : [`agent = ${param(agent)}`]),
+      ...(cursor === undefined ? [] : [`run_id COLLATE "C" > ${param(cursor)}`]),
+    ];
+    const rows = await this.#rows(
+      `SELECT * FROM ${this.#table}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY run_id COLLATE "C" LIMIT ${param(limit ?? null)}`,
+      values,
+    );
     return rows.map(toRun);
   }
 
@@ -89,16 +116,20 @@ export class PostgresRunStore implements RunStore {
   async put(run: RunWrite, options: { expectedRevision: number | null }): Promise<StoredRun> {
     const expected = checkRunWrite(run, options);
     const t = this.#table;
-    const values = [run.runId, run.agent, run.state.version, JSON.stringify(run.state), new Date().toISOString()];
+    const values: unknown[] = [run.runId, run.agent, run.state.version, JSON.stringify(run.state), new Date().toISOString()];
+    // The announcement goes with the write (NOTIFY in RETURNING): sent on commit, only if the compare-and-set landed.
+    const announcement = announcementOf(run, expected === null ? 1 : expected + 1);
+    const notify =
+      announcement === undefined ? '' : `, pg_notify($${values.push(this.#channel)}, $${values.push(JSON.stringify(announcement))})`;
     const rows =
       expected === null
         ? await this.#rows(
-            `INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5) ON CONFLICT (run_id) DO NOTHING RETURNING *`,
+            `INSERT INTO ${t} (run_id, agent, revision, format, state, created_at, updated_at) VALUES ($1, $2, 1, $3, $4::json, $5, $5) ON CONFLICT (run_id) DO NOTHING RETURNING *${notify}`,
             values,
           )
         : await this.#rows(
-            `UPDATE ${t} SET agent = $2, revision = revision + 1, format = $3, state = $4::json, updated_at = $5 WHERE run_id = $1 AND revision = $6 RETURNING *`,
-            [...values, expected],
+            `UPDATE ${t} SET agent = $2, revision = revision + 1, format = $3, state = $4::json, updated_at = $5 WHERE run_id = $1 AND revision = $${values.push(expected)} RETURNING *${notify}`,
+            values,
           );
     const [row] = rows;
     if (row === undefined) throw revisionConflict({ runId: run.runId }, expected, await this.#revision(run.runId));
@@ -122,14 +153,49 @@ export class PostgresRunStore implements RunStore {
     return true;
   }
 
-  /** Ends the pool the store created. */
-  close(): Promise<void> {
+  /**
+   * Announcements of every host's writes (LISTEN on `<table>_calls`, NOTIFY sent with each write that changes a
+   * call), on a connection of its own held until `close()` of the watch or of the store.
+   */
+  async watch(listener: (announcement: RunAnnouncement) => void): Promise<RunWatch> {
+    const stop = await this.#db.listen(this.#channel, (payload) => {
+      const announcement = parseAnnouncement(payload);
+      if (announcement === undefined) return;
+      try {
+        listener(announcement);
+      } catch {
+        // a listener that throws is its own concern: the watch goes on
+      }
+    });
+    const watch = {
+      close: async () => {
+        this.#watches.delete(watch);
+        await stop();
+      },
+    };
+    this.#watches.add(watch);
+    return watch;
+  }
+
+  /** Ends its watches and the pool the store created. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#watches].map((w) => w.close()));
     return this.#db.close();
   }
 
   /** `await using` closes the store at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+}
+
+// An announcement as NOTIFY carried it (our own JSON, read defensively): undefined when it is not one.
+function parseAnnouncement(payload: string): RunAnnouncement | undefined {
+  try {
+    const a = JSON.parse(payload) as RunAnnouncement;
+    return typeof a?.runId === 'string' && typeof a.revision === 'number' && Array.isArray(a.changes) ? a : undefined;
+  } catch {
+    return undefined;
   }
 }
 

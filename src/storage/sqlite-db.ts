@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS agt_runs (
   updated_at TEXT    NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS agt_runs_by_agent ON agt_runs (agent, run_id);
+CREATE INDEX IF NOT EXISTS agt_runs_waiting ON agt_runs (run_id) WHERE format >= 2;
+CREATE INDEX IF NOT EXISTS agt_runs_waiting_by_agent ON agt_runs (agent, run_id) WHERE format >= 2;
 CREATE TABLE IF NOT EXISTS agt_audit (
   seq    INTEGER PRIMARY KEY AUTOINCREMENT,
   run_id TEXT NOT NULL,

@@ -6,7 +6,16 @@
 import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { checkExpectedRevision } from '../resources/conflict.js';
-import { checkRunWrite, readableRun, type RunStore, type RunWrite, type StoredRun } from '../runtime/run-store.js';
+import {
+  checkRunListFilter,
+  checkRunWrite,
+  readableRun,
+  type RunListFilter,
+  type RunStore,
+  type RunWrite,
+  type StoredRun,
+  WAITING_FORMAT,
+} from '../runtime/run-store.js';
 import { guard, immediate, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface RunRow {
@@ -48,13 +57,18 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** {@inheritDoc RunStore.list} */
-  async list(filter: { agent?: string } = {}): Promise<StoredRun[]> {
+  async list(filter?: RunListFilter): Promise<StoredRun[]> {
+    const { agent, waiting, limit, cursor } = checkRunListFilter(filter);
     const db = await this.#handle.open();
-    const rows = guard(() =>
-      filter.agent === undefined
-        ? db.prepare('SELECT * FROM agt_runs ORDER BY run_id').all()
-        : db.prepare('SELECT * FROM agt_runs WHERE agent = ? ORDER BY run_id').all(filter.agent),
-    ) as RunRow[];
+    // `format >= 2` as the partial indexes state it, so the waiting runs are read from them, not from every run.
+    const where = [
+      ...(waiting === true ? [`format >= ${WAITING_FORMAT}`] : []),
+      ...(agent === undefined ? [] : ['agent = ?']),
+      ...(cursor === undefined ? [] : ['run_id > ?']),
+    ];
+    const sql = `SELECT * FROM agt_runs${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY run_id LIMIT ?`;
+    const values = [...(agent === undefined ? [] : [agent]), ...(cursor === undefined ? [] : [cursor]), limit ?? -1];
+    const rows = guard(() => db.prepare(sql).all(...values)) as RunRow[];
     return rows.map(toRun);
   }
 

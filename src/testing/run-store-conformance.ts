@@ -129,6 +129,30 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
     assert.deepEqual(await store.list({ agent: 'team/none' }), []);
   });
 
+  run('list({ waiting }) gives the runs with pending calls or calls in flight (format 2, 3), paged by limit and cursor', async (store) => {
+    const pending: Partial<SuspendedRun> = { version: 2, pending: [] };
+    const runs: [string, string, Partial<SuspendedRun>][] = [
+      ['run-1', 'team/x', {}],
+      ['run-2', 'team/x', pending],
+      ['run-3', 'team/y', { version: 3, inFlight: [] }],
+      ['run-4', 'team/x', pending],
+      ['run-5', 'team/x', {}],
+    ];
+    for (const [id, agent, extra] of runs) await store.put(write(id, agent, extra), { expectedRevision: null });
+    const ids = (runs: { runId: string }[]) => runs.map((r) => r.runId);
+    assert.deepEqual(ids(await store.list({ waiting: true })), ['run-2', 'run-3', 'run-4']);
+    assert.deepEqual(ids(await store.list({ waiting: true, agent: 'team/x' })), ['run-2', 'run-4']);
+    assert.deepEqual(ids(await store.list({ waiting: false })), ['run-1', 'run-2', 'run-3', 'run-4', 'run-5']);
+    assert.deepEqual(ids(await store.list({ waiting: true, limit: 2 })), ['run-2', 'run-3']);
+    assert.deepEqual(ids(await store.list({ waiting: true, limit: 2, cursor: 'run-3' })), ['run-4']);
+    assert.deepEqual(ids(await store.list({ limit: 2, cursor: 'run-2' })), ['run-3', 'run-4']);
+    // A run decided to the end is no longer waiting.
+    await store.put(write('run-2', 'team/x'), { expectedRevision: 1 });
+    assert.deepEqual(ids(await store.list({ waiting: true })), ['run-3', 'run-4']);
+    for (const bad of [{ limit: 0 }, { limit: 1.5 }, { limit: 10_001 }, { waiting: 'yes' }, { cursor: 5 }, { agent: 1 }])
+      await expectCode(store.list(bad as never), 'invalid_input');
+  });
+
   run('delete: false when missing, true when deleted; a stale expectedRevision fails and keeps the run', async (store) => {
     assert.equal(await store.delete('run-none'), false);
     await expectCode(store.delete('run-none', { expectedRevision: 1 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, null));

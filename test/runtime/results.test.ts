@@ -159,6 +159,7 @@ describe('RESULT_STATUSES: one list of result statuses', () => {
       ]),
     );
     expect(results.map((r) => r.status)).toEqual(['ok', 'tool_error', 'tool_failed', 'permission_denied', 'invalid_arguments']);
-    expect([...RESULT_STATUSES].sort()).toEqual([...new Set(results.map((r) => r.status))].sort());
+    // `interrupted` ends no call of a batch: only run.recover() gives it, to a decided call whose host died (in-flight.test.ts).
+    expect([...RESULT_STATUSES].filter((s) => s !== 'interrupted').sort()).toEqual([...new Set(results.map((r) => r.status))].sort());
   });
 });

@@ -73,11 +73,11 @@ describe('suspend and resume through a RunStore', () => {
       code: 'invalid_input',
       message: expect.stringMatching(/needs \{ store \}/),
     });
-    const state = { ...(await run.suspend()), version: 3 };
+    const state = { ...(await run.suspend()), version: 4 };
     await expect(NativeRun.resume(state as never, options)).rejects.toMatchObject({
       code: 'store_unavailable',
-      details: { reason: 'newer_format', formatVersion: 3 },
-      message: expect.stringMatching(/format version 3/),
+      details: { reason: 'newer_format', formatVersion: 4 },
+      message: expect.stringMatching(/format version 4/),
     }); // the same rule as a stored record of a newer format
   });
 

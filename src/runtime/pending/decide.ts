@@ -25,6 +25,7 @@ import type { CallIdentity, InputDecision, ToolResult } from '../types.js';
 import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
 import { isExpired, type StoredApproval, type TakenApproval, toolHashOf } from './record.js';
 import { waitForInput } from './wait.js';
+import type { InFlightCall } from './in-flight.js';
 import { isAgtError } from '../../errors.js';
 
 /** Who decided a deferred call, as its tool_call audit event names it. */
@@ -149,6 +150,20 @@ async function answerOne(
     return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: error.toToolError().error }), a.by);
   }
   return waitForInput({ callId: a.callId, index: a.index, args: ended.args, by: a.by, round: next }, route, ended.asked, ctx);
+}
+
+/** A lost call that does not run again ends `interrupted`, audited: it may or may not have run (recover). */
+export function interruptedCall(call: InFlightCall, ctx: CallContext): Promise<ToolResult> {
+  const { approval: a } = call;
+  const message =
+    `the host that ran this call stopped before the call ended (its lease ran out at ${call.leaseUntil}); ` +
+    'the call may or may not have run: check its effect before calling it again';
+  const result = callResult(a.callId, {
+    kind: 'failed',
+    failed: 'interrupted',
+    error: { code: 'interrupted', message, details: { batchId: a.batchId, decidedAt: call.decidedAt, leaseUntil: call.leaseUntil } },
+  });
+  return callAudit(ctx, () => identityOf(a, ctx))(result, APPROVER);
 }
 
 // The call's identity from what was stored (its tool may be gone from the snapshot).

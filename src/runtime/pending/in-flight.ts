@@ -1,0 +1,139 @@
+/**
+ * Decided calls in flight (issue 51): a call a host decided to run is
+ * recorded as in flight, with that host's lease, in the same compare-and-set
+ * that takes it out of the pending calls, and its end is recorded when it
+ * comes. A host that dies mid-call leaves the record behind with its lease
+ * running out; any host then finds it (`run.recover()`): a tool that declares
+ * `idempotentHint: true` runs again, any other ends `interrupted` ("may or
+ * may not have run"). A decided call is never silently lost.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { isPlainObject } from '../../json.js';
+import type { CallChange, CallDecision } from '../types.js';
+import { isExpired, isStoredApproval, type StoredApproval, type TakenApproval } from './record.js';
+
+/** This host process, as leases name it: host name, process id and a random part (a pid is reused). */
+export const HOST_ID = `${hostname().slice(0, 64)}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+/** How long past the longest a call may take (its call timeout) a lease lasts before its host is taken as dead: 60 s. */
+export const LEASE_GRACE_MS = 60_000;
+
+/** A decided call that runs (or ran) on `host`; its end removes it. */
+export interface InFlightCall {
+  /** The call as it waited: its record (arguments, tool, server state). */
+  approval: StoredApproval;
+  /** What the host decided: an approval, or the answers to the call's questions. */
+  decision: CallDecision;
+  /** The host process running it (HOST_ID). */
+  host: string;
+  /** ISO 8601: when it was decided. */
+  decidedAt: string;
+  /** ISO 8601: past this the host is taken as dead, and `recover()` ends or reruns the call. */
+  leaseUntil: string;
+}
+
+/** The calls that run when decided: an approval granted in time, answers, or a declined question. */
+function runs(t: TakenApproval, now: number): boolean {
+  return !isExpired(t.approval, now) && (!('approve' in t.decision) || t.decision.approve);
+}
+
+/** The in-flight records of the taken calls that will run, leased to this host for `leaseMs`. */
+export function inFlightOf(taken: readonly TakenApproval[], leaseMs: number, now = Date.now()): InFlightCall[] {
+  const decidedAt = new Date(now).toISOString();
+  const leaseUntil = new Date(now + leaseMs).toISOString();
+  return taken
+    .filter((t) => runs(t, now))
+    .map((t) => ({ approval: t.approval, decision: t.decision, host: HOST_ID, decidedAt, leaseUntil }));
+}
+
+/**
+ * The lost calls that run again on this host (their tool declares `idempotentHint: true`), leased anew; the decision
+ * was taken in time, so the approval's own expiry does not end them.
+ */
+export function rerunOf(lost: readonly InFlightCall[], leaseMs: number, now = Date.now()): InFlightCall[] {
+  const decidedAt = new Date(now).toISOString();
+  const leaseUntil = new Date(now + leaseMs).toISOString();
+  return lost
+    .filter((c) => c.approval.annotations?.idempotentHint === true)
+    .map((c) => ({ ...c, approval: { ...c.approval, expiresAt: leaseUntil }, host: HOST_ID, decidedAt, leaseUntil }));
+}
+
+/** True when the call's host is taken as dead at `now`: its lease ran out. */
+export const leaseExpired = (call: InFlightCall, now: number): boolean => now >= Date.parse(call.leaseUntil);
+
+/** The key of a call within a run. */
+export const callKey = (c: { approval: { batchId: string; callId: string } }): string => `${c.approval.batchId}\u0000${c.approval.callId}`;
+
+/** True for an in-flight record as suspend() writes it (resume checks every field it reads). */
+export function isInFlightCall(value: unknown): value is InFlightCall {
+  const c = value as Partial<Record<keyof InFlightCall, unknown>> | null;
+  return (
+    isPlainObject(c) &&
+    isStoredApproval(c.approval) &&
+    isPlainObject(c.decision) &&
+    typeof c.host === 'string' &&
+    typeof c.decidedAt === 'string' &&
+    typeof c.leaseUntil === 'string' &&
+    !Number.isNaN(Date.parse(c.leaseUntil))
+  );
+}
+
+/** The in-flight calls of a run, by batch and call id. */
+export class InFlightCalls {
+  readonly #calls = new Map<string, InFlightCall>();
+
+  /** Records calls as in flight. */
+  add(calls: Iterable<InFlightCall>): void {
+    for (const call of calls) this.#calls.set(callKey(call), call);
+  }
+
+  /** Removes ended calls (their end is what the next write records). */
+  end(calls: Iterable<InFlightCall>): void {
+    for (const call of calls) this.#calls.delete(callKey(call));
+  }
+
+  /** Every in-flight call, in batch and call order. */
+  list(): InFlightCall[] {
+    return [...this.#calls.values()].sort((x, y) =>
+      x.approval.batchId === y.approval.batchId ? x.approval.index - y.approval.index : x.approval.batchId < y.approval.batchId ? -1 : 1,
+    );
+  }
+
+  /** How many calls are in flight. */
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  /** Forgets them all (the run closed). */
+  clear(): void {
+    this.#calls.clear();
+  }
+}
+
+/** What the last write of a run stored of its calls: the keys pending and in flight. */
+export interface WrittenCalls {
+  pending: ReadonlySet<string>;
+  inFlight: ReadonlySet<string>;
+}
+
+const keyOf = (batchId: string, callId: string) => `${batchId}\u0000${callId}`;
+const idsOf = (key: string) => {
+  const [batchId = '', callId = ''] = key.split('\u0000');
+  return { batchId, callId };
+};
+
+/** The keys of a run's pending and in-flight calls, as a write stores them. */
+export function writtenCalls(pending: readonly StoredApproval[], inFlight: readonly InFlightCall[]): WrittenCalls {
+  return { pending: new Set(pending.map((a) => keyOf(a.batchId, a.callId))), inFlight: new Set(inFlight.map(callKey)) };
+}
+
+/** What a write does to the run's calls, from what the last write stored (`before`) to what this one stores (`after`). */
+export function callChanges(before: WrittenCalls, after: WrittenCalls, interrupted: ReadonlySet<string>): CallChange[] {
+  const changes: CallChange[] = [];
+  for (const key of after.pending) if (!before.pending.has(key)) changes.push({ change: 'waiting', ...idsOf(key) });
+  for (const key of before.pending) if (!after.pending.has(key)) changes.push({ change: 'decided', ...idsOf(key) });
+  for (const key of before.inFlight)
+    if (!after.inFlight.has(key)) changes.push({ change: interrupted.has(key) ? 'interrupted' : 'ended', ...idsOf(key) });
+  return changes;
+}

@@ -1,0 +1,60 @@
+/**
+ * The end of decided calls, recorded in a run's store when another host wrote
+ * the run since this host decided them (it decided another call of the run,
+ * or recovered one): the end is merged into what that host wrote — the calls
+ * leave its in-flight list, the questions they asked again join its pending
+ * calls — compare-and-set on each read, until it lands or the run is gone.
+ */
+import { AgtError, isAgtError } from '../../errors.js';
+import { type RunStore, withCalls } from '../run-store.js';
+import { callKey, HOST_ID, type InFlightCall } from './in-flight.js';
+import type { StoredApproval } from './record.js';
+
+/** How often a merged end is tried against a run other hosts keep writing. */
+const MAX_MERGE_ATTEMPTS = 20;
+
+const pendingKey = (a: StoredApproval) => `${a.batchId}\u0000${a.callId}`;
+
+/** Merges the end of `ended` (run by this host) and the questions `asked` again into the stored run. */
+export async function mergeEnded(
+  store: RunStore,
+  run: { id: string; agent: string },
+  ended: readonly InFlightCall[],
+  asked: readonly StoredApproval[],
+): Promise<void> {
+  const keys = new Set(ended.map(callKey));
+  for (let attempt = 1; ; attempt++) {
+    const stored = await store.get(run.id);
+    if (stored === undefined) return; // the run was deleted: nothing is left to record the end in
+    const state = stored.state;
+    const mine = (c: InFlightCall) => keys.has(callKey(c)) && c.host === HOST_ID;
+    const inFlight = (state.inFlight ?? []).filter((c) => !mine(c));
+    const waiting = new Set((state.pending ?? []).map(pendingKey));
+    const added = asked.filter((a) => !waiting.has(pendingKey(a)));
+    const pending = [...(state.pending ?? []), ...added];
+    try {
+      const announce = [
+        ...(state.inFlight ?? [])
+          .filter(mine)
+          .map((c) => ({ change: 'ended' as const, batchId: c.approval.batchId, callId: c.approval.callId })),
+        ...added.map((a) => ({ change: 'waiting' as const, batchId: a.batchId, callId: a.callId })),
+      ];
+      await store.put(
+        { runId: run.id, agent: run.agent, state: withCalls(state, pending, inFlight), announce },
+        { expectedRevision: stored.revision },
+      );
+      return;
+    } catch (error) {
+      if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;
+      if (attempt >= MAX_MERGE_ATTEMPTS)
+        throw new AgtError(
+          'revision_conflict',
+          `the end of decided calls of run "${run.id}" could not be recorded: other hosts kept writing it`,
+          {
+            details: { ...error.details, attempts: attempt },
+            cause: error,
+          },
+        );
+    }
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Decided calls in flight (issue 51, item 1): deciding records the call as in
+ * flight with the deciding host's lease, in the same compare-and-set; its end
+ * is recorded when it comes (merged into what another host wrote since). A
+ * host that dies mid-call leaves it in flight; once its lease ran out any
+ * host's `run.recover()` runs it again when its tool declares
+ * `idempotentHint: true`, and otherwise ends it `interrupted`, audited —
+ * never nothing. Real Python server processes, a real SQLite file, a host
+ * process killed with SIGKILL.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { type AuditEvent, MemoryRunStore, NativeRun, policies } from '../../src/index.js';
+import { HOST_ID } from '../../src/runtime/pending/in-flight.js';
+import { SqliteRunStore } from '../../src/storage/sqlite.js';
+import { batch, py, REPO_ROOT, runFixture } from '../support/index.js';
+
+const fx = runFixture();
+// add (idempotentHint: true) and withdraw (destructive, no idempotentHint) wait for a human.
+const deferBoth = () => policies.chain(policies.approval(py('withdraw')), policies.approval(py('add')), policies.autoAllow('*'));
+const calls = [
+  { callId: 'a1', name: py('add'), arguments: { a: 1, b: 2 } },
+  { callId: 'w1', name: py('withdraw'), arguments: { amount: 7 } },
+];
+
+// A before hook that holds each call until the test lets it go: the call is decided and in flight meanwhile.
+function gate() {
+  const reached: string[] = [];
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { reached, open, hook: async (call: { callId: string }) => void (reached.push(call.callId), await opened) };
+}
+
+describe('issue 51: a decided call is in flight until it ends', () => {
+  it('B3/F6: deciding records the call in flight with this host and its lease (format 3) before it runs; its end is recorded', async () => {
+    const store = new MemoryRunStore();
+    const held = gate();
+    const run = await fx.start({ policy: deferBoth(), hooks: { before: [held.hook] }, inFlightLeaseMs: 120_000 });
+    await run.executeBatch({ ...batch(run, calls.slice(1)), batchId: 'b1' });
+    await run.suspend({ store });
+    const deciding = run.decide('b1', { w1: { approve: true } });
+    await vi.waitFor(() => expect(held.reached).toEqual(['w1']), { timeout: 20_000 });
+    const during = (await store.get(run.id))!.state;
+    expect(during).toMatchObject({
+      version: 3,
+      inFlight: [{ approval: { callId: 'w1', batchId: 'b1' }, decision: { approve: true }, host: HOST_ID }],
+    });
+    expect(during.pending).toBeUndefined(); // taken out of the pending calls in the same write
+    const lease = Date.parse(during.inFlight![0]!.leaseUntil) - Date.parse(during.inFlight![0]!.decidedAt);
+    expect(lease).toBe(120_000);
+    expect(run.inFlightCalls()).toEqual([expect.objectContaining({ callId: 'w1', host: HOST_ID, arguments: { amount: 7 } })]);
+    expect(fx.env.calls()).toEqual([]); // in flight, not yet at the server
+    held.open();
+    expect((await deciding).results.map((r) => r.status)).toEqual(['ok']);
+    const after = (await store.get(run.id))!.state;
+    expect(after.inFlight).toBeUndefined();
+    expect(after.version).toBe(1);
+    expect(run.inFlightCalls()).toEqual([]);
+  });
+
+  it('B3: the end of a call is merged into what another host wrote meanwhile (it decided another call of the run)', async () => {
+    const store = new MemoryRunStore();
+    const held = gate();
+    const run = await fx.start({ policy: deferBoth() });
+    await run.executeBatch({ ...batch(run, calls), batchId: 'b2' });
+    await run.suspend({ store });
+    const options = { store, service: fx.env.service, policy: policies.denyAll(), hooks: { before: [held.hook] } };
+    const a = await NativeRun.resume(run.id, options);
+    const b = await NativeRun.resume(run.id, { ...options, hooks: {} });
+    try {
+      const first = a.decide('b2', { a1: { approve: true } });
+      await vi.waitFor(() => expect(held.reached).toEqual(['a1']), { timeout: 20_000 });
+      // b read the run before a decided: its decide loses; read again, it decides the other call while a1 is in flight.
+      await expect(b.decide('b2', { w1: { approve: true } })).rejects.toMatchObject({ code: 'revision_conflict' });
+      const c = await NativeRun.resume(run.id, { ...options, hooks: {} });
+      try {
+        expect(c.inFlightCalls().map((p) => p.callId)).toEqual(['a1']);
+        expect((await c.decide('b2', { w1: { approve: true } })).results.map((r) => r.status)).toEqual(['ok']);
+        expect((await store.get(run.id))!.state.inFlight?.map((f) => f.approval.callId)).toEqual(['a1']); // a's call still runs
+        held.open();
+        expect((await first).results.map((r) => [r.callId, r.status])).toEqual([['a1', 'ok']]);
+      } finally {
+        await c.close();
+      }
+      const stored = (await store.get(run.id))!.state;
+      expect(stored.inFlight).toBeUndefined(); // a's end, merged into c's write
+      expect(stored.pending).toBeUndefined();
+      expect(
+        fx.env
+          .calls()
+          .map((x) => x.tool)
+          .sort(),
+      ).toEqual(['add', 'withdraw']);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('B3: recover() leaves a call whose lease still runs (its host may be alive)', async () => {
+    const store = new MemoryRunStore();
+    const held = gate();
+    const run = await fx.start({ policy: deferBoth(), hooks: { before: [held.hook] } });
+    await run.executeBatch({ ...batch(run, calls.slice(1)), batchId: 'b3' });
+    await run.suspend({ store });
+    const deciding = run.decide('b3', { w1: { approve: true } });
+    await vi.waitFor(() => expect(held.reached).toEqual(['w1']), { timeout: 20_000 });
+    const other = await NativeRun.resume(run.id, { store, service: fx.env.service, policy: policies.denyAll() });
+    try {
+      expect(await other.recover()).toEqual([]);
+      expect((await store.get(run.id))!.state.inFlight).toHaveLength(1);
+    } finally {
+      await other.close();
+      held.open();
+      await deciding;
+    }
+    expect(fx.env.calls()).toEqual([{ tool: 'withdraw', arguments: { amount: 7 } }]); // once
+  });
+});
+
+describe('issue 51: a host killed mid-call (SIGKILL)', () => {
+  it('B3/F6: another host recovers: the idempotent call runs again once, the other ends interrupted, audited; nothing is lost', async () => {
+    const run = await fx.start({ policy: deferBoth() });
+    const file = path.join(fx.env.tmp.dir, 'runs.db');
+    const markers = fs.mkdtempSync(path.join(fx.env.tmp.dir, 'markers-'));
+    const store = new SqliteRunStore({ path: file });
+    try {
+      await run.executeBatch({ ...batch(run, calls), batchId: 'b-kill' });
+      await run.suspend({ store });
+      const document = (await fx.env.service.read({ kind: 'mcp', reference: 'tools/py' })).data;
+      const host = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(REPO_ROOT, 'test/runtime/fixtures/decide-and-die.ts'),
+          ...[file, JSON.stringify(document), markers, run.id, 'b-kill', '1000'],
+        ],
+        { cwd: REPO_ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+      );
+      const exited = once(host, 'exit');
+      await vi.waitFor(() => expect(fs.readdirSync(markers).sort()).toEqual(['before-a1', 'before-w1']), { timeout: 60_000, interval: 50 });
+      host.kill('SIGKILL');
+      expect((await exited)[1]).toBe('SIGKILL');
+      const left = (await store.get(run.id))!.state;
+      expect(left.version).toBe(3);
+      expect(left.inFlight?.map((c) => [c.approval.callId, c.host.split(':')[1]])).toEqual([
+        ['a1', String(host.pid)],
+        ['w1', String(host.pid)],
+      ]);
+      expect(fx.env.calls()).toEqual([]); // decided, recorded, never reached the server
+      // The dead host's lease (1 s) runs out; then any host finds the calls.
+      const until = Math.max(...left.inFlight!.map((c) => Date.parse(c.leaseUntil)));
+      await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(until), { timeout: 30_000 });
+      const audit: AuditEvent[] = [];
+      const recovering = await NativeRun.resume(run.id, {
+        store,
+        service: fx.env.service,
+        policy: policies.denyAll(),
+        audit: { record: (e) => void audit.push(e) },
+      });
+      try {
+        expect(recovering.inFlightCalls().map((c) => c.callId)).toEqual(['a1', 'w1']);
+        const recovered = await recovering.recover();
+        expect(recovered.map((r) => [r.batchId, r.result.callId, r.result.status, r.rerun])).toEqual([
+          ['b-kill', 'w1', 'interrupted', false],
+          ['b-kill', 'a1', 'ok', true],
+        ]);
+        const interrupted = recovered[0]!.result;
+        expect(interrupted.status !== 'ok' && interrupted.error).toMatchObject({
+          code: 'interrupted',
+          message: expect.stringMatching(/may or may not have run/),
+        });
+        expect(fx.env.calls()).toEqual([{ tool: 'add', arguments: { a: 1, b: 2 } }]); // withdraw never ran twice: not at all
+        expect(audit.filter((e) => e.type === 'tool_call').map((e) => [e.callId, e.status])).toEqual(
+          expect.arrayContaining([
+            ['w1', 'interrupted'],
+            ['a1', 'ok'],
+          ]),
+        );
+        expect(await recovering.recover()).toEqual([]); // once
+      } finally {
+        await recovering.close();
+      }
+      const stored = (await store.get(run.id))!.state;
+      expect(stored.inFlight).toBeUndefined();
+      expect(stored.pending).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+});
