@@ -17,6 +17,7 @@ import { RunAudit } from './run-audit.js';
 import { type RecoveredCall, type RejectedBatch, RunBatches } from './run-batches.js';
 import { callChanges, callKey, type InFlightCall, InFlightCalls, type WrittenCalls, writtenCalls } from './pending/in-flight.js';
 import { mergeEnded } from './pending/record-end.js';
+import { DecidedCalls, storedResults } from './pending/decided.js';
 import { pendingView } from './pending/record.js';
 import { buildSnapshot } from './refresh.js';
 import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
@@ -60,6 +61,7 @@ export class NativeRun extends RunMounts {
   /** What the last write stored of the calls (announced changes are the difference), and calls recover() interrupted since. */
   #written: WrittenCalls = writtenCalls([], []);
   readonly #interrupted = new Set<string>();
+  readonly #decided: DecidedCalls;
 
   private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
     super();
@@ -69,6 +71,7 @@ export class NativeRun extends RunMounts {
     this.#stale = stale;
     this.#toolSearch = parts.toolSearch;
     const audit = new RunAudit(options.audit, this.id, this.agent);
+    this.#decided = new DecidedCalls(options.decidedRetentionMs);
     this.#refresher = new RunRefresher(snapshot, { agent: this.agent, options, registry, connections, stale, broken: this.#broken, audit });
     this.#batches = new RunBatches({
       run: {
@@ -91,6 +94,9 @@ export class NativeRun extends RunMounts {
       inFlight: this.#inFlight,
       recordEnd: (ended) => this.#recordEnd(ended),
       interrupted: (call) => void this.#interrupted.add(callKey(call)),
+      decided: this.#decided,
+      storedResults: async (batchId, callIds) =>
+        this.#store === undefined ? undefined : storedResults((await this.#store.get(this.id))?.state.decided, batchId, callIds),
     });
   }
 
@@ -235,6 +241,7 @@ export class NativeRun extends RunMounts {
       this.#approvals.list(),
       this.#toolSearch.loadedTools(),
       this.#inFlight.list(),
+      this.#decided.list(),
     );
     if (options.store) {
       const written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
@@ -261,7 +268,7 @@ export class NativeRun extends RunMounts {
       if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;
       const keys = new Set(ended.map((c) => `${c.approval.batchId}\u0000${c.approval.callId}`));
       const asked = this.#approvals.list().filter((a) => keys.has(`${a.batchId}\u0000${a.callId}`));
-      await mergeEnded(store, this, ended, asked); // this run's revision stays behind: its next write conflicts, as it must
+      await mergeEnded(store, this, ended, asked, this.#decided); // this run's revision stays behind: its next write conflicts, as it must
     }
   }
 
@@ -299,6 +306,7 @@ export class NativeRun extends RunMounts {
     for (const approval of state.pending ?? []) run.#approvals.add(approval);
     run.#inFlight.add(state.inFlight ?? []);
     run.#written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
+    run.#decided.load(state.decided ?? []);
     run.#toolSearch.restore(state.loadedTools ?? [], run.#refresher.snapshot.routes);
     return run;
   }

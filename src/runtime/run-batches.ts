@@ -21,6 +21,7 @@ import type { RunToolSearch } from './tool-search.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch, ToolResult } from './types.js';
 import { callKey, type InFlightCall, type InFlightCalls, inFlightOf, leaseExpired, rerunOf } from './pending/in-flight.js';
 import type { TakenApproval } from './pending/record.js';
+import type { DecidedCalls } from './pending/decided.js';
 
 /** A batch stage 1 rejected (B6): nothing ran. */
 export interface RejectedBatch {
@@ -51,6 +52,10 @@ export interface BatchesParts {
   recordEnd(ended: readonly InFlightCall[]): Promise<void>;
   /** Notes a lost call recover() ends without running it, for the next write to announce as interrupted. */
   interrupted(call: InFlightCall): void;
+  /** The results of decided calls the run record keeps (decidedRetentionMs). */
+  decided: DecidedCalls;
+  /** The results the stored run keeps for calls `callIds` of `batchId` (another host decided them); undefined without. */
+  storedResults(batchId: string, callIds: readonly string[]): Promise<ToolResult[] | undefined>;
 }
 
 /** A call `recover()` ended: the batch it was decided in, its result, and whether it ran again (an idempotent tool). */
@@ -121,7 +126,15 @@ export class RunBatches {
   async decide(batchId: string, decisions: Record<string, CallDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
     const { refresher, approvals, run, inFlight } = this.#p;
     const opening = await refresher.apply(true); // approved calls are checked against the tools as they are now
-    const taken = approvals.take(batchId, decisions, this.#check); // synchronous: a second decide cannot take them again
+    let taken: TakenApproval[];
+    try {
+      taken = approvals.take(batchId, decisions, this.#check); // synchronous: a second decide cannot take them again
+    } catch (error) {
+      // Decided already (here, or by a host this run's copy has not seen): the result, while the run record keeps it.
+      const known = isAgtError(error) && error.code === 'not_found' ? await this.#known(batchId, decisions) : undefined;
+      if (known !== undefined) return known;
+      throw error;
+    }
     // The calls that will run are in flight, leased to this host, in the same compare-and-set that takes them.
     const running = inFlightOf(taken, run.options.inFlightLeaseMs);
     inFlight.add(running);
@@ -130,14 +143,25 @@ export class RunBatches {
     } catch (error) {
       inFlight.end(running);
       approvals.restore(taken);
+      // Another host decided first: its results, if it has ended them already; else what happened, and what to do.
+      const known = isAgtError(error) && error.code === 'revision_conflict' ? await this.#known(batchId, decisions) : undefined;
+      if (known !== undefined) return known;
       throw decidedElsewhere(error, batchId);
     }
     const outcomes = await this.#run(batchId, taken, signal);
     inFlight.end(running); // a call that threw stays in flight: its lease runs out and recover() ends it
     const results = this.#settle(outcomes);
+    this.#p.decided.add(batchId, results);
     // Their end is recorded; a question asked again waits again, so another process can answer it.
     if (running.length > 0 || results.length < outcomes.length) await this.#p.recordEnd(running);
     return this.#boundary(batchId, results, opening);
+  }
+
+  // The stored results of the calls a decision names, when the run record keeps every one (decided elsewhere).
+  async #known(batchId: string, decisions: unknown): Promise<BatchResult | undefined> {
+    if (typeof batchId !== 'string' || decisions === null || typeof decisions !== 'object') return undefined;
+    const results = await this.#p.storedResults(batchId, Object.keys(decisions));
+    return results === undefined ? undefined : { results, decidedElsewhere: true };
   }
 
   // Decided calls of one batch through their pipeline, within the batch's scope.
@@ -177,13 +201,17 @@ export class RunBatches {
     const recovered: RecoveredCall[] = [];
     for (const call of ended) {
       const ctx = callContext(run, call.approval.batchId, signal, () => undefined);
-      recovered.push({ batchId: call.approval.batchId, result: await interruptedCall(call, ctx), rerun: false });
+      const result = await interruptedCall(call, ctx);
+      this.#p.decided.add(call.approval.batchId, [result]);
+      recovered.push({ batchId: call.approval.batchId, result, rerun: false });
     }
     for (const batchId of new Set(again.map((c) => c.approval.batchId))) {
       const calls = again.filter((c) => c.approval.batchId === batchId);
       const outcomes = await this.#run(batchId, calls as unknown as TakenApproval[], signal);
       inFlight.end(calls);
-      for (const result of this.#settle(outcomes)) recovered.push({ batchId, result, rerun: true });
+      const results = this.#settle(outcomes);
+      this.#p.decided.add(batchId, results);
+      for (const result of results) recovered.push({ batchId, result, rerun: true });
     }
     await this.#p.recordEnd(again);
     return recovered;

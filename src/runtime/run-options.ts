@@ -5,6 +5,7 @@
  * fails before anything connects.
  */
 import { type InFlightCall, LEASE_GRACE_MS } from './pending/in-flight.js';
+import { type DecidedCall, DEFAULT_DECIDED_RETENTION_MS } from './pending/decided.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
 import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
@@ -63,6 +64,11 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
    * `run.recover()` the call. Default: the call timeout (`timeouts.callMs`) plus 60 s — a live host ends it before.
    */
   inFlightLeaseMs?: number;
+  /**
+   * A stored run: how long the results of its decided calls stay in the run record, so a host that lost the race to
+   * decide a call (or decides one already ended) gets its result. Default 15 minutes; 0 keeps none.
+   */
+  decidedRetentionMs?: number;
   /** Log messages of the mounts' servers (masked; never mixed into tool results). Set the level with `run.setLogLevel`. */
   onLog?(message: McpLogMessage, context: RunNotificationContext): void;
   /** A resource the run subscribed to (`run.subscribeResource`) changed. */
@@ -89,6 +95,8 @@ export interface SuspendedRun {
   pending?: StoredApproval[];
   /** Decided calls running on a host, with its lease (format 3): `run.recover()` ends those whose host died. */
   inFlight?: InFlightCall[];
+  /** The results of calls decided lately (`decidedRetentionMs`), for a host that decides one again. */
+  decided?: DecidedCall[];
   /** Tool search: the tools loaded, least recently used first (a host that does not know it loads none: the model searches again). */
   loadedTools?: string[];
 }
@@ -117,6 +125,7 @@ export interface ResolvedRunOptions {
   readonly toolSearch: ToolSearchOptions | undefined;
   readonly batchTimeoutMs: number | undefined;
   readonly inFlightLeaseMs: number;
+  readonly decidedRetentionMs: number;
   /** The run's connect settings without its handlers (those are each mount's: run-connections.ts). */
   readonly connect: ResolvedConnectSettings;
   readonly handlers: Readonly<RunHandlers>;
@@ -151,6 +160,7 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
   checkMs(options.approvalTtlMs, 'approvalTtlMs');
   checkMs(options.batchTimeoutMs, 'batchTimeoutMs');
   checkMs(options.inFlightLeaseMs, 'inFlightLeaseMs');
+  checkMs(options.decidedRetentionMs, 'decidedRetentionMs', { min: 0 });
   const { elicitation, sampling, roots, elicitationModes, samplingTools, onLog, onResourceUpdated, onElicitationComplete } = options;
   const withoutHandlers = { ...options, elicitation: undefined, sampling: undefined, roots: undefined } as ConnectSettings;
   const connect = resolveConnectSettings(withoutHandlers);
@@ -174,6 +184,7 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
     toolSearch: options.toolSearch,
     batchTimeoutMs: options.batchTimeoutMs,
     inFlightLeaseMs: options.inFlightLeaseMs ?? connect.timeouts.callMs + LEASE_GRACE_MS,
+    decidedRetentionMs: options.decidedRetentionMs ?? DEFAULT_DECIDED_RETENTION_MS,
     connect,
     handlers: Object.freeze(defined({ elicitation, sampling, roots, elicitationModes, samplingTools })),
     notifications: Object.freeze(defined({ onLog, onResourceUpdated, onElicitationComplete })),

@@ -11,6 +11,7 @@ import type { SuspendedRun } from './run-options.js';
 import type { CallChange } from './types.js';
 import { isStoredApproval, type StoredApproval } from './pending/record.js';
 import { type InFlightCall, isInFlightCall } from './pending/in-flight.js';
+import { type DecidedCall, isDecidedCall } from './pending/decided.js';
 
 /**
  * The newest format of SuspendedRun this version reads and writes: 3 with decided calls in flight, 2 with pending
@@ -171,6 +172,7 @@ export function suspendedStateOf(
   pending: StoredApproval[],
   loadedTools: string[] = [],
   inFlight: InFlightCall[] = [],
+  decided: DecidedCall[] = [],
 ): SuspendedRun {
   const state: SuspendedRun = {
     version: 1,
@@ -181,6 +183,7 @@ export function suspendedStateOf(
     mountsHash: snapshot.mountsHash,
     seenBatchIds: [...seen],
     ...(loadedTools.length > 0 ? { loadedTools } : {}),
+    ...(decided.length > 0 ? { decided } : {}),
   };
   return withCalls(state, pending, inFlight);
 }
@@ -242,7 +245,8 @@ function isShaped(state: unknown): state is SuspendedRun {
     Array.isArray(s.seenBatchIds) &&
     s.seenBatchIds.every((id) => typeof id === 'string') &&
     (s.pending === undefined || (s.version !== 1 && Array.isArray(s.pending) && s.pending.every(isStoredApproval))) &&
-    (s.inFlight === undefined || (s.version === 3 && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall)))
+    (s.inFlight === undefined || (s.version === 3 && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall))) &&
+    (s.decided === undefined || (Array.isArray(s.decided) && s.decided.every(isDecidedCall)))
   );
 }
 

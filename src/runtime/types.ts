@@ -114,6 +114,11 @@ export interface BatchResult {
   refresh?: { status: 'applied' | 'failed'; message: string; trigger: RefreshTrigger };
   /** Tool search: the tools this boundary loaded (found by tool_search in this batch) and unloaded past `maxLoadedTools`. */
   toolsLoaded?: { loaded: string[]; unloaded: string[]; message: string };
+  /**
+   * `run.decide` only: another host decided these calls first, and these are its results as the run record keeps
+   * them (`decidedRetentionMs`); nothing ran here. Give them to the model only if that host did not.
+   */
+  decidedElsewhere?: true;
 }
 
 /** What made a batch boundary refresh. */

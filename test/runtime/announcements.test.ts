@@ -21,7 +21,7 @@ const deferWithdraw = () => policies.chain(policies.approval(py('withdraw')), po
 const changes = (seen: RunAnnouncement[]) => seen.flatMap((a) => a.changes.map((c) => `${c.change} ${c.callId}`));
 
 describe('issue 51: a run store announces what happens to calls', () => {
-  it('B3: MemoryRunStore: waiting on suspend, decided then ended on decide, each with the revision the write made', async () => {
+  it('E8: MemoryRunStore: waiting on suspend, decided then ended on decide, each with the revision the write made', async () => {
     const store = new MemoryRunStore();
     const seen: RunAnnouncement[] = [];
     const watch = await store.watch((a) => seen.push(a));
@@ -45,7 +45,7 @@ describe('issue 51: a run store announces what happens to calls', () => {
     expect(seen).toHaveLength(3);
   });
 
-  it('B3: a SQLite run store does not announce (no watch): hosts poll list({ waiting: true })', () => {
+  it('E8: a SQLite run store does not announce (no watch): hosts poll list({ waiting: true })', () => {
     const store: RunStore = new SqliteRunStore({ path: ':memory:' });
     expect(store.watch).toBeUndefined();
   });
@@ -63,7 +63,7 @@ describe.skipIf(PG === undefined)('issue 51: PostgreSQL announcements reach othe
     await pool.end();
   });
 
-  it('B3: a host process decides a call; this process is told decided then ended; a conflicting write announces nothing', async () => {
+  it('E8: a host process decides a call; this process is told decided then ended; a conflicting write announces nothing', async () => {
     const registry = new PostgresStore({ connectionString: PG!, table: tables.resources });
     const store = new PostgresRunStore({ connectionString: PG!, table: tables.runs });
     const seen: RunAnnouncement[] = [];

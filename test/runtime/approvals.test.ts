@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import {
   type AuditEvent,
+  type BatchResult,
   MemoryRunStore,
   NativeRun,
   type PermissionRequest,
@@ -185,7 +186,7 @@ describe('approvals that wait across runs and processes', () => {
     }
   });
 
-  it('exactly once: two hosts that resumed one run decide the same call; one runs it, the other gets revision_conflict', async () => {
+  it('exactly once: two hosts that resumed one run decide the same call; one runs it, the other runs nothing and learns what happened', async () => {
     const store = new MemoryRunStore();
     const run = await fx.start({ policy: approvalOfWithdraw() });
     await run.executeBatch({ ...batch(run, [{ callId: 'w1', name: py('withdraw'), arguments: { amount: 4 } }]), batchId: 'b-race' });
@@ -197,17 +198,28 @@ describe('approvals that wait across runs and processes', () => {
         a.decide('b-race', { w1: { approve: true } }),
         b.decide('b-race', { w1: { approve: true } }),
       ]);
-      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-      expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({
-        reason: { code: 'revision_conflict', details: { reason: 'decided_elsewhere', batchId: 'b-race' } },
-      });
-      // It says what happened and what to do instead of "read it again and retry" (a retry could only find the call gone).
-      const lost = (outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason as Error;
-      expect(lost.message).toMatch(/another host decided or wrote this run first.*do not retry/);
+      const won = outcomes.filter((o) => o.status === 'fulfilled' && o.value.decidedElsewhere === undefined);
+      expect(won).toHaveLength(1);
+      const winner = (won[0] as PromiseFulfilledResult<BatchResult>).value;
+      const lost = outcomes.find((o) => o !== won[0])!;
+      if (lost.status === 'rejected') {
+        // Before the winner recorded the end: it says what happened and what to do, not "read it again and retry".
+        expect(lost.reason).toMatchObject({ code: 'revision_conflict', details: { reason: 'decided_elsewhere', batchId: 'b-race' } });
+        expect((lost.reason as Error).message).toMatch(/another host decided or wrote this run first.*do not retry/);
+      } else expect(lost.value).toEqual({ results: winner.results, decidedElsewhere: true }); // after: the winner's result
       expect(fx.env.calls()).toEqual([{ tool: 'withdraw', arguments: { amount: 4 } }]);
-      // The original host still holds its copy: its decide loses too (the record moved on).
-      expect(await failure(run.decide('b-race', { w1: { approve: true } }))).toMatchObject({ code: 'revision_conflict' });
+      // The original host still holds its copy: deciding now, it gets the stored result and runs nothing.
+      expect(await run.decide('b-race', { w1: { approve: true } })).toEqual({ results: winner.results, decidedElsewhere: true });
       expect(fx.env.calls()).toHaveLength(1);
+      // Past decidedRetentionMs (0: keep none) the record keeps no result: the loser gets decided_elsewhere, as before.
+      const forgetful = await NativeRun.resume(run.id, { ...options, decidedRetentionMs: 0 });
+      try {
+        await forgetful.suspend({ store }); // its write keeps no results
+        expect((await store.get(run.id))?.state.decided).toBeUndefined();
+        expect(await failure(run.decide('b-race', { w1: { approve: true } }))).toMatchObject({ code: 'revision_conflict' });
+      } finally {
+        await forgetful.close();
+      }
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -54,7 +54,7 @@ describe.skipIf(PG === undefined)('issue 51: a fleet of hosts on one PostgreSQL 
     await pool.end();
   });
 
-  it('B3/F6: 4 hosts race, 2 die mid-decide; after recover() every approved call ended once, none ran twice unless idempotent', async () => {
+  it('E8: 4 hosts race, 2 die mid-decide; after recover() every approved call ended once, none ran twice unless idempotent', async () => {
     const env = await setup({});
     const registry = new PostgresStore({ connectionString: PG!, table: tables.resources });
     const store = new PostgresRunStore({ connectionString: PG!, table: tables.runs });

@@ -16,7 +16,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { type AuditEvent, MemoryRunStore, NativeRun, policies } from '../../src/index.js';
 import { HOST_ID } from '../../src/runtime/pending/in-flight.js';
 import { SqliteRunStore } from '../../src/storage/sqlite.js';
-import { batch, py, REPO_ROOT, runFixture } from '../support/index.js';
+import { batch, py, REPO_ROOT, runFixture, setup } from '../support/index.js';
+import { rawSqlite } from '../support/sqlite.js';
 
 const fx = runFixture();
 // add (idempotentHint: true) and withdraw (destructive, no idempotentHint) wait for a human.
@@ -35,7 +36,7 @@ function gate() {
 }
 
 describe('issue 51: a decided call is in flight until it ends', () => {
-  it('B3/F6: deciding records the call in flight with this host and its lease (format 3) before it runs; its end is recorded', async () => {
+  it('E8: deciding records the call in flight with this host and its lease (format 3) before it runs; its end is recorded', async () => {
     const store = new MemoryRunStore();
     const held = gate();
     const run = await fx.start({ policy: deferBoth(), hooks: { before: [held.hook] }, inFlightLeaseMs: 120_000 });
@@ -61,7 +62,7 @@ describe('issue 51: a decided call is in flight until it ends', () => {
     expect(run.inFlightCalls()).toEqual([]);
   });
 
-  it('B3: the end of a call is merged into what another host wrote meanwhile (it decided another call of the run)', async () => {
+  it('E8: the end of a call is merged into what another host wrote meanwhile (it decided another call of the run)', async () => {
     const store = new MemoryRunStore();
     const held = gate();
     const run = await fx.start({ policy: deferBoth() });
@@ -88,6 +89,15 @@ describe('issue 51: a decided call is in flight until it ends', () => {
       const stored = (await store.get(run.id))!.state;
       expect(stored.inFlight).toBeUndefined(); // a's end, merged into c's write
       expect(stored.pending).toBeUndefined();
+      // Both results are kept for a host deciding them again (decidedRetentionMs): c's, and a's merged beside it.
+      expect(stored.decided?.map((d) => [d.callId, d.result.status]).sort()).toEqual([
+        ['a1', 'ok'],
+        ['w1', 'ok'],
+      ]);
+      expect(await b.decide('b2', { a1: { approve: true } })).toMatchObject({
+        decidedElsewhere: true,
+        results: [{ callId: 'a1', status: 'ok' }],
+      });
       expect(
         fx.env
           .calls()
@@ -99,7 +109,7 @@ describe('issue 51: a decided call is in flight until it ends', () => {
     }
   });
 
-  it('B3: recover() leaves a call whose lease still runs (its host may be alive)', async () => {
+  it('E8: recover() leaves a call whose lease still runs (its host may be alive)', async () => {
     const store = new MemoryRunStore();
     const held = gate();
     const run = await fx.start({ policy: deferBoth(), hooks: { before: [held.hook] } });
@@ -121,7 +131,7 @@ describe('issue 51: a decided call is in flight until it ends', () => {
 });
 
 describe('issue 51: a host killed mid-call (SIGKILL)', () => {
-  it('B3/F6: another host recovers: the idempotent call runs again once, the other ends interrupted, audited; nothing is lost', async () => {
+  it('E8: another host recovers: the idempotent call runs again once, the other ends interrupted, audited; nothing is lost', async () => {
     const run = await fx.start({ policy: deferBoth() });
     const file = path.join(fx.env.tmp.dir, 'runs.db');
     const markers = fs.mkdtempSync(path.join(fx.env.tmp.dir, 'markers-'));
@@ -191,4 +201,31 @@ describe('issue 51: a host killed mid-call (SIGKILL)', () => {
       await store.close();
     }
   }, 120_000);
+});
+
+describe('E8: waiting runs are found by query, not a scan', () => {
+  it('E8: list({ waiting: true }) reads the partial index of waiting runs (SQLite query plan), with or without an agent', async () => {
+    const env = await setup({});
+    const file = path.join(env.tmp.dir, 'runs.db');
+    const store = new SqliteRunStore({ path: file });
+    try {
+      await store.migrate();
+      const db = rawSqlite(file);
+      try {
+        const plan = (where: string) =>
+          (db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM agt_runs WHERE ${where} ORDER BY run_id LIMIT -1`).all() as { detail: string }[])
+            .map((r) => r.detail)
+            .join('; ');
+        // The statements SqliteRunStore.list builds for a waiting filter.
+        expect(plan('format >= 2')).toMatch(/USING INDEX agt_runs_waiting\b/);
+        expect(plan("format >= 2 AND agent = 'team/a'")).toMatch(/USING INDEX agt_runs_waiting_by_agent\b/);
+        expect(plan('format >= 2')).not.toMatch(/SCAN agt_runs\b(?! USING)/);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await store.close();
+      env.tmp.cleanup();
+    }
+  });
 });

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuditEvent,
+  type BatchResult,
   isAgtError,
   MemoryRunStore,
   McpPool,
@@ -305,7 +306,7 @@ describe('E4: two deciders, one retry', () => {
 
   for (const [label, open, available] of stores) {
     it.skipIf(!available)(
-      `E4: of two hosts that resumed the run (${label}), one retries the call and the other gets revision_conflict`,
+      `E4: of two hosts that resumed the run (${label}), one retries the call; the other gets revision_conflict, or its stored result`,
       async () => {
         const store = await open();
         try {
@@ -321,9 +322,13 @@ describe('E4: two deciders, one retry', () => {
             a.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
             b.decide('b1', { c1: { answers: { confirm: { confirm: true } } } }),
           ]);
-          expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-          const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-          expect(isAgtError(lost.reason) && lost.reason.code).toBe('revision_conflict');
+          // The loser ran nothing: it gets revision_conflict, or — once the winner recorded the end — the winner's result.
+          const won = outcomes.filter((o) => o.status === 'fulfilled' && o.value.decidedElsewhere === undefined);
+          expect(won).toHaveLength(1);
+          const lost = outcomes.find((o) => o !== won[0])!;
+          if (lost.status === 'rejected') expect(isAgtError(lost.reason) && lost.reason.code).toBe('revision_conflict');
+          else
+            expect(lost.value).toEqual({ results: (won[0] as PromiseFulfilledResult<BatchResult>).value.results, decidedElsewhere: true });
           expect(server.state.calls).toBe(calls + 1);
         } finally {
           await store.close?.();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NativeRun, policies, ResourceService } from '../../src/index.js';
 import { PostgresRunStore, PostgresStore } from '../../src/storage/postgres.js';
-import { batch, failure, py, pythonConfig, runTs, tempDir } from '../support/index.js';
+import { batch, py, pythonConfig, runTs, tempDir } from '../support/index.js';
 
 const url = process.env.AGT_TEST_PG_URL;
 const why = url ? '' : ' (skipped: AGT_TEST_PG_URL is not set; .ci/run starts a throwaway PostgreSQL)';
@@ -57,7 +57,7 @@ describe.skipIf(!url)(`runs across hosts on PostgreSQL${why}`, () => {
     await Promise.all([registry.close(), store.close()]);
   }, 60_000);
 
-  it('G4: host A defers a call and suspends; host B (another process) approves it; A deciding it after gets revision_conflict, the call ran once', async () => {
+  it('G4: host A defers a call and suspends; host B (another process) approves it; A deciding it after gets the result B recorded, the call ran once', async () => {
     const registry = new PostgresStore({ connectionString: url as string, table: `${tables.resources}_ap` });
     const store = new PostgresRunStore({ connectionString: url as string, table: `${tables.runs}_ap` });
     await Promise.all([registry.migrate(), store.migrate()]);
@@ -92,7 +92,10 @@ describe.skipIf(!url)(`runs across hosts on PostgreSQL${why}`, () => {
     expect(other.pid).not.toBe(process.pid);
     expect(other.pending).toEqual([{ callId: 'w1', arguments: { amount: 6 } }]);
     expect(other.results).toEqual([['w1', 'ok']]);
-    expect(await failure(run.decide('on-a', { w1: { approve: true } }))).toMatchObject({ code: 'revision_conflict' });
+    // The run record keeps B's result (decidedRetentionMs): A runs nothing and reads what happened.
+    const seen = await run.decide('on-a', { w1: { approve: true } });
+    expect(seen.decidedElsewhere).toBe(true);
+    expect(seen.results.map((r) => [r.callId, r.status])).toEqual([['w1', 'ok']]);
     const calls = fs
       .readFileSync(log, 'utf8')
       .trim()

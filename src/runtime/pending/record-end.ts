@@ -9,6 +9,7 @@ import { AgtError, isAgtError } from '../../errors.js';
 import { type RunStore, withCalls } from '../run-store.js';
 import { callKey, HOST_ID, type InFlightCall } from './in-flight.js';
 import type { StoredApproval } from './record.js';
+import { DecidedCalls } from './decided.js';
 
 /** How often a merged end is tried against a run other hosts keep writing. */
 const MAX_MERGE_ATTEMPTS = 20;
@@ -21,6 +22,7 @@ export async function mergeEnded(
   run: { id: string; agent: string },
   ended: readonly InFlightCall[],
   asked: readonly StoredApproval[],
+  decided: DecidedCalls,
 ): Promise<void> {
   const keys = new Set(ended.map(callKey));
   for (let attempt = 1; ; attempt++) {
@@ -39,10 +41,15 @@ export async function mergeEnded(
           .map((c) => ({ change: 'ended' as const, batchId: c.approval.batchId, callId: c.approval.callId })),
         ...added.map((a) => ({ change: 'waiting' as const, batchId: a.batchId, callId: a.callId })),
       ];
-      await store.put(
-        { runId: run.id, agent: run.agent, state: withCalls(state, pending, inFlight), announce },
-        { expectedRevision: stored.revision },
-      );
+      // The results this host ended join what the record keeps (by call: the newest wins), pruned as this host prunes.
+      const ours = new Set(decided.list().map((d) => `${d.batchId}\u0000${d.callId}`));
+      const kept = [...(state.decided ?? []).filter((d) => !ours.has(`${d.batchId}\u0000${d.callId}`)), ...decided.list()];
+      const merged = new DecidedCalls(decided.retentionMs);
+      merged.load(kept.sort((x, y) => (x.endedAt < y.endedAt ? -1 : x.endedAt > y.endedAt ? 1 : 0)));
+      const keep = merged.list();
+      const next = withCalls({ ...state, ...(keep.length > 0 ? { decided: keep } : {}) }, pending, inFlight);
+      if (keep.length === 0) delete next.decided;
+      await store.put({ runId: run.id, agent: run.agent, state: next, announce }, { expectedRevision: stored.revision });
       return;
     } catch (error) {
       if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;

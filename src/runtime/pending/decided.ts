@@ -1,0 +1,74 @@
+/**
+ * Results of decided calls, kept in a stored run for a retention the host
+ * sets (issue 51): a host that lost the race to decide a call — or decides a
+ * call another host already ended — reads what happened instead of only
+ * "decided elsewhere". The results are what the model got (masked like every
+ * result); they live in the run record (docs/security.md).
+ */
+import { isPlainObject } from '../../json.js';
+import type { ToolResult } from '../types.js';
+
+/** How long a decided call's result stays in the run record by default: 15 minutes. */
+export const DEFAULT_DECIDED_RETENTION_MS = 15 * 60_000;
+
+/** The most decided results a run record keeps (the newest). */
+export const MAX_DECIDED_KEPT = 100;
+
+/** A decided call's result, as the run record keeps it. */
+export interface DecidedCall {
+  batchId: string;
+  callId: string;
+  result: ToolResult;
+  /** ISO 8601: when it ended. */
+  endedAt: string;
+}
+
+/** True for a decided result as suspend() writes it. */
+export function isDecidedCall(value: unknown): value is DecidedCall {
+  const d = value as Partial<Record<keyof DecidedCall, unknown>> | null;
+  return (
+    isPlainObject(d) &&
+    typeof d.batchId === 'string' &&
+    typeof d.callId === 'string' &&
+    isPlainObject(d.result) &&
+    typeof (d.result as { status?: unknown }).status === 'string' &&
+    typeof d.endedAt === 'string'
+  );
+}
+
+/** The decided results of a run, newest last, pruned by age and count. */
+export class DecidedCalls {
+  #calls: DecidedCall[] = [];
+
+  constructor(readonly retentionMs: number) {}
+
+  /** Keeps the results of calls of `batchId` that just ended. */
+  add(batchId: string, results: readonly ToolResult[], now = Date.now()): void {
+    if (this.retentionMs === 0 || results.length === 0) return;
+    const endedAt = new Date(now).toISOString();
+    this.#calls.push(...results.map((result) => ({ batchId, callId: result.callId, result, endedAt })));
+  }
+
+  /** Restores what a stored run kept. */
+  load(calls: readonly DecidedCall[]): void {
+    this.#calls = [...calls];
+  }
+
+  /** What a write keeps: the results younger than the retention, at most MAX_DECIDED_KEPT. */
+  list(now = Date.now()): DecidedCall[] {
+    const oldest = now - this.retentionMs;
+    this.#calls = this.#calls.filter((c) => Date.parse(c.endedAt) >= oldest).slice(-MAX_DECIDED_KEPT);
+    return this.#calls;
+  }
+}
+
+/** The stored results of calls `callIds` of `batchId`, in the order asked; undefined unless every one has one. */
+export function storedResults(
+  decided: readonly DecidedCall[] | undefined,
+  batchId: string,
+  callIds: readonly string[],
+): ToolResult[] | undefined {
+  const byCall = new Map((decided ?? []).filter((d) => d.batchId === batchId).map((d) => [d.callId, d.result]));
+  const results = callIds.map((id) => byCall.get(id));
+  return callIds.length > 0 && results.every((r) => r !== undefined) ? (results as ToolResult[]) : undefined;
+}
