@@ -19,7 +19,7 @@ import { mapLimit, type RunAudit } from './run-audit.js';
 import { affectsSnapshot, type Route, type SnapshotState } from './snapshot.js';
 import type { RunToolSearch } from './tool-search.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch, ToolResult } from './types.js';
-import { callKey, type InFlightCall, type InFlightCalls, inFlightOf, leaseExpired, rerunOf } from './pending/in-flight.js';
+import { type InFlightCall, type InFlightCalls, inFlightOf, leaseExpired, releasedOf, rerunsSafely } from './pending/in-flight.js';
 import type { TakenApproval } from './pending/record.js';
 import type { DecidedCalls } from './pending/decided.js';
 
@@ -152,8 +152,8 @@ export class RunBatches {
     inFlight.end(running); // a call that threw stays in flight: its lease runs out and recover() ends it
     const results = this.#settle(outcomes);
     this.#p.decided.add(batchId, results);
-    // Their end is recorded; a question asked again waits again, so another process can answer it.
-    if (running.length > 0 || results.length < outcomes.length) await this.#p.recordEnd(running);
+    // Their end and results are recorded; a question asked again waits again, so another process can answer it.
+    if (outcomes.length > 0) await this.#p.recordEnd(running);
     return this.#boundary(batchId, results, opening);
   }
 
@@ -177,8 +177,9 @@ export class RunBatches {
 
   /**
    * Ends the decided calls whose host died (their lease ran out): a tool that declares `idempotentHint: true` runs
-   * again, leased to this host; any other ends `interrupted`, audited. Claimed in the store first (compare-and-set):
-   * of two hosts recovering one run, one does it and the other gets revision_conflict.
+   * again; any other ends `interrupted`, audited. They are claimed first — leased anew to this host in one
+   * compare-and-set, so of two hosts recovering one run one does it (the other gets revision_conflict), and if this
+   * host dies too they are still in flight for the next — and leave the record when they end.
    */
   async recover(signal: AbortSignal | undefined): Promise<RecoveredCall[]> {
     const { refresher, inFlight, run } = this.#p;
@@ -186,34 +187,32 @@ export class RunBatches {
     const lost = inFlight.list().filter((c) => leaseExpired(c, now));
     if (lost.length === 0) return [];
     await refresher.apply(true);
-    const again = rerunOf(lost, run.options.inFlightLeaseMs, now);
-    const ended = lost.filter((c) => !again.some((a) => callKey(a) === callKey(c)));
-    inFlight.end(lost);
-    inFlight.add(again);
-    for (const call of ended) this.#p.interrupted(call);
+    const claimed = releasedOf(lost, run.options.inFlightLeaseMs, now);
+    inFlight.add(claimed); // the same keys: this host's lease replaces the dead one's
     try {
       await this.#p.persist();
     } catch (error) {
-      inFlight.end(again);
       inFlight.add(lost);
       throw decidedElsewhere(error, lost[0]!.approval.batchId);
     }
     const recovered: RecoveredCall[] = [];
-    for (const call of ended) {
+    for (const [i, call] of claimed.entries()) {
+      if (rerunsSafely(call)) continue;
       const ctx = callContext(run, call.approval.batchId, signal, () => undefined);
-      const result = await interruptedCall(call, ctx);
+      const result = await interruptedCall(lost[i]!, ctx); // its message names the dead host's lease
+      this.#p.interrupted(call);
       this.#p.decided.add(call.approval.batchId, [result]);
       recovered.push({ batchId: call.approval.batchId, result, rerun: false });
     }
+    const again = claimed.filter(rerunsSafely);
     for (const batchId of new Set(again.map((c) => c.approval.batchId))) {
       const calls = again.filter((c) => c.approval.batchId === batchId);
-      const outcomes = await this.#run(batchId, calls as unknown as TakenApproval[], signal);
-      inFlight.end(calls);
-      const results = this.#settle(outcomes);
+      const results = this.#settle(await this.#run(batchId, calls as unknown as TakenApproval[], signal));
       this.#p.decided.add(batchId, results);
       for (const result of results) recovered.push({ batchId, result, rerun: true });
     }
-    await this.#p.recordEnd(again);
+    inFlight.end(claimed);
+    await this.#p.recordEnd(claimed);
     return recovered;
   }
 

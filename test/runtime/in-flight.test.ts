@@ -165,15 +165,26 @@ describe('issue 51: a host killed mid-call (SIGKILL)', () => {
       const until = Math.max(...left.inFlight!.map((c) => Date.parse(c.leaseUntil)));
       await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(until), { timeout: 30_000 });
       const audit: AuditEvent[] = [];
+      const held = gate();
       const recovering = await NativeRun.resume(run.id, {
         store,
         service: fx.env.service,
         policy: policies.denyAll(),
         audit: { record: (e) => void audit.push(e) },
+        hooks: { before: [held.hook] },
       });
       try {
         expect(recovering.inFlightCalls().map((c) => c.callId)).toEqual(['a1', 'w1']);
-        const recovered = await recovering.recover();
+        const recovering1 = recovering.recover();
+        // Claimed first: both calls are leased to this host in the record while it works, so if it died too they
+        // would still be found; they leave the record only when they end.
+        await vi.waitFor(() => expect(held.reached).toEqual(['a1']), { timeout: 20_000 });
+        expect((await store.get(run.id))!.state.inFlight?.map((c) => [c.approval.callId, c.host])).toEqual([
+          ['a1', HOST_ID],
+          ['w1', HOST_ID],
+        ]);
+        held.open();
+        const recovered = await recovering1;
         expect(recovered.map((r) => [r.batchId, r.result.callId, r.result.status, r.rerun])).toEqual([
           ['b-kill', 'w1', 'interrupted', false],
           ['b-kill', 'a1', 'ok', true],

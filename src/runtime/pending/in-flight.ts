@@ -47,16 +47,16 @@ export function inFlightOf(taken: readonly TakenApproval[], leaseMs: number, now
     .map((t) => ({ approval: t.approval, decision: t.decision, host: HOST_ID, decidedAt, leaseUntil }));
 }
 
+/** True when a lost call may run again: its tool declares `idempotentHint: true`. */
+export const rerunsSafely = (call: InFlightCall): boolean => call.approval.annotations?.idempotentHint === true;
+
 /**
- * The lost calls that run again on this host (their tool declares `idempotentHint: true`), leased anew; the decision
- * was taken in time, so the approval's own expiry does not end them.
+ * Lost calls claimed by this host (recover): leased anew, their decision time kept. The decision was taken in time,
+ * so the approval's own expiry does not end a call that runs again.
  */
-export function rerunOf(lost: readonly InFlightCall[], leaseMs: number, now = Date.now()): InFlightCall[] {
-  const decidedAt = new Date(now).toISOString();
+export function releasedOf(lost: readonly InFlightCall[], leaseMs: number, now = Date.now()): InFlightCall[] {
   const leaseUntil = new Date(now + leaseMs).toISOString();
-  return lost
-    .filter((c) => c.approval.annotations?.idempotentHint === true)
-    .map((c) => ({ ...c, approval: { ...c.approval, expiresAt: leaseUntil }, host: HOST_ID, decidedAt, leaseUntil }));
+  return lost.map((c) => ({ ...c, approval: { ...c.approval, expiresAt: leaseUntil }, host: HOST_ID, leaseUntil }));
 }
 
 /** True when the call's host is taken as dead at `now`: its lease ran out. */
