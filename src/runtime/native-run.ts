@@ -6,7 +6,7 @@
  * server announced a list change — never mid-batch (F2).
  */
 import { randomUUID } from 'node:crypto';
-import { AgtError, isAgtError } from '../errors.js';
+import { AgtError } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/prober.js';
@@ -16,7 +16,7 @@ import { OpenApprovals } from './pending/open-calls.js';
 import { RunAudit } from './run-audit.js';
 import { type RecoveredCall, type RejectedBatch, RunBatches } from './run-batches.js';
 import { callChanges, callKey, type InFlightCall, InFlightCalls, type WrittenCalls, writtenCalls } from './pending/in-flight.js';
-import { mergeEnded } from './pending/record-end.js';
+import { recordEnd } from './pending/record-end.js';
 import { DecidedCalls, storedResults } from './pending/decided.js';
 import { pendingView } from './pending/record.js';
 import { buildSnapshot } from './refresh.js';
@@ -262,14 +262,8 @@ export class NativeRun extends RunMounts {
   async #recordEnd(ended: readonly InFlightCall[]): Promise<void> {
     const store = this.#store;
     if (store === undefined) return;
-    try {
-      await this.suspend({ store });
-    } catch (error) {
-      if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;
-      const keys = new Set(ended.map((c) => `${c.approval.batchId}\u0000${c.approval.callId}`));
-      const asked = this.#approvals.list().filter((a) => keys.has(`${a.batchId}\u0000${a.callId}`));
-      await mergeEnded(store, this, ended, asked, this.#decided); // this run's revision stays behind: its next write conflicts, as it must
-    }
+    const write = () => this.suspend({ store });
+    await recordEnd(store, this, ended, { write, pending: this.#approvals.list(), decided: this.#decided });
   }
 
   // A batch of a stored run is claimed there first (compare-and-set): of two hosts that resumed the

@@ -143,33 +143,24 @@ describe('E5: agt mcp call against a kit stdio server on its defaults', () => {
       SERVER,
     );
     expect(added.code).toBe(0);
-    expect((await agt('mcp', 'call', 'files', 'delete_file', '--arg', 'path=/tmp/v', '--timeout', String(HANDSHAKE_MS))).code).toBe(6);
-    const second = await agt(
-      'mcp',
-      'call',
-      'files',
-      'delete_file',
-      '--arg',
-      'path=/tmp/v',
-      '--answer',
-      'q1={"confirm":true}',
-      '--timeout',
-      String(HANDSHAKE_MS),
-    );
+    // One call of delete_file, with the answers given so far.
+    const deleteFile = (...answers: string[]) =>
+      agt(
+        'mcp',
+        'call',
+        'files',
+        'delete_file',
+        '--arg',
+        'path=/tmp/v',
+        ...answers.flatMap((a) => ['--answer', a]),
+        '--timeout',
+        String(HANDSHAKE_MS),
+      );
+    expect((await deleteFile()).code).toBe(6);
+    const second = await deleteFile('q1={"confirm":true}');
     expect(second.code).toBe(6);
     expect(second.stdout).toContain('q2 (elicitation/create): Why?');
-    const done = await agt(
-      'mcp',
-      'call',
-      'files',
-      'delete_file',
-      '--arg',
-      'path=/tmp/v',
-      '--answer',
-      'q2={"reason":"tidy"}',
-      '--timeout',
-      String(HANDSHAKE_MS),
-    );
+    const done = await deleteFile('q2={"reason":"tidy"}');
     expect(done).toMatchObject({ code: 0, stdout: 'deleted /tmp/v (tidy)\n' });
   }, 180_000);
 });

@@ -88,7 +88,8 @@ describe('E1: every connection reaches servers of both eras', () => {
       await connection.close();
     }
     expect(fs.readFileSync(starts, 'utf8').trim().split('\n')).toEqual(['start', 'start']);
-  });
+    // The probe alone waits 10 s, then a second start through tsx: on a loaded machine more than the default 30 s.
+  }, 90_000);
 
   it('E1: our 2025-only Python server is reached on the legacy era in auto mode (server/discover answered with an error)', async () => {
     const starts = path.join(tmp.dir, 'starts-plain.log');

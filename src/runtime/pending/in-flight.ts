@@ -62,8 +62,11 @@ export function releasedOf(lost: readonly InFlightCall[], leaseMs: number, now =
 /** True when the call's host is taken as dead at `now`: its lease ran out. */
 export const leaseExpired = (call: InFlightCall, now: number): boolean => now >= Date.parse(call.leaseUntil);
 
-/** The key of a call within a run. */
-export const callKey = (c: { approval: { batchId: string; callId: string } }): string => `${c.approval.batchId}\u0000${c.approval.callId}`;
+/** The key of a call within a run, from its batch and call ids. */
+export const idsKey = (ids: { batchId: string; callId: string }): string => `${ids.batchId}\u0000${ids.callId}`;
+
+/** The key of an in-flight call within a run. */
+export const callKey = (c: { approval: { batchId: string; callId: string } }): string => idsKey(c.approval);
 
 /** True for an in-flight record as suspend() writes it (resume checks every field it reads). */
 export function isInFlightCall(value: unknown): value is InFlightCall {
@@ -117,7 +120,6 @@ export interface WrittenCalls {
   inFlight: ReadonlySet<string>;
 }
 
-const keyOf = (batchId: string, callId: string) => `${batchId}\u0000${callId}`;
 const idsOf = (key: string) => {
   const [batchId = '', callId = ''] = key.split('\u0000');
   return { batchId, callId };
@@ -125,7 +127,7 @@ const idsOf = (key: string) => {
 
 /** The keys of a run's pending and in-flight calls, as a write stores them. */
 export function writtenCalls(pending: readonly StoredApproval[], inFlight: readonly InFlightCall[]): WrittenCalls {
-  return { pending: new Set(pending.map((a) => keyOf(a.batchId, a.callId))), inFlight: new Set(inFlight.map(callKey)) };
+  return { pending: new Set(pending.map(idsKey)), inFlight: new Set(inFlight.map(callKey)) };
 }
 
 /** What a write does to the run's calls, from what the last write stored (`before`) to what this one stores (`after`). */

@@ -7,14 +7,32 @@
  */
 import { AgtError, isAgtError } from '../../errors.js';
 import { type RunStore, withCalls } from '../run-store.js';
-import { callKey, HOST_ID, type InFlightCall } from './in-flight.js';
+import { callKey, HOST_ID, idsKey, type InFlightCall } from './in-flight.js';
 import type { StoredApproval } from './record.js';
 import { DecidedCalls } from './decided.js';
 
 /** How often a merged end is tried against a run other hosts keep writing. */
 const MAX_MERGE_ATTEMPTS = 20;
 
-const pendingKey = (a: StoredApproval) => `${a.batchId}\u0000${a.callId}`;
+/**
+ * Records the end of `ended` in `store`: `write` (the run's own compare-and-set
+ * write) when no other host wrote the run since, else merged into what it wrote.
+ */
+export async function recordEnd(
+  store: RunStore,
+  run: { id: string; agent: string },
+  ended: readonly InFlightCall[],
+  parts: { write: () => Promise<unknown>; pending: readonly StoredApproval[]; decided: DecidedCalls },
+): Promise<void> {
+  try {
+    await parts.write();
+  } catch (error) {
+    if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;
+    const keys = new Set(ended.map(callKey));
+    const asked = parts.pending.filter((a) => keys.has(idsKey(a)));
+    await mergeEnded(store, run, ended, asked, parts.decided); // the run's revision stays behind: its next write conflicts, as it must
+  }
+}
 
 /** Merges the end of `ended` (run by this host) and the questions `asked` again into the stored run. */
 export async function mergeEnded(
@@ -31,8 +49,8 @@ export async function mergeEnded(
     const state = stored.state;
     const mine = (c: InFlightCall) => keys.has(callKey(c)) && c.host === HOST_ID;
     const inFlight = (state.inFlight ?? []).filter((c) => !mine(c));
-    const waiting = new Set((state.pending ?? []).map(pendingKey));
-    const added = asked.filter((a) => !waiting.has(pendingKey(a)));
+    const waiting = new Set((state.pending ?? []).map(idsKey));
+    const added = asked.filter((a) => !waiting.has(idsKey(a)));
     const pending = [...(state.pending ?? []), ...added];
     try {
       const announce = [
@@ -42,8 +60,9 @@ export async function mergeEnded(
         ...added.map((a) => ({ change: 'waiting' as const, batchId: a.batchId, callId: a.callId })),
       ];
       // The results this host ended join what the record keeps (by call: the newest wins), pruned as this host prunes.
-      const ours = new Set(decided.list().map((d) => `${d.batchId}\u0000${d.callId}`));
-      const kept = [...(state.decided ?? []).filter((d) => !ours.has(`${d.batchId}\u0000${d.callId}`)), ...decided.list()];
+      const mineDecided = decided.list();
+      const ours = new Set(mineDecided.map(idsKey));
+      const kept = [...(state.decided ?? []).filter((d) => !ours.has(idsKey(d))), ...mineDecided];
       const merged = new DecidedCalls(decided.retentionMs);
       merged.load(kept.sort((x, y) => (x.endedAt < y.endedAt ? -1 : x.endedAt > y.endedAt ? 1 : 0)));
       const keep = merged.list();
