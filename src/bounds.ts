@@ -64,8 +64,11 @@ export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a legacy era verdict is trusted by default. */
 export const DEFAULT_LEGACY_VERDICT_MS = 24 * 60 * 60 * 1000;
 
-/** The longest a 2025 task (a tool run as a task) is waited for in all, unless the call's maxTotalMs says otherwise. */
+/** The longest a task (a tool run as a task, either era) is waited for in all, unless the call's maxTotalMs says otherwise. */
 export const DEFAULT_TASK_TOTAL_MS = 30 * 60_000;
+/** The poll interval a server may ask of a client waiting on its task, at least and at most (clamped). */
+export const MIN_TASK_POLL_MS = 100;
+export const MAX_TASK_POLL_MS = 5_000;
 /** How long each call of a contract check (`checkServer`, `agt mcp check`) may take by default. */
 export const DEFAULT_CHECK_CALL_MS = 10_000;
 /** McpPool: connections kept open at most, a breaker's cool-down, and how long close() lets calls in flight finish. */

@@ -131,6 +131,8 @@ async function connectWith(
     clientCapabilities: declared,
     handlers,
     tasks: settings.tasks,
+    clientInfo: CLIENT_INFO,
+    ...defined({ endpointId: options.reference }),
     ...defined({ auth, pingIntervalMs: settings.pingIntervalMs, doubtVerdict }),
   };
   // The config's secrets as the server gets them (env, envFile, headers, passwords, and the values placeholders

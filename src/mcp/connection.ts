@@ -19,9 +19,10 @@ import { verdictOf } from './era.js';
 import type { ChangeListener } from './listen.js';
 import { keepAlive } from './keepalive.js';
 import { withValidHeaders } from './param-headers.js';
-import { type CacheHints, listAll, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
+import { type CacheHints, listAll, type RawTool, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
 import { moreRequests } from './more-requests.js';
-import { runsAsTask } from './tasks.js';
+import { runsAsTask, serverRunsToolTasks, type TaskMode } from './tasks/capabilities.js';
+import { ConnectionTasks } from './tasks/session.js';
 import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
 import { boundedDepth, requestSignal, sdkSignal } from './server-answers.js';
@@ -53,8 +54,11 @@ export interface ConnectedParts {
   timings: { spawnMs: number; initializeMs: number };
   warnings: string[];
   hub: NotificationHub;
-  /** Call tools that support it as tasks (2025-11-25), when the server takes them. */
-  tasks?: boolean;
+  /** What the connection does with calls the server runs as tasks (default 'off' here: connectMcp resolves the setting). */
+  tasks?: TaskMode;
+  /** Names the server in task references (they resume only on the same endpoint). */
+  endpointId?: string;
+  clientInfo?: { name: string; version: string };
   /** The config sends its own Authorization header (remote). */
   authHeader?: boolean;
   /** Ping every so many milliseconds while idle; a missed ping ends the connection. */
@@ -87,7 +91,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     previous?.();
   };
   let lost: AgtError | undefined; // why the keepalive ended the connection
-  let taskTools = new Set<string>();
+  let taskTools = new Map<string, RawTool>();
   const gone = () => closed || stdio?.exit !== undefined;
   const declares = (capability: 'resources' | 'prompts') => isPlainObject(client.getServerCapabilities()?.[capability]);
 
@@ -158,6 +162,19 @@ export function openConnection(parts: ConnectedParts): McpConnection {
   const mirrorsHeaders = client.getProtocolEra() === 'modern' && kind === 'streamable-http';
   const version = client.getServerVersion();
   const verdict = verdictOf(client, (transport as { protocolVersion?: string }).protocolVersion, masked);
+  // Calls the server may run as tasks go through one ext-tasks session, made at the first such call.
+  const tasks =
+    (parts.tasks ?? 'off') !== 'off' && serverRunsToolTasks(client.getServerCapabilities(), verdict.era)
+      ? new ConnectionTasks({
+          client,
+          transport,
+          era: verdict.era,
+          endpointId: parts.endpointId ?? kind,
+          clientInfo: parts.clientInfo ?? { name: 'agt-mcp', version: '0' },
+          clientCapabilities: parts.clientCapabilities,
+          requestMs: timeouts.callMs,
+        })
+      : undefined;
 
   const connection: McpConnection = {
     serverInfo: { name: masker.text(String(version?.name ?? '')), version: masker.text(String(version?.version ?? '')) },
@@ -174,7 +191,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     listTools: async () => {
       const listed = await list(TOOLS_LIST, (hints) => (toolHints = verdict.era === 'modern' ? hints : undefined));
       const tools = mirrorsHeaders ? withValidHeaders(listed, warnings, headerTools) : listed;
-      taskTools = new Set(tools.filter(runsAsTask).map((t) => t.name)); // the tools a `tasks` connection calls as tasks
+      taskTools = new Map(tools.filter(runsAsTask).map((t) => [t.name, t])); // the tools a 2025 server runs as tasks
       return tools;
     },
     toolListHints: () => toolHints,
@@ -215,8 +232,9 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       masked,
       handlers: parts.handlers ?? {},
       timeouts,
-      tasks: parts.tasks === true,
+      tasks,
       taskTools: () => taskTools,
+      era: verdict.era,
       headerTools,
       metaOf,
     }),
@@ -244,6 +262,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       if (ended) return;
       ended = true;
       stopKeepAlive();
+      await tasks?.close();
       await parts.listener?.stop();
       if (kind === 'streamable-http')
         await (transport as { terminateSession?: () => Promise<void> }).terminateSession?.().catch(() => undefined);

@@ -142,6 +142,15 @@ export function deferredQuestion(asked: McpInputRequired): AgtError {
   );
 }
 
+/** The error of a question the connection defers, asked inside a task it waits for inline (deferring tasks lets it wait). */
+export function deferredInTask(): AgtError {
+  return new AgtError(
+    'protocol_error',
+    'the task of this call asked a question this connection defers; a task waited for inline is answered by the handlers only (set "tasks": "defer" to let the call wait)',
+    { details: { reason: 'input_deferred_in_task' } },
+  );
+}
+
 /** The error of a call whose server kept asking questions past MAX_INPUT_ROUNDS (whoever answered them). */
 export function roundsExceeded(what = 'call'): AgtError {
   return new AgtError(

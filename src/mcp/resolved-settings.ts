@@ -6,6 +6,7 @@
  * NativeRun, McpPool and the CLI sessions all take it, so each rule is
  * checked and defaulted in this one place.
  */
+import { type TaskMode, taskMode } from './tasks/capabilities.js';
 import { AgtError } from '../errors.js';
 import type { VariableSources } from '../config/variables.js';
 import { type ClientHandlers, clientCapabilities, type ServerRequestContext } from './client-handlers.js';
@@ -33,8 +34,8 @@ export interface ResolvedConnectSettings {
   readonly capabilities: Readonly<Record<string, unknown>>;
   /** The keepalive interval; undefined: off. */
   readonly pingIntervalMs: number | undefined;
-  /** Call task-capable tools as tasks (2025-11-25). */
-  readonly tasks: boolean;
+  /** What calls the server runs as tasks do: 'off' (never asked for), 'wait' (inline) or 'defer'. */
+  readonly tasks: TaskMode;
   /** Where era verdicts are remembered (E2); undefined: every connection negotiates. */
   readonly verdicts: EraVerdictStore | undefined;
   /** How long a legacy verdict is used before the server is asked again. */
@@ -88,7 +89,7 @@ export function resolveConnectSettings(settings: ConnectSettings = {}, base?: Re
     handlers,
     capabilities: Object.freeze(clientCapabilities(handlers)),
     pingIntervalMs: given.pingIntervalMs,
-    tasks: given.tasks ?? false,
+    tasks: taskMode(given.tasks),
     verdicts: given.verdicts,
     legacyVerdictMs: given.legacyVerdictMs ?? DEFAULT_LEGACY_VERDICT_MS,
   };

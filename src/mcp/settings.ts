@@ -62,11 +62,14 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
    */
   roots?: readonly McpRoot[] | ((context: C) => McpRoot[] | Promise<McpRoot[]>) | typeof DEFER;
   /**
-   * Call tools whose `execution.taskSupport` is `required` or `optional` as tasks (MCP 2025-11-25, experimental) when the
-   * server declares `tasks.requests.tools.call`: poll `tasks/get`, read `tasks/result`, `tasks/cancel` on a cancel or
-   * deadline (`timeouts.maxTotalMs`, default 30 min). Default false.
+   * Calls the server runs as tasks (a 2025 server that declares `tasks.requests.tools.call`, for tools whose
+   * `execution.taskSupport` is `required` or `optional`; a 2026-07-28 server that declares the
+   * `io.modelcontextprotocol/tasks` extension, for any call it chooses), through `@modelcontextprotocol/ext-tasks`.
+   * `'wait'` (or `true`; the default): the call waits for its task inline — polling at the server's interval, clamped to
+   * 100 ms – 5 s — and a cancel or the deadline (`timeouts.maxTotalMs`, default 30 min) sends `tasks/cancel`.
+   * `'defer'`: a run hands the task back as a call that waits (`waitingFor: 'task'`). `false`: tasks are never asked for.
    */
-  tasks?: boolean;
+  tasks?: boolean | 'wait' | 'defer';
   /** Pings the server every so many milliseconds while the connection is idle; a missed ping ends it (connection_closed). Default: off. */
   pingIntervalMs?: number;
   /**

@@ -6,13 +6,14 @@
  * a deferred one comes back to callToolOrInput, and fails callTool.
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
-import type { Client, Tool } from '@modelcontextprotocol/client';
+import { type Client, ProtocolError, type Tool } from '@modelcontextprotocol/client';
 import { defined } from '../json.js';
 import type { ClientHandlers } from './client-handlers.js';
-import type { CallOptions, McpCallResult, McpConnection, McpInputRequired, RequestOptions } from './connection-types.js';
+import type { CallOptions, McpCallResult, McpConnection, McpInputRequest, McpInputRequired, RequestOptions } from './connection-types.js';
 import {
   answerInline,
   checkAnswerable,
+  deferredInTask,
   deferredQuestion,
   questionRoute,
   readInputRequired,
@@ -22,8 +23,10 @@ import {
 import { MAX_INPUT_ROUNDS } from '../bounds.js';
 import type { Send } from './more-requests.js';
 import { checkParamHeaders } from './param-headers.js';
+import type { RawTool } from './lists.js';
 import { boundedDepth, ownSignal, progressOf, readCallResult } from './server-answers.js';
-import { callAsTask, DEFAULT_TASK_TOTAL_MS, serverRunsToolTasks } from './tasks.js';
+import { callLegacyTask, DEFAULT_TASK_TOTAL_MS, followModernTask, type TaskCallOptions } from './tasks/call.js';
+import type { ConnectionTasks } from './tasks/session.js';
 import type { Timeouts } from './timeouts.js';
 
 const LooseResult = ResultSchema.loose();
@@ -36,10 +39,11 @@ export interface ToolCallParts {
   masked<T>(value: T): T;
   handlers: ClientHandlers;
   timeouts: Timeouts;
-  /** Call task-capable tools as tasks (2025-11-25), when the server takes them. */
-  tasks: boolean;
-  /** The tools called as tasks, as last listed. */
-  taskTools(): ReadonlySet<string>;
+  /** The connection's task session, when it asks for tasks and the server runs them (either era). */
+  tasks: ConnectionTasks | undefined;
+  /** The tools a 2025 server runs as tasks (their `execution.taskSupport`), as last listed. */
+  taskTools(): ReadonlyMap<string, RawTool>;
+  era: 'legacy' | 'modern';
   /** The tools whose arguments are mirrored into headers, as last listed. */
   headerTools: ReadonlyMap<string, Tool>;
   /** The `_meta` a call carries (with the log level the host asked for). */
@@ -52,16 +56,23 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
 
   // One tools/call on the wire; `manual`: an input_required comes back instead of being answered by the SDK.
   async function callOnce(name: string, params: Record<string, unknown>, options: CallOptions, signal: AbortSignal, manual: boolean) {
-    if (p.tasks && p.taskTools().has(name) && serverRunsToolTasks(client.getServerCapabilities())) {
-      const total = options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS;
-      const requestMs = options.timeoutMs ?? timeouts.callMs;
-      return (await callAsTask(client, params as never, { signal, requestMs, totalMs: total })) as Record<string, unknown>;
+    const declared = p.headerTools.get(name);
+    if (p.tasks !== undefined) {
+      const bound: TaskCallOptions = {
+        signal,
+        requestMs: options.timeoutMs ?? timeouts.callMs,
+        totalMs: options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS,
+      };
+      const taskTool = p.taskTools().get(name);
+      if (p.era === 'legacy' && taskTool !== undefined) return callLegacyTask(p.tasks, taskTool, params, bound);
+      // 2026-07-28: the server decides; the call declares the extension and goes on the raw path (the SDK refuses a task).
+      // A tool whose arguments go into headers keeps the SDK's path, declaring no tasks (SEP-2243 is the SDK's encoding).
+      if (p.era === 'modern' && declared === undefined) return modernCall(p.tasks, params, bound, options);
     }
     const sdk = { ...p.sdkOptions(options, signal), ...(manual ? { allowInputRequired: true } : {}) };
     // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
     const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);
     const progress = onProgress ? { onprogress: progressOf(onProgress) } : {};
-    const declared = p.headerTools.get(name);
     // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding), within our bound.
     if (declared !== undefined) {
       checkParamHeaders(declared, params.arguments as Record<string, unknown>);
@@ -74,6 +85,29 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
       string,
       unknown
     >;
+  }
+
+  // One 2026-07-28 tools/call on the raw path: a result or a question comes back as the SDK's would; a task is followed.
+  async function modernCall(tasks: ConnectionTasks, params: Record<string, unknown>, bound: TaskCallOptions, options: CallOptions) {
+    const hook = options.onProgress;
+    const onProgress = hook && ((q: Record<string, unknown>) => void (typeof q.progress === 'number' && progressOf(hook)(q as never)));
+    const answer = await tasks.raw('tools/call', params, { signal: bound.signal, requestMs: bound.requestMs, ...defined({ onProgress }) });
+    if (answer.kind === 'error') throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
+    const result = boundedDepth(answer.result, 'call');
+    if (result.resultType !== 'task') return result;
+    const questions = {
+      read: (task: Record<string, unknown>) => {
+        const asked = readInputRequired({ resultType: 'input_required', inputRequests: task.inputRequests });
+        return asked?.inputRequests ?? {};
+      },
+      answer: async (requests: Record<string, McpInputRequest>, signal: AbortSignal) => {
+        checkAnswerable(requests, p.handlers, 'call');
+        if (Object.values(requests).some((r) => questionRoute(p.handlers, r.method) === 'defer'))
+          throw deferredInTask();
+        return answerInline(requests, client, ownSignal(signal));
+      },
+    };
+    return followModernTask(tasks, result, questions, bound);
   }
 
   // A call and the rounds the connection answers itself; a round with a deferred question comes back. Always in manual

@@ -129,8 +129,8 @@ describe('tasks (2025-11-25, experimental) against server-everything', () => {
   const research = (connection: McpConnection, options = {}) =>
     connection.callTool('simulate-research-query', { topic: 'tide pools' }, options);
 
-  it('P2: with tasks on, a tool that requires a task runs as one (tools/call with task, tasks/get, tasks/result)', async () => {
-    await using connection = await connectMcp(everything(), { tasks: true });
+  it('E6: by default (tasks "wait"), a tool that requires a task runs as one through ext-tasks (tools/call with task, tasks/get, tasks/result)', async () => {
+    await using connection = await connectMcp(everything());
     expect((await connection.listTools()).find((t) => t.name === 'simulate-research-query')?.execution).toEqual({
       taskSupport: 'required',
     });
@@ -138,16 +138,16 @@ describe('tasks (2025-11-25, experimental) against server-everything', () => {
     expect(connection.inFlight).toBe(0);
   });
 
-  it('P2: with tasks off (the default), such a tool is called plainly and the server refuses it with a tool error', async () => {
-    await using connection = await connectMcp(everything());
+  it('E6: with tasks false, such a tool is called plainly and the server refuses it with a tool error', async () => {
+    await using connection = await connectMcp(everything(), { tasks: false });
     await connection.listTools();
     const result = await research(connection);
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/requires task augmentation/);
   });
 
-  it('P2: a cancel or the total deadline ends the task call at once; the connection goes on', async () => {
-    await using connection = await connectMcp(everything(), { tasks: true, timeouts: { maxTotalMs: 1500 } });
+  it('E6: a cancel or the total deadline ends the task call at once; the connection goes on', async () => {
+    await using connection = await connectMcp(everything(), { timeouts: { maxTotalMs: 1500 } });
     await connection.listTools();
     expect(await failure(research(connection))).toMatchObject({ code: 'call_timeout', details: { reason: 'task_timeout' } });
     const controller = new AbortController();

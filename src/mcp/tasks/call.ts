@@ -1,0 +1,166 @@
+/**
+ * A tool call the server runs as a task, waited for inline, through ext-tasks:
+ * on 2025 (`tasks.requests.tools.call`, the tool's `execution.taskSupport`)
+ * the session's `callTool` asks for the task and settles it; on 2026-07-28
+ * the server decides, the `tools/call` went on the raw path, and a
+ * `resultType: "task"` answer is followed here with the session's task
+ * controller (`tasks/get`, `tasks/update` for the questions the connection
+ * answers itself, the result). A cancel of the caller, or the deadline
+ * (`totalMs`), sends `tasks/cancel` before the call rejects — a task never
+ * keeps running on the server for a call that gave up on it.
+ */
+import { ProtocolError, type Tool } from '@modelcontextprotocol/client';
+import type { RawTool } from '../lists.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AgtError } from '../../errors.js';
+import { isPlainObject } from '../../json.js';
+import { MAX_INPUT_ROUNDS } from '../../bounds.js';
+import { serverWords } from '../server-words.js';
+import type { McpInputRequest } from '../connection-types.js';
+import { clampPoll } from './port.js';
+import { type ConnectionTasks, extTasks } from './session.js';
+
+/** How long a task-augmented call may take in all unless `maxTotalTimeoutMs` says otherwise: 30 minutes. */
+export { DEFAULT_TASK_TOTAL_MS } from '../../bounds.js';
+
+const CANCEL_TIMEOUT_MS = 2_000;
+const DEFAULT_POLL_MS = 1_000;
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** How one task call is bounded and cancelled. */
+export interface TaskCallOptions {
+  signal: AbortSignal;
+  requestMs: number;
+  totalMs: number;
+}
+
+/** Answers the questions a 2026-07-28 task asks (the connection's own handlers); throws when one cannot be answered here. */
+export type AnswerQuestions = (requests: Record<string, McpInputRequest>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
+/** Reads the questions of an input_required task (as readInputRequired checks a round), or throws. */
+export type ReadQuestions = (task: Record<string, unknown>) => Record<string, McpInputRequest>;
+
+/** Calls `tool` as a 2025 task through the ext-tasks session and returns its result as `tasks/result` gave it. */
+export async function callLegacyTask(
+  tasks: ConnectionTasks,
+  tool: RawTool,
+  params: { arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+  options: TaskCallOptions,
+): Promise<Record<string, unknown>> {
+  const [ext, session] = await Promise.all([extTasks(), tasks.session()]);
+  return bounded(tasks, options, async (signal, taskId) => {
+    const execution = await session
+      .callTool(tool.name, (params.arguments ?? {}) as never, {
+        declaration: ext.toolDeclarationFromMcpTool(tool as Tool),
+        signal,
+        task: { preference: 'prefer', retentionMs: options.totalMs },
+        requestTimeoutMs: options.requestMs,
+        ...(params._meta === undefined ? {} : { metadata: params._meta as never }),
+      })
+      .catch((error: unknown) => Promise.reject(fromExt(error)));
+    if (execution.kind === 'task') taskId.current = execution.handle.taskId;
+    const { outcome } = await execution.settle({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
+    return outcomeResult(outcome, taskId.current);
+  });
+}
+
+/** Follows a 2026-07-28 task (`created` is the server's `resultType: "task"` answer) to its result. */
+export async function followModernTask(
+  tasks: ConnectionTasks,
+  created: Record<string, unknown>,
+  questions: { read: ReadQuestions; answer: AnswerQuestions },
+  options: TaskCallOptions,
+): Promise<Record<string, unknown>> {
+  const taskId = created.taskId;
+  if (typeof taskId !== 'string' || taskId === '')
+    throw new AgtError('protocol_error', 'the server answered the call with a task that has no taskId', {
+      details: { reason: 'invalid_task' },
+    });
+  const session = await tasks.session();
+  return bounded(tasks, options, async (signal, id) => {
+    id.current = taskId;
+    const controller = session.task(taskId as never, { requestTimeoutMs: options.requestMs });
+    let task = created;
+    for (let round = 0; !TERMINAL.has(String(task.status)); ) {
+      if (task.status === 'input_required') {
+        if (++round > MAX_INPUT_ROUNDS)
+          throw new AgtError('protocol_error', `the task asked for input more than ${MAX_INPUT_ROUNDS} times`, {
+            details: { reason: 'too_many_rounds', taskId },
+          });
+        const answers = await questions.answer(questions.read(task), signal);
+        await controller.update(answers as never, signal).catch((error: unknown) => Promise.reject(fromExt(error)));
+      } else await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_POLL_MS, undefined, { signal });
+      const view = await controller.snapshot(signal).catch((error: unknown) => Promise.reject(fromExt(error)));
+      task = { ...view.raw };
+    }
+    const outcome = await controller.result({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
+    return outcomeResult(outcome, taskId);
+  });
+}
+
+// Runs `work` under the caller's signal and the task's deadline; on either, the task is cancelled on its server.
+async function bounded<T>(
+  tasks: ConnectionTasks,
+  options: TaskCallOptions,
+  work: (signal: AbortSignal, taskId: { current?: string }) => Promise<T>): Promise<T> {
+  const limit = new AbortController();
+  const taskId: { current?: string } = {};
+  const timedOut = new Error('deadline');
+  const timer = setTimeout(() => limit.abort(timedOut), options.totalMs);
+  const onAbort = () => limit.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await work(limit.signal, taskId);
+  } catch (error) {
+    if (!limit.signal.aborted) throw error;
+    if (taskId.current !== undefined) await cancelOnServer(tasks, taskId.current);
+    if (limit.signal.reason === timedOut) throw taskTimeout(taskId.current, options.totalMs);
+    throw new AgtError('cancelled', 'the call was cancelled; its task was cancelled on the server (tasks/cancel sent)', {
+      details: { reason: 'cancelled', ...(taskId.current === undefined ? {} : { taskId: taskId.current }) },
+    });
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+// Best effort: the server is told to stop the task; its own failure to answer changes nothing for the caller.
+async function cancelOnServer(tasks: ConnectionTasks, taskId: string): Promise<void> {
+  const session = await tasks.session();
+  await session
+    .task(taskId as never)
+    .cancel(AbortSignal.timeout(CANCEL_TIMEOUT_MS))
+    .catch(() => undefined);
+}
+
+/** The result of a settled task, or the error its outcome stands for. */
+export function outcomeResult(
+  outcome: { status: 'completed'; result: unknown } | { status: 'failed'; error: Error & { code?: number } } | { status: 'cancelled' },
+  taskId: string | undefined,
+): Record<string, unknown> {
+  const ids = taskId === undefined ? {} : { taskId };
+  if (outcome.status === 'cancelled')
+    throw new AgtError('cancelled', 'the server cancelled the task of this call', { details: { reason: 'task_cancelled', ...ids } });
+  if (outcome.status === 'failed')
+    throw new AgtError('protocol_error', `the server says the task of this call failed: ${serverWords(outcome.error.message)}`, {
+      details: { reason: 'task_failed', ...ids, ...(typeof outcome.error.code === 'number' ? { serverCode: outcome.error.code } : {}) },
+    });
+  if (!isPlainObject(outcome.result))
+    throw new AgtError('protocol_error', 'the task of this call completed without a result object', { details: { reason: 'invalid_task', ...ids } });
+  return outcome.result;
+}
+
+/** An ext-tasks failure as the connection maps SDK failures: a server's JSON-RPC error is a ProtocolError again. */
+export function fromExt(error: unknown): unknown {
+  const e = error as { name?: string; code?: unknown; message?: string; data?: unknown; cause?: unknown };
+  if (e?.name === 'JsonRpcResponseError' && typeof e.code === 'number') return new ProtocolError(e.code, e.message ?? '', e.data);
+  if (e?.name === 'DispatchError' && e.cause !== undefined) return e.cause;
+  return error;
+}
+
+function taskTimeout(taskId: string | undefined, totalMs: number): AgtError {
+  return new AgtError('call_timeout', `the task of this call did not end within ${totalMs} ms; it was cancelled (tasks/cancel sent)`, {
+    details: { reason: 'task_timeout', ...(taskId === undefined ? {} : { taskId }), timeoutMs: totalMs },
+  });
+}
