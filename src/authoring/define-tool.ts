@@ -25,6 +25,9 @@ import type {
 } from '@modelcontextprotocol/server';
 
 export { ToolErrorSignal } from '../errors.js';
+
+/** How a tool may run as a task (MCP `execution.taskSupport`). */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 export { parseArguments } from '../schema/valibot.js';
 
 /** The authenticated caller of a request. */
@@ -111,6 +114,8 @@ interface ToolDescription {
   readonly annotations?: Readonly<ToolAnnotations>;
   /** Generated from `output`; the server checks every structured result against it before sending. */
   readonly outputSchema?: Record<string, unknown>;
+  /** Whether the tool may run as a task (MCP `execution.taskSupport`), as published. */
+  readonly execution?: Readonly<{ taskSupport: TaskSupport }>;
 }
 
 /** A tool definition, ready to serve. */
@@ -145,6 +150,12 @@ export interface ToolDefinition<S extends v.GenericSchema> {
    * another tool's).
    */
   definitions?: Record<string, v.GenericSchema>;
+  /**
+   * `{ taskSupport: 'optional' }`: a client that asks may run the tool as a task (it answers at once with the task;
+   * the handler runs on, `ctx.signal` aborts on `tasks/cancel`, and the result is kept for the task's TTL);
+   * `'required'`: only as a task. Both protocol eras (the 2026-07-28 Tasks extension). Default: never a task.
+   */
+  execution?: { taskSupport: TaskSupport };
   handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 }
 
@@ -155,7 +166,10 @@ export function toolError(code: string, message: string, details?: Record<string
 
 /** Defines a tool from one valibot object schema (and one for its output); throws invalid_input when a schema cannot be published faithfully. */
 export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition<S>): DefinedTool<S> {
-  const { name, description, title, annotations, input, output, definitions, handler } = definition;
+  const { name, description, title, annotations, input, output, definitions, execution, handler } = definition;
+  const support = execution?.taskSupport;
+  if (execution !== undefined && support !== 'forbidden' && support !== 'optional' && support !== 'required')
+    throw new AgtError('invalid_input', `tool "${String(name)}": execution.taskSupport must be "optional", "required" or "forbidden"`);
   if (typeof name !== 'string' || !MODEL_TOOL_NAME.test(name))
     throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
   const inputSchema = publishValibot(name, 'input', input, definitions);
@@ -167,6 +181,7 @@ export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition
     input,
     inputSchema,
     ...defined({ outputSchema }),
+    ...(support === undefined ? {} : { execution: Object.freeze({ taskSupport: support }) }),
     handler,
   });
 }

@@ -1,6 +1,9 @@
 // agt-mcp/authoring: author MCP tools with one valibot definition, serve them, test their contract.
 export { defineTool, parseArguments, toolError, ToolErrorSignal } from './define-tool.js';
-export type { Caller, DefinedTool, ServableTool, ToolContext, ToolDefinition, ToolOutput } from './define-tool.js';
+export type { Caller, DefinedTool, ServableTool, TaskSupport, ToolContext, ToolDefinition, ToolOutput } from './define-tool.js';
+export { MemoryTaskStore } from './tasks/store.js';
+export type { TaskRecord, TaskStatus, TaskStore } from './tasks/store.js';
+export type { TaskServingOptions } from './tasks/runner.js';
 export { serveHttp } from './http.js';
 export type { HttpToolService, ServeHttpOptions } from './http.js';
 export { createToolServer, DEFAULT_CACHE_HINT, serveStdio } from './server.js';

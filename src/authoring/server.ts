@@ -9,18 +9,20 @@
  * back as tool results with isError and a machine-readable
  * `{ error: { code, message, details? } }` text (C4).
  */
-import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { CacheHint, CallToolResult, Transport } from '@modelcontextprotocol/server';
+import { Server } from '@modelcontextprotocol/server';
+import type { CacheHint, Transport } from '@modelcontextprotocol/server';
 import { AgtError } from '../errors.js';
-import { defined, isPlainObject } from '../json.js';
-import { failureOf, outputContent, toolErrorResult } from '../results.js';
-import { parseArguments, type ServableTool } from './define-tool.js';
+import { defined } from '../json.js';
+import type { ServableTool } from './define-tool.js';
 import { serveStdio as serveSdkStdio } from '@modelcontextprotocol/server/stdio';
 import { BoundedStdioServerTransport } from './stdio.js';
-import { roundsContext, toolContext } from './context.js';
-import { NeedsInput, Rounds, roundsCodec } from './rounds.js';
-import { compiledOutput, outputProblem } from './output.js';
-import { MAX_HANDLER_ERROR_TEXT, MAX_TOOL_NAME_LENGTH } from '../bounds.js';
+import { toolContext } from './context.js';
+import { roundsCodec } from './rounds.js';
+import { compiledOutput } from './output.js';
+import { MAX_HANDLER_ERROR_TEXT } from '../bounds.js';
+import { callToolHandler } from './call-tool.js';
+import { KitTasks, type TaskServingOptions } from './tasks/runner.js';
+import { serveTaskMethods, taskCapabilities } from './tasks/serve.js';
 import type { ProtocolEra } from '../mcp/era.js';
 import { servesLegacy } from './eras.js';
 
@@ -78,6 +80,11 @@ export interface ToolServerOptions {
    * the list a minute, for itself. 2025-era results carry no cache fields.
    */
   cacheHint?: CacheHint;
+  /**
+   * How tools that declare `execution.taskSupport` run as tasks: where tasks are kept (`store`: memory by default,
+   * gone with the process), how long (`ttlMs`, default one hour) and how often clients should poll (`pollIntervalMs`).
+   */
+  tasks?: TaskServingOptions;
 }
 
 /** How long a kit server's list may be reused, and by whom, unless `cacheHint` says otherwise. */
@@ -117,12 +124,20 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   const codec = roundsCodec(defined({ key: options.requestStateKey, name: options.name, ttlSeconds: options.requestStateTtlSeconds }));
   const cache = cacheHintOf(options.cacheHint);
   const cacheHints = { 'tools/list': cache, 'server/discover': cache };
+  // Tasks: declared, and their methods served, only when a tool may run as one.
+  const kitTasks = new KitTasks(options.tasks);
+  const tasked = [...tools.values()].some((t) => t.execution?.taskSupport === 'optional' || t.execution?.taskSupport === 'required');
+  const parts = { tools, outputs, codec, tasks: kitTasks, report };
   // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).
   const build = (era: 'legacy' | 'modern', via?: ServedVia): Server => {
     // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
     const server = new Server(
       { name: options.name, version: options.version },
-      { capabilities: { tools: {}, logging: {} }, requestState: { verify: codec.verify }, cacheHints },
+      {
+        capabilities: { tools: {}, logging: {}, ...(tasked ? taskCapabilities(era) : {}) },
+        requestState: { verify: codec.verify },
+        cacheHints,
+      },
     );
     server.setRequestHandler('tools/list', async () => ({
       tools: [...tools.values()].map((t) => ({
@@ -130,40 +145,11 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
         description: t.description,
         inputSchema: t.inputSchema as { type: 'object' },
         ...defined({ title: t.title, annotations: t.annotations, outputSchema: t.outputSchema as { type: 'object' } | undefined }),
+        ...(t.execution === undefined ? {} : { execution: { ...t.execution } }),
       })),
     }));
-    server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
-      const tool = tools.get(request.params.name);
-      if (tool === undefined)
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `unknown tool "${request.params.name.slice(0, MAX_TOOL_NAME_LENGTH)}"; tools/list names the tools`,
-        );
-      const parsed = parseArguments(tool, request.params.arguments);
-      if (!parsed.ok) {
-        return toolErrorResult({
-          code: 'invalid_arguments',
-          message: "the arguments do not match the tool's schema",
-          details: { issues: parsed.issues },
-        });
-      }
-      const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
-      const context = toolContext(server, ctx, meta, { era, via });
-      // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.
-      const rounds = era === 'modern' ? Rounds.of(ctx, tool.name, request.params.arguments, context.caller?.id ?? null) : undefined;
-      try {
-        const result = outputContent(await tool.handler(parsed.value as never, rounds ? roundsContext(context, rounds) : context));
-        const broken = outputProblem(tool.name, result, outputs.get(tool.name));
-        if (broken === undefined) return result; // outputContent built its blocks from the handler's typed output
-        report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
-        return toolErrorResult(broken);
-      } catch (error) {
-        if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
-        const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
-        if (status === 'tool_failed') report(error, tool.name);
-        return toolErrorResult(failure);
-      }
-    });
+    server.setRequestHandler('tools/call', callToolHandler(parts, server, { era, via }));
+    if (tasked) serveTaskMethods(server, era, kitTasks, (ctx) => toolContext(server, ctx, {}, { era, via }).caller?.id ?? null);
     return server;
   };
   const server = build('legacy'); // the hand-wired connection (connect)
@@ -171,7 +157,10 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     tools: Object.freeze([...tools.keys()]),
     connect: (transport) => server.connect(transport as unknown as Transport),
     build,
-    close: () => server.close(),
+    close: async () => {
+      kitTasks.close();
+      await server.close();
+    },
   };
   server.onclose = () => toolServer.onclose?.();
   return toolServer;

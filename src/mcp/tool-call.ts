@@ -25,7 +25,8 @@ import type { Send } from './more-requests.js';
 import { checkParamHeaders } from './param-headers.js';
 import type { RawTool } from './lists.js';
 import { boundedDepth, ownSignal, progressOf, readCallResult } from './server-answers.js';
-import { callLegacyTask, DEFAULT_TASK_TOTAL_MS, followModernTask, type TaskCallOptions } from './tasks/call.js';
+import { callLegacyTask, cancelOnServer, DEFAULT_TASK_TOTAL_MS, followModernTask, type TaskCallOptions } from './tasks/call.js';
+import type { RawAnswer } from './tasks/raw-dispatch.js';
 import type { ConnectionTasks } from './tasks/session.js';
 import type { Timeouts } from './timeouts.js';
 
@@ -91,7 +92,17 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
   async function modernCall(tasks: ConnectionTasks, params: Record<string, unknown>, bound: TaskCallOptions, options: CallOptions) {
     const hook = options.onProgress;
     const onProgress = hook && ((q: Record<string, unknown>) => void (typeof q.progress === 'number' && progressOf(hook)(q as never)));
-    const answer = await tasks.raw('tools/call', params, { signal: bound.signal, requestMs: bound.requestMs, ...defined({ onProgress }) });
+    // A task created after the caller gave up is cancelled at once: it must not run on for nobody.
+    const onLate = (late: RawAnswer) => {
+      if (late.kind === 'result' && late.result.resultType === 'task' && typeof late.result.taskId === 'string')
+        void cancelOnServer(tasks, late.result.taskId);
+    };
+    const answer = await tasks.raw('tools/call', params, {
+      signal: bound.signal,
+      requestMs: bound.requestMs,
+      onLate,
+      ...defined({ onProgress }),
+    });
     if (answer.kind === 'error') throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
     const result = boundedDepth(answer.result, 'call');
     if (result.resultType !== 'task') return result;
@@ -102,8 +113,7 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
       },
       answer: async (requests: Record<string, McpInputRequest>, signal: AbortSignal) => {
         checkAnswerable(requests, p.handlers, 'call');
-        if (Object.values(requests).some((r) => questionRoute(p.handlers, r.method) === 'defer'))
-          throw deferredInTask();
+        if (Object.values(requests).some((r) => questionRoute(p.handlers, r.method) === 'defer')) throw deferredInTask();
         return answerInline(requests, client, ownSignal(signal));
       },
     };

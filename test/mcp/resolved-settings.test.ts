@@ -26,7 +26,7 @@ describe('P2: connect settings are resolved once into one frozen value', () => {
     const settings = resolveConnectSettings({ timeouts: { callMs: 1234 }, roots, elicitation: async () => ({ action: 'cancel' }) });
     expect(settings.timeouts).toEqual({ ...DEFAULT_TIMEOUTS, callMs: 1234 });
     expect(settings.maxMessageBytes).toBe(4 * 1024 * 1024);
-    expect(settings.tasks).toBe(false);
+    expect(settings.tasks).toBe('wait'); // E6: tasks are waited for inline unless a host says otherwise
     expect(settings.legacyVerdictMs).toBe(24 * 60 * 60 * 1000);
     expect(settings.capabilities).toEqual({ elicitation: { form: { applyDefaults: true } }, roots: { listChanged: true } });
     for (const part of [settings, settings.timeouts, settings.handlers, settings.capabilities, settings.given])
@@ -49,11 +49,11 @@ describe('P2: connect settings are resolved once into one frozen value', () => {
   });
 
   it('P2: layered settings keep the base and replace only what the layer gives', () => {
-    const base = resolveConnectSettings({ timeouts: { callMs: 5000 }, maxMessageBytes: 2048, tasks: true });
+    const base = resolveConnectSettings({ timeouts: { callMs: 5000 }, maxMessageBytes: 2048, tasks: 'defer' });
     const probe = resolveConnectSettings({ timeouts: { listMs: 700 } }, base);
     expect(probe.timeouts).toMatchObject({ callMs: 5000, listMs: 700 });
     expect(probe.maxMessageBytes).toBe(2048);
-    expect(probe.tasks).toBe(true);
+    expect(probe.tasks).toBe('defer');
     expect(base.timeouts.listMs).toBe(DEFAULT_TIMEOUTS.listMs);
   });
 

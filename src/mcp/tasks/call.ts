@@ -53,7 +53,8 @@ export async function callLegacyTask(
       .callTool(tool.name, (params.arguments ?? {}) as never, {
         declaration: ext.toolDeclarationFromMcpTool(tool as Tool),
         signal,
-        task: { preference: 'prefer', retentionMs: options.totalMs },
+        // The server's own TTL: one as short as the call's deadline would end the task as the cancel is sent.
+        task: { preference: 'prefer' },
         requestTimeoutMs: options.requestMs,
         ...(params._meta === undefined ? {} : { metadata: params._meta as never }),
       })
@@ -81,7 +82,7 @@ export async function followModernTask(
     id.current = taskId;
     const controller = session.task(taskId as never, { requestTimeoutMs: options.requestMs });
     let task = created;
-    for (let round = 0; !TERMINAL.has(String(task.status)); ) {
+    for (let round = 0; !TERMINAL.has(String(task.status));) {
       if (task.status === 'input_required') {
         if (++round > MAX_INPUT_ROUNDS)
           throw new AgtError('protocol_error', `the task asked for input more than ${MAX_INPUT_ROUNDS} times`, {
@@ -102,7 +103,8 @@ export async function followModernTask(
 async function bounded<T>(
   tasks: ConnectionTasks,
   options: TaskCallOptions,
-  work: (signal: AbortSignal, taskId: { current?: string }) => Promise<T>): Promise<T> {
+  work: (signal: AbortSignal, taskId: { current?: string }) => Promise<T>,
+): Promise<T> {
   const limit = new AbortController();
   const taskId: { current?: string } = {};
   const timedOut = new Error('deadline');
@@ -125,8 +127,8 @@ async function bounded<T>(
   }
 }
 
-// Best effort: the server is told to stop the task; its own failure to answer changes nothing for the caller.
-async function cancelOnServer(tasks: ConnectionTasks, taskId: string): Promise<void> {
+/** Tells the server to stop a task, best effort: its own failure to answer changes nothing for the caller. */
+export async function cancelOnServer(tasks: ConnectionTasks, taskId: string): Promise<void> {
   const session = await tasks.session();
   await session
     .task(taskId as never)
@@ -147,7 +149,9 @@ export function outcomeResult(
       details: { reason: 'task_failed', ...ids, ...(typeof outcome.error.code === 'number' ? { serverCode: outcome.error.code } : {}) },
     });
   if (!isPlainObject(outcome.result))
-    throw new AgtError('protocol_error', 'the task of this call completed without a result object', { details: { reason: 'invalid_task', ...ids } });
+    throw new AgtError('protocol_error', 'the task of this call completed without a result object', {
+      details: { reason: 'invalid_task', ...ids },
+    });
   return outcome.result;
 }
 

@@ -13,13 +13,18 @@ import { isPlainObject } from '../../json.js';
 
 /** A JSON-RPC answer as ext-tasks reads it. */
 export type RawAnswer =
-  | { kind: 'result'; result: Record<string, unknown> }
-  | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
+  { kind: 'result'; result: Record<string, unknown> } | { kind: 'error'; error: { code: number; message: string; data?: unknown } };
 
 /** Sends one request and resolves with its answer (rejects on timeout, abort or a closed transport). */
 export type RawDispatch = (
   request: unknown,
-  options?: { signal?: AbortSignal; context?: { requestTimeoutMs?: number }; onProgress?: (params: Record<string, unknown>) => void },
+  options?: {
+    signal?: AbortSignal;
+    context?: { requestTimeoutMs?: number };
+    onProgress?: (params: Record<string, unknown>) => void;
+    /** An answer that comes after the caller gave up (its signal aborted), within the timeout: a task to cancel. */
+    onLate?: (answer: RawAnswer) => void;
+  },
 ) => Promise<RawAnswer>;
 
 interface Waiting {
@@ -43,18 +48,9 @@ export function rawDispatcher(transport: Transport, defaultTimeoutMs: number): {
     const mine = typeof id === 'string' ? waiting.get(id) : undefined;
     if (mine === undefined || 'method' in message) return inner?.(message, extra);
     waiting.delete(id as string);
-    const answer = message as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
-    if (isPlainObject(answer.error))
-      mine.resolve({
-        kind: 'error',
-        error: {
-          code: typeof answer.error.code === 'number' ? answer.error.code : -32603,
-          message: typeof answer.error.message === 'string' ? answer.error.message : '',
-          ...(answer.error.data === undefined ? {} : { data: answer.error.data }),
-        },
-      });
-    else if (isPlainObject(answer.result)) mine.resolve({ kind: 'result', result: answer.result });
-    else mine.reject(new Error('the server answered a task request with neither a result nor an error'));
+    const answer = answerOf(message);
+    if (answer === undefined) mine.reject(new Error('the server answered a request with neither a result nor an error'));
+    else mine.resolve(answer);
   };
 
   const dispatch: RawDispatch = (request, options = {}) => {
@@ -76,7 +72,17 @@ export function rawDispatcher(transport: Transport, defaultTimeoutMs: number): {
         reject(error);
       };
       const onAbort = () => {
+        const late = options.onLate;
         fail(options.signal?.reason instanceof Error ? options.signal.reason : new Error('the request was cancelled'));
+        // Still listened for until the timeout: an answer after the abort goes to onLate, never to the SDK.
+        if (late !== undefined) {
+          const until = setTimeout(() => waiting.delete(id), timeoutMs);
+          const settle = () => {
+            clearTimeout(until);
+            waiting.delete(id);
+          };
+          waiting.set(id, { resolve: (answer) => (settle(), late(answer)), reject: settle });
+        }
         void transport
           .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the caller' } })
           .catch(() => undefined);
@@ -105,4 +111,19 @@ export function rawDispatcher(transport: Transport, defaultTimeoutMs: number): {
       progress.clear();
     },
   };
+}
+
+// A response as ext-tasks reads it: its result object, or its error (code and message as sent, bounded later).
+function answerOf(message: unknown): RawAnswer | undefined {
+  const answer = message as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+  if (isPlainObject(answer.error))
+    return {
+      kind: 'error',
+      error: {
+        code: typeof answer.error.code === 'number' ? answer.error.code : -32603,
+        message: typeof answer.error.message === 'string' ? answer.error.message : '',
+        ...(answer.error.data === undefined ? {} : { data: answer.error.data }),
+      },
+    };
+  return isPlainObject(answer.result) ? { kind: 'result', result: answer.result } : undefined;
 }

@@ -8,12 +8,13 @@
  * it is loaded with `import()`, once.
  */
 import type { Client, Transport } from '@modelcontextprotocol/client';
+import type * as ExtTasksClient from '@modelcontextprotocol/ext-tasks/client';
 import type { TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
 import { boundedPort } from './port.js';
 import { TASKS_EXTENSION } from './capabilities.js';
-import { type RawDispatch, rawDispatcher } from './raw-dispatch.js';
+import { type RawAnswer, type RawDispatch, rawDispatcher } from './raw-dispatch.js';
 
-type ExtTasks = typeof import('@modelcontextprotocol/ext-tasks/client');
+type ExtTasks = typeof ExtTasksClient;
 let loaded: Promise<ExtTasks> | undefined;
 
 /** The ext-tasks client module, loaded once. */
@@ -65,13 +66,19 @@ export class ConnectionTasks {
   raw(
     method: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal; requestMs?: number; onProgress?: (params: Record<string, unknown>) => void } = {},
+    options: {
+      signal?: AbortSignal;
+      requestMs?: number;
+      onProgress?: (params: Record<string, unknown>) => void;
+      onLate?: (answer: RawAnswer) => void;
+    } = {},
   ) {
     return this.#rawPath().dispatch(
       { method, params: this.frame(params) },
       {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.onLate ? { onLate: options.onLate } : {}),
         context: { requestTimeoutMs: options.requestMs ?? this.#parts.requestMs },
       },
     );

@@ -1,0 +1,77 @@
+/**
+ * A kit server's `tools/call`: the arguments checked against the published
+ * schema, the handler run — plainly, round trip in the 2026-07-28 era when it
+ * asks questions (rounds.ts), or as a task when the tool declares
+ * `execution.taskSupport` and the client asked for one (tasks/) — and its
+ * output checked against the tool's outputSchema. Invalid arguments, business
+ * and permission errors all come back as tool results with isError and a
+ * machine-readable `{ error: { code, message, details? } }` text (C4).
+ */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolRequest, CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../json.js';
+import { failureOf, outputContent, toolErrorResult } from '../results.js';
+import { MAX_TOOL_NAME_LENGTH } from '../bounds.js';
+import { parseArguments, type ServableTool, type ToolContext } from './define-tool.js';
+import { roundsContext, type Serving, toolContext } from './context.js';
+import { NeedsInput, Rounds, type roundsCodec } from './rounds.js';
+import type { compiledOutput } from './output.js';
+import { outputProblem } from './output.js';
+import { callAsTask, taskContext } from './tasks/serve.js';
+import type { KitTasks } from './tasks/runner.js';
+
+/** What a server's tools/call handler needs. */
+export interface CallToolParts {
+  tools: ReadonlyMap<string, ServableTool>;
+  outputs: ReadonlyMap<string, ReturnType<typeof compiledOutput>>;
+  codec: ReturnType<typeof roundsCodec>;
+  tasks: KitTasks;
+  report(error: unknown, tool: string): void;
+}
+
+/** The tools/call handler of one built server. */
+export function callToolHandler(parts: CallToolParts, server: Server, serving: Serving) {
+  const { tools, outputs, codec, report } = parts;
+  // The handler's result, checked against the tool's output schema; any failure is a tool error result.
+  const run = async (tool: ServableTool, value: unknown, context: ToolContext, rounds?: Rounds): Promise<CallToolResult> => {
+    try {
+      const result = outputContent(await tool.handler(value as never, context));
+      const broken = outputProblem(tool.name, result, outputs.get(tool.name));
+      if (broken === undefined) return result; // outputContent built its blocks from the handler's typed output
+      report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
+      return toolErrorResult(broken);
+    } catch (error) {
+      if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
+      const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
+      if (status === 'tool_failed') report(error, tool.name);
+      return toolErrorResult(failure);
+    }
+  };
+  return async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> => {
+    const tool = tools.get(request.params.name);
+    if (tool === undefined)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `unknown tool "${request.params.name.slice(0, MAX_TOOL_NAME_LENGTH)}"; tools/list names the tools`,
+      );
+    const parsed = parseArguments(tool, request.params.arguments);
+    if (!parsed.ok) {
+      return toolErrorResult({
+        code: 'invalid_arguments',
+        message: "the arguments do not match the tool's schema",
+        details: { issues: parsed.issues },
+      });
+    }
+    const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
+    const context = toolContext(server, ctx, meta, serving);
+    const owner = context.caller?.id ?? null;
+    const params = request.params as unknown as Record<string, unknown>;
+    const task = await callAsTask(tool.execution?.taskSupport, { era: serving.era, params, server, ctx }, (ttl) =>
+      parts.tasks.start(tool.name, owner, ttl, (control) => run(tool, parsed.value, taskContext(context, control, serving.era)) as never),
+    );
+    if (task !== undefined) return task as unknown as CallToolResult;
+    // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.
+    const rounds = serving.era === 'modern' ? Rounds.of(ctx, tool.name, request.params.arguments, owner) : undefined;
+    return run(tool, parsed.value, rounds ? roundsContext(context, rounds) : context, rounds);
+  };
+}

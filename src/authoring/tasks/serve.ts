@@ -1,0 +1,135 @@
+/**
+ * A kit server's tasks on the wire: which `tools/call` becomes a task (a tool
+ * that declares `execution.taskSupport`, called by a client that asked for one:
+ * `params.task` in 2025, the extension in the request's capabilities on
+ * 2026-07-28), the task methods of each era, and the context a handler runs
+ * with as a task. Written against the Tasks specification with the wire
+ * shapes of `@modelcontextprotocol/ext-tasks` (the SDK has no server side of
+ * the extension yet; when it ships, it replaces this folder).
+ */
+import { inputRequired, ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import * as v from 'valibot';
+import { isPlainObject } from '../../json.js';
+import { TASKS_EXTENSION } from '../../mcp/tasks/capabilities.js';
+import type { TaskSupport, ToolContext } from '../define-tool.js';
+import type { KitTasks, TaskControl } from './runner.js';
+import { detailedTask, legacyTask, modernTask, RELATED_TASK_META } from './wire.js';
+
+/** The capabilities a server with task tools declares, by era. */
+export function taskCapabilities(era: 'legacy' | 'modern'): Record<string, unknown> {
+  return era === 'legacy'
+    ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+    : { extensions: { [TASKS_EXTENSION]: {} } };
+}
+
+const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+
+// The client asked for a task: `params.task` (2025), or the extension among the request's capabilities (2026-07-28).
+function asked(era: 'legacy' | 'modern', params: Record<string, unknown>, server: Server, ctx: ServerContext): boolean {
+  if (era === 'legacy') return isPlainObject(params.task);
+  // The request's own capabilities (its `_meta` envelope, as the SDK read it), else what the connection declared.
+  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope;
+  const own = envelope?.[CLIENT_CAPABILITIES_META];
+  const declared = isPlainObject(own) ? own : server.getClientCapabilities();
+  const extensions = isPlainObject(declared) ? declared.extensions : undefined;
+  return isPlainObject(extensions) && isPlainObject(extensions[TASKS_EXTENSION]);
+}
+
+/**
+ * What a `tools/call` of a tool with `support` becomes: `undefined` when it runs as a plain call, else the task's
+ * answer (the handler started as a task by `start`), or the error of a tool that runs only as a task.
+ */
+export async function callAsTask(
+  support: TaskSupport | undefined,
+  call: { era: 'legacy' | 'modern'; params: Record<string, unknown>; server: Server; ctx: ServerContext },
+  start: (requestedTtlMs: number | undefined) => Promise<Parameters<typeof legacyTask>[0]>,
+): Promise<Record<string, unknown> | undefined> {
+  if (support === undefined || support === 'forbidden') return undefined;
+  const { era, params } = call;
+  if (!asked(era, params, call.server, call.ctx)) {
+    if (support === 'optional') return undefined;
+    if (era === 'legacy') throw new ProtocolError(-32601, 'this tool runs only as a task: call it with "task" in the params');
+    throw new ProtocolError(-32021, 'Missing required client capability', {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+  }
+  const ttl = isPlainObject(params.task) && typeof params.task.ttl === 'number' ? params.task.ttl : undefined;
+  const record = await start(ttl);
+  // The SDK's tools/call check wants content beside a 2025 task (the task is what the client reads).
+  return era === 'legacy' ? { task: legacyTask(record), content: [] } : { resultType: 'task', ...modernTask(record) };
+}
+
+const TaskIdParams = v.looseObject({ taskId: v.string() });
+
+/** Registers the task methods of `era` on `server`, for the tasks of `owner(ctx)`. */
+export function serveTaskMethods(
+  server: Server,
+  era: 'legacy' | 'modern',
+  tasks: KitTasks,
+  owner: (ctx: ServerContext) => string | null,
+): void {
+  const handle = (
+    method: string,
+    run: (params: v.InferOutput<typeof TaskIdParams>, ctx: ServerContext) => Promise<Record<string, unknown>>,
+  ) => server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => run(params, ctx as ServerContext) as never);
+  if (era === 'legacy') {
+    handle('tasks/get', async (p, ctx) => legacyTask(await tasks.get(p.taskId, owner(ctx))));
+    handle('tasks/cancel', async (p, ctx) => legacyTask(await tasks.cancel(p.taskId, owner(ctx))));
+    // tasks/result waits for the end, then answers as the call would have: its result, or its error.
+    handle('tasks/result', async (p, ctx) => {
+      const record = await tasks.ended(p.taskId, owner(ctx), ctx.mcpReq.signal);
+      if (record.status === 'failed' && record.error) throw new ProtocolError(record.error.code, record.error.message, record.error.data);
+      if (record.status === 'cancelled') throw new ProtocolError(-32603, 'the task was cancelled');
+      return { ...record.result, _meta: { ...(record.result?._meta as object), [RELATED_TASK_META]: { taskId: record.taskId } } };
+    });
+    server.setRequestHandler('tasks/list', { params: v.optional(v.looseObject({})) }, async (_params, ctx) => ({
+      tasks: (await tasks.store.list(owner(ctx as ServerContext))).map(legacyTask),
+    }));
+    return;
+  }
+  handle('tasks/get', async (p, ctx) => detailedTask(await tasks.get(p.taskId, owner(ctx))));
+  handle('tasks/cancel', async (p, ctx) => {
+    await tasks.cancel(p.taskId, owner(ctx));
+    return {};
+  });
+  handle('tasks/update', async (p, ctx) => {
+    // The SDK lifts a request's inputResponses out of its params (they are the 2026-07-28 answers of any request).
+    const lifted = (ctx.mcpReq as { inputResponses?: unknown }).inputResponses;
+    await tasks.update(p.taskId, owner(ctx), lifted ?? (p as { inputResponses?: unknown }).inputResponses);
+    return {};
+  });
+}
+
+/**
+ * The context a handler runs with as a task: the task's cancellation signal; progress messages become the task's
+ * statusMessage; in the 2026-07-28 era a question waits in the task (input_required, answered by tasks/update).
+ * Log messages are not sent from a task (the extension has no stream for them).
+ */
+export function taskContext(base: ToolContext, control: TaskControl, era: 'legacy' | 'modern'): ToolContext {
+  const context: ToolContext = {
+    ...base,
+    signal: control.signal,
+    async progress(_progress, options = {}) {
+      if (options.message !== undefined) await control.status(options.message);
+    },
+    async log() {},
+    closeStream() {},
+  };
+  if (era === 'legacy') return context;
+  const ask = <T>(request: { method: string; params?: Record<string, unknown> }) => control.ask(request) as Promise<T>;
+  const modern: ToolContext = {
+    ...context,
+    sample: (params) => ask(inputRequired.createMessage(params) as never),
+    elicit: (params) =>
+      ask((params.mode === 'url' ? inputRequired.elicitUrl(params as never) : inputRequired.elicit(params as never)) as never),
+    roots: async () => (await ask<{ roots: { uri: string; name?: string }[] }>(inputRequired.listRoots() as never)).roots,
+    ask: async (questions) => {
+      const answers: Record<string, unknown> = {};
+      for (const [key, q] of Object.entries(questions))
+        answers[key] =
+          'elicit' in q ? await modern.elicit(q.elicit) : 'sample' in q ? await modern.sample(q.sample) : { roots: await modern.roots() };
+      return answers;
+    },
+  };
+  return modern;
+}

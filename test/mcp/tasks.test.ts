@@ -1,0 +1,113 @@
+/**
+ * Tool calls a server runs as tasks (E6), both eras, through
+ * @modelcontextprotocol/ext-tasks against a real kit server process
+ * (test/authoring/fixtures/task-server.ts): waited for inline by default, the
+ * side effect once; a cancel or the deadline reaches the server (the handler's
+ * signal fires, no side effect); a question inside a 2026-07-28 task is
+ * answered by the connection's handler through tasks/update.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connectMcp, type McpConnection } from '../../src/index.js';
+import { REPO_ROOT, tempDir } from '../support/index.js';
+
+const SERVER = path.join(REPO_ROOT, 'test/authoring/fixtures/task-server.ts');
+let tmp: { dir: string; cleanup(): void };
+beforeAll(() => {
+  tmp = tempDir();
+});
+afterAll(() => tmp.cleanup());
+
+const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
+const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => expect.fail('expected a failure'),
+    (e: unknown) => e as { code: string; details?: object },
+  );
+
+const config = (log: string, protocol: 'legacy' | '2026-07-28') => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', SERVER, '--log', log],
+  cwd: REPO_ROOT,
+  protocol,
+});
+
+for (const protocol of ['2026-07-28', 'legacy'] as const) {
+  describe(`E6: tasks on ${protocol}`, () => {
+    let log: string;
+    let connection: McpConnection;
+    beforeAll(async () => {
+      log = path.join(tmp.dir, `${protocol}.log`);
+      connection = await connectMcp(config(log, protocol), {
+        timeouts: { handshakeMs: 20_000 },
+        elicitation: async () => ({ action: 'accept', content: { ok: true } }),
+      });
+      const tools = await connection.listTools();
+      // 2025: the tool says it may run as a task; 2026-07-28: the server declares the extension and decides per call.
+      if (protocol === 'legacy') expect(tools.find((t) => t.name === 'report')?.execution).toEqual({ taskSupport: 'optional' });
+      else expect(connection.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
+    }, 60_000);
+    afterAll(async () => connection?.close());
+
+    it('E6: a tool the server runs as a task is waited for inline (tasks "wait", the default); its side effect happens once', async () => {
+      expect(text(await connection.callTool('report', { id: 'a' }))).toBe('report a');
+      expect(lines(log).filter((l) => l.endsWith(' a'))).toEqual(['started a', 'done a']);
+      expect(connection.inFlight).toBe(0);
+    });
+
+    it('E6: cancelling the call cancels the task on its server: the handler sees its signal, nothing is done', async () => {
+      const controller = new AbortController();
+      const call = connection.callTool('report', { id: 'b', hold: path.join(tmp.dir, `${protocol}-never`) }, { signal: controller.signal });
+      await vi.waitFor(() => expect(lines(log)).toContain('started b'), { timeout: 20_000 });
+      controller.abort();
+      expect(await failure(call)).toMatchObject({ code: 'cancelled' });
+      await vi.waitFor(() => expect(lines(log)).toContain('cancelled b'), { timeout: 20_000 });
+      expect(lines(log)).not.toContain('done b');
+      expect(text(await connection.callTool('quick', { text: 'still here' }))).toBe('still here');
+    });
+
+    it("E6: a task past the call's total deadline is call_timeout task_timeout, and cancelled on its server", async () => {
+      const call = connection.callTool('report', { id: 'c', hold: path.join(tmp.dir, `${protocol}-never`) }, { maxTotalTimeoutMs: 1500 });
+      expect(await failure(call)).toMatchObject({ code: 'call_timeout', details: { reason: 'task_timeout' } });
+      await vi.waitFor(() => expect(lines(log)).toContain('cancelled c'), { timeout: 20_000 });
+      expect(lines(log)).not.toContain('done c');
+    });
+
+    it("E6: a held task finishes when its hold is released; the result is the handler's", async () => {
+      const hold = path.join(tmp.dir, `${protocol}-hold-d`);
+      const call = connection.callTool('report', { id: 'd', hold });
+      await vi.waitFor(() => expect(lines(log)).toContain('started d'), { timeout: 20_000 });
+      fs.writeFileSync(hold, '');
+      expect(text(await call)).toBe('report d');
+      expect(lines(log).filter((l) => l.endsWith(' d'))).toEqual(['started d', 'done d']);
+    });
+  });
+}
+
+describe('E6: a question inside a task', () => {
+  it('E6: on 2026-07-28 a task that asks (input_required) is answered by the elicitation handler through tasks/update', async () => {
+    const log = path.join(tmp.dir, 'question.log');
+    const asked: string[] = [];
+    await using connection = await connectMcp(config(log, '2026-07-28'), {
+      timeouts: { handshakeMs: 20_000 },
+      elicitation: async (request) => {
+        asked.push(request.message);
+        return { action: 'accept', content: { ok: true } };
+      },
+    });
+    await connection.listTools();
+    expect(text(await connection.callTool('confirm', { id: 'q' }))).toBe('acted on q');
+    expect(asked).toEqual(['Act on q?']);
+    expect(lines(log)).toEqual(['acted q']);
+  });
+
+  it('E6: with tasks false, a tool that runs only as a task is refused by the server, and nothing runs', async () => {
+    const log = path.join(tmp.dir, 'refused.log');
+    await using connection = await connectMcp(config(log, '2026-07-28'), { timeouts: { handshakeMs: 20_000 }, tasks: false });
+    await connection.listTools();
+    expect(await failure(connection.callTool('confirm', { id: 'r' }))).toMatchObject({ code: expect.any(String) });
+    expect(lines(log)).toEqual([]);
+  });
+});
