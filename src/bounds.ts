@@ -69,6 +69,8 @@ export const DEFAULT_TASK_TOTAL_MS = 30 * 60_000;
 /** The poll interval a server may ask of a client waiting on its task, at least and at most (clamped). */
 export const MIN_TASK_POLL_MS = 100;
 export const MAX_TASK_POLL_MS = 5_000;
+/** How often a task is polled when its server names no interval. */
+export const DEFAULT_TASK_POLL_MS = 1_000;
 /** The longest a kit server keeps a task and its result (its `ttlMs` option, or a client's asked TTL, is cut to it). */
 export const MAX_TASK_TTL_MS = 7 * 24 * 60 * 60_000;
 /** How long each call of a contract check (`checkServer`, `agt mcp check`) may take by default. */

@@ -72,4 +72,5 @@ export interface AgtErrorDetails {
   input_rounds_exceeded: { rounds?: number } & Open;
   model_response_invalid: { provider?: string; field?: string } & Open;
   interrupted: { batchId?: string; decidedAt?: string; leaseUntil?: string } & Open;
+  task_lost: { taskId?: string; reason?: string } & Open;
 }

@@ -43,7 +43,8 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     } catch (error) {
       if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
       const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
-      if (status === 'tool_failed') report(error, tool.name);
+      // A task's handler that ends because its task was cancelled is no failure to tell its author of.
+      if (status === 'tool_failed' && !context.signal.aborted) report(error, tool.name);
       return toolErrorResult(failure);
     }
   };

@@ -21,7 +21,7 @@ import { roundsCodec } from './rounds.js';
 import { compiledOutput } from './output.js';
 import { MAX_HANDLER_ERROR_TEXT } from '../bounds.js';
 import { callToolHandler } from './call-tool.js';
-import { KitTasks, type TaskServingOptions } from './tasks/runner.js';
+import { kitTasksFor, type TaskServingOptions } from './tasks/runner.js';
 import { serveTaskMethods, taskCapabilities } from './tasks/serve.js';
 import type { ProtocolEra } from '../mcp/era.js';
 import { servesLegacy } from './eras.js';
@@ -83,6 +83,8 @@ export interface ToolServerOptions {
   /**
    * How tools that declare `execution.taskSupport` run as tasks: where tasks are kept (`store`: memory by default,
    * gone with the process), how long (`ttlMs`, default one hour) and how often clients should poll (`pollIntervalMs`).
+   * Every instance of a server `name` in one process shares its tasks (serveHttp builds one per request); the first
+   * instance's options hold.
    */
   tasks?: TaskServingOptions;
 }
@@ -125,7 +127,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   const cache = cacheHintOf(options.cacheHint);
   const cacheHints = { 'tools/list': cache, 'server/discover': cache };
   // Tasks: declared, and their methods served, only when a tool may run as one.
-  const kitTasks = new KitTasks(options.tasks);
+  const kitTasks = kitTasksFor(options.name, options.tasks); // shared by every instance of this server in the process
   const tasked = [...tools.values()].some((t) => t.execution?.taskSupport === 'optional' || t.execution?.taskSupport === 'required');
   const parts = { tools, outputs, codec, tasks: kitTasks, report };
   // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).
@@ -157,10 +159,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     tools: Object.freeze([...tools.keys()]),
     connect: (transport) => server.connect(transport as unknown as Transport),
     build,
-    close: async () => {
-      kitTasks.close();
-      await server.close();
-    },
+    close: () => server.close(), // tasks run on: other instances of this server in the process share them
   };
   server.onclose = () => toolServer.onclose?.();
   return toolServer;

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { connectMcp } from '../mcp/connect.js';
-import type { McpConnection } from '../mcp/connection.js';
+import type { McpConnection, McpInputRequired } from '../mcp/connection.js';
 import { MountSession } from '../runtime/mount-session.js';
 import type { ToolResult } from '../runtime/types.js';
 import type { ArgumentIssue } from '../schema/issues.js';
@@ -66,7 +66,14 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
     if (progress) process.stderr.write('\r\x1b[K');
     await session.close();
   }
-  if ('asked' in outcome) return waitForAnswers(ctx, target.reference, tool, key, outcome.asked, (retry?.round ?? 0) + 1);
+  if ('asked' in outcome && outcome.asked.resultType === 'task') {
+    // Detached: the server runs the call as a task; `agt mcp task get|result|cancel` reach it by id.
+    const task = outcome.asked.task;
+    emit(ctx, { reference: target.reference, tool, called: true, task }, () => `task ${task.id} ${task.status}\n`);
+    return EXIT.ok;
+  }
+  if ('asked' in outcome)
+    return waitForAnswers(ctx, target.reference, tool, key, outcome.asked as McpInputRequired, (retry?.round ?? 0) + 1);
   if (retry) writeWaiting(ctx.storeFile, key, undefined); // answered: nothing waits any more
   const { result, called, route } = outcome;
   emit(ctx, { reference: target.reference, tool, called, result }, () => resultText(result, route.outputValidator !== undefined));

@@ -33,6 +33,7 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   input_rounds_exceeded: EXIT.failed,
   model_response_invalid: EXIT.failed,
   interrupted: EXIT.failed,
+  task_lost: EXIT.failed,
 };
 
 // Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the

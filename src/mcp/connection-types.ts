@@ -47,6 +47,29 @@ export interface McpInputRequired {
   requestState?: string;
 }
 
+/** A task as a client sees it: its id and status; the server's internal fields are never carried. */
+export interface McpTask {
+  id: string;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  /** The server's words on how it goes (masked, bounded). */
+  statusMessage?: string;
+  /** How often the server asks to be polled, clamped to MIN_TASK_POLL_MS – MAX_TASK_POLL_MS. */
+  pollIntervalMs?: number;
+  /** How long after its creation the server keeps it (null: no limit given). */
+  ttlMs?: number | null;
+}
+
+/** A call the server runs as a task, handed back instead of waited for (a connection with `tasks: 'defer'`). */
+export interface McpTaskStarted {
+  resultType: 'task';
+  task: McpTask;
+}
+
+/** A task's status as `getTask` reads it, with the questions of a 2026-07-28 task that waits for input. */
+export interface McpTaskStatus extends McpTask {
+  inputRequests?: Record<string, McpInputRequest>;
+}
+
 /** The retry of a call that asked for input: its questions, the answers by key, and the server's state as it was. */
 export interface InputRetry {
   requests: Readonly<Record<string, McpInputRequest>>;
@@ -119,9 +142,22 @@ export interface McpConnection {
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<McpCallResult>;
   /**
    * callTool for a caller that can wait for answers: a question the connection defers (`'defer'`) comes back as
-   * McpInputRequired instead of failing the call; retry with `options.input`.
+   * McpInputRequired instead of failing the call; retry with `options.input`. On a connection with `tasks: 'defer'`,
+   * a call the server runs as a task comes back as McpTaskStarted (collect it with getTask / getTaskResult).
    */
-  callToolOrInput(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<McpCallResult | McpInputRequired>;
+  callToolOrInput(
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<McpCallResult | McpInputRequired | McpTaskStarted>;
+  /** A task's status (`tasks/get`); a task the server no longer knows (expired, or the server restarted) is task_lost. */
+  getTask(taskId: string, options?: RequestOptions): Promise<McpTaskStatus>;
+  /** The result of a task that ended (read, masked); one that failed is protocol_error task_failed, one cancelled is cancelled. */
+  getTaskResult(taskId: string, options?: RequestOptions): Promise<McpCallResult>;
+  /** Asks the server to cancel a task (`tasks/cancel`; cooperative: it may still end otherwise). */
+  cancelTask(taskId: string, options?: RequestOptions): Promise<void>;
+  /** Answers the questions a 2026-07-28 task waits on (`tasks/update`). */
+  answerTask(taskId: string, responses: Record<string, unknown>, options?: RequestOptions): Promise<void>;
   /** Pings the server (`ping`); resolves with the round trip in milliseconds. */
   ping(options?: RequestOptions): Promise<number>;
   /**

@@ -23,9 +23,10 @@ import { type CacheHints, listAll, type RawTool, PROMPTS_LIST, RESOURCES_LIST, T
 import { moreRequests } from './more-requests.js';
 import { runsAsTask, serverRunsToolTasks, type TaskMode } from './tasks/capabilities.js';
 import { ConnectionTasks } from './tasks/session.js';
+import { answerTask, cancelTask, getTask, getTaskResult, noTasks } from './tasks/handles.js';
 import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
-import { boundedDepth, requestSignal, sdkSignal } from './server-answers.js';
+import { boundedDepth, readCallResult, requestSignal, sdkSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
 import { MAX_JSON_DEPTH } from '../bounds.js';
@@ -176,6 +177,10 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         })
       : undefined;
 
+  const tasksOf = (): ConnectionTasks => {
+    if (tasks === undefined) throw noTasks();
+    return tasks;
+  };
   const connection: McpConnection = {
     serverInfo: { name: masker.text(String(version?.name ?? '')), version: masker.text(String(version?.version ?? '')) },
     protocolVersion: verdict.protocolVersion,
@@ -235,6 +240,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       tasks,
       taskTools: () => taskTools,
       era: verdict.era,
+      deferTasks: parts.tasks === 'defer',
       headerTools,
       metaOf,
     }),
@@ -247,6 +253,19 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       listener: parts.listener,
       setRequestLogLevel: (level) => (requestLogLevel = level),
     }),
+    // Tasks by id (collected later, here or in another process): through the connection's ext-tasks session.
+    getTask: (taskId, options = {}) =>
+      send('tasks/get', async (signal) => masked(await getTask(tasksOf(), taskId, signal, options.timeoutMs ?? timeouts.callMs)), options),
+    getTaskResult: (taskId, options = {}) =>
+      send(
+        'tasks/result',
+        async (signal) => masked(readCallResult(await getTaskResult(tasksOf(), taskId, signal, options.timeoutMs ?? timeouts.callMs))),
+        options,
+      ),
+    cancelTask: (taskId, options = {}) =>
+      send('tasks/cancel', (signal) => cancelTask(tasksOf(), taskId, signal, options.timeoutMs ?? timeouts.callMs), options),
+    answerTask: (taskId, responses, options = {}) =>
+      send('tasks/update', (signal) => answerTask(tasksOf(), taskId, responses, signal, options.timeoutMs ?? timeouts.callMs), options),
     onListChanged: (listener) => parts.hub.add('listChanged', listener),
     onLog: (listener) => parts.hub.add('log', (message) => listener(logged(message))),
     onResourceUpdated: (listener) => parts.hub.add('resourceUpdated', (update) => listener(masked(update))),

@@ -9,7 +9,15 @@ import { ResultSchema } from '@modelcontextprotocol/core';
 import { type Client, ProtocolError, type Tool } from '@modelcontextprotocol/client';
 import { defined } from '../json.js';
 import type { ClientHandlers } from './client-handlers.js';
-import type { CallOptions, McpCallResult, McpConnection, McpInputRequest, McpInputRequired, RequestOptions } from './connection-types.js';
+import type {
+  CallOptions,
+  McpCallResult,
+  McpConnection,
+  McpInputRequest,
+  McpInputRequired,
+  McpTaskStarted,
+  RequestOptions,
+} from './connection-types.js';
 import {
   answerInline,
   checkAnswerable,
@@ -25,7 +33,15 @@ import type { Send } from './more-requests.js';
 import { checkParamHeaders } from './param-headers.js';
 import type { RawTool } from './lists.js';
 import { boundedDepth, ownSignal, progressOf, readCallResult } from './server-answers.js';
-import { callLegacyTask, cancelOnServer, DEFAULT_TASK_TOTAL_MS, followModernTask, type TaskCallOptions } from './tasks/call.js';
+import {
+  callLegacyTask,
+  cancelOnServer,
+  DEFAULT_TASK_TOTAL_MS,
+  followModernTask,
+  startedOf,
+  startLegacyTask,
+  type TaskCallOptions,
+} from './tasks/call.js';
 import type { RawAnswer } from './tasks/raw-dispatch.js';
 import type { ConnectionTasks } from './tasks/session.js';
 import type { Timeouts } from './timeouts.js';
@@ -45,6 +61,8 @@ export interface ToolCallParts {
   /** The tools a 2025 server runs as tasks (their `execution.taskSupport`), as last listed. */
   taskTools(): ReadonlyMap<string, RawTool>;
   era: 'legacy' | 'modern';
+  /** `tasks: 'defer'`: callToolOrInput hands a task back (McpTaskStarted) instead of waiting for it. */
+  deferTasks: boolean;
   /** The tools whose arguments are mirrored into headers, as last listed. */
   headerTools: ReadonlyMap<string, Tool>;
   /** The `_meta` a call carries (with the log level the host asked for). */
@@ -56,7 +74,15 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
   const { client, timeouts } = p;
 
   // One tools/call on the wire; `manual`: an input_required comes back instead of being answered by the SDK.
-  async function callOnce(name: string, params: Record<string, unknown>, options: CallOptions, signal: AbortSignal, manual: boolean) {
+  // `defer`: a task comes back as McpTaskStarted instead of being waited for.
+  async function callOnce(
+    name: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+    signal: AbortSignal,
+    manual: boolean,
+    defer = false,
+  ): Promise<Record<string, unknown>> {
     const declared = p.headerTools.get(name);
     if (p.tasks !== undefined) {
       const bound: TaskCallOptions = {
@@ -65,10 +91,11 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
         totalMs: options.maxTotalTimeoutMs ?? timeouts.maxTotalMs ?? DEFAULT_TASK_TOTAL_MS,
       };
       const taskTool = p.taskTools().get(name);
-      if (p.era === 'legacy' && taskTool !== undefined) return callLegacyTask(p.tasks, taskTool, params, bound);
+      if (p.era === 'legacy' && taskTool !== undefined)
+        return defer ? startLegacyTask(p.tasks, taskTool, params, bound) : callLegacyTask(p.tasks, taskTool, params, bound);
       // 2026-07-28: the server decides; the call declares the extension and goes on the raw path (the SDK refuses a task).
       // A tool whose arguments go into headers keeps the SDK's path, declaring no tasks (SEP-2243 is the SDK's encoding).
-      if (p.era === 'modern' && declared === undefined) return modernCall(p.tasks, params, bound, options);
+      if (p.era === 'modern' && declared === undefined) return modernCall(p.tasks, params, bound, options, defer);
     }
     const sdk = { ...p.sdkOptions(options, signal), ...(manual ? { allowInputRequired: true } : {}) };
     // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
@@ -89,7 +116,13 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
   }
 
   // One 2026-07-28 tools/call on the raw path: a result or a question comes back as the SDK's would; a task is followed.
-  async function modernCall(tasks: ConnectionTasks, params: Record<string, unknown>, bound: TaskCallOptions, options: CallOptions) {
+  async function modernCall(
+    tasks: ConnectionTasks,
+    params: Record<string, unknown>,
+    bound: TaskCallOptions,
+    options: CallOptions,
+    defer: boolean,
+  ) {
     const hook = options.onProgress;
     const onProgress = hook && ((q: Record<string, unknown>) => void (typeof q.progress === 'number' && progressOf(hook)(q as never)));
     // A task created after the caller gave up is cancelled at once: it must not run on for nobody.
@@ -106,6 +139,7 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
     if (answer.kind === 'error') throw new ProtocolError(answer.error.code, answer.error.message, answer.error.data);
     const result = boundedDepth(answer.result, 'call');
     if (result.resultType !== 'task') return result;
+    if (defer) return startedOf(result);
     const questions = {
       read: (task: Record<string, unknown>) => {
         const asked = readInputRequired({ resultType: 'input_required', inputRequests: task.inputRequests });
@@ -122,14 +156,15 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
 
   // A call and the rounds the connection answers itself; a round with a deferred question comes back. Always in manual
   // mode: every round is read here, under one bound of rounds and of questions per round, whoever answers (E7).
-  const callRounds = (name: string, args: Record<string, unknown>, options: CallOptions) =>
+  const callRounds = (name: string, args: Record<string, unknown>, options: CallOptions, defer: boolean) =>
     p.send(
       'call',
-      async (signal): Promise<McpCallResult | McpInputRequired> => {
+      async (signal): Promise<McpCallResult | McpInputRequired | McpTaskStarted> => {
         let retry = options.input === undefined ? {} : await retryParams(options.input, p.handlers, client, ownSignal(signal));
         for (let round = 0; ; round++) {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
-          const result = await callOnce(name, params, options, signal, true);
+          const result = await callOnce(name, params, options, signal, true, defer);
+          if (result.resultType === 'task') return p.masked(result as unknown as McpTaskStarted); // handed back (defer)
           // Only a question is read here; a result is bounded and read once, by readCallResult.
           const asked = result.resultType === 'input_required' ? readInputRequired(boundedDepth(result, 'call')) : undefined;
           if (asked === undefined) return p.masked(readCallResult(result));
@@ -146,10 +181,10 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
 
   return {
     callTool: async (name, args, options = {}) => {
-      const outcome = await callRounds(name, args, options);
-      if ('resultType' in outcome) throw deferredQuestion(outcome);
+      const outcome = await callRounds(name, args, options, false);
+      if ('resultType' in outcome) throw deferredQuestion(outcome as McpInputRequired);
       return outcome;
     },
-    callToolOrInput: (name, args, options = {}) => callRounds(name, args, options),
+    callToolOrInput: (name, args, options = {}) => callRounds(name, args, options, p.deferTasks),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The audit events of a run (SPEC §7): one `tool_call` per call, the batch's
  * start, end or rejection, refreshes, tools loaded by tool search, and the
- * calls that wait (`approval_requested`, `input_requested`, `input_decided`).
+ * calls that wait (`approval_requested`, `input_requested`, `input_decided`,
+ * `task_started`, `task_finished`).
  * None holds an argument or env value; an AuditSink receives them in order.
  */
 import type { InputMethod } from '../mcp/client-handlers.js';
@@ -97,12 +98,28 @@ export interface InputDecidedEvent extends AuditBase, CallIdentity {
   round: number;
 }
 
+/** A call's server runs it as a task the run defers: the call waits (`waitingFor: 'task'`). Ids and status only. */
+export interface TaskStartedEvent extends AuditBase, CallIdentity {
+  type: 'task_started';
+  taskId: string;
+  status: string;
+}
+
+/** A deferred task's call ended (collected, cancelled, or its task lost); the call's own tool_call event follows. */
+export interface TaskFinishedEvent extends AuditBase, CallIdentity {
+  type: 'task_finished';
+  taskId: string;
+  status: string;
+}
+
 /** Every event a run records (`type` tells them apart); none holds an argument or env value. */
 export type AuditEvent =
   | ToolCallEvent
   | ApprovalRequestedEvent
   | InputRequestedEvent
   | InputDecidedEvent
+  | TaskStartedEvent
+  | TaskFinishedEvent
   | BatchStartedEvent
   | BatchFinishedEvent
   | BatchRejectedEvent

@@ -16,7 +16,7 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import { readArguments } from './arguments.js';
 import { NEVER_ABORTED } from './abort.js';
 import { executeMcp } from './execute.js';
-import type { InputRetry, McpInputRequired } from '../mcp/connection-types.js';
+import type { InputRetry, McpInputRequired, McpTaskStarted } from '../mcp/connection-types.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import { loadMount } from './mount.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
@@ -38,7 +38,7 @@ export interface SessionCallOptions {
  * server's questions, the questions (`asked`) — and whether the server was called at all.
  */
 export type SessionCallOutcome =
-  { result: ToolResult; called: boolean; route: McpRoute } | { asked: McpInputRequired; called: true; route: McpRoute };
+  { result: ToolResult; called: boolean; route: McpRoute } | { asked: McpInputRequired | McpTaskStarted; called: true; route: McpRoute };
 
 /** One stored server, loaded as a run's mount, for direct calls. */
 export class MountSession {

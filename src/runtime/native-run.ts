@@ -182,6 +182,26 @@ export class NativeRun extends RunMounts {
   }
 
   /**
+   * Collects the calls of batch `batchId` that wait on their server's task (`tasks: 'defer'`, E6): the results of
+   * those whose task ended, each exactly once across processes (compare-and-set, like decide: of two collectors,
+   * one gets the result and the other nothing), through the rest of the pipeline (output check, bound, after hooks).
+   * Waits up to `waitMs` for one to end (default 0: looks once). A task its server no longer knows ends task_lost.
+   */
+  async collect(batchId: string, options: { waitMs?: number; signal?: AbortSignal } = {}): Promise<BatchResult> {
+    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    const waitMs = options.waitMs ?? 0;
+    if (!Number.isFinite(waitMs) || waitMs < 0)
+      throw new AgtError('invalid_input', 'collect: waitMs must be a number of milliseconds, 0 or more', { details: { field: 'waitMs' } });
+    return this.#batches.collect(batchId, waitMs, options.signal);
+  }
+
+  /** Cancels the task a waiting call `callId` of batch `batchId` runs as, on its server; the call ends cancelled (E6). */
+  async cancel(batchId: string, callId: string, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
+    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    return this.#batches.cancel(batchId, callId, options.signal);
+  }
+
+  /**
    * Ends the decided calls of this stored run whose host died before they ended (their lease, `inFlightLeaseMs`,
    * ran out): a tool that declares `idempotentHint: true` runs again here; any other ends `interrupted` ("the call
    * may or may not have run"), audited. Returns what it ended, by batch; nothing when no lease ran out. Of two hosts

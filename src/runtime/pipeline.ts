@@ -26,7 +26,7 @@ import { callResult } from './call-result.js';
 import { checkOutput, boundResult } from './result-checks.js';
 import { atOnceOf } from './policies.js';
 import { decideAtOnce, type Deferred, reviewPermission, runAfterHooks, runBeforeHooks, validateArguments } from './stages.js';
-import type { McpInputRequired } from '../mcp/connection-types.js';
+import type { McpInputRequired, McpTaskStarted } from '../mcp/connection-types.js';
 import type { CompiledToolSchema } from '../schema/registry.js';
 import type { AfterHook, BeforeHook, PermissionPolicy, PermissionRequest, ToolResult } from './types.js';
 
@@ -67,9 +67,12 @@ export interface CallEnded {
   decidedBy?: string;
 }
 
-/** Stage 5 did not end: the call's server asks questions the path defers (E4); the call waits for their answers. */
+/**
+ * Stage 5 did not end: the call's server asks questions the path defers (E4), or runs the call as a task the path
+ * defers (E6); the call waits for their answers, or for its task.
+ */
 export interface Asked {
-  asked: McpInputRequired;
+  asked: McpInputRequired | McpTaskStarted;
 }
 
 /** A call whose server asked questions: what it asked, the arguments it ran with, who permitted it. */

@@ -13,6 +13,8 @@ import { batchRejection, type BatchRejection, checkBatch } from './batch-check.j
 import { type CallOutcome, processCall, RunPath } from './call.js';
 import { batchDeadline, type CallContext, callContext, type RunParts } from './call-context.js';
 import { decideCalls, interruptedCall } from './pending/decide.js';
+import { collectable, lookAtTasks, waitingTasks } from './pending/tasks.js';
+import { NEVER_ABORTED } from './abort.js';
 import type { CallPath } from './pipeline.js';
 import type { RunRefresher } from './refresher.js';
 import { mapLimit, type RunAudit } from './run-audit.js';
@@ -124,7 +126,7 @@ export class RunBatches {
 
   /** Ends deferred calls of batch `batchId` with the host's decisions (NativeRun.decide). */
   async decide(batchId: string, decisions: Record<string, CallDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
-    const { refresher, approvals, run, inFlight } = this.#p;
+    const { refresher, approvals } = this.#p;
     const opening = await refresher.apply(true); // approved calls are checked against the tools as they are now
     let taken: TakenApproval[];
     try {
@@ -135,7 +137,46 @@ export class RunBatches {
       if (known !== undefined) return known;
       throw error;
     }
-    // The calls that will run are in flight, leased to this host, in the same compare-and-set that takes them.
+    return this.#end(batchId, taken, opening, signal, () => this.#known(batchId, decisions));
+  }
+
+  /**
+   * Collects the calls of batch `batchId` whose tasks ended (E6), waiting up to `waitMs` for one (0: looks once):
+   * each is taken with compare-and-set, so of two collectors one gets its result and the other nothing.
+   */
+  async collect(batchId: string, waitMs: number, signal: AbortSignal | undefined): Promise<BatchResult> {
+    const { refresher, approvals, run } = this.#p;
+    const opening = await refresher.apply(true);
+    const waiting = waitingTasks(approvals.list(batchId));
+    const looks = await lookAtTasks(waiting, refresher.snapshot.routes, {
+      waitMs,
+      concurrency: run.options.concurrency,
+      signal: signal ?? NEVER_ABORTED,
+      requestMs: run.options.connect.timeouts.callMs,
+    });
+    for (const look of looks) approvals.update({ ...look.approval, task: look.task }); // what hosts see is as just read
+    const ended = looks.filter(collectable).map((l) => [l.approval.callId, { collect: true }] as const);
+    if (ended.length === 0) return this.#boundary(batchId, [], opening);
+    const taken = approvals.take(batchId, Object.fromEntries(ended), this.#check, true);
+    return this.#end(batchId, taken, opening, signal, async () => ({ results: [], decidedElsewhere: true }));
+  }
+
+  /** Cancels the task call `callId` of batch `batchId` on its server; the call ends cancelled (E6). */
+  async cancel(batchId: string, callId: string, signal: AbortSignal | undefined): Promise<BatchResult> {
+    const opening = await this.#p.refresher.apply(true);
+    const taken = this.#p.approvals.take(batchId, { [callId]: { cancel: true } }, this.#check, true);
+    return this.#end(batchId, taken, opening, signal, () => this.#known(batchId, { [callId]: {} }));
+  }
+
+  // Taken calls end: in flight (leased to this host) in the same compare-and-set that takes them, then run.
+  async #end(
+    batchId: string,
+    taken: TakenApproval[],
+    opening: BatchResult['refresh'],
+    signal: AbortSignal | undefined,
+    known: () => Promise<BatchResult | undefined>,
+  ): Promise<BatchResult> {
+    const { approvals, run, inFlight } = this.#p;
     const running = inFlightOf(taken, run.options.inFlightLeaseMs);
     inFlight.add(running);
     try {
@@ -144,8 +185,8 @@ export class RunBatches {
       inFlight.end(running);
       approvals.restore(taken);
       // Another host decided first: its results, if it has ended them already; else what happened, and what to do.
-      const known = isAgtError(error) && error.code === 'revision_conflict' ? await this.#known(batchId, decisions) : undefined;
-      if (known !== undefined) return known;
+      const result = isAgtError(error) && error.code === 'revision_conflict' ? await known() : undefined;
+      if (result !== undefined) return result;
       throw decidedElsewhere(error, batchId);
     }
     const outcomes = await this.#run(batchId, taken, signal);

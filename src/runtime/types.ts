@@ -60,7 +60,9 @@ export type ToolResult =
  * host to show the person who decides.
  */
 export interface PendingCall extends Omit<CallIdentity, 'runId' | 'agent'> {
-  waitingFor: 'approval' | 'input';
+  waitingFor: 'approval' | 'input' | 'task';
+  /** task: the task its server runs it as (id and status, as last seen; never the server's internal fields); run.collect ends it. */
+  task?: Readonly<{ id: string; status: string; statusMessage?: string; pollIntervalMs?: number; ttlMs?: number | null }>;
   annotations?: Readonly<ToolAnnotations>;
   arguments: Readonly<Record<string, unknown>>;
   /** input: the server's questions (masked). A URL elicitation's URL is for the host to show a person, never for the model. */

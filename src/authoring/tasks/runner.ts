@@ -186,3 +186,14 @@ export class KitTasks {
     this.#running.clear();
   }
 }
+
+// The tasks of each server name in this process: every instance of one service shares them (serveHttp builds a
+// server per request, and a task outlives the request that started it). The first instance's options hold.
+const byName = new Map<string, KitTasks>();
+
+/** The tasks of the kit server `name` in this process (made with `options` the first time). */
+export function kitTasksFor(name: string, options?: TaskServingOptions): KitTasks {
+  let tasks = byName.get(name);
+  if (tasks === undefined) byName.set(name, (tasks = new KitTasks(options)));
+  return tasks;
+}

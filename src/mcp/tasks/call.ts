@@ -14,17 +14,18 @@ import type { RawTool } from '../lists.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
-import { MAX_INPUT_ROUNDS } from '../../bounds.js';
+import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS } from '../../bounds.js';
 import { serverWords } from '../server-words.js';
 import type { McpInputRequest } from '../connection-types.js';
 import { clampPoll } from './port.js';
+import { taskOf } from './handles.js';
 import { type ConnectionTasks, extTasks } from './session.js';
 
 /** How long a task-augmented call may take in all unless `maxTotalTimeoutMs` says otherwise: 30 minutes. */
 export { DEFAULT_TASK_TOTAL_MS } from '../../bounds.js';
 
 const CANCEL_TIMEOUT_MS = 2_000;
-const DEFAULT_POLL_MS = 1_000;
+const DEFAULT_POLL_MS = DEFAULT_TASK_POLL_MS;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /** How one task call is bounded and cancelled. */
@@ -63,6 +64,46 @@ export async function callLegacyTask(
     const { outcome } = await execution.settle({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
     return outcomeResult(outcome, taskId.current);
   });
+}
+
+/** Starts `tool` as a 2025 task and hands it back (McpTaskStarted) without waiting; an immediate answer is the result. */
+export async function startLegacyTask(
+  tasks: ConnectionTasks,
+  tool: RawTool,
+  params: { arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+  options: TaskCallOptions,
+): Promise<Record<string, unknown>> {
+  const [ext, session] = await Promise.all([extTasks(), tasks.session()]);
+  const execution = await session
+    .callTool(tool.name, (params.arguments ?? {}) as never, {
+      declaration: ext.toolDeclarationFromMcpTool(tool as Tool),
+      signal: options.signal,
+      task: { preference: 'prefer' },
+      requestTimeoutMs: options.requestMs,
+      ...(params._meta === undefined ? {} : { metadata: params._meta as never }),
+    })
+    .catch((error: unknown) => Promise.reject(fromExt(error)));
+  if (execution.kind !== 'task') {
+    const { outcome } = await execution.settle({ signal: options.signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
+    return outcomeResult(outcome, undefined);
+  }
+  const taskId = execution.handle.taskId;
+  await execution.detach(); // this process stops watching; the task runs on, to be collected by id, here or elsewhere
+  const view = await session
+    .task(taskId, { requestTimeoutMs: options.requestMs })
+    .snapshot(options.signal)
+    .catch((error: unknown) => Promise.reject(fromExt(error)));
+  return startedOf({ ...view.raw, taskId });
+}
+
+/** A task the server created, as a call hands it back (`tasks: 'defer'`). */
+export function startedOf(created: Record<string, unknown>): Record<string, unknown> {
+  const taskId = created.taskId;
+  if (typeof taskId !== 'string' || taskId === '' || taskId.length > 256)
+    throw new AgtError('protocol_error', 'the server answered the call with a task whose taskId is missing or too long', {
+      details: { reason: 'invalid_task' },
+    });
+  return { resultType: 'task', task: taskOf(created, taskId) };
 }
 
 /** Follows a 2026-07-28 task (`created` is the server's `resultType: "task"` answer) to its result. */

@@ -23,7 +23,8 @@ import { mapLimit } from '../run-audit.js';
 import type { Route } from '../snapshot.js';
 import type { CallIdentity, InputDecision, ToolResult } from '../types.js';
 import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
-import { isExpired, type StoredApproval, type TakenApproval, toolHashOf } from './record.js';
+import { isExpired, type StoredApproval, type TakenApproval, type TaskDecision, toolHashOf } from './record.js';
+import { endTask } from './tasks.js';
 import { waitForInput } from './wait.js';
 import type { InFlightCall } from './in-flight.js';
 import { isAgtError } from '../../errors.js';
@@ -70,8 +71,11 @@ async function decideOne(
   now: number,
 ) {
   const { approval: a } = taken;
-  const input = a.waitingFor === 'input';
   const audit = callAudit(ctx, () => identityOf(a, ctx));
+  // A call that waited on its task (E6): collected, or cancelled on its server (pending/tasks.ts).
+  if (a.waitingFor === 'task')
+    return endTask(a as StoredApproval & { waitingFor: 'task' }, taken.decision as TaskDecision, route, ctx, audit);
+  const input = a.waitingFor === 'input';
   const fail = (
     status: 'permission_denied' | 'tool_failed',
     error: { code: string; message: string; details?: Record<string, unknown> },

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isPlainObject } from '../../json.js';
 import type { CallChange, CallDecision } from '../types.js';
-import { isExpired, isStoredApproval, type StoredApproval, type TakenApproval } from './record.js';
+import { isExpired, isStoredApproval, type StoredApproval, type TakenApproval, type TaskDecision } from './record.js';
 
 /** This host process, as leases name it: host name, process id and a random part (a pid is reused). */
 export const HOST_ID = `${hostname().slice(0, 64)}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -23,8 +23,8 @@ export const LEASE_GRACE_MS = 60_000;
 export interface InFlightCall {
   /** The call as it waited: its record (arguments, tool, server state). */
   approval: StoredApproval;
-  /** What the host decided: an approval, or the answers to the call's questions. */
-  decision: CallDecision;
+  /** What the host decided: an approval, the answers to the call's questions, or a waiting task collected or cancelled. */
+  decision: CallDecision | TaskDecision;
   /** The host process running it (HOST_ID). */
   host: string;
   /** ISO 8601: when it was decided. */

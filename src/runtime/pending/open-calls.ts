@@ -8,7 +8,7 @@ import { AgtError } from '../../errors.js';
 import { defined, isPlainObject } from '../../json.js';
 import type { ApprovalDecision, InputDecision } from '../types.js';
 import type { AnswerCheck } from './answers.js';
-import type { StoredApproval, TakenApproval } from './record.js';
+import type { StoredApproval, TakenApproval, TaskDecision } from './record.js';
 
 /** The open batches of a run and their pending approvals. */
 export class OpenApprovals {
@@ -34,7 +34,7 @@ export class OpenApprovals {
    * nothing pending or a call that is not pending, invalid_input for a
    * malformed decision.
    */
-  take(batchId: string, decisions: unknown, answers: AnswerCheck): TakenApproval[] {
+  take(batchId: string, decisions: unknown, answers: AnswerCheck, tasks = false): TakenApproval[] {
     const batch = typeof batchId === 'string' ? this.#batches.get(batchId) : undefined;
     if (batch === undefined)
       throw new AgtError(
@@ -56,10 +56,20 @@ export class OpenApprovals {
         throw new AgtError('not_found', `call "${callId}" of batch "${batchId}" is not pending (decided already, or never deferred)`, {
           details: { batchId, callId },
         });
+      if ((approval.waitingFor === 'task') !== tasks)
+        throw new AgtError(
+          'invalid_input',
+          tasks
+            ? `call "${callId}" does not wait on a task: decide it with run.decide`
+            : `call "${callId}" waits on its server's task: collect its result with run.collect, or cancel it with run.cancel`,
+          { details: { batchId, callId } },
+        );
       taken.push(
-        approval.waitingFor === 'input'
-          ? { approval: approval as StoredApproval & { waitingFor: 'input' }, decision: checkInputDecision(approval, decision, answers) }
-          : { approval, decision: checkDecision(callId, decision) },
+        approval.waitingFor === 'task'
+          ? { approval: approval as StoredApproval & { waitingFor: 'task' }, decision: decision as TaskDecision }
+          : approval.waitingFor === 'input'
+            ? { approval: approval as StoredApproval & { waitingFor: 'input' }, decision: checkInputDecision(approval, decision, answers) }
+            : { approval, decision: checkDecision(callId, decision) },
       );
     }
     for (const { approval } of taken) batch.delete(approval.callId);
@@ -70,6 +80,12 @@ export class OpenApprovals {
   /** Puts taken approvals back (their decision could not be recorded). */
   restore(taken: readonly TakenApproval[]): void {
     for (const { approval } of taken) this.add(approval);
+  }
+
+  /** Replaces the record of a waiting call (a task's status as last seen), if it still waits. */
+  update(approval: StoredApproval): void {
+    const batch = this.#batches.get(approval.batchId);
+    if (batch?.has(approval.callId)) batch.set(approval.callId, approval);
   }
 
   /** Forgets every pending approval (the run closed). */

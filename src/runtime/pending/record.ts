@@ -14,6 +14,10 @@ import { MAX_REQUEST_STATE_BYTES } from '../../bounds.js';
 import { INPUT_METHODS } from '../../mcp/client-handlers.js';
 import type { McpInputRequest } from '../../mcp/connection-types.js';
 import type { ApprovalDecision, InputDecision, PendingCall, RouteKind } from '../types.js';
+import type { McpTask } from '../../mcp/connection-types.js';
+
+/** What ends a call that waits on its task: the task's result (collected), or a cancel. */
+export type TaskDecision = { collect: true } | { cancel: true };
 
 /** How long a deferred call waits by default before it can only be denied: 24 hours. */
 export { DEFAULT_APPROVAL_TTL_MS } from '../../bounds.js';
@@ -37,8 +41,10 @@ export interface StoredApproval {
   expiresAt: string;
   /** The tool as it was when deferred (schemas and annotations): a changed tool ends the call as approval_stale. */
   toolHash: string;
-  /** Absent: an approval. `input`: the call ran and its server asked `requests` (E4). */
-  waitingFor?: 'input';
+  /** Absent: an approval. `input`: the call ran and its server asked `requests` (E4). `task`: its server runs it as `task` (E6). */
+  waitingFor?: 'input' | 'task';
+  /** The task a call waits on (`waitingFor: 'task'`), as last seen; its result is collected with run.collect. */
+  task?: McpTask;
   requests?: Record<string, McpInputRequest>;
   /** The server's state, verbatim (never parsed, never shown); echoed on the retry. */
   requestState?: string;
@@ -49,7 +55,8 @@ export interface StoredApproval {
 /** A decided pending call, taken out of the open batch. */
 export type TakenApproval =
   | { approval: StoredApproval; decision: ApprovalDecision }
-  | { approval: StoredApproval & { waitingFor: 'input' }; decision: InputDecision };
+  | { approval: StoredApproval & { waitingFor: 'input' }; decision: InputDecision }
+  | { approval: StoredApproval & { waitingFor: 'task' }; decision: TaskDecision };
 
 /** The hash of what a call was approved against: the route's compiled schemas and, for MCP tools, its server's hints. */
 export function toolHashOf(route: Route): string {
@@ -77,6 +84,7 @@ export function pendingView(a: StoredApproval): PendingCall {
     waitingFor: a.waitingFor ?? 'approval',
     ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations, reason: a.reason }),
     ...(a.waitingFor === 'input' ? { requests: structuredClone(a.requests ?? {}), round: a.round ?? 1 } : {}),
+    ...(a.waitingFor === 'task' && a.task !== undefined ? { task: { ...a.task } } : {}),
     arguments: structuredClone(a.arguments),
     deferredAt: a.deferredAt,
     expiresAt: a.expiresAt,
@@ -110,7 +118,7 @@ export function isStoredApproval(value: unknown): value is StoredApproval {
     !Number.isNaN(Date.parse(a.deferredAt)) &&
     typeof a.expiresAt === 'string' &&
     !Number.isNaN(Date.parse(a.expiresAt)) &&
-    (a.waitingFor === undefined || (a.waitingFor === 'input' && isStoredInput(a)))
+    (a.waitingFor === undefined || (a.waitingFor === 'input' && isStoredInput(a)) || (a.waitingFor === 'task' && isStoredTask(a.task)))
   );
 }
 
@@ -124,5 +132,21 @@ function isStoredInput(a: Partial<Record<keyof StoredApproval, unknown>>): boole
       (typeof a.requestState === 'string' && Buffer.byteLength(a.requestState) <= MAX_REQUEST_STATE_BYTES)) &&
     Number.isInteger(a.round) &&
     (a.round as number) >= 1
+  );
+}
+
+const TASK_STATUSES: readonly string[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+
+// The handle of a call waiting on its task, as suspend() writes it.
+function isStoredTask(task: unknown): boolean {
+  return (
+    isPlainObject(task) &&
+    typeof task.id === 'string' &&
+    task.id !== '' &&
+    task.id.length <= 256 &&
+    TASK_STATUSES.includes(task.status as string) &&
+    (task.statusMessage === undefined || typeof task.statusMessage === 'string') &&
+    (task.pollIntervalMs === undefined || typeof task.pollIntervalMs === 'number') &&
+    (task.ttlMs === undefined || task.ttlMs === null || typeof task.ttlMs === 'number')
   );
 }

@@ -8,7 +8,7 @@
  * never parsed or shown) until the host decides it with `run.decide`.
  */
 import { defined } from '../../json.js';
-import type { McpInputRequired } from '../../mcp/connection-types.js';
+import type { McpInputRequired, McpTask, McpTaskStarted } from '../../mcp/connection-types.js';
 import type { CallContext } from '../call-context.js';
 import { callIdentity, recordSafely } from '../call-identity.js';
 import type { Route } from '../snapshot.js';
@@ -71,8 +71,14 @@ export async function waitForApproval(
   return { deferred: approval };
 }
 
-/** Keeps a call whose server asked `asked`, and records input_requested. */
-export async function waitForInput(call: AskedCall, route: Route, asked: McpInputRequired, ctx: CallContext): Promise<Waiting> {
+/** Keeps a call whose server asked `asked` (input_requested), or runs it as a task the run defers (task_started). */
+export async function waitForInput(
+  call: AskedCall,
+  route: Route,
+  asked: McpInputRequired | McpTaskStarted,
+  ctx: CallContext,
+): Promise<Waiting> {
+  if (asked.resultType === 'task') return waitForTask(call, route, asked.task, ctx);
   const approval: StoredApproval = {
     ...recordOf(ctx, route, call),
     waitingFor: 'input',
@@ -88,6 +94,29 @@ export async function waitForInput(call: AskedCall, route: Route, asked: McpInpu
       requests: Object.entries(asked.inputRequests).map(([key, r]) => ({ key, method: r.method })),
       round: call.round,
       expiresAt: approval.expiresAt,
+    });
+  }
+  return { deferred: approval };
+}
+
+/** Keeps a call whose server runs it as `task` (E6), and records task_started (ids and status only). */
+export async function waitForTask(call: AskedCall, route: Route, task: McpTask, ctx: CallContext): Promise<Waiting> {
+  const record = recordOf(ctx, route, call);
+  // A task waits as long as its server keeps it (its TTL), at least as long as an approval would.
+  const ttl = typeof task.ttlMs === 'number' ? Math.max(task.ttlMs, ctx.approvalTtlMs) : ctx.approvalTtlMs;
+  const approval: StoredApproval = {
+    ...record,
+    expiresAt: new Date(Date.parse(record.deferredAt) + ttl).toISOString(),
+    waitingFor: 'task',
+    task,
+  };
+  if (ctx.audit !== undefined) {
+    await recordSafely(ctx.audit, {
+      type: 'task_started',
+      at: approval.deferredAt,
+      ...callIdentity(ctx, call.callId, route),
+      taskId: task.id,
+      status: task.status,
     });
   }
   return { deferred: approval };

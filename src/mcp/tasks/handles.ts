@@ -1,0 +1,106 @@
+/**
+ * A connection's view of tasks by id — the ones it handed back (`tasks:
+ * 'defer'`), or any a caller names: their status (`tasks/get`), their result,
+ * a cancel, and (2026-07-28) the answers to their questions. All through the
+ * ext-tasks session's task controller. A task the server answers as unknown
+ * (-32602 on a task request: its TTL ran out, or the server restarted) is
+ * task_lost. What the server says is bounded here and masked by the caller.
+ */
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { AgtError } from '../../errors.js';
+import { isPlainObject } from '../../json.js';
+import { readInputRequired } from '../input-rounds.js';
+import { serverWords } from '../server-words.js';
+import type { McpTask, McpTaskStatus } from '../connection-types.js';
+import { fromExt, outcomeResult } from './call.js';
+import { clampPoll } from './port.js';
+import type { ConnectionTasks } from './session.js';
+
+const STATUSES: readonly McpTask['status'][] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+
+/** A task as the server sent it (either era's field names), read into what callers see. */
+export function taskOf(raw: Record<string, unknown>, taskId: string): McpTask {
+  const status = STATUSES.includes(raw.status as McpTask['status']) ? (raw.status as McpTask['status']) : undefined;
+  if (status === undefined)
+    throw new AgtError('protocol_error', 'the server sent a task with a status MCP does not define', {
+      details: { reason: 'invalid_task', taskId },
+    });
+  const ttl = raw.ttlMs ?? raw.ttl;
+  const poll = clampPoll(raw.pollIntervalMs ?? raw.pollInterval);
+  return {
+    id: taskId,
+    status,
+    ...(typeof raw.statusMessage === 'string' ? { statusMessage: serverWords(raw.statusMessage) } : {}),
+    ...(poll === undefined ? {} : { pollIntervalMs: poll }),
+    ...(ttl === null || (typeof ttl === 'number' && Number.isFinite(ttl)) ? { ttlMs: ttl as number | null } : {}),
+  };
+}
+
+// A server's "unknown task" (its TTL ran out, it restarted) is task_lost; anything else is the connection's to map.
+function lostOrExt(error: unknown, taskId: string): unknown {
+  const e = fromExt(error);
+  if (e instanceof ProtocolError && e.code === -32602)
+    return new AgtError(
+      'task_lost',
+      `the server no longer knows task "${taskId}" (its TTL ran out, or the server restarted); its result is gone`,
+      {
+        details: { taskId, reason: 'unknown_task' },
+      },
+    );
+  return e;
+}
+
+/** The status of task `taskId`, with the questions of one that waits for input. */
+export async function getTask(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number): Promise<McpTaskStatus> {
+  const session = await tasks.session();
+  const view = await session
+    .task(taskId as never, { requestTimeoutMs: requestMs })
+    .snapshot(signal)
+    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+  const raw = { ...view.raw };
+  const task = taskOf(raw, taskId);
+  if (task.status !== 'input_required' || !isPlainObject(raw.inputRequests)) return task;
+  const asked = readInputRequired({ resultType: 'input_required', inputRequests: raw.inputRequests });
+  return asked === undefined ? task : { ...task, inputRequests: asked.inputRequests };
+}
+
+/** The result of task `taskId` once it ended (its error, if it failed or was cancelled). */
+export async function getTaskResult(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number) {
+  const session = await tasks.session();
+  const outcome = await session
+    .task(taskId as never, { requestTimeoutMs: requestMs })
+    .result({ signal })
+    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+  return outcomeResult(outcome, taskId);
+}
+
+/** Asks the server to cancel task `taskId`. */
+export async function cancelTask(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number): Promise<void> {
+  const session = await tasks.session();
+  await session
+    .task(taskId as never, { requestTimeoutMs: requestMs })
+    .cancel(signal)
+    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+}
+
+/** Answers questions of a 2026-07-28 task (`tasks/update`). */
+export async function answerTask(
+  tasks: ConnectionTasks,
+  taskId: string,
+  responses: Record<string, unknown>,
+  signal: AbortSignal,
+  requestMs: number,
+): Promise<void> {
+  const session = await tasks.session();
+  await session
+    .task(taskId as never, { requestTimeoutMs: requestMs })
+    .updateJson(responses, signal)
+    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+}
+
+/** The error of a task request on a connection whose server runs no tasks (or that never asks for them). */
+export function noTasks(): AgtError {
+  return new AgtError('invalid_input', 'this connection has no tasks: its server declares none, or its "tasks" setting is false', {
+    details: { reason: 'no_tasks' },
+  });
+}

@@ -1,0 +1,158 @@
+/**
+ * Calls that wait on their server's task (E6, `tasks: 'defer'`): their status
+ * is read with `tasks/get` (no state changes: any process may look), and a
+ * call whose task ended is collected — taken out of the pending calls with
+ * compare-and-set first, like a decision, so of two collectors one ends it —
+ * then its result runs the rest of the pipeline as the call would have: the
+ * output check, the bound, the after hooks (the before hooks ran when it
+ * started). A cancel (`run.cancel`) sends `tasks/cancel` and ends the call
+ * cancelled. A task its server no longer knows ends the call `task_lost`.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AgtError, isAgtError } from '../../errors.js';
+import type { McpTask } from '../../mcp/connection-types.js';
+import { DEFAULT_TASK_POLL_MS } from '../../bounds.js';
+import { ApprovedPath, type callAudit, type CallOutcome } from '../call.js';
+import type { CallContext } from '../call-context.js';
+import { recordSafely } from '../call-identity.js';
+import { callResult } from '../call-result.js';
+import { readArguments } from '../arguments.js';
+import { runCall } from '../pipeline.js';
+import { mapLimit } from '../run-audit.js';
+import type { McpRoute, Route } from '../snapshot.js';
+import type { ToolResult } from '../types.js';
+import type { StoredApproval, TaskDecision } from './record.js';
+
+const TERMINAL: ReadonlySet<McpTask['status']> = new Set(['completed', 'failed', 'cancelled']);
+
+/** A waiting task's call, with its status as just read (`lost`: the server no longer knows it). */
+export interface TaskLook {
+  approval: StoredApproval & { waitingFor: 'task' };
+  task: McpTask;
+  lost: boolean;
+}
+
+/** True when a looked-at call can be collected now: its task ended, or is lost. */
+export const collectable = (look: TaskLook): boolean => look.lost || TERMINAL.has(look.task.status);
+
+/**
+ * Reads the status of `waiting` calls until one can be collected or `waitMs` passes (0: once), at the pace the
+ * servers ask (clamped), at most `concurrency` requests at once. A status that cannot be read keeps the last one.
+ */
+export async function lookAtTasks(
+  waiting: readonly (StoredApproval & { waitingFor: 'task' })[],
+  routes: ReadonlyMap<string, Route>,
+  options: { waitMs: number; concurrency: number; signal: AbortSignal; requestMs: number },
+): Promise<TaskLook[]> {
+  const deadline = performance.now() + options.waitMs;
+  for (;;) {
+    const looks = await mapLimit(waiting, options.concurrency, (a) => lookAt(a, routes.get(a.tool), options));
+    const left = deadline - performance.now();
+    if (looks.some(collectable) || left <= 0 || options.signal.aborted) return looks;
+    const pace = Math.min(...looks.map((l) => l.task.pollIntervalMs ?? DEFAULT_TASK_POLL_MS));
+    await sleep(Math.min(pace, left), undefined, { signal: options.signal }).catch(() => undefined);
+  }
+}
+
+async function lookAt(
+  approval: StoredApproval & { waitingFor: 'task' },
+  route: Route | undefined,
+  options: { signal: AbortSignal; requestMs: number },
+): Promise<TaskLook> {
+  const task = approval.task!;
+  if (route?.kind !== 'mcp') return { approval, task, lost: false }; // its mount is gone: collecting it says so
+  try {
+    const seen = await route.connection.getTask(task.id, { signal: options.signal, timeoutMs: options.requestMs });
+    const { inputRequests: _questions, ...status } = seen;
+    return { approval, task: status, lost: false };
+  } catch (error) {
+    return { approval, task, lost: isAgtError(error) && error.code === 'task_lost' };
+  }
+}
+
+/** Ends a taken task call: its result collected (the rest of the pipeline), or its task cancelled on the server. */
+export async function endTask(
+  a: StoredApproval & { waitingFor: 'task' },
+  decision: TaskDecision,
+  route: Route | undefined,
+  ctx: CallContext,
+  audit: ReturnType<typeof callAudit>,
+): Promise<CallOutcome> {
+  const task = a.task!;
+  const finished = (status: string) =>
+    recordSafely(ctx.audit, {
+      type: 'task_finished',
+      at: new Date().toISOString(),
+      runId: ctx.runId,
+      agent: ctx.agent,
+      batchId: a.batchId,
+      callId: a.callId,
+      tool: a.tool,
+      kind: a.kind,
+      ...(a.mount === undefined ? {} : { mount: a.mount }),
+      ...(a.remoteTool === undefined ? {} : { remoteTool: a.remoteTool }),
+      taskId: task.id,
+      status,
+    });
+  if (route?.kind !== 'mcp' || route.mount !== a.mount) {
+    await finished('unreachable');
+    const message = `the server of this call's task is no longer mounted ("${a.mount ?? a.tool}"); its result cannot be collected`;
+    return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: { code: 'approval_stale', message } }), a.by);
+  }
+  if ('cancel' in decision) {
+    await route.connection.cancelTask(task.id, { signal: ctx.signal }).catch(() => undefined); // cooperative, best effort
+    await finished('cancelled');
+    const message = 'the host cancelled this call (run.cancel); its task was cancelled on the server';
+    return audit(
+      callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: { code: 'cancelled', message, details: { taskId: task.id } } }),
+      'human',
+    );
+  }
+  let fetched: ToolResult | undefined;
+  const ended = await runCall(
+    a.callId,
+    route,
+    readArguments(a.arguments, ctx.limits),
+    new CollectPath(ctx, a.by, task.id, (r) => (fetched = r)),
+  );
+  await finished(fetched?.status === 'ok' ? 'completed' : fetched?.status === 'tool_failed' ? fetched.error.code : 'failed');
+  return audit(ended.result, ended.decidedBy);
+}
+
+// The path of a collected task: permitted when it started, before hooks already run; stage 5 reads the task's result.
+class CollectPath extends ApprovedPath {
+  override readonly before = [];
+  readonly #ctx: CallContext;
+  readonly #taskId: string;
+  readonly #seen: (result: ToolResult) => void;
+
+  constructor(ctx: CallContext, by: string, taskId: string, seen: (result: ToolResult) => void) {
+    super(ctx, by);
+    this.#ctx = ctx;
+    this.#taskId = taskId;
+    this.#seen = seen;
+  }
+
+  override async execute(callId: string, route: Route): Promise<ToolResult> {
+    const connection = (route as McpRoute).connection;
+    let result: ToolResult;
+    try {
+      const answer = await connection.getTaskResult(this.#taskId, { signal: this.#ctx.signal, timeoutMs: this.#ctx.callTimeoutMs });
+      result = callResult(callId, { kind: 'answer', answer });
+    } catch (error) {
+      const failure = isAgtError(error) ? error : new AgtError('protocol_error', 'the task result could not be read');
+      result = callResult(callId, {
+        kind: 'callError',
+        callError: failure,
+        mount: (route as McpRoute).mount,
+        timeoutMs: this.#ctx.callTimeoutMs,
+      });
+    }
+    this.#seen(result);
+    return result;
+  }
+}
+
+/** The calls of `pending` that wait on a task. */
+export const waitingTasks = (pending: readonly StoredApproval[]): (StoredApproval & { waitingFor: 'task' })[] =>
+  pending.filter((a): a is StoredApproval & { waitingFor: 'task' } => a.waitingFor === 'task' && a.task !== undefined);

@@ -1,0 +1,157 @@
+/**
+ * Tasks as calls that wait (E6): a run with `tasks: 'defer'` leaves a call its
+ * server runs as a task pending (`waitingFor: 'task'`); `run.collect` ends it
+ * with the task's result — in this run, or in another resumed from a SQLite
+ * RunStore — exactly once, and `run.cancel` cancels it on its server. Against
+ * a kit server over loopback HTTP whose tools write what they do to a log
+ * (test/authoring/fixtures/task-tools.ts), both eras.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createToolServer, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
+import {
+  type AuditEvent,
+  isAgtError,
+  MemoryStore,
+  NativeRun,
+  type NativeRunOptions,
+  policies,
+  ResourceService,
+  toolAlias,
+} from '../../src/index.js';
+import { SqliteRunStore } from '../../src/storage/sqlite.js';
+import { tempDir, waitFor } from '../support/index.js';
+import { taskTools } from '../authoring/fixtures/task-tools.js';
+
+const text = (r: { status: string }) => ((r as unknown as { content: { text: string }[] }).content[0] as { text: string }).text;
+const tmp = tempDir('agt-tasks-');
+const log = path.join(tmp.dir, 'tools.log');
+const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
+const hold = (id: string) => path.join(tmp.dir, `hold-${id}`);
+
+let service: HttpToolService;
+beforeAll(async () => {
+  service = await serveHttp(() =>
+    createToolServer({ name: 'run-tasks', version: '1.0.0', tools: taskTools(log), tasks: { pollIntervalMs: 50 } }),
+  );
+});
+afterAll(async () => {
+  await service.close();
+  tmp.cleanup();
+});
+
+const runs: NativeRun[] = [];
+afterEach(async () => {
+  await Promise.all(runs.splice(0).map((r) => r.close()));
+});
+
+for (const protocol of ['2026-07-28', 'legacy'] as const) {
+  describe(`E6: a task is a call that waits (${protocol})`, () => {
+    const tool = (name: string) => toolAlias('tools/tasks', name);
+    let registry: ResourceService;
+    beforeAll(async () => {
+      registry = new ResourceService({ store: new MemoryStore() });
+      await registry.write({
+        kind: 'mcp',
+        reference: 'tools/tasks',
+        create: true,
+        data: { mcpServers: { tasks: { url: service.url, protocol } } },
+      });
+      await registry.write({ kind: 'agent', reference: 'team/t', create: true, data: { mcps: ['tools/tasks'] } });
+    });
+    const options = (extra: Partial<NativeRunOptions> = {}) => ({
+      service: registry,
+      policy: policies.autoAllow('*'),
+      tasks: 'defer' as const,
+      ...extra,
+    });
+    const start = async (extra: Partial<NativeRunOptions> = {}) => {
+      const run = await NativeRun.start({ agent: 'team/t', ...options(extra) });
+      runs.push(run);
+      return run;
+    };
+    const call = (run: NativeRun, batchId: string, id: string, held = true, callId = 'c1') =>
+      run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId,
+        calls: [{ callId, name: tool('report'), arguments: { id, ...(held ? { hold: hold(id) } : {}) } }],
+      });
+
+    it('E6: with tasks "defer" the call waits (waitingFor task, its id and status); the audit has task_started, ids only', async () => {
+      const events: AuditEvent[] = [];
+      const run = await start({ audit: { record: (e) => void events.push(e) } });
+      const id = `${protocol}-a`;
+      const started = await call(run, 'b1', id);
+      expect(started.results).toEqual([]);
+      expect(started.pending).toEqual([
+        expect.objectContaining({
+          callId: 'c1',
+          waitingFor: 'task',
+          task: expect.objectContaining({ id: expect.any(String), status: 'working' }),
+        }),
+      ]);
+      const taskId = started.pending![0]!.task!.id;
+      expect(events.find((e) => e.type === 'task_started')).toMatchObject({ callId: 'c1', taskId, status: 'working' });
+      expect(JSON.stringify(events)).not.toContain(hold(id));
+      // Looking once while it runs: nothing to collect, the call still waits.
+      expect((await run.collect('b1')).results).toEqual([]);
+      fs.writeFileSync(hold(id), '');
+      const collected = await run.collect('b1', { waitMs: 20_000 });
+      expect(collected.results.map((r) => [r.callId, r.status, text(r)])).toEqual([['c1', 'ok', `report ${id}`]]);
+      expect(collected.pending).toBeUndefined();
+      expect(lines().filter((l) => l.endsWith(` ${id}`))).toEqual([`started ${id}`, `done ${id}`]);
+      expect(events.find((e) => e.type === 'task_finished')).toMatchObject({ callId: 'c1', taskId, status: 'completed' });
+      // Collected once: looking again finds nothing.
+      expect((await run.collect('b1')).results).toEqual([]);
+    });
+
+    it('E6: collected in another run resumed from SQLite; two collectors at once: one result, the other nothing', async () => {
+      const store = new SqliteRunStore({ path: path.join(tmp.dir, `runs-${protocol}.db`) });
+      const id = `${protocol}-b`;
+      const first = await start();
+      await call(first, 'b1', id);
+      await first.suspend({ store });
+      await first.close();
+      const resume = async () => {
+        const run = await NativeRun.resume(first.id, { ...options(), store });
+        runs.push(run);
+        return run;
+      };
+      const [x, y] = [await resume(), await resume()];
+      expect(x.pendingApprovals('b1').map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'task']]);
+      fs.writeFileSync(hold(id), '');
+      const outcomes = await Promise.allSettled([x.collect('b1', { waitMs: 20_000 }), y.collect('b1', { waitMs: 20_000 })]);
+      const results = outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value.results : []));
+      expect(results.map((r) => [r.status, text(r)])).toEqual([['ok', `report ${id}`]]);
+      for (const o of outcomes) if (o.status === 'rejected') expect(isAgtError(o.reason) && o.reason.code).toBe('revision_conflict');
+      expect(lines().filter((l) => l === `done ${id}`)).toHaveLength(1);
+      await store.close();
+    });
+
+    it('E6: run.cancel cancels the task on its server (the handler sees its signal, nothing is done); the call ends cancelled', async () => {
+      const run = await start();
+      const id = `${protocol}-c`;
+      await call(run, 'b1', id);
+      await waitFor(() => lines().includes(`started ${id}`));
+      const cancelled = await run.cancel('b1', 'c1');
+      expect(cancelled.results).toEqual([
+        expect.objectContaining({ callId: 'c1', status: 'tool_failed', error: expect.objectContaining({ code: 'cancelled' }) }),
+      ]);
+      await waitFor(() => lines().includes(`cancelled ${id}`));
+      expect(lines()).not.toContain(`done ${id}`);
+      expect(run.pendingApprovals('b1')).toEqual([]);
+    });
+
+    it('E6: decide on a task call is invalid_input naming collect and cancel; the call still waits', async () => {
+      const run = await start();
+      await call(run, 'b1', `${protocol}-d`);
+      const wrong = await run.decide('b1', { c1: { approve: true } }).catch((e: unknown) => e);
+      expect(isAgtError(wrong) && wrong.code).toBe('invalid_input');
+      expect((wrong as Error).message).toMatch(/run\.collect.*run\.cancel/);
+      expect(run.pendingApprovals('b1')).toHaveLength(1);
+      await run.cancel('b1', 'c1');
+    });
+  });
+}
