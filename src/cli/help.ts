@@ -26,7 +26,7 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   Starts or connects the server exactly as a run would (this runs its command on this host), lists and
   checks its tools, resources and prompts, then closes it. --timeout sets the handshake and listing limit.
   Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).`,
-    call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline]
+    call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach]
   Calls one tool the way a run does: the arguments are checked against the tool's inputSchema first (an
   invalid call is never sent: its issues are printed, exit 2), the structured result against its outputSchema.
   --arg values are JSON when they parse: n=3 is the number 3, s='"3"' the string "3", flag=true a boolean,
@@ -34,7 +34,11 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   Prints the text content, the structuredContent and the error of an isError result (exit 1). This runs the
   tool for real: a call can change the world. A question the server asks (elicitation) is asked on a terminal;
   without one (or with --json) the questions are printed, the call waits (exit 6), and the same command with
-  --answer KEY=JSON for each question (or --decline) answers them and finishes the call.`,
+  --answer KEY=JSON for each question (or --decline) answers them and finishes the call. A tool the server
+  runs as a task is waited for; with --detach its task id is printed and the command ends (agt mcp task).`,
+    task: `agt mcp task get|result|cancel <ref> <taskId> [--timeout MS] [--input id=VALUE]…
+  A task the server runs (agt mcp call --detach prints its id): get its status, its result once it ended
+  (exit 6 while it still runs), or cancel it.`,
     read: `agt mcp read <ref> <uri> [--timeout MS] [--input id=VALUE]…
   Reads one resource (text printed; binary contents shown by type and size).`,
     prompt: `agt mcp prompt <ref> <name> [--arg key=value]… [--timeout MS] [--input id=VALUE]…

@@ -22,7 +22,7 @@ import { answeredRetry, parseAnswers, terminalElicitation, waitForAnswers } from
 import { waitingKey, writeWaiting } from './waiting-file.js';
 
 const CALL_USAGE =
-  'agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline]';
+  'agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach]';
 
 /** `agt mcp call REF TOOL …`: one call through the run's stages; exit 0 ok, 1 a tool error or invalid result, 2 invalid arguments. */
 export async function callCommand(args: string[], ctx: CliContext): Promise<number> {
@@ -37,6 +37,7 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
       'args-file': { type: 'string' },
       answer: { type: 'string', multiple: true },
       decline: { type: 'boolean' },
+      detach: { type: 'boolean' },
     },
   });
   if (positionals.length !== 2) throw new AgtError('invalid_input', `usage: ${CALL_USAGE}`);
@@ -48,7 +49,8 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
   // On a terminal the server's questions are asked there (either era); else they wait for --answer (2026-07-28).
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true && !ctx.json;
   const questions = interactive ? { elicitation: terminalElicitation(ctx) } : ({ elicitation: DEFER } as const);
-  const target = await sessionTarget(ctx, raw, values, CALL_USAGE, questions);
+  // --detach: a call the server runs as a task is handed back (its id printed) instead of waited for.
+  const target = await sessionTarget(ctx, raw, values, CALL_USAGE, { ...questions, ...(values.detach ? { tasks: 'defer' as const } : {}) });
   const key = waitingKey(target.reference, target.revision, tool, callArgs);
   const retry = answeredRetry(ctx, key, tool, parseAnswers(values.answer), values.decline === true);
   const session = await MountSession.open(target.reference, { service: ctx.service, connect: target.connect });
@@ -117,7 +119,8 @@ function exitOf(result: ToolResult): number {
 }
 
 /** Runs `work` on a connection to the stored server; closes it after. */
-async function withConnection<T>(
+/** Runs `work` on a connection to the stored server `raw` names (Ctrl-C cancels it), then closes it. */
+export async function withConnection<T>(
   ctx: CliContext,
   raw: string | undefined,
   values: { input?: string[]; timeout?: string },

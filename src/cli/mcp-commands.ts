@@ -1,4 +1,4 @@
-/** `agt mcp …`: create (add), update, import, test, probe, call, read, prompt, resources, prompts, ping, list, show (get), delete (remove). */
+/** `agt mcp …`: create (add), update, import, test, probe, call, task, read, prompt, resources, prompts, ping, list, show (get), delete (remove). */
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { type CliContext, cliDelete, emit, EXIT, inCli, mcpReference, positional, revisionFlag, shown } from './context.js';
@@ -17,6 +17,7 @@ const LAZY_VERBS: Record<string, () => Promise<Verb>> = {
   resources: async () => (await import('./mcp-call.js')).resourcesCommand,
   prompts: async () => (await import('./mcp-call.js')).promptsCommand,
   ping: async () => (await import('./mcp-call.js')).pingCommand,
+  task: async () => (await import('./mcp-task.js')).taskCommand,
   login: async () => (await import('./mcp-login.js')).loginCommand,
   logout: async () => (await import('./mcp-login.js')).logoutCommand,
   check: async () => (await import('./mcp-check.js')).checkCommand,

@@ -38,7 +38,7 @@ export async function sessionTarget(
   raw: string | undefined,
   values: { input?: string[]; timeout?: string },
   usage: string,
-  questions: Pick<ConnectSettings, 'elicitation'> = {},
+  questions: Pick<ConnectSettings, 'elicitation' | 'tasks'> = {},
 ): Promise<SessionTarget> {
   if (raw === undefined) throw new AgtError('invalid_input', `usage: ${usage}`);
   const reference = mcpReference(raw);

@@ -6,7 +6,10 @@
  * a kit server over loopback HTTP whose tools write what they do to a log
  * (test/authoring/fixtures/task-tools.ts), both eras.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolServer, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
@@ -21,7 +24,7 @@ import {
   toolAlias,
 } from '../../src/index.js';
 import { SqliteRunStore } from '../../src/storage/sqlite.js';
-import { tempDir, waitFor } from '../support/index.js';
+import { REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 import { taskTools } from '../authoring/fixtures/task-tools.js';
 
 const text = (r: { status: string }) => ((r as unknown as { content: { text: string }[] }).content[0] as { text: string }).text;
@@ -130,6 +133,30 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       await store.close();
     });
 
+    it('E6: a host killed (SIGKILL) after starting the task: another process resumes the run from SQLite and collects it; the side effect happened once', async () => {
+      const file = path.join(tmp.dir, `killed-${protocol}.db`);
+      const id = `${protocol}-k`;
+      const host = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(REPO_ROOT, 'test/runtime/fixtures/task-and-die.ts'), file, service.url, protocol, id, hold(id)],
+        { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const exited = once(host, 'exit');
+      const [line] = (await once(createInterface({ input: host.stdout! }), 'line')) as [string];
+      const out = JSON.parse(line) as { runId: string; batchId: string; taskId: string; pid: number };
+      host.kill('SIGKILL');
+      expect((await exited)[1]).toBe('SIGKILL');
+      const store = new SqliteRunStore({ path: file });
+      const resumed = await NativeRun.resume(out.runId, { ...options(), store });
+      runs.push(resumed);
+      expect(resumed.pendingApprovals().map((p) => [p.callId, p.waitingFor, p.task?.id])).toEqual([['t1', 'task', out.taskId]]);
+      fs.writeFileSync(hold(id), '');
+      const collected = await resumed.collect(out.batchId, { waitMs: 20_000 });
+      expect(collected.results.map((r) => [r.callId, r.status, text(r)])).toEqual([['t1', 'ok', `report ${id}`]]);
+      expect(lines().filter((l) => l.endsWith(` ${id}`))).toEqual([`started ${id}`, `done ${id}`]);
+      await store.close();
+    }, 60_000);
+
     it('E6: run.cancel cancels the task on its server (the handler sees its signal, nothing is done); the call ends cancelled', async () => {
       const run = await start();
       const id = `${protocol}-c`;
@@ -155,3 +182,32 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
     });
   });
 }
+
+describe('E6: a task its server no longer knows', () => {
+  it('E6: a task past its TTL on the server ends the waiting call task_lost when collected; nothing else runs', async () => {
+    const short = await serveHttp(() =>
+      createToolServer({ name: 'short-tasks', version: '1.0.0', tools: taskTools(log), tasks: { ttlMs: 300, pollIntervalMs: 50 } }),
+    );
+    try {
+      const registry = new ResourceService({ store: new MemoryStore() });
+      await registry.write({ kind: 'mcp', reference: 'tools/short', create: true, data: { mcpServers: { short: { url: short.url } } } });
+      await registry.write({ kind: 'agent', reference: 'team/s', create: true, data: { mcps: ['tools/short'] } });
+      const run = await NativeRun.start({ agent: 'team/s', service: registry, policy: policies.autoAllow('*'), tasks: 'defer' });
+      runs.push(run);
+      await run.executeBatch({
+        runId: run.id,
+        agent: run.agent,
+        batchId: 'b1',
+        calls: [{ callId: 'c1', name: toolAlias('tools/short', 'report'), arguments: { id: 'lost', hold: hold('lost') } }],
+      });
+      // The collector polls until the server no longer knows the task (its TTL ran out): the call ends, task_lost.
+      const collected = await run.collect('b1', { waitMs: 20_000 });
+      expect(collected.results).toEqual([
+        expect.objectContaining({ callId: 'c1', status: 'tool_failed', error: expect.objectContaining({ code: 'task_lost' }) }),
+      ]);
+      expect(run.pendingApprovals('b1')).toEqual([]);
+    } finally {
+      await short.close();
+    }
+  });
+});

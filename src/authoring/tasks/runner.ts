@@ -84,7 +84,10 @@ export class KitTasks {
     await this.store.put(record);
     const running: Running = { controller: new AbortController(), waiting: new Map(), asked: 0, changed: new Set() };
     this.#running.set(record.taskId, running);
-    void this.#drive(record.taskId, running, run);
+    // A handler still running when its task's TTL ends is stopped: nobody can read what it would return.
+    const expiry = setTimeout(() => running.controller.abort(new Error('the task outlived its TTL')), ttlMs);
+    expiry.unref();
+    void this.#drive(record.taskId, running, run).finally(() => clearTimeout(expiry));
     return record;
   }
 

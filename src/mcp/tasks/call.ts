@@ -18,7 +18,7 @@ import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS } from '../../bounds.js';
 import { serverWords } from '../server-words.js';
 import type { McpInputRequest } from '../connection-types.js';
 import { clampPoll } from './port.js';
-import { taskOf } from './handles.js';
+import { taskOf } from './task-of.js';
 import { type ConnectionTasks, extTasks } from './session.js';
 
 /** How long a task-augmented call may take in all unless `maxTotalTimeoutMs` says otherwise: 30 minutes. */

@@ -10,31 +10,10 @@ import { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { readInputRequired } from '../input-rounds.js';
-import { serverWords } from '../server-words.js';
-import type { McpTask, McpTaskStatus } from '../connection-types.js';
+import type { McpTaskStatus } from '../connection-types.js';
+import { taskOf } from './task-of.js';
 import { fromExt, outcomeResult } from './call.js';
-import { clampPoll } from './port.js';
 import type { ConnectionTasks } from './session.js';
-
-const STATUSES: readonly McpTask['status'][] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
-
-/** A task as the server sent it (either era's field names), read into what callers see. */
-export function taskOf(raw: Record<string, unknown>, taskId: string): McpTask {
-  const status = STATUSES.includes(raw.status as McpTask['status']) ? (raw.status as McpTask['status']) : undefined;
-  if (status === undefined)
-    throw new AgtError('protocol_error', 'the server sent a task with a status MCP does not define', {
-      details: { reason: 'invalid_task', taskId },
-    });
-  const ttl = raw.ttlMs ?? raw.ttl;
-  const poll = clampPoll(raw.pollIntervalMs ?? raw.pollInterval);
-  return {
-    id: taskId,
-    status,
-    ...(typeof raw.statusMessage === 'string' ? { statusMessage: serverWords(raw.statusMessage) } : {}),
-    ...(poll === undefined ? {} : { pollIntervalMs: poll }),
-    ...(ttl === null || (typeof ttl === 'number' && Number.isFinite(ttl)) ? { ttlMs: ttl as number | null } : {}),
-  };
-}
 
 // A server's "unknown task" (its TTL ran out, it restarted) is task_lost; anything else is the connection's to map.
 function lostOrExt(error: unknown, taskId: string): unknown {
