@@ -156,8 +156,12 @@ export interface McpConnection {
   getTaskResult(taskId: string, options?: RequestOptions): Promise<McpCallResult>;
   /** Asks the server to cancel a task (`tasks/cancel`; cooperative: it may still end otherwise). */
   cancelTask(taskId: string, options?: RequestOptions): Promise<void>;
-  /** Answers the questions a 2026-07-28 task waits on (`tasks/update`). */
-  answerTask(taskId: string, responses: Record<string, unknown>, options?: RequestOptions): Promise<void>;
+  /** Answers the questions a 2026-07-28 task waits on (`tasks/update`): `responses` by key, or `'inline'`: this connection's own handlers answer `requests`. */
+  answerTask(
+    taskId: string,
+    responses: Record<string, unknown> | 'inline',
+    options?: RequestOptions & { requests?: Record<string, McpInputRequest> },
+  ): Promise<void>;
   /** Pings the server (`ping`); resolves with the round trip in milliseconds. */
   ping(options?: RequestOptions): Promise<number>;
   /**

@@ -26,7 +26,8 @@ import { ConnectionTasks } from './tasks/session.js';
 import { answerTask, cancelTask, getTask, getTaskResult, noTasks } from './tasks/handles.js';
 import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
-import { boundedDepth, readCallResult, requestSignal, sdkSignal } from './server-answers.js';
+import { boundedDepth, ownSignal, readCallResult, requestSignal, sdkSignal } from './server-answers.js';
+import { answerInline } from './input-rounds.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
 import { MAX_JSON_DEPTH } from '../bounds.js';
@@ -265,7 +266,14 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     cancelTask: (taskId, options = {}) =>
       send('tasks/cancel', (signal) => cancelTask(tasksOf(), taskId, signal, options.timeoutMs ?? timeouts.callMs), options),
     answerTask: (taskId, responses, options = {}) =>
-      send('tasks/update', (signal) => answerTask(tasksOf(), taskId, responses, signal, options.timeoutMs ?? timeouts.callMs), options),
+      send(
+        'tasks/update',
+        async (signal) => {
+          const given = responses === 'inline' ? await answerInline(options.requests ?? {}, client, ownSignal(signal)) : responses;
+          await answerTask(tasksOf(), taskId, given, signal, options.timeoutMs ?? timeouts.callMs);
+        },
+        options,
+      ),
     onListChanged: (listener) => parts.hub.add('listChanged', listener),
     onLog: (listener) => parts.hub.add('log', (message) => listener(logged(message))),
     onResourceUpdated: (listener) => parts.hub.add('resourceUpdated', (update) => listener(masked(update))),

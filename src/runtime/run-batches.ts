@@ -13,8 +13,8 @@ import { batchRejection, type BatchRejection, checkBatch } from './batch-check.j
 import { type CallOutcome, processCall, RunPath } from './call.js';
 import { batchDeadline, type CallContext, callContext, type RunParts } from './call-context.js';
 import { decideCalls, interruptedCall } from './pending/decide.js';
-import { collectable, lookAtTasks, waitingTasks } from './pending/tasks.js';
-import { NEVER_ABORTED } from './abort.js';
+import { collectable } from './pending/tasks.js';
+import { awaitTasks } from './pending/collect.js';
 import type { CallPath } from './pipeline.js';
 import type { RunRefresher } from './refresher.js';
 import { mapLimit, type RunAudit } from './run-audit.js';
@@ -147,14 +147,20 @@ export class RunBatches {
   async collect(batchId: string, waitMs: number, signal: AbortSignal | undefined): Promise<BatchResult> {
     const { refresher, approvals, run } = this.#p;
     const opening = await refresher.apply(true);
-    const waiting = waitingTasks(approvals.list(batchId));
-    const looks = await lookAtTasks(waiting, refresher.snapshot.routes, {
+    const looks = await awaitTasks(
+      {
+        approvals,
+        routes: () => refresher.snapshot.routes,
+        route: (method) => this.#answers.route(method),
+        concurrency: run.options.concurrency,
+        requestMs: run.options.connect.timeouts.callMs,
+        context: () => callContext(run, batchId, signal, () => undefined),
+        persist: () => this.#p.persist(),
+      },
+      batchId,
       waitMs,
-      concurrency: run.options.concurrency,
-      signal: signal ?? NEVER_ABORTED,
-      requestMs: run.options.connect.timeouts.callMs,
-    });
-    for (const look of looks) approvals.update({ ...look.approval, task: look.task }); // what hosts see is as just read
+      signal,
+    );
     const ended = looks.filter(collectable).map((l) => [l.approval.callId, { collect: true }] as const);
     if (ended.length === 0) return this.#boundary(batchId, [], opening);
     const taken = approvals.take(batchId, Object.fromEntries(ended), this.#check, true);

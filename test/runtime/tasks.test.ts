@@ -183,6 +183,43 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
   });
 }
 
+describe('E6: a question inside a task waits like any question (E4)', () => {
+  it('E6: a 2026-07-28 task that asks: collect makes the call wait for input; answered in a run resumed from SQLite, it waits on its task again and is collected', async () => {
+    const registry = new ResourceService({ store: new MemoryStore() });
+    await registry.write({ kind: 'mcp', reference: 'tools/tasks', create: true, data: { mcpServers: { tasks: { url: service.url } } } });
+    await registry.write({ kind: 'agent', reference: 'team/t', create: true, data: { mcps: ['tools/tasks'] } });
+    const options = { service: registry, policy: policies.autoAllow('*'), tasks: 'defer' as const, elicitation: 'defer' as const };
+    const store = new SqliteRunStore({ path: path.join(tmp.dir, 'asked.db') });
+    const first = await NativeRun.start({ agent: 'team/t', ...options });
+    runs.push(first);
+    const started = await first.executeBatch({
+      runId: first.id,
+      agent: first.agent,
+      batchId: 'b1',
+      calls: [{ callId: 'c1', name: toolAlias('tools/tasks', 'confirm'), arguments: { id: 'q' } }],
+    });
+    expect(started.pending?.map((p) => p.waitingFor)).toEqual(['task']);
+    await first.suspend({ store });
+    const looked = await first.collect('b1', { waitMs: 20_000 });
+    expect(looked.results).toEqual([]);
+    expect(looked.pending).toEqual([
+      expect.objectContaining({
+        callId: 'c1',
+        waitingFor: 'input',
+        requests: { t1: expect.objectContaining({ method: 'elicitation/create' }) },
+      }),
+    ]);
+    const second = await NativeRun.resume(first.id, { ...options, store });
+    runs.push(second);
+    const answered = await second.decide('b1', { c1: { answers: { t1: { ok: true } } } });
+    expect(answered.pending?.map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'task']]);
+    const collected = await second.collect('b1', { waitMs: 20_000 });
+    expect(collected.results.map((r) => [r.callId, r.status, text(r)])).toEqual([['c1', 'ok', 'acted on q']]);
+    expect(lines()).toContain('acted q');
+    await store.close();
+  });
+});
+
 describe('E6: a task its server no longer knows', () => {
   it('E6: a task past its TTL on the server ends the waiting call task_lost when collected; nothing else runs', async () => {
     const short = await serveHttp(() =>

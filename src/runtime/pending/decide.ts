@@ -25,7 +25,7 @@ import type { CallIdentity, InputDecision, ToolResult } from '../types.js';
 import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
 import { isExpired, type StoredApproval, type TakenApproval, type TaskDecision, toolHashOf } from './record.js';
 import { endTask } from './tasks.js';
-import { waitForInput } from './wait.js';
+import { waitForInput, waitForTask } from './wait.js';
 import type { InFlightCall } from './in-flight.js';
 import { isAgtError } from '../../errors.js';
 
@@ -143,6 +143,12 @@ async function answerOne(
       }),
       APPROVER,
     );
+  }
+  // Asked inside a task (E6): the answers go to the task, and the call waits on it again.
+  if (a.task !== undefined && route.kind === 'mcp') {
+    await route.connection.answerTask(a.task.id, inputRetry(a, decision, rules).responses, { signal: ctx.signal });
+    const call = { callId: a.callId, index: a.index, args: a.arguments, by: a.by, round };
+    return waitForTask(call, route, { ...a.task, status: 'working' }, ctx, true);
   }
   const ended = await runCall(a.callId, route, read, new RetryPath(ctx, a.by, inputRetry(a, decision, rules)));
   if (ended.kind === 'ended') return audit(ended.result, ended.decidedBy);

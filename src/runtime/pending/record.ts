@@ -43,7 +43,7 @@ export interface StoredApproval {
   toolHash: string;
   /** Absent: an approval. `input`: the call ran and its server asked `requests` (E4). `task`: its server runs it as `task` (E6). */
   waitingFor?: 'input' | 'task';
-  /** The task a call waits on (`waitingFor: 'task'`), as last seen; its result is collected with run.collect. */
+  /** The task a call waits on (`waitingFor: 'task'`, or `input` asked inside it), as last seen; run.collect ends it. */
   task?: McpTask;
   requests?: Record<string, McpInputRequest>;
   /** The server's state, verbatim (never parsed, never shown); echoed on the retry. */
@@ -84,7 +84,7 @@ export function pendingView(a: StoredApproval): PendingCall {
     waitingFor: a.waitingFor ?? 'approval',
     ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations, reason: a.reason }),
     ...(a.waitingFor === 'input' ? { requests: structuredClone(a.requests ?? {}), round: a.round ?? 1 } : {}),
-    ...(a.waitingFor === 'task' && a.task !== undefined ? { task: { ...a.task } } : {}),
+    ...(a.task !== undefined ? { task: { ...a.task } } : {}),
     arguments: structuredClone(a.arguments),
     deferredAt: a.deferredAt,
     expiresAt: a.expiresAt,
@@ -118,7 +118,9 @@ export function isStoredApproval(value: unknown): value is StoredApproval {
     !Number.isNaN(Date.parse(a.deferredAt)) &&
     typeof a.expiresAt === 'string' &&
     !Number.isNaN(Date.parse(a.expiresAt)) &&
-    (a.waitingFor === undefined || (a.waitingFor === 'input' && isStoredInput(a)) || (a.waitingFor === 'task' && isStoredTask(a.task)))
+    (a.waitingFor === undefined ||
+      (a.waitingFor === 'input' && isStoredInput(a) && (a.task === undefined || isStoredTask(a.task))) ||
+      (a.waitingFor === 'task' && isStoredTask(a.task)))
   );
 }
 

@@ -10,7 +10,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgtError, isAgtError } from '../../errors.js';
-import type { McpTask } from '../../mcp/connection-types.js';
+import type { McpInputRequest, McpTask } from '../../mcp/connection-types.js';
 import { DEFAULT_TASK_POLL_MS } from '../../bounds.js';
 import { ApprovedPath, type callAudit, type CallOutcome } from '../call.js';
 import type { CallContext } from '../call-context.js';
@@ -30,25 +30,28 @@ export interface TaskLook {
   approval: StoredApproval & { waitingFor: 'task' };
   task: McpTask;
   lost: boolean;
+  /** The questions of a 2026-07-28 task that waits for input (masked). */
+  questions?: Record<string, McpInputRequest>;
 }
 
 /** True when a looked-at call can be collected now: its task ended, or is lost. */
 export const collectable = (look: TaskLook): boolean => look.lost || TERMINAL.has(look.task.status);
 
 /**
- * Reads the status of `waiting` calls until one can be collected or `waitMs` passes (0: once), at the pace the
+ * Reads the status of `waiting` calls until one can be collected or asks, or `waitMs` passes (0: once), at the pace the
  * servers ask (clamped), at most `concurrency` requests at once. A status that cannot be read keeps the last one.
  */
 export async function lookAtTasks(
   waiting: readonly (StoredApproval & { waitingFor: 'task' })[],
   routes: ReadonlyMap<string, Route>,
-  options: { waitMs: number; concurrency: number; signal: AbortSignal; requestMs: number },
+  options: { waitMs: number; concurrency: number; signal: AbortSignal; requestMs: number; asks?: (look: TaskLook) => boolean },
 ): Promise<TaskLook[]> {
+  const asks = options.asks ?? ((look: TaskLook) => look.questions !== undefined);
   const deadline = performance.now() + options.waitMs;
   for (;;) {
     const looks = await mapLimit(waiting, options.concurrency, (a) => lookAt(a, routes.get(a.tool), options));
     const left = deadline - performance.now();
-    if (looks.some(collectable) || left <= 0 || options.signal.aborted) return looks;
+    if (looks.some((l) => collectable(l) || asks(l)) || left <= 0 || options.signal.aborted) return looks;
     const pace = Math.min(...looks.map((l) => l.task.pollIntervalMs ?? DEFAULT_TASK_POLL_MS));
     await sleep(Math.min(pace, left), undefined, { signal: options.signal }).catch(() => undefined);
   }
@@ -63,8 +66,8 @@ async function lookAt(
   if (route?.kind !== 'mcp') return { approval, task, lost: false }; // its mount is gone: collecting it says so
   try {
     const seen = await route.connection.getTask(task.id, { signal: options.signal, timeoutMs: options.requestMs });
-    const { inputRequests: _questions, ...status } = seen;
-    return { approval, task: status, lost: false };
+    const { inputRequests: questions, ...status } = seen;
+    return { approval, task: status, lost: false, ...(questions === undefined ? {} : { questions }) };
   } catch (error) {
     return { approval, task, lost: isAgtError(error) && error.code === 'task_lost' };
   }
@@ -156,3 +159,30 @@ class CollectPath extends ApprovedPath {
 /** The calls of `pending` that wait on a task. */
 export const waitingTasks = (pending: readonly StoredApproval[]): (StoredApproval & { waitingFor: 'task' })[] =>
   pending.filter((a): a is StoredApproval & { waitingFor: 'task' } => a.waitingFor === 'task' && a.task !== undefined);
+
+/**
+ * A waiting task asked questions the run defers (E6, E4): the call now waits for the host's answers
+ * (`waitingFor: 'input'`, the task kept), and input_requested is recorded. Answered with run.decide, the answers go
+ * to the task (`tasks/update`) and the call waits on its task again.
+ */
+export async function askedInTask(look: TaskLook, ctx: CallContext): Promise<StoredApproval> {
+  const a = look.approval;
+  const round = (a.round ?? 0) + 1;
+  const asked: StoredApproval = { ...a, waitingFor: 'input', requests: look.questions ?? {}, round, task: look.task };
+  await recordSafely(ctx.audit, {
+    type: 'input_requested',
+    at: new Date().toISOString(),
+    runId: ctx.runId,
+    agent: ctx.agent,
+    batchId: a.batchId,
+    callId: a.callId,
+    tool: a.tool,
+    kind: a.kind,
+    ...(a.mount === undefined ? {} : { mount: a.mount }),
+    ...(a.remoteTool === undefined ? {} : { remoteTool: a.remoteTool }),
+    requests: Object.entries(asked.requests ?? {}).map(([key, r]) => ({ key, method: r.method })),
+    round,
+    expiresAt: a.expiresAt,
+  });
+  return asked;
+}

@@ -99,8 +99,8 @@ export async function waitForInput(
   return { deferred: approval };
 }
 
-/** Keeps a call whose server runs it as `task` (E6), and records task_started (ids and status only). */
-export async function waitForTask(call: AskedCall, route: Route, task: McpTask, ctx: CallContext): Promise<Waiting> {
+/** Keeps a call whose server runs it as `task` (E6), and records task_started (ids and status only; not when it `resumed` after answers). */
+export async function waitForTask(call: AskedCall, route: Route, task: McpTask, ctx: CallContext, resumed = false): Promise<Waiting> {
   const record = recordOf(ctx, route, call);
   // A task waits as long as its server keeps it (its TTL), at least as long as an approval would.
   const ttl = typeof task.ttlMs === 'number' ? Math.max(task.ttlMs, ctx.approvalTtlMs) : ctx.approvalTtlMs;
@@ -109,8 +109,9 @@ export async function waitForTask(call: AskedCall, route: Route, task: McpTask, 
     expiresAt: new Date(Date.parse(record.deferredAt) + ttl).toISOString(),
     waitingFor: 'task',
     task,
+    ...(resumed ? { round: call.round } : {}),
   };
-  if (ctx.audit !== undefined) {
+  if (ctx.audit !== undefined && !resumed) {
     await recordSafely(ctx.audit, {
       type: 'task_started',
       at: approval.deferredAt,

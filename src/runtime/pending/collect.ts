@@ -1,0 +1,73 @@
+/**
+ * What `run.collect` waits for (E6): it reads the status of a batch's waiting
+ * tasks until one ended or asks what the host must answer, or the wait is
+ * over. Questions a task asks that the run answers inline (its own handlers)
+ * are answered there and the wait goes on — each key once, however long the
+ * task's status lags; a question the run defers makes the call wait for the
+ * host's answers (`waitingFor: 'input'`, recorded with compare-and-set so
+ * another process sees it). Returns the looks; the ended ones are collected.
+ */
+import type { InputMethod } from '../../mcp/client-handlers.js';
+import type { QuestionRoute } from '../../mcp/input-rounds.js';
+import { NEVER_ABORTED } from '../abort.js';
+import type { CallContext } from '../call-context.js';
+import type { Route } from '../snapshot.js';
+import type { OpenApprovals } from './open-calls.js';
+import { askedInTask, collectable, lookAtTasks, type TaskLook, waitingTasks } from './tasks.js';
+
+/** What waiting on a batch's tasks needs of its run. */
+export interface CollectParts {
+  approvals: OpenApprovals;
+  routes(): ReadonlyMap<string, Route>;
+  route(method: InputMethod): QuestionRoute;
+  concurrency: number;
+  requestMs: number;
+  /** A call context of the batch, for the audit of a question that now waits. */
+  context(): CallContext;
+  /** Writes the run (compare-and-set) when a call now waits for answers. */
+  persist(): Promise<void>;
+}
+
+/** Waits up to `waitMs` on the tasks of batch `batchId`; returns what was last seen of each. */
+export async function awaitTasks(
+  parts: CollectParts,
+  batchId: string,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+): Promise<TaskLook[]> {
+  const deadline = performance.now() + waitMs;
+  const answered = new Set<string>();
+  const keyOf = (look: TaskLook, key: string) => `${look.task.id}\u0000${key}`;
+  const asks = (look: TaskLook) => Object.keys(look.questions ?? {}).some((key) => !answered.has(keyOf(look, key)));
+  for (;;) {
+    const looks = await lookAtTasks(waitingTasks(parts.approvals.list(batchId)), parts.routes(), {
+      waitMs: Math.max(0, deadline - performance.now()),
+      concurrency: parts.concurrency,
+      signal: signal ?? NEVER_ABORTED,
+      requestMs: parts.requestMs,
+      asks,
+    });
+    for (const look of looks) parts.approvals.update({ ...look.approval, task: look.task }); // what hosts see is as just read
+    const deferred = await asked(parts, looks.filter(asks), signal);
+    for (const look of looks) for (const key of Object.keys(look.questions ?? {})) answered.add(keyOf(look, key));
+    if (deferred || looks.some(collectable) || performance.now() >= deadline || signal?.aborted) return looks;
+  }
+}
+
+// Tasks that ask: answered inline, or (a question the run defers) the call waits for the host: true when one does.
+async function asked(parts: CollectParts, looks: readonly TaskLook[], signal: AbortSignal | undefined): Promise<boolean> {
+  const deferred: TaskLook[] = [];
+  for (const look of looks) {
+    if (look.task.status !== 'input_required' || look.questions === undefined) continue;
+    const requests = look.questions;
+    const route = parts.routes().get(look.approval.tool);
+    if (route?.kind === 'mcp' && Object.values(requests).every((q) => parts.route(q.method) === 'inline'))
+      await route.connection.answerTask(look.task.id, 'inline', { requests, ...(signal ? { signal } : {}) }).catch(() => undefined);
+    else deferred.push(look);
+  }
+  if (deferred.length === 0) return false;
+  const ctx = parts.context();
+  for (const look of deferred) parts.approvals.update(await askedInTask(look, ctx));
+  await parts.persist();
+  return true;
+}
