@@ -8,7 +8,9 @@
  * with every waiting call of the step in `pending` either way; called again
  * with that outcome's `history` and the host's `decisions` (in this process,
  * or another that resumed the run), the loop decides them, completes the step
- * — one result per call id, in call order — and goes on.
+ * — one result per call id, in call order — and goes on. A step whose calls
+ * wait only on their servers' tasks (E6) ends as `awaiting_tasks`; called
+ * again with its history, the loop collects the tasks that ended.
  */
 import { AgtError } from '../errors.js';
 import { executeModelCalls, type ModelCall, modelCallId } from './model-calls.js';
@@ -41,8 +43,10 @@ export interface LoopOutcome {
    * `cancelled`: the signal aborted; the step in flight was cancelled (its calls end as cancelled).
    * `awaiting_approval`: calls of the last step wait for a decision (`pending`); call runAgentLoop again with `history` and `decisions`.
    * `awaiting_input`: the same, and at least one of them waits for answers to its server's questions (`waitingFor: 'input'`).
+   * `awaiting_tasks`: calls of the last step wait only on their servers' tasks (E6, `tasks: 'defer'`); call runAgentLoop
+   * again with `history` (no decisions needed): it collects what ended (`taskWaitMs`) and goes on once nothing waits.
    */
-  status: 'completed' | 'max_steps' | 'cancelled' | 'awaiting_approval' | 'awaiting_input';
+  status: 'completed' | 'max_steps' | 'cancelled' | 'awaiting_approval' | 'awaiting_input' | 'awaiting_tasks';
   /** The model steps taken so far, this call and earlier ones of the same history. */
   steps: number;
   text?: string;
@@ -62,6 +66,8 @@ export interface AgentLoopOptions {
   history?: readonly LoopMessage[];
   /** With `history`: decisions for calls of its waiting step, by call id (see run.decide): approvals, answers or declines. */
   decisions?: Record<string, CallDecision>;
+  /** With `history`: how long to wait for the waiting step's tasks to end (run.collect's waitMs). Default 0: look once. */
+  taskWaitMs?: number;
 }
 
 /** Drives `model` against `run` until it answers without tool calls, `maxSteps` is used up, or calls wait for an approval. */
@@ -69,7 +75,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   const { run, model, maxSteps, signal } = options;
   const history: LoopMessage[] = [...(options.history ?? [])];
   const done = history.filter((m) => m.role === 'assistant').length;
-  const waiting = await settleWaitingStep(run, history, options.decisions, signal);
+  const waiting = await settleWaitingStep(run, history, options, signal);
   if (waiting !== undefined) return { status: awaiting(waiting), steps: done, history, pending: waiting };
   for (let step = done + 1; step <= maxSteps; step++) {
     if (signal?.aborted) return { status: 'cancelled', steps: step - 1, history };
@@ -97,42 +103,52 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   return signal?.aborted ? { status: 'cancelled', steps, history } : { status: 'max_steps', steps, history };
 }
 
-// Decides the waiting step of `history` (if any) and completes its tool message; returns what still waits.
+// Decides the waiting step of `history` (if any), collects its tasks that ended, and completes its tool message;
+// returns what still waits.
 async function settleWaitingStep(
   run: NativeRun,
   history: LoopMessage[],
-  decisions: Record<string, CallDecision> | undefined,
+  options: Pick<AgentLoopOptions, 'decisions' | 'taskWaitMs'>,
   signal: AbortSignal | undefined,
 ): Promise<PendingCall[] | undefined> {
   const index = history.findLastIndex((m) => m.role === 'tool' && (m.pending?.length ?? 0) > 0);
   if (index < 0) return undefined;
   const message = history[index] as Extract<LoopMessage, { role: 'tool' }>;
-  if (decisions === undefined) {
-    const pending = run.pendingApprovals(message.batchId);
-    if (pending.length > 0) return pending;
+  const { decisions } = options;
+  const waitingNow = run.pendingApprovals(message.batchId);
+  const tasks = waitingNow.some((p) => p.waitingFor === 'task');
+  if (decisions === undefined && !tasks) {
+    if (waitingNow.length > 0) return waitingNow;
     throw new AgtError(
       'not_found',
       `the waiting calls of batch "${message.batchId}" are not pending in this run (decided elsewhere?); resume the run from its store`,
       { details: { batchId: message.batchId } },
     );
   }
-  const decided = await run.decide(message.batchId, decisions, defined({ signal }));
+  const ended: BatchResult[] = [];
+  if (decisions !== undefined) ended.push(await run.decide(message.batchId, decisions, defined({ signal })));
+  if (tasks) ended.push(await run.collect(message.batchId, { waitMs: options.taskWaitMs ?? 0, ...defined({ signal }) }));
   const order = callOrder(history, index);
-  const results = [...message.results, ...decided.results].sort((a, b) => rank(order, a) - rank(order, b));
-  const pending = decided.pending ?? [];
+  const results = [...message.results, ...ended.flatMap((e) => e.results)].sort((a, b) => rank(order, a) - rank(order, b));
+  const pending = run.pendingApprovals(message.batchId);
   history[index] = {
     role: 'tool',
     batchId: message.batchId,
     results,
     ...(pending.length > 0 ? { pending: pending.map((p) => p.callId) } : {}),
   };
-  if (decided.refresh) history.push({ role: 'system', text: decided.refresh.message });
+  for (const e of ended) if (e.refresh) history.push({ role: 'system', text: e.refresh.message });
   return pending.length > 0 ? pending : undefined;
 }
 
-// One status for a waiting step: awaiting_input as soon as one of its calls waits for answers.
-const awaiting = (pending: readonly PendingCall[]): 'awaiting_approval' | 'awaiting_input' =>
-  pending.some((p) => p.waitingFor === 'input') ? 'awaiting_input' : 'awaiting_approval';
+// One status for a waiting step: awaiting_input as soon as one of its calls waits for answers, awaiting_tasks when
+// its calls wait only on tasks, else awaiting_approval.
+const awaiting = (pending: readonly PendingCall[]): 'awaiting_approval' | 'awaiting_input' | 'awaiting_tasks' =>
+  pending.some((p) => p.waitingFor === 'input')
+    ? 'awaiting_input'
+    : pending.every((p) => p.waitingFor === 'task')
+      ? 'awaiting_tasks'
+      : 'awaiting_approval';
 
 // The position of each call id in the assistant step before history[index].
 function callOrder(history: readonly LoopMessage[], index: number): Map<string, number> {

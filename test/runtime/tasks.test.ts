@@ -21,8 +21,10 @@ import {
   type NativeRunOptions,
   policies,
   ResourceService,
+  runAgentLoop,
   toolAlias,
 } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
 import { SqliteRunStore } from '../../src/storage/sqlite.js';
 import { REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 import { taskTools } from '../authoring/fixtures/task-tools.js';
@@ -169,6 +171,24 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       await waitFor(() => lines().includes(`cancelled ${id}`));
       expect(lines()).not.toContain(`done ${id}`);
       expect(run.pendingApprovals('b1')).toEqual([]);
+    });
+
+    it('E6: runAgentLoop ends a step that waits on tasks as awaiting_tasks; called again with its history it collects them and goes on', async () => {
+      const run = await start();
+      const id = `${protocol}-loop`;
+      const model = new ScriptedModel([
+        { toolCalls: [{ callId: 'l1', name: tool('report'), arguments: { id, hold: hold(id) } }] },
+        { text: 'done' },
+      ]);
+      const waiting = await runAgentLoop({ run, model, maxSteps: 4 });
+      expect(waiting.status).toBe('awaiting_tasks');
+      expect(waiting.pending?.map((p) => [p.callId, p.waitingFor])).toEqual([['l1', 'task']]);
+      const still = await runAgentLoop({ run, model, maxSteps: 4, history: waiting.history });
+      expect(still.status).toBe('awaiting_tasks'); // looked once: the task still runs
+      fs.writeFileSync(hold(id), '');
+      const done = await runAgentLoop({ run, model, maxSteps: 4, history: still.history, taskWaitMs: 20_000 });
+      expect(done).toMatchObject({ status: 'completed', text: 'done' });
+      expect(JSON.stringify(done.history.find((m) => m.role === 'tool'))).toContain(`report ${id}`);
     });
 
     it('E6: decide on a task call is invalid_input naming collect and cancel; the call still waits', async () => {
