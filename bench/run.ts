@@ -17,6 +17,7 @@ import { runProbeBench } from './probe.bench.js';
 import { runRuntimeBench } from './runtime.bench.js';
 import { runSchemaBench } from './schema.bench.js';
 import { runStoreBench } from './store.bench.js';
+import { runTasksBench } from './tasks.bench.js';
 import { runToolSearchBench } from './toolsearch.bench.js';
 
 const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
@@ -34,6 +35,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   kit: runKitBench,
   'per-call': runPerCallBench,
   fleet: runFleetBench,
+  tasks: runTasksBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

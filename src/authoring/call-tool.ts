@@ -18,6 +18,7 @@ import { NeedsInput, Rounds, type roundsCodec } from './rounds.js';
 import type { compiledOutput } from './output.js';
 import { outputProblem } from './output.js';
 import { callAsTask, taskContext } from './tasks/serve.js';
+import { legacyTask } from './tasks/wire.js';
 import type { KitTasks } from './tasks/runner.js';
 
 /** What a server's tools/call handler needs. */
@@ -67,8 +68,24 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     const context = toolContext(server, ctx, meta, serving);
     const owner = context.caller?.id ?? null;
     const params = request.params as unknown as Record<string, unknown>;
-    const task = await callAsTask(tool.execution?.taskSupport, { era: serving.era, params, server, ctx }, (ttl) =>
-      parts.tasks.start(tool.name, owner, ttl, (control) => run(tool, parsed.value, taskContext(context, control, serving.era)) as never),
+    const task = await callAsTask(
+      tool.execution?.taskSupport,
+      { era: serving.era, params, server, ctx },
+      (ttl) =>
+        parts.tasks.start(
+          tool.name,
+          owner,
+          ttl,
+          (control) => run(tool, parsed.value, taskContext(context, control, serving.era)) as never,
+          // 2025: the client hears of each change (notifications/tasks/status) and need not wait for its next poll.
+          serving.era === 'legacy'
+            ? (record) =>
+                void server
+                  .notification({ method: 'notifications/tasks/status', params: legacyTask(record) } as never)
+                  .catch(() => undefined)
+            : undefined,
+        ),
+      (taskId) => parts.tasks.store.get(taskId),
     );
     if (task !== undefined) return task as unknown as CallToolResult;
     // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.

@@ -44,6 +44,8 @@ interface Running {
   asked: number;
   /** Told of every change of this task (tasks/result of the 2025 era waits on them). */
   changed: Set<() => void>;
+  /** Tells the client of the task's changes (2025 `notifications/tasks/status`), best effort. */
+  notify?: (record: TaskRecord) => void;
 }
 
 /** The unknown-task error both eras answer with (no task, an expired one, or another caller's). */
@@ -68,6 +70,7 @@ export class KitTasks {
     owner: string | null,
     requestedTtlMs: number | undefined,
     run: (control: TaskControl) => Promise<Record<string, unknown>>,
+    notify?: (record: TaskRecord) => void,
   ): Promise<TaskRecord> {
     const now = new Date().toISOString();
     const ttlMs = requestedTtlMs !== undefined && requestedTtlMs >= 0 ? Math.min(requestedTtlMs, this.#ttlMs) : this.#ttlMs;
@@ -82,7 +85,13 @@ export class KitTasks {
       pollIntervalMs: this.#pollMs,
     };
     await this.store.put(record);
-    const running: Running = { controller: new AbortController(), waiting: new Map(), asked: 0, changed: new Set() };
+    const running: Running = {
+      controller: new AbortController(),
+      waiting: new Map(),
+      asked: 0,
+      changed: new Set(),
+      ...(notify ? { notify } : {}),
+    };
     this.#running.set(record.taskId, running);
     // A handler still running when its task's TTL ends is stopped: nobody can read what it would return.
     const expiry = setTimeout(() => running.controller.abort(new Error('the task outlived its TTL')), ttlMs);
@@ -109,8 +118,8 @@ export class KitTasks {
       const failure = error instanceof ProtocolError ? error : new ProtocolError(ProtocolErrorCode.InternalError, 'the task failed');
       end = { status: 'failed', error: { code: failure.code, message: failure.message } };
     }
-    this.#running.delete(taskId);
     if (!running.controller.signal.aborted) await this.#change(taskId, { ...end, inputRequests: undefined });
+    this.#running.delete(taskId);
     for (const tell of running.changed) tell();
   }
 
@@ -125,7 +134,13 @@ export class KitTasks {
     const next: TaskRecord = { ...record, ...change, lastUpdatedAt: new Date().toISOString() };
     for (const key of Object.keys(next) as (keyof TaskRecord)[]) if (next[key] === undefined) delete next[key];
     await this.store.put(next);
-    for (const tell of this.#running.get(taskId)?.changed ?? []) tell();
+    const running = this.#running.get(taskId);
+    for (const tell of running?.changed ?? []) tell();
+    try {
+      running?.notify?.(next);
+    } catch {
+      // a client that cannot be told polls
+    }
   }
 
   /** The task as its owner sees it; an unknown, expired or foreign one is the unknown-task error. */

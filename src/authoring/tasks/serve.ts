@@ -13,6 +13,7 @@ import { isPlainObject } from '../../json.js';
 import { TASKS_EXTENSION } from '../../mcp/tasks/capabilities.js';
 import type { TaskSupport, ToolContext } from '../define-tool.js';
 import type { KitTasks, TaskControl } from './runner.js';
+import type { TaskRecord } from './store.js';
 import { detailedTask, legacyTask, modernTask, RELATED_TASK_META } from './wire.js';
 
 /** The capabilities a server with task tools declares, by era. */
@@ -42,7 +43,8 @@ function asked(era: 'legacy' | 'modern', params: Record<string, unknown>, server
 export async function callAsTask(
   support: TaskSupport | undefined,
   call: { era: 'legacy' | 'modern'; params: Record<string, unknown>; server: Server; ctx: ServerContext },
-  start: (requestedTtlMs: number | undefined) => Promise<Parameters<typeof legacyTask>[0]>,
+  start: (requestedTtlMs: number | undefined) => Promise<TaskRecord>,
+  refresh: (taskId: string) => Promise<TaskRecord | undefined>,
 ): Promise<Record<string, unknown> | undefined> {
   if (support === undefined || support === 'forbidden') return undefined;
   const { era, params } = call;
@@ -54,7 +56,11 @@ export async function callAsTask(
     });
   }
   const ttl = isPlainObject(params.task) && typeof params.task.ttl === 'number' ? params.task.ttl : undefined;
-  const record = await start(ttl);
+  const first = await start(ttl);
+  // The task as it is when answered: a handler that ended already (one turn of the event loop) is answered ended,
+  // so the client reads its result at once instead of after its first poll interval.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const record = (await refresh(first.taskId)) ?? first;
   // The SDK's tools/call check wants content beside a 2025 task (the task is what the client reads).
   return era === 'legacy' ? { task: legacyTask(record), content: [] } : { resultType: 'task', ...modernTask(record) };
 }

@@ -41,25 +41,32 @@ export type AnswerQuestions = (requests: Record<string, McpInputRequest>, signal
 /** Reads the questions of an input_required task (as readInputRequired checks a round), or throws. */
 export type ReadQuestions = (task: Record<string, unknown>) => Record<string, McpInputRequest>;
 
+type LegacyParams = { arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+
+// One 2025 tools/call through the session, asking for a task (the server's own TTL: one as short as the call's
+// deadline would end the task as the cancel is sent).
+async function legacyExecution(tasks: ConnectionTasks, tool: RawTool, params: LegacyParams, requestMs: number, signal: AbortSignal) {
+  const [ext, session] = await Promise.all([extTasks(), tasks.session()]);
+  return session
+    .callTool(tool.name, (params.arguments ?? {}) as never, {
+      declaration: ext.toolDeclarationFromMcpTool(tool as Tool),
+      signal,
+      task: { preference: 'prefer' },
+      requestTimeoutMs: requestMs,
+      ...(params._meta === undefined ? {} : { metadata: params._meta as never }),
+    })
+    .catch((error: unknown) => Promise.reject(fromExt(error)));
+}
+
 /** Calls `tool` as a 2025 task through the ext-tasks session and returns its result as `tasks/result` gave it. */
 export async function callLegacyTask(
   tasks: ConnectionTasks,
   tool: RawTool,
-  params: { arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+  params: LegacyParams,
   options: TaskCallOptions,
 ): Promise<Record<string, unknown>> {
-  const [ext, session] = await Promise.all([extTasks(), tasks.session()]);
   return bounded(tasks, options, async (signal, taskId) => {
-    const execution = await session
-      .callTool(tool.name, (params.arguments ?? {}) as never, {
-        declaration: ext.toolDeclarationFromMcpTool(tool as Tool),
-        signal,
-        // The server's own TTL: one as short as the call's deadline would end the task as the cancel is sent.
-        task: { preference: 'prefer' },
-        requestTimeoutMs: options.requestMs,
-        ...(params._meta === undefined ? {} : { metadata: params._meta as never }),
-      })
-      .catch((error: unknown) => Promise.reject(fromExt(error)));
+    const execution = await legacyExecution(tasks, tool, params, options.requestMs, signal);
     if (execution.kind === 'task') taskId.current = execution.handle.taskId;
     const { outcome } = await execution.settle({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
     return outcomeResult(outcome, taskId.current);
@@ -70,24 +77,16 @@ export async function callLegacyTask(
 export async function startLegacyTask(
   tasks: ConnectionTasks,
   tool: RawTool,
-  params: { arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+  params: LegacyParams,
   options: TaskCallOptions,
 ): Promise<Record<string, unknown>> {
-  const [ext, session] = await Promise.all([extTasks(), tasks.session()]);
-  const execution = await session
-    .callTool(tool.name, (params.arguments ?? {}) as never, {
-      declaration: ext.toolDeclarationFromMcpTool(tool as Tool),
-      signal: options.signal,
-      task: { preference: 'prefer' },
-      requestTimeoutMs: options.requestMs,
-      ...(params._meta === undefined ? {} : { metadata: params._meta as never }),
-    })
-    .catch((error: unknown) => Promise.reject(fromExt(error)));
+  const execution = await legacyExecution(tasks, tool, params, options.requestMs, options.signal);
   if (execution.kind !== 'task') {
     const { outcome } = await execution.settle({ signal: options.signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
     return outcomeResult(outcome, undefined);
   }
   const taskId = execution.handle.taskId;
+  const session = await tasks.session();
   await execution.detach(); // this process stops watching; the task runs on, to be collected by id, here or elsewhere
   const view = await session
     .task(taskId, { requestTimeoutMs: options.requestMs })
@@ -123,21 +122,34 @@ export async function followModernTask(
     id.current = taskId;
     const controller = session.task(taskId as never, { requestTimeoutMs: options.requestMs });
     let task = created;
-    for (let round = 0; !TERMINAL.has(String(task.status));) {
-      if (task.status === 'input_required') {
+    // A look at once: a CreateTaskResult is a Task, never a DetailedTask (no questions, and an ended one carries no
+    // result); then the questions are answered, or the next look waits the server's pace.
+    for (let round = 0, first = true; first || !TERMINAL.has(String(task.status)); first = false) {
+      if (!first && task.status === 'input_required') {
         if (++round > MAX_INPUT_ROUNDS)
           throw new AgtError('protocol_error', `the task asked for input more than ${MAX_INPUT_ROUNDS} times`, {
             details: { reason: 'too_many_rounds', taskId },
           });
         const answers = await questions.answer(questions.read(task), signal);
         await controller.update(answers as never, signal).catch((error: unknown) => Promise.reject(fromExt(error)));
-      } else await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_POLL_MS, undefined, { signal });
+      } else if (!first) await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_POLL_MS, undefined, { signal });
       const view = await controller.snapshot(signal).catch((error: unknown) => Promise.reject(fromExt(error)));
       task = { ...view.raw };
     }
-    const outcome = await controller.result({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
-    return outcomeResult(outcome, taskId);
+    // The ended task carries its result or error (a DetailedTask): no further request.
+    return outcomeResult(detailedOutcome(task), taskId);
   });
+}
+
+// The outcome a 2026-07-28 DetailedTask that ended carries.
+function detailedOutcome(task: Record<string, unknown>): Parameters<typeof outcomeResult>[0] {
+  if (task.status === 'completed') return { status: 'completed', result: task.result };
+  if (task.status === 'cancelled') return { status: 'cancelled' };
+  const error = isPlainObject(task.error) ? task.error : {};
+  const failure = Object.assign(new Error(typeof error.message === 'string' ? error.message : 'the task failed'), {
+    ...(typeof error.code === 'number' ? { code: error.code } : {}),
+  });
+  return { status: 'failed', error: failure };
 }
 
 // Runs `work` under the caller's signal and the task's deadline; on either, the task is cancelled on its server.

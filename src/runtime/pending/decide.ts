@@ -11,7 +11,6 @@
  * hooks ran when the call first ran); a server that asks again makes the call
  * wait for the next round, up to MAX_INPUT_ROUNDS (answers.ts, nextRound).
  */
-import { defined } from '../../json.js';
 import { readArguments } from '../arguments.js';
 import { ApprovedPath, callAudit, type CallOutcome } from '../call.js';
 import type { CallContext } from '../call-context.js';
@@ -23,7 +22,7 @@ import { mapLimit } from '../run-audit.js';
 import type { Route } from '../snapshot.js';
 import type { CallIdentity, InputDecision, ToolResult } from '../types.js';
 import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
-import { isExpired, type StoredApproval, type TakenApproval, type TaskDecision, toolHashOf } from './record.js';
+import { approvalIdentity, isExpired, type StoredApproval, type TakenApproval, type TaskDecision, toolHashOf } from './record.js';
 import { endTask } from './tasks.js';
 import { waitForInput, waitForTask } from './wait.js';
 import type { InFlightCall } from './in-flight.js';
@@ -177,14 +176,4 @@ export function interruptedCall(call: InFlightCall, ctx: CallContext): Promise<T
 }
 
 // The call's identity from what was stored (its tool may be gone from the snapshot).
-function identityOf(a: StoredApproval, ctx: CallContext): CallIdentity {
-  return {
-    runId: ctx.runId,
-    agent: ctx.agent,
-    batchId: a.batchId,
-    callId: a.callId,
-    tool: a.tool,
-    kind: a.kind,
-    ...defined({ mount: a.mount, remoteTool: a.remoteTool }),
-  };
-}
+const identityOf = (a: StoredApproval, ctx: CallContext): CallIdentity => approvalIdentity(a, ctx);

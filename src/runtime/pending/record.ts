@@ -13,7 +13,7 @@ import type { Route } from '../snapshot.js';
 import { MAX_REQUEST_STATE_BYTES } from '../../bounds.js';
 import { INPUT_METHODS } from '../../mcp/client-handlers.js';
 import type { McpInputRequest } from '../../mcp/connection-types.js';
-import type { ApprovalDecision, InputDecision, PendingCall, RouteKind } from '../types.js';
+import type { ApprovalDecision, CallIdentity, InputDecision, PendingCall, RouteKind } from '../types.js';
 import type { McpTask } from '../../mcp/connection-types.js';
 
 /** What ends a call that waits on its task: the task's result (collected), or a cancel. */
@@ -72,6 +72,19 @@ export function toolHashOf(route: Route): string {
         }
       : {}),
   });
+}
+
+/** The identity of a waiting call in audit events, from its record (its tool may be gone from the snapshot). */
+export function approvalIdentity(a: StoredApproval, run: { runId: string; agent: string }): CallIdentity {
+  return {
+    runId: run.runId,
+    agent: run.agent,
+    batchId: a.batchId,
+    callId: a.callId,
+    tool: a.tool,
+    kind: a.kind,
+    ...defined({ mount: a.mount, remoteTool: a.remoteTool }),
+  };
 }
 
 /** What hosts see of a pending call: the arguments and questions are copies; the server's state is never shown. */

@@ -21,7 +21,7 @@ import { runCall } from '../pipeline.js';
 import { mapLimit } from '../run-audit.js';
 import type { McpRoute, Route } from '../snapshot.js';
 import type { ToolResult } from '../types.js';
-import type { StoredApproval, TaskDecision } from './record.js';
+import { approvalIdentity, type StoredApproval, type TaskDecision } from './record.js';
 
 const TERMINAL: ReadonlySet<McpTask['status']> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -86,14 +86,7 @@ export async function endTask(
     recordSafely(ctx.audit, {
       type: 'task_finished',
       at: new Date().toISOString(),
-      runId: ctx.runId,
-      agent: ctx.agent,
-      batchId: a.batchId,
-      callId: a.callId,
-      tool: a.tool,
-      kind: a.kind,
-      ...(a.mount === undefined ? {} : { mount: a.mount }),
-      ...(a.remoteTool === undefined ? {} : { remoteTool: a.remoteTool }),
+      ...approvalIdentity(a, ctx),
       taskId: task.id,
       status,
     });
@@ -172,14 +165,7 @@ export async function askedInTask(look: TaskLook, ctx: CallContext): Promise<Sto
   await recordSafely(ctx.audit, {
     type: 'input_requested',
     at: new Date().toISOString(),
-    runId: ctx.runId,
-    agent: ctx.agent,
-    batchId: a.batchId,
-    callId: a.callId,
-    tool: a.tool,
-    kind: a.kind,
-    ...(a.mount === undefined ? {} : { mount: a.mount }),
-    ...(a.remoteTool === undefined ? {} : { remoteTool: a.remoteTool }),
+    ...approvalIdentity(a, ctx),
     requests: Object.entries(asked.requests ?? {}).map(([key, r]) => ({ key, method: r.method })),
     round,
     expiresAt: a.expiresAt,
