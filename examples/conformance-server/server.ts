@@ -5,14 +5,18 @@
  * `npm run conformance:server` runs the official server scenarios against it.
  */
 import { createToolServer, serveHttp } from 'agt-mcp/authoring';
+import { conformanceTaskTools } from './task-tools.js';
 import { conformanceTools } from './tools.js';
 
 const args = process.argv.slice(2);
 const port = Number(args.find((a) => /^\d+$/.test(a)) ?? 0);
-const service = await serveHttp(() => createToolServer({ name: 'agt-conformance', version: '1.0.0', tools: conformanceTools() }), {
-  port,
-  ...(args.includes('--modern-only') ? { eras: ['modern'] as const } : {}),
-});
+const service = await serveHttp(
+  () => createToolServer({ name: 'agt-conformance', version: '1.0.0', tools: [...conformanceTools(), ...conformanceTaskTools()] }),
+  {
+    port,
+    ...(args.includes('--modern-only') ? { eras: ['modern'] as const } : {}),
+  },
+);
 console.log(service.url);
 process.once('SIGTERM', () => void service.close().then(() => process.exit(0)));
 process.once('SIGINT', () => void service.close().then(() => process.exit(0)));

@@ -34,7 +34,14 @@ export interface CallToolParts {
 export function callToolHandler(parts: CallToolParts, server: Server, serving: Serving) {
   const { tools, outputs, codec, report } = parts;
   // The handler's result, checked against the tool's output schema; any failure is a tool error result.
-  const run = async (tool: ServableTool, value: unknown, context: ToolContext, rounds?: Rounds): Promise<CallToolResult> => {
+  // `asTask`: a protocol error the handler throws (the SDK's ProtocolError) fails the task instead of being a tool error.
+  const run = async (
+    tool: ServableTool,
+    value: unknown,
+    context: ToolContext,
+    rounds?: Rounds,
+    asTask = false,
+  ): Promise<CallToolResult> => {
     try {
       const result = outputContent(await tool.handler(value as never, context));
       const broken = outputProblem(tool.name, result, outputs.get(tool.name));
@@ -43,6 +50,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
       return toolErrorResult(broken);
     } catch (error) {
       if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
+      if (asTask && error instanceof ProtocolError) throw error;
       const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
       // A task's handler that ends because its task was cancelled is no failure to tell its author of.
       if (status === 'tool_failed' && !context.signal.aborted) report(error, tool.name);
@@ -76,7 +84,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
           tool.name,
           owner,
           ttl,
-          (control) => run(tool, parsed.value, taskContext(context, control, serving.era)) as never,
+          (control) => run(tool, parsed.value, taskContext(context, control, serving.era), undefined, true) as never,
           // 2025: the client hears of each change (notifications/tasks/status) and need not wait for its next poll.
           serving.era === 'legacy'
             ? (record) =>

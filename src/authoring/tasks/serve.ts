@@ -25,6 +25,10 @@ export function taskCapabilities(era: 'legacy' | 'modern'): Record<string, unkno
 
 const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 
+// -32021: the request did not declare the Tasks extension it needs.
+const missingExtension = () =>
+  new ProtocolError(-32021, 'Missing required client capability', { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+
 // The client asked for a task: `params.task` (2025), or the extension among the request's capabilities (2026-07-28).
 function asked(era: 'legacy' | 'modern', params: Record<string, unknown>, server: Server, ctx: ServerContext): boolean {
   if (era === 'legacy') return isPlainObject(params.task);
@@ -51,9 +55,7 @@ export async function callAsTask(
   if (!asked(era, params, call.server, call.ctx)) {
     if (support === 'optional') return undefined;
     if (era === 'legacy') throw new ProtocolError(-32601, 'this tool runs only as a task: call it with "task" in the params');
-    throw new ProtocolError(-32021, 'Missing required client capability', {
-      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-    });
+    throw missingExtension();
   }
   const ttl = isPlainObject(params.task) && typeof params.task.ttl === 'number' ? params.task.ttl : undefined;
   const first = await start(ttl);
@@ -77,7 +79,12 @@ export function serveTaskMethods(
   const handle = (
     method: string,
     run: (params: v.InferOutput<typeof TaskIdParams>, ctx: ServerContext) => Promise<Record<string, unknown>>,
-  ) => server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => run(params, ctx as ServerContext) as never);
+  ) =>
+    server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => {
+      // 2026-07-28: the task methods belong to the extension; a request that does not declare it is refused.
+      if (era === 'modern' && !asked(era, {}, server, ctx as ServerContext)) throw missingExtension();
+      return run(params, ctx as ServerContext) as never;
+    });
   if (era === 'legacy') {
     handle('tasks/get', async (p, ctx) => legacyTask(await tasks.get(p.taskId, owner(ctx))));
     handle('tasks/cancel', async (p, ctx) => legacyTask(await tasks.cancel(p.taskId, owner(ctx))));
