@@ -151,7 +151,9 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
         return answerInline(requests, client, ownSignal(signal));
       },
     };
-    return followModernTask(tasks, result, questions, bound);
+    // A task's status messages reach the call's progress listener (with the progress it last had: none, 0).
+    const onStatus = hook && ((message: string) => progressOf(hook)({ progress: 0, message: p.masked(message) }));
+    return followModernTask(tasks, result, questions, { ...bound, ...defined({ onStatus }) });
   }
 
   // A call and the rounds the connection answers itself; a round with a deferred question comes back. Always in manual

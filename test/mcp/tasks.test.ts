@@ -86,6 +86,20 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
   });
 }
 
+describe('E6: how a task goes', () => {
+  it("E6: on 2026-07-28 a task's status messages reach the call's progress listener (masked), while it is waited for", async () => {
+    const log = path.join(tmp.dir, 'status.log');
+    await using connection = await connectMcp(config(log, '2026-07-28'), { timeouts: { handshakeMs: 20_000 } });
+    await connection.listTools();
+    const hold = path.join(tmp.dir, 'status-hold');
+    const seen: string[] = [];
+    const call = connection.callTool('report', { id: 's', hold }, { onProgress: (p) => void (p.message && seen.push(p.message)) });
+    await vi.waitFor(() => expect(seen).toContain('writing s'), { timeout: 20_000 });
+    fs.writeFileSync(hold, '');
+    expect(text(await call)).toBe('report s');
+  });
+});
+
 describe('E6: a question inside a task', () => {
   it('E6: on 2026-07-28 a task that asks (input_required) is answered by the elicitation handler through tasks/update', async () => {
     const log = path.join(tmp.dir, 'question.log');

@@ -263,6 +263,8 @@ describe('E6: a task its server no longer knows', () => {
         expect.objectContaining({ callId: 'c1', status: 'tool_failed', error: expect.objectContaining({ code: 'task_lost' }) }),
       ]);
       expect(run.pendingApprovals('b1')).toEqual([]);
+      await waitFor(() => lines().includes('cancelled lost')); // its handler was stopped: nobody will read its result
+      expect(lines()).not.toContain('done lost');
     } finally {
       await short.close();
     }

@@ -33,6 +33,8 @@ export interface TaskCallOptions {
   signal: AbortSignal;
   requestMs: number;
   totalMs: number;
+  /** Told of each new statusMessage of the task (as progress with that message), e.g. `agt mcp call` on a terminal. */
+  onStatus?: (message: string) => void;
 }
 
 /** Answers the questions a 2026-07-28 task asks (the connection's own handlers); throws when one cannot be answered here. */
@@ -122,6 +124,7 @@ export async function followModernTask(
     id.current = taskId;
     const controller = session.task(taskId as never, { requestTimeoutMs: options.requestMs });
     let task = created;
+    let told: string | undefined; // the last status message told (each new one is told once)
     // A look at once: a CreateTaskResult is a Task, never a DetailedTask (no questions, and an ended one carries no
     // result); then the questions are answered, or the next look waits the server's pace.
     for (let round = 0, first = true; first || !TERMINAL.has(String(task.status)); first = false) {
@@ -134,6 +137,7 @@ export async function followModernTask(
         await controller.update(answers as never, signal).catch((error: unknown) => Promise.reject(fromExt(error)));
       } else if (!first) await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_POLL_MS, undefined, { signal });
       const view = await controller.snapshot(signal).catch((error: unknown) => Promise.reject(fromExt(error)));
+      if (view.statusMessage !== undefined && view.statusMessage !== told) options.onStatus?.(serverWords((told = view.statusMessage)));
       task = { ...view.raw };
     }
     // The ended task carries its result or error (a DetailedTask): no further request.

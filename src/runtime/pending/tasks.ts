@@ -21,7 +21,7 @@ import { runCall } from '../pipeline.js';
 import { mapLimit } from '../run-audit.js';
 import type { McpRoute, Route } from '../snapshot.js';
 import type { ToolResult } from '../types.js';
-import { approvalIdentity, type StoredApproval, type TaskDecision } from './record.js';
+import { approvalIdentity, isExpired, type StoredApproval, type TaskDecision } from './record.js';
 
 const TERMINAL: ReadonlySet<McpTask['status']> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -34,8 +34,8 @@ export interface TaskLook {
   questions?: Record<string, McpInputRequest>;
 }
 
-/** True when a looked-at call can be collected now: its task ended, or is lost. */
-export const collectable = (look: TaskLook): boolean => look.lost || TERMINAL.has(look.task.status);
+/** True when a looked-at call can be collected now: its task ended or is lost, or it waited past its TTL. */
+export const collectable = (look: TaskLook): boolean => look.lost || TERMINAL.has(look.task.status) || isExpired(look.approval, Date.now());
 
 /**
  * Reads the status of `waiting` calls until one can be collected or asks, or `waitMs` passes (0: once), at the pace the
@@ -103,6 +103,14 @@ export async function endTask(
       callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: { code: 'cancelled', message, details: { taskId: task.id } } }),
       'human',
     );
+  }
+  if (isExpired(a, Date.now())) {
+    // Waited past its TTL (or approvalTtlMs) and still not ended: nobody reads it any more; the server stops it.
+    await route.connection.cancelTask(task.id, { signal: ctx.signal }).catch(() => undefined);
+    await finished('expired');
+    const message = `the task of this call did not end before ${a.expiresAt} (its TTL); it was cancelled on the server`;
+    const error = { code: 'task_lost', message, details: { taskId: task.id, reason: 'expired' } };
+    return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error }), a.by);
   }
   let fetched: ToolResult | undefined;
   const ended = await runCall(
