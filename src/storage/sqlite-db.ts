@@ -26,7 +26,7 @@ export interface SqliteOptions {
   driver?: SqliteDriverName | SqliteDriver;
 }
 
-/** The schema version the adapters write (`PRAGMA user_version`): 2 adds runs and audit (the tokens table is additive: older readers ignore it). */
+/** The schema version the adapters write (`PRAGMA user_version`): 2 adds runs and audit (the tokens and tasks tables are additive: older readers ignore them). */
 export const SQLITE_SCHEMA_VERSION = 2;
 
 const SCHEMA = `
@@ -61,6 +61,14 @@ CREATE TABLE IF NOT EXISTS agt_audit (
   event  TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS agt_audit_by_run ON agt_audit (run_id, seq);
+CREATE TABLE IF NOT EXISTS agt_tasks (
+  task_id    TEXT NOT NULL PRIMARY KEY,
+  owner      TEXT,
+  record     TEXT NOT NULL,
+  expires_at TEXT,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS agt_tasks_by_owner ON agt_tasks (owner, created_at);
 CREATE TABLE IF NOT EXISTS agt_tokens (
   subject    TEXT NOT NULL,
   server     TEXT NOT NULL,

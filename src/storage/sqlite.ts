@@ -148,5 +148,6 @@ export type { SqliteOptions } from './sqlite-db.js';
 export { sqliteDriver } from './sqlite-driver.js';
 export type { SqliteConnection, SqliteDriver, SqliteDriverName, SqliteStatement } from './sqlite-driver.js';
 export { SqliteAuditStore, SqliteRunStore } from './sqlite-runs.js';
+export { SqliteTaskStore } from './sqlite-tasks.js';
 export { SqliteTokenStore } from './sqlite-tokens.js';
 export type { SqliteTokenStoreOptions } from './sqlite-tokens.js';

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectMcp, type McpConnection } from '../../src/index.js';
+import type { McpTaskStarted } from '../../src/adapters.js';
 import { REPO_ROOT, tempDir } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/authoring/fixtures/task-server.ts');
@@ -85,6 +86,32 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
     });
   });
 }
+
+describe('E6: tasks that outlive their server process', () => {
+  it('E6: with a SqliteTaskStore, a task that ended is read from the server started again (stdio: a new process)', async () => {
+    const log = path.join(tmp.dir, 'stored.log');
+    const store = path.join(tmp.dir, 'tasks.db');
+    const stored = (protocol: 'legacy' | '2026-07-28') => ({
+      ...config(log, protocol),
+      args: [...config(log, protocol).args, '--task-store', store],
+    });
+    const first = await connectMcp(stored('2026-07-28'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
+    let taskId: string;
+    try {
+      await first.listTools();
+      const started = await first.callToolOrInput('report', { id: 'kept' });
+      expect(started).toMatchObject({ resultType: 'task', task: { status: expect.any(String) } });
+      taskId = (started as McpTaskStarted).task.id;
+      await vi.waitFor(async () => expect((await first.getTask(taskId)).status).toBe('completed'), { timeout: 20_000 });
+    } finally {
+      await first.close(); // its server process ends
+    }
+    await using second = await connectMcp(stored('2026-07-28'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
+    expect(text(await second.getTaskResult(taskId))).toBe('report kept');
+    expect(lines(log).filter((l) => l.endsWith(' kept'))).toEqual(['started kept', 'done kept']);
+    expect(await failure(second.getTask('no-such-task'))).toMatchObject({ code: 'task_lost' });
+  });
+});
 
 describe('E6: how a task goes', () => {
   it("E6: on 2026-07-28 a task's status messages reach the call's progress listener (masked), while it is waited for", async () => {

@@ -187,7 +187,15 @@ describe('package exports', () => {
       'PostgresTokenStore',
       'migrationSql',
     ],
-    'agt-mcp/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteAuditStore', 'SqliteRunStore', 'SqliteStore', 'SqliteTokenStore', 'sqliteDriver'],
+    'agt-mcp/sqlite': [
+      'SQLITE_SCHEMA_VERSION',
+      'SqliteAuditStore',
+      'SqliteRunStore',
+      'SqliteStore',
+      'SqliteTaskStore',
+      'SqliteTokenStore',
+      'sqliteDriver',
+    ],
     'agt-mcp/testing': [
       'ScriptedModel',
       'auditStoreConformanceSuite',
