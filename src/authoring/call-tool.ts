@@ -17,7 +17,7 @@ import { roundsContext, type Serving, toolContext } from './context.js';
 import { NeedsInput, Rounds, type roundsCodec } from './rounds.js';
 import type { compiledOutput } from './output.js';
 import { outputProblem } from './output.js';
-import { callAsTask, taskContext } from './tasks/serve.js';
+import { callAsTask, requestCapabilities, taskContext } from './tasks/serve.js';
 import { legacyTask } from './tasks/wire.js';
 import type { KitTasks } from './tasks/runner.js';
 
@@ -65,17 +65,19 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
         `unknown tool "${request.params.name.slice(0, MAX_TOOL_NAME_LENGTH)}"; tools/list names the tools`,
       );
     const parsed = parseArguments(tool, request.params.arguments);
-    if (!parsed.ok) {
-      return toolErrorResult({
-        code: 'invalid_arguments',
-        message: "the arguments do not match the tool's schema",
-        details: { issues: parsed.issues },
-      });
-    }
+    const invalid = parsed.ok
+      ? undefined
+      : toolErrorResult({
+          code: 'invalid_arguments',
+          message: "the arguments do not match the tool's schema",
+          details: { issues: parsed.issues },
+        });
+    const params = request.params as unknown as Record<string, unknown>;
+    // A 2025 client that asked for a task gets one whatever comes of it (the task's result says the arguments are invalid).
+    if (invalid !== undefined && !(serving.era === 'legacy' && isPlainObject(params.task) && tool.execution !== undefined)) return invalid;
     const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
     const context = toolContext(server, ctx, meta, serving);
     const owner = context.caller?.id ?? null;
-    const params = request.params as unknown as Record<string, unknown>;
     const task = await callAsTask(
       tool.execution?.taskSupport,
       { era: serving.era, params, server, ctx },
@@ -84,7 +86,16 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
           tool.name,
           owner,
           ttl,
-          (control) => run(tool, parsed.value, taskContext(context, control, serving.era), undefined, true) as never,
+          (control) =>
+            (invalid !== undefined
+              ? Promise.resolve(invalid)
+              : run(
+                  tool,
+                  parsed.ok ? parsed.value : undefined,
+                  taskContext(context, control, serving.era, requestCapabilities(server, ctx)),
+                  undefined,
+                  true,
+                )) as never,
           // 2025: the client hears of each change (notifications/tasks/status) and need not wait for its next poll.
           serving.era === 'legacy'
             ? (record) =>
@@ -98,6 +109,6 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     if (task !== undefined) return task as unknown as CallToolResult;
     // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.
     const rounds = serving.era === 'modern' ? Rounds.of(ctx, tool.name, request.params.arguments, owner) : undefined;
-    return run(tool, parsed.value, rounds ? roundsContext(context, rounds) : context, rounds);
+    return run(tool, parsed.ok ? parsed.value : undefined, rounds ? roundsContext(context, rounds) : context, rounds);
   };
 }

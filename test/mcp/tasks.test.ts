@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectMcp, type McpConnection } from '../../src/index.js';
+import { checkServer } from '../../src/authoring/index.js';
 import type { McpTaskStarted } from '../../src/adapters.js';
 import { REPO_ROOT, tempDir } from '../support/index.js';
 
@@ -110,6 +111,23 @@ describe('E6: tasks that outlive their server process', () => {
     expect(text(await second.getTaskResult(taskId))).toBe('report kept');
     expect(lines(log).filter((l) => l.endsWith(' kept'))).toEqual(['started kept', 'done kept']);
     expect(await failure(second.getTask('no-such-task'))).toMatchObject({ code: 'task_lost' });
+  });
+});
+
+describe('E6: checking a server whose tools run as tasks', () => {
+  it("E6: checkServer calls task tools in both eras: valid arguments answer, invalid ones are refused (a 2025 task carries the refusal); an unoffered question is the tool's error", async () => {
+    const log = path.join(tmp.dir, 'check.log');
+    const report = await checkServer(
+      { command: process.execPath, args: ['--import', 'tsx', SERVER, '--log', log], cwd: REPO_ROOT },
+      { all: true, tools: (name) => name === 'quick' || name === 'confirm' },
+    );
+    expect(report.tools.map((t) => [t.tool, t.era, t.failed])).toEqual([
+      ['confirm', 'legacy', 0],
+      ['quick', 'legacy', 0],
+      ['confirm', 'modern', 0],
+      ['quick', 'modern', 0],
+    ]);
+    expect(report.ok).toBe(true);
   });
 });
 

@@ -10,6 +10,7 @@
 import { inputRequired, ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as v from 'valibot';
 import { isPlainObject } from '../../json.js';
+import { ToolErrorSignal } from '../../errors.js';
 import { TASKS_EXTENSION } from '../../mcp/tasks/capabilities.js';
 import type { TaskSupport, ToolContext } from '../define-tool.js';
 import type { KitTasks, TaskControl } from './runner.js';
@@ -29,14 +30,17 @@ const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 const missingExtension = () =>
   new ProtocolError(-32021, 'Missing required client capability', { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
 
+/** What the client of this request declared: its own capabilities (a 2026-07-28 request's envelope), else the connection's. */
+export function requestCapabilities(server: Server, ctx: ServerContext): Record<string, unknown> {
+  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope;
+  const own = envelope?.[CLIENT_CAPABILITIES_META];
+  return isPlainObject(own) ? own : { ...(server.getClientCapabilities() ?? {}) };
+}
+
 // The client asked for a task: `params.task` (2025), or the extension among the request's capabilities (2026-07-28).
 function asked(era: 'legacy' | 'modern', params: Record<string, unknown>, server: Server, ctx: ServerContext): boolean {
   if (era === 'legacy') return isPlainObject(params.task);
-  // The request's own capabilities (its `_meta` envelope, as the SDK read it), else what the connection declared.
-  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope;
-  const own = envelope?.[CLIENT_CAPABILITIES_META];
-  const declared = isPlainObject(own) ? own : server.getClientCapabilities();
-  const extensions = isPlainObject(declared) ? declared.extensions : undefined;
+  const extensions = requestCapabilities(server, ctx).extensions;
   return isPlainObject(extensions) && isPlainObject(extensions[TASKS_EXTENSION]);
 }
 
@@ -118,7 +122,12 @@ export function serveTaskMethods(
  * statusMessage; in the 2026-07-28 era a question waits in the task (input_required, answered by tasks/update).
  * Log messages are not sent from a task (the extension has no stream for them).
  */
-export function taskContext(base: ToolContext, control: TaskControl, era: 'legacy' | 'modern'): ToolContext {
+export function taskContext(
+  base: ToolContext,
+  control: TaskControl,
+  era: 'legacy' | 'modern',
+  capabilities: Readonly<Record<string, unknown>> = base.clientCapabilities,
+): ToolContext {
   const context: ToolContext = {
     ...base,
     signal: control.signal,
@@ -129,7 +138,16 @@ export function taskContext(base: ToolContext, control: TaskControl, era: 'legac
     closeStream() {},
   };
   if (era === 'legacy') return context;
-  const ask = <T>(request: { method: string; params?: Record<string, unknown> }) => control.ask(request) as Promise<T>;
+  // A question the request's client did not declare it takes is the tool's own error (as on a plain call), never asked.
+  const ask = <T>(request: { method: string; params?: Record<string, unknown> }) => {
+    const feature =
+      request.method === 'elicitation/create' ? 'elicitation' : request.method === 'sampling/createMessage' ? 'sampling' : 'roots';
+    if (capabilities[feature] === undefined)
+      return Promise.reject(
+        new ToolErrorSignal('unsupported', `the client does not offer ${feature}; the tool cannot ask for it`, { feature }),
+      );
+    return control.ask(request) as Promise<T>;
+  };
   const modern: ToolContext = {
     ...context,
     sample: (params) => ask(inputRequired.createMessage(params) as never),
