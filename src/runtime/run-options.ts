@@ -81,10 +81,11 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
  * What `suspend()` returns: JSON, to be passed to `NativeRun.resume`. Format 1
  * without pending approvals; format 2 with them (`pending`, which holds their
  * validated arguments: docs/security.md), so a host of 0.2 refuses such a run
- * instead of dropping its approvals.
+ * instead of dropping its approvals; 3 with decided calls in flight; 4 with a
+ * call that waits on its server's task (E6).
  */
 export interface SuspendedRun {
-  version: 1 | 2 | 3;
+  version: 1 | 2 | 3 | 4;
   runId: string;
   agent: string;
   fingerprint: string;

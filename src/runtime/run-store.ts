@@ -14,12 +14,13 @@ import { type InFlightCall, isInFlightCall } from './pending/in-flight.js';
 import { type DecidedCall, isDecidedCall } from './pending/decided.js';
 
 /**
- * The newest format of SuspendedRun this version reads and writes: 3 with decided calls in flight, 2 with pending
- * calls only, 1 without either (each is written only when needed, so an older host refuses what it would drop).
+ * The newest format of SuspendedRun this version reads and writes: 4 with calls that wait on a task (E6), 3 with
+ * decided calls in flight, 2 with pending calls only, 1 without either (each is written only when needed, so an
+ * older host refuses what it would drop or misread).
  */
-export const RUN_FORMAT_VERSION = 3;
+export const RUN_FORMAT_VERSION = 4;
 
-const readsFormat = (version: unknown): boolean => version === 1 || version === 2 || version === 3;
+const readsFormat = (version: unknown): boolean => version === 1 || version === 2 || version === 3 || version === 4;
 
 /** A suspended run as stored. `revision` starts at 1 and increases on every put. */
 export interface StoredRun {
@@ -188,12 +189,16 @@ export function suspendedStateOf(
   return withCalls(state, pending, inFlight);
 }
 
-/** The state with its pending and in-flight calls replaced (the format each needs: 3 with calls in flight, 2 with pending ones). */
+/**
+ * The state with its pending and in-flight calls replaced (the format each needs: 4 with a call that waits on a task,
+ * 3 with calls in flight, 2 with pending ones).
+ */
 export function withCalls(state: SuspendedRun, pending: StoredApproval[], inFlight: InFlightCall[]): SuspendedRun {
   const { pending: _pending, inFlight: _inFlight, ...rest } = state;
+  const tasks = pending.some((a) => a.task !== undefined) || inFlight.some((c) => c.approval.task !== undefined);
   return {
     ...rest,
-    version: inFlight.length > 0 ? 3 : pending.length > 0 ? 2 : 1,
+    version: tasks ? 4 : inFlight.length > 0 ? 3 : pending.length > 0 ? 2 : 1,
     ...(pending.length > 0 ? { pending } : {}),
     ...(inFlight.length > 0 ? { inFlight } : {}),
   };

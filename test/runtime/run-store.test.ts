@@ -8,6 +8,7 @@ import { MemoryAuditStore, MemoryRunStore, NativeRun, policies, StoreAuditSink }
 import { PostgresAuditStore, PostgresRunStore } from '../../src/storage/postgres.js';
 import { SqliteAuditStore, SqliteRunStore } from '../../src/storage/sqlite.js';
 import { auditStoreConformanceSuite, runStoreConformanceSuite } from '../../src/testing/index.js';
+import { RUN_FORMAT_VERSION } from '../../src/adapters.js';
 import { batch, py, runFixture, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-runstore-');
@@ -73,11 +74,11 @@ describe('suspend and resume through a RunStore', () => {
       code: 'invalid_input',
       message: expect.stringMatching(/needs \{ store \}/),
     });
-    const state = { ...(await run.suspend()), version: 4 };
+    const state = { ...(await run.suspend()), version: RUN_FORMAT_VERSION + 1 };
     await expect(NativeRun.resume(state as never, options)).rejects.toMatchObject({
       code: 'store_unavailable',
-      details: { reason: 'newer_format', formatVersion: 4 },
-      message: expect.stringMatching(/format version 4/),
+      details: { reason: 'newer_format', formatVersion: RUN_FORMAT_VERSION + 1 },
+      message: expect.stringMatching(new RegExp(`format version ${RUN_FORMAT_VERSION + 1}`)),
     }); // the same rule as a stored record of a newer format
   });
 

@@ -119,6 +119,7 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       await call(first, 'b1', id);
       await first.suspend({ store });
       await first.close();
+      expect((await store.get(first.id))?.state.version).toBe(4); // a task waits: older hosts refuse the record (newer_format)
       const resume = async () => {
         const run = await NativeRun.resume(first.id, { ...options(), store });
         runs.push(run);
