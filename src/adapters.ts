@@ -12,7 +12,16 @@ export type { AgtErrorDetails, AnyAgtError, ConfigProblemDetail, OutputIssueDeta
 export type { BearerTokenProvider, McpOAuthProvider } from './mcp/auth.js';
 export { clientCapabilities } from './mcp/client-handlers.js';
 export type { InputMethod } from './mcp/client-handlers.js';
-export type { InputRetry, McpInputRequest, McpTask, McpTaskStarted, McpTaskStatus } from './mcp/connection-types.js';
+export type {
+  InputRetry,
+  McpInputRequest,
+  McpSkill,
+  McpSkillFile,
+  McpSkillListing,
+  McpTask,
+  McpTaskStarted,
+  McpTaskStatus,
+} from './mcp/connection-types.js';
 export type { EraVerdict } from './mcp/era.js';
 export type { RawTool } from './mcp/lists.js';
 export type { ProbePhase, ProbedList, ProbedSchemaError, ProbedTool } from './mcp/prober.js';

@@ -57,6 +57,17 @@ export const MAX_INPUT_ANSWERS_BYTES = 1024 * 1024;
 /** How much of a server's own error text is kept (escaped, masked). */
 export const MAX_SERVER_TEXT = 500;
 
+/** How many skills one server's listing may bring (the rest are left out with a notice). */
+export const MAX_SERVER_SKILLS = 1000;
+/** How many files a registry skill holds at most (the MCP Skills extension's own per-skill limit is 512). */
+export const MAX_SKILL_FILES = 512;
+/** The longest path of a file inside a skill. */
+export const MAX_SKILL_PATH_LENGTH = 255;
+/** How deep the folders of a skill go. */
+export const MAX_SKILL_PATH_DEPTH = 8;
+/** The largest skill file `skill_read` reads and returns (a larger one is a readable refusal, never fetched). */
+export const MAX_SKILL_READ_BYTES = 256 * 1024;
+
 /** The longest a 2026-07-28 list may be reused (a server's `ttlMs` beyond it is cut to it). */
 export const MAX_LIST_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a deferred call waits for `run.decide` by default. */

@@ -73,4 +73,5 @@ export interface AgtErrorDetails {
   model_response_invalid: { provider?: string; field?: string } & Open;
   interrupted: { batchId?: string; decidedAt?: string; leaseUntil?: string } & Open;
   task_lost: { taskId?: string; reason?: string } & Open;
+  skill_unverified: { reason?: string } & Open;
 }

@@ -40,6 +40,7 @@ export const AGT_ERROR_CODES = [
   'model_response_invalid', // a model provider's response lacks what its adapter reads (details.provider, details.field)
   'interrupted', // a decided call's host stopped before the call ended (its lease ran out); it may or may not have run (run.recover)
   'task_lost', // the server no longer knows a task (its TTL ran out, or the server restarted without it); its result is gone
+  'skill_unverified', // a server's skill file differs from its listing (size, digest, frontmatter): it is never shown (K2)
 ] as const;
 
 import type { AgtErrorDetails } from './error-details.js';

@@ -109,6 +109,7 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
   const retryInterval = options.resumable === false ? undefined : (options.resumable?.retryMs ?? 1000);
   let port = 0;
   let closing = false;
+  await createServer().ready(); // what every instance serves is loaded once (its skills)
 
   // DNS rebinding: a page on another site may reach a loopback server through its own name; Host and Origin must name this one.
   // The names this server answers to, known once it listens.

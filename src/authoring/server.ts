@@ -9,7 +9,8 @@
  * back as tool results with isError and a machine-readable
  * `{ error: { code, message, details? } }` text (C4).
  */
-import { Server } from '@modelcontextprotocol/server';
+import { McpServer, type Server } from '@modelcontextprotocol/server';
+import type { SkillCatalogChanges } from '@modelcontextprotocol/server/ext/skills';
 import type { CacheHint, Transport } from '@modelcontextprotocol/server';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
@@ -25,6 +26,7 @@ import { kitTasksFor, type TaskServingOptions } from './tasks/runner.js';
 import { serveTaskMethods, taskCapabilities } from './tasks/serve.js';
 import type { ProtocolEra } from '../mcp/era.js';
 import { servesLegacy } from './eras.js';
+import { kitSkillsFor, type KitSkillSource } from './skills.js';
 
 /**
  * A transport to serve on: the SDK's transports fit (StdioServerTransport,
@@ -48,6 +50,10 @@ export interface ToolServer {
   /** A fresh SDK Server of these tools for one era (the SDK's serving entries build one per connection or request). */
   build(era: 'legacy' | 'modern', via?: ServedVia): Server;
   close(): Promise<void>;
+  /** Resolves when what the server serves is loaded (its skills); serveStdio, serveHttp and connect wait for it. */
+  ready(): Promise<void>;
+  /** Scans the skills' source again; connected clients are told (`resources/list_changed`) when the list changed. */
+  reloadSkills(): Promise<SkillCatalogChanges>;
   /** Called once when the connection ends. */
   onclose?: () => void;
 }
@@ -87,6 +93,12 @@ export interface ToolServerOptions {
    * instance's options hold.
    */
   tasks?: TaskServingOptions;
+  /**
+   * Skills served with the MCP Skills extension (SEP-2640), in both eras: a folder of skill folders (each with a
+   * SKILL.md; a skill holding a symlink is skipped) or a SkillFiles adapter (`memorySkillFiles`, your own). Loaded
+   * once per source in the process; the SDK's SkillsExtension serves `skills/list`, `skills/get` and the files.
+   */
+  skills?: KitSkillSource;
 }
 
 /** How long a kit server's list may be reused, and by whom, unless `cacheHint` says otherwise. */
@@ -130,10 +142,12 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   const kitTasks = kitTasksFor(options.name, options.tasks); // shared by every instance of this server in the process
   const tasked = [...tools.values()].some((t) => t.execution?.taskSupport === 'optional' || t.execution?.taskSupport === 'required');
   const parts = { tools, outputs, codec, tasks: kitTasks, report };
+  const skills = options.skills === undefined ? undefined : kitSkillsFor(options.skills, cache);
   // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).
   const build = (era: 'legacy' | 'modern', via?: ServedVia): Server => {
     // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
-    const server = new Server(
+    // An McpServer only so that the SDK's SkillsExtension can attach; the tools are served by its low-level Server.
+    const mcp = new McpServer(
       { name: options.name, version: options.version },
       {
         capabilities: { tools: {}, logging: {}, ...(tasked ? taskCapabilities(era) : {}) },
@@ -141,6 +155,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
         cacheHints,
       },
     );
+    const server = mcp.server;
     server.setRequestHandler('tools/list', async () => ({
       tools: [...tools.values()].map((t) => ({
         name: t.name,
@@ -152,16 +167,24 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     }));
     server.setRequestHandler('tools/call', callToolHandler(parts, server, { era, via }));
     if (tasked) serveTaskMethods(server, era, kitTasks, (ctx) => toolContext(server, ctx, {}, { era, via }).caller?.id ?? null);
+    skills?.attach(mcp);
     return server;
   };
-  const server = build('legacy'); // the hand-wired connection (connect)
+  const ready = async () => void (await skills?.ready);
+  let server: Server | undefined; // the hand-wired connection's (connect), built once what it serves is loaded
   const toolServer: ToolServer = {
     tools: Object.freeze([...tools.keys()]),
-    connect: (transport) => server.connect(transport as unknown as Transport),
+    connect: async (transport) => {
+      await ready();
+      server ??= build('legacy');
+      server.onclose = () => toolServer.onclose?.();
+      await server.connect(transport as unknown as Transport);
+    },
     build,
-    close: () => server.close(), // tasks run on: other instances of this server in the process share them
+    ready,
+    reloadSkills: async () => (skills === undefined ? { added: [], removed: [], changed: [], listChanged: false } : skills.reload()),
+    close: async () => server?.close(), // tasks run on: other instances of this server in the process share them
   };
-  server.onclose = () => toolServer.onclose?.();
   return toolServer;
 }
 
@@ -181,6 +204,7 @@ export async function serveStdio(server: ToolServer, options: ServeStdioOptions 
       details: { field: 'maxMessageBytes' },
     });
   const legacy = servesLegacy(options.eras, 'serveStdio');
+  await server.ready();
   const transport = new BoundedStdioServerTransport(defined({ maxMessageBytes: options.maxMessageBytes }));
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve());

@@ -34,6 +34,7 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   model_response_invalid: EXIT.failed,
   interrupted: EXIT.failed,
   task_lost: EXIT.failed,
+  skill_unverified: EXIT.failed,
 };
 
 // Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the

@@ -21,6 +21,34 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
 }
 
+/** One skill a server serves (the MCP Skills extension), as listed. */
+export interface McpSkill {
+  /** The URI of its SKILL.md. */
+  uri: string;
+  /** Its frontmatter `name` and `description` (masked). */
+  name: string;
+  description: string;
+  /** Its files with their sizes and digests, or `dynamic` (not verifiable: runs do not offer it). */
+  files: readonly { uri: string; size: number; digest: string }[] | 'dynamic';
+}
+
+/** What `listSkills` returns: the skills, and the server's caching fields (2026-07-28). */
+export interface McpSkillListing {
+  skills: McpSkill[];
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
+/** A skill file as read and verified. `text` is absent for a binary file. */
+export interface McpSkillFile {
+  uri: string;
+  size: number;
+  mimeType?: string;
+  text?: string;
+  /** For SKILL.md: the markdown after the frontmatter. */
+  body?: string;
+}
+
 /** Options of {@link McpConnection.callTool}. */
 export interface CallOptions extends RequestOptions {
   /** Progress the server reports for this call (asking for it sets a progress token). */
@@ -126,6 +154,15 @@ export interface McpConnection {
   listTools(): Promise<RawTool[]>;
   /** All pages of resources/list ([] when the server declares no resources). */
   listResources(): Promise<McpResource[]>;
+  /** True when the server declared the MCP Skills extension (SEP-2640). */
+  servesSkills(): boolean;
+  /** The server's skills (`skills/list`, every page); none when it does not declare the extension. Invalid entries are left out with a warning. */
+  listSkills(options?: RequestOptions): Promise<McpSkillListing>;
+  /**
+   * One file of a skill of the last listing (`path` relative to the skill's folder; default its SKILL.md), verified
+   * against the listing (size, sha256 digest, SKILL.md frontmatter): a file that fails is `skill_unverified`, its text never returned.
+   */
+  readSkill(uri: string, path?: string, options?: RequestOptions): Promise<McpSkillFile>;
   /** All pages of resources/templates/list ([] when the server declares no resources). */
   listResourceTemplates(): Promise<McpResourceTemplate[]>;
   /** Reads one resource; an unknown URI rejects with not_found. */

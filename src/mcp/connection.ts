@@ -20,6 +20,7 @@ import type { ChangeListener } from './listen.js';
 import { keepAlive } from './keepalive.js';
 import { withValidHeaders } from './param-headers.js';
 import { type CacheHints, listAll, type RawTool, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
+import { skillRequests } from './skills.js';
 import { moreRequests } from './more-requests.js';
 import { runsAsTask, serverRunsToolTasks, type TaskMode } from './tasks/capabilities.js';
 import { ConnectionTasks } from './tasks/session.js';
@@ -245,6 +246,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       headerTools,
       metaOf,
     }),
+    ...skillRequests({ client, send, sdkOptions, masked, warnings }),
     ...moreRequests({
       client,
       send,

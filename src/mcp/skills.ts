@@ -1,0 +1,126 @@
+/**
+ * The MCP Skills extension (SEP-2640) on a connection, through the SDK's
+ * SkillsClient: `listSkills` walks `skills/list` (invalid entries left out
+ * with a warning, at most MAX_SERVER_SKILLS), `readSkill` reads one file of a
+ * listed skill and verifies it against the entry (listed, size, sha256
+ * digest; for SKILL.md the frontmatter). A file that fails is never
+ * returned: the caller gets a `skill_unverified` error without its text.
+ * Names, descriptions and texts are masked like everything a server sends,
+ * after verification (which needs the bytes as sent).
+ */
+import { SkillsClient, SkillVerificationError, type Skill } from '@modelcontextprotocol/client/ext/skills';
+import type { Client } from '@modelcontextprotocol/client';
+import { AgtError } from '../errors.js';
+import { MAX_SERVER_SKILLS, MAX_SKILL_READ_BYTES } from '../bounds.js';
+import { defined } from '../json.js';
+import type { McpConnection, McpSkill, McpSkillFile, McpSkillListing, RequestOptions } from './connection-types.js';
+import type { Send } from './more-requests.js';
+
+/** What the skill requests of a connection need from it. */
+export interface SkillRequestParts {
+  client: Client;
+  send: Send;
+  sdkOptions(options: RequestOptions, signal: AbortSignal): { signal?: AbortSignal; timeout: number };
+  masked<T>(value: T): T;
+  /** Where problems with the server's listing go (masked by the caller's masker). */
+  warnings: string[];
+}
+
+const textDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** listSkills and readSkill of a connection. */
+export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'listSkills' | 'readSkill' | 'servesSkills'> {
+  const { client, send, sdkOptions, masked } = parts;
+  const skills = new SkillsClient(client, { skipInvalid: true });
+  let entries = new Map<string, Skill>(); // the last listing, by SKILL.md URI: reads verify against it
+  return {
+    servesSkills: () => skills.supported,
+    listSkills: (options = {}) =>
+      send(
+        'skills/list',
+        async (signal): Promise<McpSkillListing> => {
+          if (!skills.supported) return { skills: [] };
+          const listing = await skills.list(undefined, sdkOptions(options, signal));
+          for (const bad of listing.invalid.slice(0, 5))
+            parts.warnings.push(masked(`skills/list: entry ${bad.index} left out: ${bad.reason}`.slice(0, 300)));
+          const kept = listing.skills.slice(0, MAX_SERVER_SKILLS);
+          if (listing.skills.length > kept.length)
+            parts.warnings.push(`skills/list: ${listing.skills.length} skills listed; the first ${MAX_SERVER_SKILLS} are used`);
+          entries = new Map(kept.map((s) => [s.uri, s]));
+          return {
+            skills: kept.map((s) => masked(skillOf(s))),
+            ...defined({ ttlMs: listing.ttlMs, cacheScope: listing.cacheScope }),
+          };
+        },
+        options,
+      ),
+    readSkill: (uri, path, options = {}) =>
+      send(
+        'resources/read',
+        async (signal): Promise<McpSkillFile> => {
+          const entry = entries.get(uri);
+          if (entry === undefined)
+            throw new AgtError('not_found', 'no such skill on this server as last listed; list the skills again', {
+              details: { reason: 'skill_not_listed' },
+            });
+          if (entry.resources === 'dynamic') throw unverified('dynamic', 'the skill is "dynamic": its files cannot be verified');
+          const target = path === undefined ? entry.uri : fileUri(entry, path);
+          const listed = entry.resources.find((r) => r.uri === target);
+          if (listed === undefined)
+            throw new AgtError('not_found', 'the skill lists no such file', { details: { reason: 'skill_file_not_listed' } });
+          if (listed.size > MAX_SKILL_READ_BYTES)
+            throw new AgtError('invalid_input', `the file is ${listed.size} bytes; skill files over ${MAX_SKILL_READ_BYTES} bytes are not read`, {
+              details: { reason: 'skill_file_too_large', size: listed.size, limit: MAX_SKILL_READ_BYTES },
+            });
+          let file;
+          try {
+            file = await skills.read(entry, path, sdkOptions(options, signal));
+          } catch (error) {
+            if (error instanceof SkillVerificationError) throw unverified(error.reason, verificationWords[error.reason]);
+            throw error;
+          }
+          return masked({
+            uri: file.uri,
+            size: file.bytes.byteLength,
+            ...defined({ mimeType: file.mimeType, text: file.text ?? textOf(file.bytes), body: file.body }),
+          });
+        },
+        options,
+      ),
+  };
+}
+
+/** A listed entry as a connection shows it. */
+function skillOf(entry: Skill): McpSkill {
+  const files = entry.resources === 'dynamic' ? 'dynamic' : entry.resources.map((r) => ({ uri: r.uri, size: r.size, digest: r.digest }));
+  return { uri: entry.uri, name: entry.frontmatter.name, description: entry.frontmatter.description, files };
+}
+
+// A file's URI from its path relative to the skill's root (the folder of its SKILL.md).
+function fileUri(entry: Skill, path: string): string {
+  const root = entry.uri.slice(0, entry.uri.length - 'SKILL.md'.length);
+  return root + path;
+}
+
+// The bytes as UTF-8 text, or undefined for a binary file (invalid UTF-8, or NUL bytes).
+function textOf(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return textDecoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+const verificationWords: Record<string, string> = {
+  unlisted: 'the server sent a file its skill does not list',
+  size: "the file's size differs from the size the server listed",
+  digest: "the file's sha256 digest differs from the digest the server listed",
+  frontmatter: "the SKILL.md frontmatter differs from the server's listing",
+};
+
+function unverified(reason: string, words: string | undefined): AgtError {
+  return new AgtError('skill_unverified', `${words ?? 'the file failed verification'}: it is not used`, {
+    details: { reason },
+  });
+}
