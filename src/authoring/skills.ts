@@ -9,12 +9,7 @@
  */
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/server';
-import {
-  SkillsExtension,
-  type SkillCatalog,
-  type SkillCatalogChanges,
-  type SkillFiles,
-} from '@modelcontextprotocol/server/ext/skills';
+import { SkillsExtension, type SkillCatalog, type SkillCatalogChanges, type SkillFiles } from '@modelcontextprotocol/server/ext/skills';
 import { nodeSkillFiles } from '@modelcontextprotocol/server/ext/skills/node';
 import type { CacheHint } from '@modelcontextprotocol/server';
 import { AgtError } from '../errors.js';

@@ -23,6 +23,8 @@ export interface FrameworkContext {
   agent: string;
   /** The run's tool search (tool_search), when it is on. */
   toolSearch?: ToolSearchContext;
+  /** Aborts with the batch or the run (a read of a server's skill is cancelled with it). */
+  signal?: AbortSignal;
 }
 
 /** What `tool_search` finds: a tool the model may load, in one line. */

@@ -69,9 +69,13 @@ export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'li
           if (listed === undefined)
             throw new AgtError('not_found', 'the skill lists no such file', { details: { reason: 'skill_file_not_listed' } });
           if (listed.size > MAX_SKILL_READ_BYTES)
-            throw new AgtError('invalid_input', `the file is ${listed.size} bytes; skill files over ${MAX_SKILL_READ_BYTES} bytes are not read`, {
-              details: { reason: 'skill_file_too_large', size: listed.size, limit: MAX_SKILL_READ_BYTES },
-            });
+            throw new AgtError(
+              'invalid_input',
+              `the file is ${listed.size} bytes; skill files over ${MAX_SKILL_READ_BYTES} bytes are not read`,
+              {
+                details: { reason: 'skill_file_too_large', size: listed.size, limit: MAX_SKILL_READ_BYTES },
+              },
+            );
           let file;
           try {
             file = await skills.read(entry, path, sdkOptions(options, signal));

@@ -1,4 +1,13 @@
-export type { AgentData, AgentSettings, ResourceKind, ResourceRecord, ResourceRef, SkillData } from './types.js';
+export type {
+  AgentData,
+  AgentSettings,
+  AgentSkillData,
+  LegacySkillData,
+  ResourceKind,
+  ResourceRecord,
+  ResourceRef,
+  SkillData,
+} from './types.js';
 export { RESOURCE_KINDS } from './types.js';
 export { MemoryStore } from './memory-store.js';
 export { ResourceService } from './service.js';

@@ -98,7 +98,7 @@ export class ResourceService {
   }
 
   async #create(plan: WritePlan): Promise<WriteResult> {
-    const { data, warnings } = nextData(plan, undefined);
+    const { data, warnings } = await nextData(plan, undefined);
     warnings.push(...(await this.#missingMountWarnings(data, [])));
     try {
       const record = await this.store.put({ kind: plan.kind, reference: plan.reference, data }, { expectedRevision: null });
@@ -132,7 +132,7 @@ export class ResourceService {
       if (expected !== undefined && current.revision !== expected) {
         throw revisionConflict({ kind: plan.kind, reference: plan.reference }, expected, current.revision);
       }
-      const { data, warnings } = nextData(plan, current);
+      const { data, warnings } = await nextData(plan, current);
       try {
         const record = await this.store.put({ kind: plan.kind, reference: plan.reference, data }, { expectedRevision: current.revision });
         warnings.push(...(await this.#missingMountWarnings(data, current.data)));

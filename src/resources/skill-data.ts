@@ -1,27 +1,128 @@
-/** Skill documents: a description and instructions, enough for mounts and refresh. */
+/**
+ * Skill documents (K1): an Agent Skill `{ files: { 'SKILL.md': …, … } }`, its
+ * frontmatter checked by the Agent Skills rules through the SDK's own
+ * `skillEntry` (name: 1-64 lowercase letters, digits and single hyphens;
+ * description: 1-1024 characters; metadata: strings), its files bounded in
+ * count and path and kept inside the skill; or the older form `{ description,
+ * instructions }`, read as a SKILL.md with no other files.
+ */
+import { skillEntry, SkillCatalogError, type Skill } from '@modelcontextprotocol/server/ext/skills';
 import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
-import type { SkillData } from './types.js';
+import { MAX_SKILL_FILES, MAX_SKILL_PATH_DEPTH, MAX_SKILL_PATH_LENGTH } from '../bounds.js';
+import type { AgentSkillData, LegacySkillData } from './types.js';
 
-/** Checks a skill document (whole, or the fields of an update when `partial`). */
-export function checkSkillData(data: unknown, warnings: string[], partial: boolean): Partial<SkillData> & Record<string, unknown> {
+const invalid = (field: string, message: string) =>
+  new AgtError('invalid_input', `skill data: ${field}: ${message}`, { details: { field } });
+
+/** True for the Agent Skill form (`files`). */
+export function isAgentSkill(data: unknown): data is AgentSkillData {
+  return isPlainObject(data) && data.files !== undefined;
+}
+
+/** Checks a skill document's shape: the files form whole, or the older form (whole, or the fields of an update when `partial`). */
+export function checkSkillData(data: unknown, warnings: string[], partial: boolean): Record<string, unknown> {
   if (!isPlainObject(data))
-    throw new AgtError('invalid_input', 'skill data: must be an object like { "description": "…", "instructions": "…" }');
+    throw new AgtError(
+      'invalid_input',
+      'skill data: must be an object like { "files": { "SKILL.md": "---\\nname: …\\ndescription: …\\n---\\n…" } }',
+    );
+  if (data.files !== undefined) return checkFiles(data, warnings);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
     if (value === undefined) continue;
     if (key === 'description' || key === 'instructions') {
-      if (typeof value !== 'string')
-        throw new AgtError('invalid_input', `skill data: ${key}: must be a string`, { details: { field: key } });
+      if (typeof value !== 'string') throw invalid(key, 'must be a string');
     } else {
       warnings.push(`skill data: unknown key "${key}" kept as is`);
     }
     setOwn(out, key, value);
   }
-  if (!partial && (typeof out.description !== 'string' || out.description.trim() === '')) {
-    throw new AgtError('invalid_input', 'skill data: description: a skill needs a one-line description', {
-      details: { field: 'description' },
+  if (!partial && (typeof out.description !== 'string' || out.description.trim() === ''))
+    throw invalid('description', 'a skill needs a one-line description (or give it as an Agent Skill: { "files": { "SKILL.md": … } })');
+  return out;
+}
+
+function checkFiles(data: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
+  for (const key of Object.keys(data)) {
+    if (key === 'description' || key === 'instructions')
+      throw invalid(
+        key,
+        'an Agent Skill takes its description from the SKILL.md frontmatter and its instructions from the body; give "files" only',
+      );
+    if (key !== 'files') warnings.push(`skill data: unknown key "${key}" kept as is`);
+  }
+  const files = data.files;
+  if (!isPlainObject(files)) throw invalid('files', 'must be an object of paths inside the skill to their text');
+  const paths = Object.keys(files);
+  if (paths.length > MAX_SKILL_FILES) throw invalid('files', `${paths.length} files; a skill holds at most ${MAX_SKILL_FILES}`);
+  if (typeof files['SKILL.md'] !== 'string') throw invalid('files', 'an Agent Skill needs a "SKILL.md" at its root');
+  for (const path of paths) {
+    const problem = skillPathProblem(path);
+    if (problem !== undefined) throw invalid('files', `${JSON.stringify(path.slice(0, 80))}: ${problem}`);
+    if (typeof files[path] !== 'string')
+      throw invalid('files', `${JSON.stringify(path)}: must be the file's text (skills keep text files only)`);
+  }
+  return data;
+}
+
+/** Why `path` is not a file path inside a skill (relative, `/`-separated, no `.`/`..` segments, bounded), or undefined. */
+export function skillPathProblem(path: string): string | undefined {
+  if (path.length === 0 || path.length > MAX_SKILL_PATH_LENGTH) return `a path is 1-${MAX_SKILL_PATH_LENGTH} characters`;
+  if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path))
+    return 'must be relative to the skill, with "/" between folders';
+  if (/[\u0000-\u001f\u007f]/.test(path)) return 'must not hold control characters';
+  const segments = path.split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..')) return 'must stay inside the skill (no empty, "." or ".." segments)';
+  if (segments.length > MAX_SKILL_PATH_DEPTH) return `folders nest at most ${MAX_SKILL_PATH_DEPTH} deep`;
+  return undefined;
+}
+
+/** The SKILL.md of the older form: its description, the instructions as body, a name from the reference. */
+export function legacySkillFiles(reference: string, data: LegacySkillData): AgentSkillData['files'] {
+  const description = data.description.replace(/\s+/g, ' ').trim().slice(0, 1024) || 'a skill';
+  return {
+    'SKILL.md': `---\nname: ${skillNameOf(reference)}\ndescription: ${JSON.stringify(description)}\n---\n${data.instructions ?? ''}`,
+  };
+}
+
+/** The Agent Skills name a reference's last part becomes: lowercase letters, digits and single hyphens, 1-64. */
+export function skillNameOf(reference: string): string {
+  const last = reference.slice(reference.lastIndexOf('/') + 1).toLowerCase();
+  const name = last
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
+  return name === '' ? 'skill' : name;
+}
+
+/** A skill's files, whichever form it is stored in. */
+export function skillFilesOf(reference: string, data: unknown): AgentSkillData['files'] {
+  if (isAgentSkill(data)) return data.files;
+  return legacySkillFiles(reference, data as LegacySkillData);
+}
+
+/**
+ * The skill's entry as the MCP Skills extension describes it (frontmatter, files with sizes and sha256 digests),
+ * built and checked by the SDK's `skillEntry`: invalid_input naming what to fix when the frontmatter breaks a rule.
+ */
+export async function agentSkillEntry(files: AgentSkillData['files']): Promise<Skill> {
+  // The SDK checks that the name equals the skill's folder: the folder is named as the frontmatter seems to say.
+  const named = /^name:[ \t]*["']?([a-z0-9-]{1,64})["']?[ \t]*$/m.exec(frontmatterBlock(files['SKILL.md']));
+  try {
+    return await skillEntry(named?.[1] ?? 'skill', files);
+  } catch (error) {
+    const problems = SkillCatalogError.isInstance(error)
+      ? (error as SkillCatalogError).problems.map((p) => p.message)
+      : [(error as Error).message];
+    throw new AgtError('invalid_input', `skill data: files: SKILL.md: ${problems.join('; ').slice(0, 500)}`, {
+      details: { field: 'files', problems },
     });
   }
-  return out as Partial<SkillData> & Record<string, unknown>;
+}
+
+function frontmatterBlock(text: string): string {
+  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+  return match?.[1] ?? '';
 }

@@ -56,8 +56,20 @@ export interface AgentData {
   settings?: AgentSettings;
 }
 
-/** A skill resource's data: enough for mounts and refresh. */
-export interface SkillData {
+/**
+ * A skill resource's data (K1): an Agent Skill, `{ files: { 'SKILL.md': '…', 'references/GUIDE.md': '…' } }` — the
+ * SKILL.md's frontmatter gives its `name` and `description` — or the older form `{ description, instructions }`, read
+ * as a SKILL.md with no other files.
+ */
+export type SkillData = AgentSkillData | LegacySkillData;
+
+/** An Agent Skill: its files by path inside the skill (text), SKILL.md among them. */
+export interface AgentSkillData {
+  files: { 'SKILL.md': string; [path: string]: string };
+}
+
+/** The older skill form: a description and instructions (a SKILL.md body). */
+export interface LegacySkillData {
   /** One line on what the skill is for. */
   description: string;
   /** The instructions given to an agent that mounts the skill. */

@@ -3,7 +3,7 @@
  * the service so that helpers over it (with-revision.ts) import no service.
  */
 import type { McpDocument } from '../config/mcp-config.js';
-import type { AgentData, ResourceRecord, SkillData } from './types.js';
+import type { AgentData, AgentSkillData, LegacySkillData, ResourceRecord } from './types.js';
 
 /** What every write has, whatever its kind. */
 export interface WriteFields {
@@ -18,14 +18,14 @@ export interface WriteFields {
 
 /**
  * A write of a resource (see docs/resources.md), its `data` typed by `kind`: an {@link McpDocument} for `'mcp'`,
- * {@link AgentData} for `'agent'` (on update, the fields given), {@link SkillData} for `'skill'` (on update, the fields
- * given). The same checks run at run time, so data from outside the type system (a parsed file, a model's tool call)
+ * {@link AgentData} for `'agent'` (on update, the fields given), {@link SkillData} for `'skill'` (an Agent Skill's
+ * files, written whole; or the older form's fields). The same checks run at run time, so data from outside the type system (a parsed file, a model's tool call)
  * may be passed `as WriteInput` and is refused with `invalid_input` naming the field when it is wrong.
  */
 export type WriteInput =
   | (WriteFields & { kind: 'mcp'; data?: McpDocument })
   | (WriteFields & { kind: 'agent'; data?: AgentData })
-  | (WriteFields & { kind: 'skill'; data?: Partial<SkillData> });
+  | (WriteFields & { kind: 'skill'; data?: AgentSkillData | Partial<LegacySkillData> });
 
 /** The stored record and what the write noticed but allowed. */
 export interface WriteResult {

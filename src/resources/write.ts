@@ -8,7 +8,7 @@ import { applyAgentUpdate, checkAgentFields, defaultAgent, type MountChanges, re
 import { launchProblems } from '../config/launch-rules.js';
 import { type ConfigProblem, normaliseMcpDocument } from '../config/mcp-config.js';
 import { keepMaskedSecrets, SECRET_MASK } from '../config/secrets.js';
-import { checkSkillData } from './skill-data.js';
+import { agentSkillEntry, checkSkillData, isAgentSkill } from './skill-data.js';
 import type { ResourceKind, ResourceRecord } from './types.js';
 
 /** A write, checked for shape. */
@@ -27,7 +27,7 @@ export interface NextData {
 }
 
 /** Computes the data to store; throws invalid_input / invalid_config when the write is not allowed. */
-export function nextData(plan: WritePlan, current: ResourceRecord | undefined): NextData {
+export async function nextData(plan: WritePlan, current: ResourceRecord | undefined): Promise<NextData> {
   const warnings: string[] = [];
   switch (plan.kind) {
     case 'mcp':
@@ -35,7 +35,7 @@ export function nextData(plan: WritePlan, current: ResourceRecord | undefined): 
     case 'agent':
       return { data: nextAgent(plan, current, warnings), warnings };
     case 'skill':
-      return { data: nextSkill(plan, current, warnings), warnings };
+      return { data: await nextSkill(plan, current, warnings), warnings };
   }
 }
 
@@ -105,10 +105,26 @@ function nextAgent(plan: WritePlan, current: ResourceRecord | undefined, warning
   return next;
 }
 
-function nextSkill(plan: WritePlan, current: ResourceRecord | undefined, warnings: string[]): unknown {
+// K1: an Agent Skill is written whole and its frontmatter checked; the older form's fields update what is stored.
+async function nextSkill(plan: WritePlan, current: ResourceRecord | undefined, warnings: string[]): Promise<unknown> {
   if (plan.data === undefined)
-    throw new AgtError('invalid_input', 'a skill write needs "data": { "description": "…", "instructions": "…" }');
+    throw new AgtError(
+      'invalid_input',
+      'a skill write needs "data": { "files": { "SKILL.md": "---\\nname: …\\ndescription: …\\n---\\n…" } }',
+    );
   const fields = checkSkillData(plan.data, warnings, current !== undefined);
+  if (isAgentSkill(fields)) {
+    await agentSkillEntry(fields.files);
+    return fields;
+  }
+  if (current !== undefined && isAgentSkill(current.data))
+    throw new AgtError(
+      'invalid_input',
+      'skill data: this skill is an Agent Skill: write its "files" whole (description and instructions are its SKILL.md)',
+      {
+        details: { field: 'files' },
+      },
+    );
   const merged = current === undefined ? fields : { ...(current.data as object), ...fields };
   return checkSkillData(merged, [], false);
 }

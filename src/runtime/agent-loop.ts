@@ -18,6 +18,7 @@ import type { NativeRun } from './native-run.js';
 import type { ModelTool } from './model-tools.js';
 import type { BatchResult, CallDecision, PendingCall, ToolResult } from './types.js';
 import { defined } from '../json.js';
+import type { SkillInfo } from '../skills/skill-set.js';
 
 /** One entry of the loop's history, as the model is shown it. */
 export type LoopMessage =
@@ -34,7 +35,12 @@ export type LoopMessage =
 /** A model the loop can drive (a real client adapter, or ScriptedModel in tests). */
 export interface ModelLike {
   /** The next step: tool calls to run (as the model API gave them), or a final text. */
-  respond(input: { tools: ModelTool[]; history: readonly LoopMessage[] }): Promise<{ text?: string; toolCalls?: readonly ModelCall[] }>;
+  respond(input: {
+    tools: ModelTool[];
+    history: readonly LoopMessage[];
+    /** The run's skills by name and description (K3): for the system prompt (`renderSkills`); bodies are read with skill_read. */
+    skills?: readonly SkillInfo[];
+  }): Promise<{ text?: string; toolCalls?: readonly ModelCall[] }>;
 }
 
 /** How a loop ended. */
@@ -79,7 +85,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   if (waiting !== undefined) return { status: awaiting(waiting), steps: done, history, pending: waiting };
   for (let step = done + 1; step <= maxSteps; step++) {
     if (signal?.aborted) return { status: 'cancelled', steps: step - 1, history };
-    const out = await model.respond({ tools: run.tools(), history });
+    const skills = run.skills();
+    const out = await model.respond({ tools: run.tools(), history, ...(skills.length > 0 ? { skills } : {}) });
     if (!out.toolCalls || out.toolCalls.length === 0) {
       history.push({ role: 'assistant', ...defined({ text: out.text }) });
       return { status: 'completed', steps: step, ...defined({ text: out.text }), history };

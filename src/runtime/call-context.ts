@@ -46,6 +46,7 @@ export function callContext(
 ): CallContext {
   const o = run.options;
   const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
+  const signal = signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
   return {
     runId: run.runId,
     agent: o.agent,
@@ -56,10 +57,10 @@ export function callContext(
     audit: o.audit,
     limits: o.limits,
     approvalTtlMs: o.approvalTtlMs,
-    framework: { service: o.service, prober: run.prober, agent: o.agent, ...(toolSearch ? { toolSearch } : {}) },
+    framework: { service: o.service, prober: run.prober, agent: o.agent, signal, ...(toolSearch ? { toolSearch } : {}) },
     brokenMounts: run.brokenMounts,
     inFlight: run.inFlight,
-    signal: signals.length === 0 ? NEVER_ABORTED : signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals),
+    signal,
     callTimeoutMs: o.connect.timeouts.callMs,
     onProgress: o.onProgress,
     onFrameworkChange,

@@ -17,6 +17,7 @@ import { canonicalHash } from '../schema/canonical.js';
 import { declaredNames } from '../schema/issues.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { toolAlias } from './aliases.js';
+import { listMountSkills } from '../skills/load.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
 import { defined } from '../json.js';
 
@@ -86,6 +87,7 @@ async function openMount(
     unwatch = ctx.watch?.(reference, connection);
     const listTools = opened.listTools ?? (() => connection.listTools());
     const tools = await listTools();
+    const skills = await listMountSkills(reference, connection, notices); // K2: names and descriptions only, no file is read
     return {
       reference,
       revision: record.revision,
@@ -94,6 +96,7 @@ async function openMount(
       listTools,
       release,
       ...routesOf(reference, tools, connection, ctx.registry, notices),
+      ...(skills ? { skills } : {}),
     };
   } catch (error) {
     await release();
@@ -105,7 +108,9 @@ async function openMount(
 export async function relistMount(live: LoadedMount, registry: ToolSchemaRegistry, notices: string[]): Promise<LoadedMount> {
   try {
     const raw = await live.listTools();
-    return { ...live, ...routesOf(live.reference, raw, live.connection, registry, notices) };
+    const skills = await listMountSkills(live.reference, live.connection, notices); // K4: a changed list reaches the next batch
+    const { skills: _old, ...rest } = live;
+    return { ...rest, ...routesOf(live.reference, raw, live.connection, registry, notices), ...(skills ? { skills } : {}) };
   } catch (error) {
     throw mountFailed(live.reference, error);
   }

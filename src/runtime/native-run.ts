@@ -5,6 +5,7 @@
  * batch boundary when the run changed its own assembly (F1–F4) or a mounted
  * server announced a list change — never mid-batch (F2).
  */
+import type { SkillInfo } from '../skills/skill-set.js';
 import { randomUUID } from 'node:crypto';
 import { AgtError } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
@@ -146,6 +147,11 @@ export class NativeRun extends RunMounts {
    */
   tools(options: { includeAppOnly?: boolean; includeDeferred?: boolean } = {}): ModelTool[] {
     return this.#toolSearch.modelTools(this.#refresher.snapshot.routes, options);
+  }
+
+  /** The run's skills (K3): the agent's registry skills and its mounts', by name and description; read with `skill_read`. */
+  skills(): SkillInfo[] {
+    return this.#refresher.snapshot.skillSet.list();
   }
 
   /**

@@ -10,6 +10,7 @@ import { AgtError, isAgtError } from '../errors.js';
 import type { FrameworkTool } from '../framework/tools.js';
 import { readAgent, type StoredAgentData } from '../resources/agent-data.js';
 import { type MountContext, loadMount, relistMount, reopenMount } from './mount.js';
+import { loadRegistrySkills } from '../skills/load.js';
 import { accessOf, assembleSnapshot, type LoadedMount, type SnapshotState } from './snapshot.js';
 import type { DelegateTool } from './types.js';
 
@@ -58,10 +59,12 @@ export async function buildSnapshot(
   }
   for (const failure of failures) notices.push(`${failure.message} (skipped)`);
   try {
+    const registrySkills = await loadRegistrySkills(ctx.service, agent.skills, notices);
     return assembleSnapshot({
       settings: agent.settings,
       access: accessOf(agent),
       skills: agent.skills,
+      registrySkills,
       loaded,
       framework: ctx.framework,
       delegates: ctx.delegates,
@@ -138,6 +141,7 @@ export async function relistSnapshot(
       settings: current.settings,
       access: current.access,
       skills: current.skills,
+      registrySkills: current.registrySkills,
       loaded,
       framework: current.framework,
       delegates: ctx.delegates,

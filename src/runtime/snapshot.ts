@@ -12,6 +12,9 @@ import type { CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.
 import { MODEL_TOOL_NAME } from './aliases.js';
 import type { DelegateTool } from './types.js';
 import { defined } from '../json.js';
+import type { McpSkill } from '../mcp/connection-types.js';
+import { type RegistrySkill, SkillSet } from '../skills/skill-set.js';
+import { skillReadTool } from '../skills/skill-read.js';
 
 /** What hosts and models see of a snapshot. */
 export interface RunSnapshot {
@@ -69,6 +72,8 @@ export interface LoadedMount {
   routes: McpRoute[];
   /** Canonical hashes of its tools' schemas and annotations, for the fingerprint. */
   tools: { name: string; schema: string; output?: string; annotations?: string }[];
+  /** The skills its server serves (the MCP Skills extension), as listed. */
+  skills?: readonly McpSkill[];
 }
 
 /** The frozen state of a run. */
@@ -84,6 +89,10 @@ export interface SnapshotState extends RunSnapshot {
   readonly access: AgentAccess;
   /** The agent's mounted skills (a change of one triggers a refresh, F1). */
   readonly skills: readonly string[];
+  /** Those skills as loaded (kept as they are by a relist, F8). */
+  readonly registrySkills: readonly RegistrySkill[];
+  /** The run's skills: the registry skills and the mounts' (K2, K3). */
+  readonly skillSet: SkillSet;
   /** The framework tools the agent was given (kept for a relist-only refresh). */
   readonly framework: readonly FrameworkTool[];
 }
@@ -122,6 +131,7 @@ export interface AssembleInput {
   /** The agent's role, kind and capabilities: what it may use (G1), part of the fingerprint (B2). */
   access: AgentAccess;
   skills: readonly string[];
+  registrySkills: readonly RegistrySkill[];
   loaded: Map<string, LoadedMount>;
   framework: readonly FrameworkTool[];
   delegates: readonly DelegateTool[];
@@ -163,15 +173,30 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
   }
   const mounts = [...input.loaded.values()].sort((a, b) => (a.reference < b.reference ? -1 : 1));
   for (const mount of mounts) for (const route of mount.routes) add(route);
+  const skillSet = new SkillSet(
+    input.registrySkills,
+    mounts.flatMap((m) => (m.skills ? [{ mount: m.reference, connection: m.connection, skills: m.skills }] : [])),
+  );
+  if (skillSet.size > 0) {
+    const tool = skillReadTool(skillSet); // K3: offered when the run has skills
+    add({
+      kind: 'framework',
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      tool,
+      validator: input.registry.compile(tool.inputSchema, { tool: tool.name }),
+    });
+  }
   const settingsHash = canonicalHash({
     settings: input.settings ?? {},
     access: input.access, // a promoted or swapped agent does not resume as the run it was (B2)
     framework: input.framework.map((t) => t.name).sort(),
     delegates: input.delegates.map((d) => ({ name: d.name, targets: [...d.targets].sort() })).sort((a, b) => (a.name < b.name ? -1 : 1)),
   });
-  const mountsHash = canonicalHash(
-    mounts.map((m) => ({ reference: m.reference, tools: [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1)) })),
-  );
+  const mountHashes = mounts.map((m) => ({ reference: m.reference, tools: [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1)) }));
+  // K4: the skills' digests take part; a run without skills keeps the fingerprint it always had.
+  const mountsHash = canonicalHash(skillSet.hash === undefined ? mountHashes : { mounts: mountHashes, skills: skillSet.hash });
   return Object.freeze({
     fingerprint: canonicalHash({ settingsHash, mountsHash }),
     settingsHash,
@@ -184,6 +209,8 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     settings: input.settings,
     access: input.access,
     skills: Object.freeze([...input.skills]),
+    registrySkills: input.registrySkills,
+    skillSet,
     framework: input.framework,
   });
 }

@@ -71,6 +71,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['resources'],
   ['mcp'],
   ['pool', 'authoring', 'framework'], // one layer: none of the three imports another (the runtime does not import the server kit)
+  ['skills'], // a run's skills and skill_read (a framework tool over them)
   ['runtime'],
   ['harness', 'storage', 'providers', 'otel'],
   ['testing'],

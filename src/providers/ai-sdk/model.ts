@@ -8,7 +8,8 @@
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/model-tools.js';
 import { resultText } from '../content.js';
-import { type ConversationOptions, historyCall } from '../conversation.js';
+import { type ConversationOptions, historyCall, systemPrompt } from '../conversation.js';
+import type { SkillInfo } from '../../skills/skill-set.js';
 import { providerSchema } from '../schema.js';
 import { standardJsonSchema } from './tools.js';
 import { defined } from '../../json.js';
@@ -80,14 +81,14 @@ function generated(result: unknown): { text: string; toolCalls: { toolCallId: st
 /** A model for runAgentLoop backed by the AI SDK. */
 export function aiSdkModel(options: AiSdkModelOptions): ModelLike {
   return {
-    async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
+    async respond({ tools, history, skills }: { tools: ModelTool[]; history: readonly LoopMessage[]; skills?: readonly SkillInfo[] }) {
       const described = Object.fromEntries(
         tools.map((t) => [
           t.name,
           { ...defined({ description: t.description }), inputSchema: standardJsonSchema(providerSchema(t.inputSchema)) },
         ]),
       );
-      const system = options.instructions;
+      const system = systemPrompt(options.instructions, skills);
       const input = options.input;
       const result = await options.generateText({
         ...options.request,

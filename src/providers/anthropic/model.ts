@@ -6,7 +6,8 @@
  */
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/model-tools.js';
-import type { ConversationOptions } from '../conversation.js';
+import { type ConversationOptions, systemPrompt } from '../conversation.js';
+import type { SkillInfo } from '../../skills/skill-set.js';
 import { isPlainObject } from '../../json.js';
 import { invalidResponse, responseObject } from '../response.js';
 import { fromAnthropicToolUse, toAnthropicToolResult, toAnthropicTools, toAnthropicToolUse } from './format.js';
@@ -50,9 +51,9 @@ function messages(options: AnthropicModelOptions, history: readonly LoopMessage[
 /** A model for runAgentLoop backed by an Anthropic client. */
 export function anthropicModel(options: AnthropicModelOptions): ModelLike {
   return {
-    async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
+    async respond({ tools, history, skills }: { tools: ModelTool[]; history: readonly LoopMessage[]; skills?: readonly SkillInfo[] }) {
       const messagesApi = options.client.messages;
-      const system = options.instructions;
+      const system = systemPrompt(options.instructions, skills);
       const response = (await (messagesApi.create as (body: Record<string, unknown>) => PromiseLike<unknown>).call(messagesApi, {
         ...options.request,
         model: options.model,

@@ -7,7 +7,8 @@
 import { AgtError } from '../../errors.js';
 import type { LoopMessage, ModelLike } from '../../runtime/agent-loop.js';
 import type { ModelTool } from '../../runtime/model-tools.js';
-import type { ConversationOptions } from '../conversation.js';
+import { type ConversationOptions, systemPrompt } from '../conversation.js';
+import type { SkillInfo } from '../../skills/skill-set.js';
 import {
   fromOpenAIToolCalls,
   type OpenAIApi,
@@ -37,11 +38,8 @@ export interface OpenAIModelOptions extends OpenAIOptions, ConversationOptions {
   model: string;
 }
 
-function chatMessages(options: OpenAIModelOptions, history: readonly LoopMessage[]): object[] {
-  const messages: object[] = [
-    ...(options.instructions ? [{ role: 'system', content: options.instructions }] : []),
-    { role: 'user', content: options.input },
-  ];
+function chatMessages(options: OpenAIModelOptions, history: readonly LoopMessage[], system: string | undefined): object[] {
+  const messages: object[] = [...(system ? [{ role: 'system', content: system }] : []), { role: 'user', content: options.input }];
   for (const m of history) {
     if (m.role === 'assistant') {
       const toolCalls = toOpenAIToolCallItems(m.toolCalls ?? [], { api: 'chat' });
@@ -95,7 +93,8 @@ function chatMessage(response: unknown): { content?: string | null; tool_calls?:
 /** A model for runAgentLoop backed by an OpenAI client. */
 export function openAIModel(options: OpenAIModelOptions): ModelLike {
   return {
-    async respond({ tools, history }: { tools: ModelTool[]; history: readonly LoopMessage[] }) {
+    async respond({ tools, history, skills }: { tools: ModelTool[]; history: readonly LoopMessage[]; skills?: readonly SkillInfo[] }) {
+      const system = systemPrompt(options.instructions, skills);
       const strict = { ...defined({ strict: options.strict }), ...defined({ onNotice: options.onNotice }) };
       if (options.api === 'chat') {
         const completions = options.client.chat?.completions;
@@ -103,7 +102,7 @@ export function openAIModel(options: OpenAIModelOptions): ModelLike {
         const response = (await (completions.create as Create).call(completions, {
           ...options.request,
           model: options.model,
-          messages: chatMessages(options, history),
+          messages: chatMessages(options, history, system),
           tools: toOpenAITools(tools, { api: 'chat', ...strict }),
         })) as unknown;
         const message = chatMessage(response);
@@ -115,7 +114,7 @@ export function openAIModel(options: OpenAIModelOptions): ModelLike {
       const response = (await (responses.create as Create).call(responses, {
         ...options.request,
         model: options.model,
-        ...(options.instructions ? { instructions: options.instructions } : {}),
+        ...(system ? { instructions: system } : {}),
         input: responsesInput(options, history),
         tools: toOpenAITools(tools, { api: 'responses', ...strict }),
       })) as unknown;
