@@ -78,6 +78,8 @@ export interface ProbeReport {
   resources?: ProbedList & { templates: number };
   /** Present when the server declares prompts. */
   prompts?: ProbedList;
+  /** Present when the server declares the MCP Skills extension: its skills as listed (no file is read). */
+  skills?: { uri: string; name: string; description: string }[];
   /** The server's instructions from initialize (masked), when it gives any. */
   instructions?: string;
   /** The round trip of one `ping` after listing (2026-07-28: a `server/discover`); absent when the server did not answer it (a warning says so). */
@@ -180,7 +182,11 @@ export class McpProber {
     onPhase?.('closing');
     const closeMs = await timedClose(connection);
     return {
-      ok: tools.every((t) => t.ok) && listed.resources?.error === undefined && listed.prompts?.error === undefined,
+      ok:
+        tools.every((t) => t.ok) &&
+        listed.resources?.error === undefined &&
+        listed.prompts?.error === undefined &&
+        listed.skillsError === undefined,
       server: connection.serverInfo,
       protocolVersion: connection.protocolVersion,
       era: connection.era,
@@ -194,10 +200,15 @@ export class McpProber {
         listed.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} })),
       ),
       ...defined({ resources: listed.resources }),
-      ...defined({ prompts: listed.prompts }),
+      ...defined({ prompts: listed.prompts, skills: listed.skills }),
       ...defined({ instructions: connection.instructions, pingMs }),
       logMessages,
-      warnings: [...sendsHostVariables(document), ...connection.warnings, ...warnings],
+      warnings: [
+        ...sendsHostVariables(document),
+        ...connection.warnings,
+        ...warnings,
+        ...(listed.skillsError ? [`skills/list: ${listed.skillsError}`] : []),
+      ],
       stderrTail: connection.stderrTail(),
     };
   }
@@ -228,7 +239,13 @@ async function list(connection: McpConnection) {
       return { counts: lists.map(() => 0), error: isAgtError(error) ? error.message : 'the list could not be read' };
     }
   };
-  const [tools, resources, prompts] = await Promise.all([
+  const skills = connection.servesSkills()
+    ? connection.listSkills().then(
+        (l) => l.skills.map((s) => ({ uri: s.uri, name: s.name, description: s.description })),
+        (error: unknown) => (isAgtError(error) ? error.message : 'the skills could not be listed'),
+      )
+    : undefined;
+  const [tools, resources, prompts, skillList] = await Promise.all([
     connection.listTools(),
     declares('resources')
       ? counted(
@@ -237,9 +254,14 @@ async function list(connection: McpConnection) {
         )
       : undefined,
     declares('prompts') ? counted(() => connection.listPrompts()) : undefined,
+    skills,
   ]);
   return {
     tools,
+    ...defined({
+      skills: typeof skillList === 'string' ? undefined : skillList,
+      skillsError: typeof skillList === 'string' ? skillList : undefined,
+    }),
     listMs: performance.now() - started,
     ...(resources
       ? {
