@@ -65,3 +65,7 @@ export type { BatchRejection } from './runtime/batch-check.js';
 export type { BatchRunner } from './runtime/model-calls.js';
 export type { RecoveredCall, RejectedBatch } from './runtime/run-batches.js';
 export type { InFlightCall } from './runtime/pending/in-flight.js';
+
+export { renderSkills, SKILL_READ } from './skills/index.js';
+export type { SkillInfo, SkillText } from './skills/index.js';
+export type { AgentSkillData, LegacySkillData } from './resources/index.js';

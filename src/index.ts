@@ -21,8 +21,6 @@ export type {
   ResourceServiceOptions,
   ResourceTarget,
   SkillData,
-  AgentSkillData,
-  LegacySkillData,
   WriteInput,
   WriteResult,
 } from './resources/index.js';
@@ -126,8 +124,6 @@ export type {
   ToolSearchOptions,
 } from './runtime/index.js';
 export { FRAMEWORK_TOOL_NAMES } from './framework/index.js';
-export { renderSkills, SKILL_READ } from './skills/index.js';
-export type { SkillInfo, SkillText } from './skills/index.js';
 export { HarnessToolSet } from './harness/index.js';
 export type { HarnessToolDef } from './harness/index.js';
 export { McpPool } from './pool/index.js';

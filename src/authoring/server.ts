@@ -147,15 +147,11 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   const build = (era: 'legacy' | 'modern', via?: ServedVia): Server => {
     // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
     // An McpServer only so that the SDK's SkillsExtension can attach; the tools are served by its low-level Server.
-    const mcp = new McpServer(
-      { name: options.name, version: options.version },
-      {
-        capabilities: { tools: {}, logging: {}, ...(tasked ? taskCapabilities(era) : {}) },
-        requestState: { verify: codec.verify },
-        cacheHints,
-      },
-    );
+    // Its capabilities are registered on the Server: given to McpServer, it would install its own tool handlers and
+    // declare tools.listChanged, which a kit server (its tools fixed for its life) never sends.
+    const mcp = new McpServer({ name: options.name, version: options.version }, { requestState: { verify: codec.verify }, cacheHints });
     const server = mcp.server;
+    server.registerCapabilities({ tools: {}, logging: {}, ...(tasked ? taskCapabilities(era) : {}) });
     server.setRequestHandler('tools/list', async () => ({
       tools: [...tools.values()].map((t) => ({
         name: t.name,

@@ -125,9 +125,13 @@ function inCliTerms(error: unknown, kind: string, reference: string, deleting = 
       details,
     });
   if (error.code === 'not_found')
-    return new AgtError('not_found', `${kind} ${reference} is not registered; register it with \`agt ${kind} create ${reference} …\``, {
-      details,
-    });
+    return new AgtError(
+      'not_found',
+      `${kind} ${reference} is not registered; ${kind === 'skill' ? `import it with \`agt skill import <dir> ${reference}\`` : `register it with \`agt ${kind} create ${reference} …\``}`,
+      {
+        details,
+      },
+    );
   if (error.code === 'revision_conflict' && typeof details.currentRevision === 'number') {
     return new AgtError(
       'revision_conflict',
@@ -139,7 +143,7 @@ function inCliTerms(error: unknown, kind: string, reference: string, deleting = 
 }
 
 /** `work` on one resource, its failures said in CLI terms (what to run instead). */
-export async function inCli<T>(work: Promise<T>, kind: 'mcp' | 'agent', reference: string, deleting = false): Promise<T> {
+export async function inCli<T>(work: Promise<T>, kind: 'mcp' | 'agent' | 'skill', reference: string, deleting = false): Promise<T> {
   try {
     return await work;
   } catch (error) {
@@ -149,7 +153,7 @@ export async function inCli<T>(work: Promise<T>, kind: 'mcp' | 'agent', referenc
 
 /** Writes through the service; failures are said in CLI terms. The data is what the user gave: the service checks it. */
 export function cliWrite(ctx: CliContext, input: WriteFields & { kind: ResourceKind; data?: unknown }): Promise<WriteResult> {
-  return inCli(ctx.service.write(input as WriteInput), input.kind as 'mcp' | 'agent', input.reference);
+  return inCli(ctx.service.write(input as WriteInput), input.kind, input.reference);
 }
 
 /** Deletes through the service; failures are said in CLI terms. */

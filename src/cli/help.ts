@@ -81,6 +81,15 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
     'mcp-list': `agt agent mcp-list <ref>
   The agent's mounts, each resolved (exists, transport, problems).`,
   },
+  skill: {
+    import: `agt skill import <dir> [REF]
+  Registers the Agent Skill in <dir> (its SKILL.md and files; text only; a symbolic link out of the folder is refused)
+  as REF (default skills/<name>); importing again updates it.`,
+    show: `agt skill show <REF>
+  The skill's name, description and files (sizes; --json: with sha256 digests).`,
+    export: `agt skill export <REF> <dir>
+  Writes the skill's files into <dir> (new or empty).`,
+  },
   completion: {
     bash: `agt completion bash
   A bash completion script: source <(agt completion bash), or save it in ~/.local/share/bash-completion/completions/agt.`,

@@ -92,7 +92,7 @@ export async function main(rawArgv: string[]): Promise<number> {
   }
   const group = line.group as string;
   if (group === 'completion') return completion(line);
-  if (group !== 'mcp' && group !== 'agent') {
+  if (group !== 'mcp' && group !== 'agent' && group !== 'skill') {
     process.stderr.write(`agt: unknown command "${printable(group)}"; see agt --help\n`);
     return EXIT.usage;
   }
@@ -110,6 +110,7 @@ export async function main(rawArgv: string[]): Promise<number> {
     close = () => ctx.store.close();
     const invocation = { verb, args: line.args, ...(line.command ? { command: line.command } : {}) };
     if (group === 'agent') return await (await import('./agent-commands.js')).agentCommand(invocation.verb, invocation.args, ctx);
+    if (group === 'skill') return await (await import('./skill-commands.js')).skillCommand(invocation.verb, invocation.args, ctx);
     return await (await import('./mcp-commands.js')).mcpCommand(invocation, ctx);
   } catch (error) {
     return reportError(error, line);

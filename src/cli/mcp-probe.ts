@@ -92,6 +92,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
           ]
         : []),
       ...(report.prompts ? [`prompts: ${report.prompts.error ? `FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
+      ...(report.skills ? [`skills: ${report.skills.length}`, ...report.skills.map((k) => `  ${k.name} — ${k.description}`)] : []),
       ...report.warnings.map((w) => `warning: ${w}`),
     ].join('\n'),
   );

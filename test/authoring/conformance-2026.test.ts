@@ -92,3 +92,20 @@ describe('@modelcontextprotocol/conformance 0.2 (Node 24 runner) tasks-* server 
     600_000,
   );
 });
+
+// The Skills extension's server scenarios (SEP-2640), against the skills the conformance server serves.
+const SKILL_SCENARIOS = ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'];
+
+describe('@modelcontextprotocol/conformance 0.2 (Node 24 runner) sep-2640-skills-* server scenarios, against a kit server', () => {
+  it.skipIf(!installed)(
+    'K2: every sep-2640-skills-* scenario passes, none listed (needs .ci/node24.sh: .ci/run runs it)',
+    async () => {
+      for (const scenario of SKILL_SCENARIOS) {
+        const { code, out } = await run('2026-07-28', server!.url, scenario);
+        expect(out, scenario).toMatch(/Passed: (\d+)\/\1, 0 failed, 0 warnings/);
+        expect(code, `${scenario}: ${out.slice(-3000)}`).toBe(0);
+      }
+    },
+    600_000,
+  );
+});

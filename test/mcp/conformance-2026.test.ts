@@ -81,3 +81,36 @@ describe.sequential('@modelcontextprotocol/conformance 0.2 (Node 24 runner) clie
     );
   }
 });
+
+// The Skills extension's client scenarios (SEP-2640; extensions are in no requirement set), one by one.
+const SKILL_SCENARIOS = [
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
+];
+
+function scenario(name: string): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      NODE24,
+      [RUNNER, 'client', '--command', CLIENT, '--scenario', name, '--timeout', '90000'],
+      { cwd: REPO_ROOT, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+    );
+  });
+}
+
+describe('@modelcontextprotocol/conformance 0.2 (Node 24 runner) sep-2640-client-* scenarios, through connectMcp', () => {
+  it.skipIf(!installed)(
+    'K2: every sep-2640-client-* scenario passes: no file before a skill is loaded, a file failing size, digest or frontmatter never used (needs .ci/node24.sh)',
+    { timeout: 600_000 },
+    async () => {
+      for (const name of SKILL_SCENARIOS) {
+        const { code, out } = await scenario(name);
+        expect(out, name).toMatch(/Passed: (\d+)\/\1, 0 failed, 0 warnings/);
+        expect(code, `${name}: ${out.slice(-3000)}`).toBe(0);
+      }
+    },
+  );
+});

@@ -15,10 +15,10 @@ import {
   MemoryStore,
   NativeRun,
   policies,
-  renderSkills,
   ResourceService,
   toolAlias,
 } from '../../src/index.js';
+import { renderSkills } from '../../src/adapters.js';
 import { REPO_ROOT, tempDir } from '../support/index.js';
 import { TAMPERED } from '../authoring/fixtures/tampered-skill.js';
 
