@@ -17,6 +17,7 @@ import { runProbeBench } from './probe.bench.js';
 import { runRuntimeBench } from './runtime.bench.js';
 import { runSchemaBench } from './schema.bench.js';
 import { runStoreBench } from './store.bench.js';
+import { runSkillsBench } from './skills.bench.js';
 import { runTasksBench } from './tasks.bench.js';
 import { runToolSearchBench } from './toolsearch.bench.js';
 
@@ -36,6 +37,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   'per-call': runPerCallBench,
   fleet: runFleetBench,
   tasks: runTasksBench,
+  skills: runSkillsBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

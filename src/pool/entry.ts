@@ -7,6 +7,7 @@
  */
 import { AgtError } from '../errors.js';
 import type { McpConnection } from '../mcp/connection.js';
+import type { McpSkillListing } from '../mcp/connection-types.js';
 import type { RawTool } from '../mcp/lists.js';
 import type { ServerRequestRouter } from './routing.js';
 import type { PublicLists } from './shared-lists.js';
@@ -46,6 +47,8 @@ export class PoolEntry {
   #lastErrorCode: string | undefined;
   #tools: Promise<RawTool[]> | undefined;
   #toolsUntil: number | undefined;
+  #skills: Promise<McpSkillListing> | undefined;
+  #skillsUntil: number | undefined;
   #cancelTimer: (() => void) | undefined;
 
   constructor(identity: EntryIdentity, now: number) {
@@ -98,6 +101,7 @@ export class PoolEntry {
     if (this.#connection?.closed !== true) return false;
     this.#connection = undefined;
     this.#tools = undefined;
+    this.#skills = undefined;
     this.restarts += 1;
     this.#restarting = true;
     return true;
@@ -150,6 +154,22 @@ export class PoolEntry {
   /** The server announced a tools change: the shared list is stale. */
   dropTools(): void {
     this.#tools = undefined;
+  }
+
+  /** The server announced a resources change (its skills are resources): the shared skill list is stale. */
+  dropSkills(): void {
+    this.#skills = undefined;
+  }
+
+  /** The skill list its leases share (K2): listed once, kept until a resources change or past the server's ttl; a failed list is not kept. */
+  listSkills(connection: McpConnection, clock: PoolClock): Promise<McpSkillListing> {
+    if (this.#skillsUntil !== undefined && clock.now() >= this.#skillsUntil) this.#skills = undefined;
+    const listed = (this.#skills ??= connection.listSkills().then((listing) => {
+      this.#skillsUntil = listing.ttlMs === undefined ? undefined : clock.now() + listing.ttlMs;
+      return listing;
+    }));
+    listed.catch(() => this.#skills === listed && (this.#skills = undefined));
+    return listed;
   }
 
   /**

@@ -119,6 +119,7 @@ export class McpPool implements AsyncDisposable {
         connection,
         key,
         listTools: () => entry.listTools(connection, this.#clock, this.#publicLists),
+        listSkills: () => entry.listSkills(connection, this.#clock),
         release: async () => {
           if (released) return;
           released = true;
@@ -158,6 +159,7 @@ export class McpPool implements AsyncDisposable {
       const routed = routedHandlers(entry.routers, declared, declined) as ConnectSettings;
       const connection = await connectMcp(document, { ...connect, settings: resolveConnectSettings(routed, connect.settings) });
       connection.onListChanged((kind) => {
+        if (kind === 'resources') entry.dropSkills(); // a server's skills are resources
         if (kind !== 'tools') return;
         entry.dropTools();
         this.#publicLists.drop(entry.server); // every scope's copy is stale now

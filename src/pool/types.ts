@@ -2,6 +2,7 @@
  * The pool's shapes: its options, what a run asks for (a lease), what hosts
  * see (stats); the state it keeps per key is a PoolEntry (entry.ts).
  */
+import type { McpSkillListing } from '../mcp/connection-types.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
@@ -76,6 +77,8 @@ export interface McpLease {
   readonly key: string;
   /** The server's tools, listed once per connection and again after it announces a tools change. */
   listTools(): Promise<RawTool[]>;
+  /** The server's skills (the MCP Skills extension), listed once per connection and again after it announces a resources change. */
+  listSkills(): Promise<McpSkillListing>;
   release(): Promise<void>;
 }
 

@@ -10,6 +10,7 @@ import type { ConnectOptions } from '../mcp/connect.js';
 import { connectMcp } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { RawTool } from '../mcp/lists.js';
+import type { McpSkillListing } from '../mcp/connection-types.js';
 import { compileToolSchemas } from '../mcp/tool-schemas.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
@@ -38,6 +39,8 @@ export interface OpenedConnection {
   connection: McpConnection;
   release(): Promise<void>;
   listTools?(): Promise<RawTool[]>;
+  /** The server's skills: the pool's list shared by every lease, or the connection's own. */
+  listSkills?(): Promise<McpSkillListing>;
 }
 
 // A connection of the run's own: released by closing it.
@@ -86,14 +89,16 @@ async function openMount(
     const connection = opened.connection;
     unwatch = ctx.watch?.(reference, connection);
     const listTools = opened.listTools ?? (() => connection.listTools());
-    const tools = await listTools();
-    const skills = await listMountSkills(reference, connection, notices); // K2: names and descriptions only, no file is read
+    const listSkills = opened.listSkills ?? (() => connection.listSkills());
+    // K2: the skills' names and descriptions are listed beside the tools; no file is read.
+    const [tools, skills] = await Promise.all([listTools(), listMountSkills(reference, connection, listSkills, notices)]);
     return {
       reference,
       revision: record.revision,
       data: record.data,
       connection,
       listTools,
+      listSkills,
       release,
       ...routesOf(reference, tools, connection, ctx.registry, notices),
       ...(skills ? { skills } : {}),
@@ -107,8 +112,8 @@ async function openMount(
 /** Lists a loaded mount's tools again on its live connection (the server announced a change); a pooled list is listed once per connection. */
 export async function relistMount(live: LoadedMount, registry: ToolSchemaRegistry, notices: string[]): Promise<LoadedMount> {
   try {
-    const raw = await live.listTools();
-    const skills = await listMountSkills(live.reference, live.connection, notices); // K4: a changed list reaches the next batch
+    // K4: a changed skill list reaches the next batch like a changed tool list.
+    const [raw, skills] = await Promise.all([live.listTools(), listMountSkills(live.reference, live.connection, live.listSkills, notices)]);
     const { skills: _old, ...rest } = live;
     return { ...rest, ...routesOf(live.reference, raw, live.connection, registry, notices), ...(skills ? { skills } : {}) };
   } catch (error) {

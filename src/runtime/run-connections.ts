@@ -140,6 +140,11 @@ function poolSource(pool: McpPool, scope: string, wiring: RunWiring): NonNullabl
       connect,
       busy: () => (wiring.inFlight.get(reference)?.size ?? 0) > 0,
     });
-    return { connection: lease.connection, release: () => lease.release(), listTools: () => lease.listTools() };
+    return {
+      connection: lease.connection,
+      release: () => lease.release(),
+      listTools: () => lease.listTools(),
+      listSkills: () => lease.listSkills(),
+    };
   };
 }

@@ -12,7 +12,7 @@ import type { CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.
 import { MODEL_TOOL_NAME } from './aliases.js';
 import type { DelegateTool } from './types.js';
 import { defined } from '../json.js';
-import type { McpSkill } from '../mcp/connection-types.js';
+import type { McpSkill, McpSkillListing } from '../mcp/connection-types.js';
 import { type RegistrySkill, SkillSet } from '../skills/skill-set.js';
 import { skillReadTool } from '../skills/skill-read.js';
 
@@ -67,6 +67,8 @@ export interface LoadedMount {
   connection: McpConnection;
   /** Lists the tools: the pool's list shared by every lease of the connection, or the connection's own. */
   listTools(): Promise<RawTool[]>;
+  /** Lists the skills: the pool's shared list, or the connection's own. */
+  listSkills(): Promise<McpSkillListing>;
   /** Gives the connection back: closes it (own connection) or returns the pool lease; also unsubscribes the run. Shared by relisted copies. */
   release(): Promise<void>;
   routes: McpRoute[];

@@ -7,7 +7,7 @@
 import { isAgtError } from '../errors.js';
 import type { ResourceService } from '../resources/service.js';
 import { agentSkillEntry, skillFilesOf } from '../resources/skill-data.js';
-import type { McpConnection, McpSkill } from '../mcp/connection-types.js';
+import type { McpConnection, McpSkill, McpSkillListing } from '../mcp/connection-types.js';
 import type { RegistrySkill } from './skill-set.js';
 
 /** The agent's registry skills as stored now; problems become notices. */
@@ -39,11 +39,12 @@ export async function loadRegistrySkills(
 export async function listMountSkills(
   reference: string,
   connection: McpConnection,
+  list: () => Promise<McpSkillListing>,
   notices: string[],
 ): Promise<readonly McpSkill[] | undefined> {
   if (!connection.servesSkills()) return undefined;
   try {
-    return Object.freeze((await connection.listSkills()).skills);
+    return Object.freeze((await list()).skills);
   } catch (error) {
     notices.push(`mount "${reference}": its skills could not be listed: ${isAgtError(error) ? error.message : 'the listing failed'}`);
     return undefined;

@@ -530,5 +530,5 @@ describe('package exports', () => {
     // No name is in two entries of the core (a name has one home).
     const core = ['agt-mcp', 'agt-mcp/adapters', 'agt-mcp/config'].flatMap((e) => [...found[e]!.values, ...found[e]!.types]);
     expect(core.length).toBe(new Set(core).size);
-  });
+  }, 120_000); // a TypeScript program over every entry's types: over 30 s on a loaded 2-core machine
 });

@@ -11,6 +11,9 @@ import {
   type AuditEvent,
   connectMcp,
   isAgtError,
+  type McpConnection,
+  type McpDocument,
+  McpPool,
   McpProber,
   MemoryStore,
   NativeRun,
@@ -138,6 +141,28 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
         expect(isAgtError(refused) && refused.code === 'skill_unverified' && refused.details?.reason).toBe('digest');
       } finally {
         await connection.close();
+      }
+    });
+
+    it('K2: leases of one pooled server share one skill list until the server announces a resources change', async () => {
+      const pool = new McpPool({ service: registry });
+      const document = server(['--skills', folder], protocol) as McpDocument;
+      const lease = (owner: string) =>
+        pool.lease({ reference: 'tools/skills', revision: 1, document, scope: 's', owner, connect: {}, busy: () => false });
+      const [first, second] = [await lease('r1'), await lease('r2')];
+      try {
+        expect(second.connection).toBe(first.connection);
+        const connection = first.connection as McpConnection & { listSkills: McpConnection['listSkills'] };
+        const listSkills = connection.listSkills;
+        let listed = 0;
+        connection.listSkills = (options) => ((listed += 1), listSkills(options));
+        const [a, b] = await Promise.all([first.listSkills(), second.listSkills()]);
+        expect(a.skills.map((s) => s.name)).toEqual(['pdf-processing']);
+        expect(b).toBe(a);
+        expect(listed).toBe(1);
+      } finally {
+        await Promise.all([first.release(), second.release()]);
+        await pool.close();
       }
     });
 
