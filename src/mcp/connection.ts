@@ -24,11 +24,10 @@ import { skillRequests } from './skills.js';
 import { moreRequests } from './more-requests.js';
 import { runsAsTask, serverRunsToolTasks, type TaskMode } from './tasks/capabilities.js';
 import { ConnectionTasks } from './tasks/session.js';
-import { answerTask, cancelTask, getTask, getTaskResult, noTasks } from './tasks/handles.js';
+import { taskMethods } from './tasks/methods.js';
 import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
 import { requestError } from './request-error.js';
-import { boundedDepth, ownSignal, readCallResult, requestSignal, sdkSignal } from './server-answers.js';
-import { answerInline } from './input-rounds.js';
+import { boundedDepth, requestSignal, sdkSignal } from './server-answers.js';
 import type { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { Timeouts } from './timeouts.js';
 import { MAX_JSON_DEPTH } from '../bounds.js';
@@ -179,10 +178,6 @@ export function openConnection(parts: ConnectedParts): McpConnection {
         })
       : undefined;
 
-  const tasksOf = (): ConnectionTasks => {
-    if (tasks === undefined) throw noTasks();
-    return tasks;
-  };
   const connection: McpConnection = {
     serverInfo: { name: masker.text(String(version?.name ?? '')), version: masker.text(String(version?.version ?? '')) },
     protocolVersion: verdict.protocolVersion,
@@ -256,26 +251,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       listener: parts.listener,
       setRequestLogLevel: (level) => (requestLogLevel = level),
     }),
-    // Tasks by id (collected later, here or in another process): through the connection's ext-tasks session.
-    getTask: (taskId, options = {}) =>
-      send('tasks/get', async (signal) => masked(await getTask(tasksOf(), taskId, signal, options.timeoutMs ?? timeouts.callMs)), options),
-    getTaskResult: (taskId, options = {}) =>
-      send(
-        'tasks/result',
-        async (signal) => masked(readCallResult(await getTaskResult(tasksOf(), taskId, signal, options.timeoutMs ?? timeouts.callMs))),
-        options,
-      ),
-    cancelTask: (taskId, options = {}) =>
-      send('tasks/cancel', (signal) => cancelTask(tasksOf(), taskId, signal, options.timeoutMs ?? timeouts.callMs), options),
-    answerTask: (taskId, responses, options = {}) =>
-      send(
-        'tasks/update',
-        async (signal) => {
-          const given = responses === 'inline' ? await answerInline(options.requests ?? {}, client, ownSignal(signal)) : responses;
-          await answerTask(tasksOf(), taskId, given, signal, options.timeoutMs ?? timeouts.callMs);
-        },
-        options,
-      ),
+    ...taskMethods({ client, send, masked, tasks, requestMs: timeouts.callMs }),
     onListChanged: (listener) => parts.hub.add('listChanged', listener),
     onLog: (listener) => parts.hub.add('log', (message) => listener(logged(message))),
     onResourceUpdated: (listener) => parts.hub.add('resourceUpdated', (update) => listener(masked(update))),

@@ -20,15 +20,14 @@ import { connectMcp } from './connect.js';
 import type { McpConnection } from './connection.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
 import { rememberVerdict } from './verdicts.js';
-import type { RawTool, ToolAnnotations } from './lists.js';
+import type { ToolAnnotations } from './lists.js';
 import { hostVariablesWarning } from '../config/placeholders.js';
 import type { VariableSources } from '../config/variables.js';
 import { type ResolvedConnectSettings, settingsOf, resolveConnectSettings } from './resolved-settings.js';
 import type { ConnectSettings } from './settings.js';
 import type { Timeouts } from './timeouts.js';
-import { compileToolSchemas } from './tool-schemas.js';
+import { judge, probeLists } from './probe-lists.js';
 import { estimateTokens } from '../toolsearch/tokens.js';
-import { MAX_TOOL_NAME_LENGTH } from '../bounds.js';
 
 /** A schema problem of one tool. */
 export interface ProbedSchemaError {
@@ -104,9 +103,6 @@ export interface McpProberOptions extends ConnectSettings {
 /** The phases of a probe, for progress displays. */
 export type ProbePhase = 'starting' | 'handshake' | 'listing' | 'closing';
 
-// A tool name as MCP recommends it: 1–128 of A–Z a–z 0–9 _ - . /
-const TOOL_NAME = new RegExp(`^[A-Za-z0-9_./-]{1,${MAX_TOOL_NAME_LENGTH}}$`);
-
 // A remote server that gets host variables: said in the report, as in writes and static tests.
 function sendsHostVariables(document: McpDocument): string[] {
   const server: unknown = Object.values(document.mcpServers ?? {})[0];
@@ -150,12 +146,12 @@ export class McpProber {
     });
     let logMessages = 0;
     connection.onLog(() => (logMessages += 1));
-    let listed: Awaited<ReturnType<typeof list>>;
+    let listed: Awaited<ReturnType<typeof probeLists>>;
     let pingMs: number | undefined;
     const warnings: string[] = [];
     try {
       onPhase?.('listing');
-      listed = await list(connection);
+      listed = await probeLists(connection);
       // One round trip after listing: a ping in 2025, a server/discover in 2026-07-28 (which has no ping).
       pingMs = await connection.ping().catch((error: unknown) => {
         warnings.push(`the server did not answer ping: ${isAgtError(error) ? error.message : 'unknown error'}`);
@@ -225,98 +221,8 @@ export class McpProber {
   }
 }
 
-// Tools (a failure fails the probe), and the resources and prompts the server declares
-// (a failure is reported in the list's entry), fetched side by side.
-async function list(connection: McpConnection) {
-  const started = performance.now();
-  const declares = (capability: string) =>
-    typeof connection.capabilities[capability] === 'object' && connection.capabilities[capability] !== null;
-  const counted = async (...lists: (() => Promise<unknown[]>)[]) => {
-    try {
-      const counts = await Promise.all(lists.map(async (l) => (await l()).length));
-      return { counts };
-    } catch (error) {
-      return { counts: lists.map(() => 0), error: isAgtError(error) ? error.message : 'the list could not be read' };
-    }
-  };
-  const skills = connection.servesSkills()
-    ? connection.listSkills().then(
-        (l) => l.skills.map((s) => ({ uri: s.uri, name: s.name, description: s.description })),
-        (error: unknown) => (isAgtError(error) ? error.message : 'the skills could not be listed'),
-      )
-    : undefined;
-  const [tools, resources, prompts, skillList] = await Promise.all([
-    connection.listTools(),
-    declares('resources')
-      ? counted(
-          () => connection.listResources(),
-          () => connection.listResourceTemplates(),
-        )
-      : undefined,
-    declares('prompts') ? counted(() => connection.listPrompts()) : undefined,
-    skills,
-  ]);
-  return {
-    tools,
-    ...defined({
-      skills: typeof skillList === 'string' ? undefined : skillList,
-      skillsError: typeof skillList === 'string' ? skillList : undefined,
-    }),
-    listMs: performance.now() - started,
-    ...(resources
-      ? {
-          resources: {
-            count: resources.counts[0] ?? 0,
-            templates: resources.counts[1] ?? 0,
-            ...(resources.error ? { error: resources.error } : {}),
-          },
-        }
-      : {}),
-    ...(prompts ? { prompts: { count: prompts.counts[0] ?? 0, ...(prompts.error ? { error: prompts.error } : {}) } } : {}),
-  };
-}
-
 async function timedClose(connection: McpConnection): Promise<number> {
   const started = performance.now();
   await connection.close();
   return performance.now() - started;
-}
-
-function schemaError(error: AgtError): ProbedSchemaError {
-  const schemaPath = typeof error.details?.schemaPath === 'string' ? error.details.schemaPath : undefined;
-  return { code: error.code, message: error.message, ...defined({ schemaPath }) };
-}
-
-function judge(raw: RawTool[], registry: ToolSchemaRegistry): ProbedTool[] {
-  const counts = new Map<string, number>();
-  for (const tool of raw) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
-  return raw.map((tool): ProbedTool => {
-    const base = {
-      name: tool.name,
-      ...defined({ description: tool.description }),
-      ...defined({ annotations: tool.annotations }),
-    };
-    if ((counts.get(tool.name) ?? 0) > 1) {
-      return {
-        ...base,
-        ok: false,
-        error: { code: 'duplicate_name', message: 'another tool of this server has the same name; calls would be ambiguous' },
-      };
-    }
-    if (!TOOL_NAME.test(tool.name)) {
-      return {
-        ...base,
-        ok: false,
-        error: {
-          code: 'invalid_name',
-          message: `a tool name must be 1-${MAX_TOOL_NAME_LENGTH} characters of letters, digits, "_", "-", "." or "/"`,
-        },
-      };
-    }
-    const schemas = compileToolSchemas(tool, registry);
-    if (!schemas.ok && schemas.part === 'inputSchema') return { ...base, ok: false, error: schemaError(schemas.error) };
-    const dialect = schemas.input.dialect;
-    if (!schemas.ok) return { ...base, ok: false, dialect, output: { error: schemaError(schemas.error) } };
-    return { ...base, ok: true, dialect, ...(schemas.output ? { output: { dialect: schemas.output.dialect } } : {}) };
-  });
 }

@@ -141,6 +141,18 @@ export interface AssembleInput {
   notices: string[];
 }
 
+/** The route of a framework tool (its validator compiled from its published schema). */
+export function frameworkRoute(tool: FrameworkTool, registry: ToolSchemaRegistry): FrameworkRoute {
+  return {
+    kind: 'framework',
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    tool,
+    validator: registry.compile(tool.inputSchema, { tool: tool.name }),
+  };
+}
+
 /** Freezes loaded mounts, framework and delegate tools into a snapshot with its fingerprint (B2). */
 export function assembleSnapshot(input: AssembleInput): SnapshotState {
   const routes = new Map<string, Route>();
@@ -151,16 +163,7 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
       });
     routes.set(route.name, route);
   };
-  for (const tool of input.framework) {
-    add({
-      kind: 'framework',
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      tool,
-      validator: input.registry.compile(tool.inputSchema, { tool: tool.name }),
-    });
-  }
+  for (const tool of input.framework) add(frameworkRoute(tool, input.registry));
   for (const tool of input.delegates) {
     if (!MODEL_TOOL_NAME.test(tool.name))
       throw new AgtError('invalid_input', `delegate tool name "${tool.name}" must match ${MODEL_TOOL_NAME}`);
@@ -179,17 +182,7 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     input.registrySkills,
     mounts.flatMap((m) => (m.skills ? [{ mount: m.reference, connection: m.connection, skills: m.skills }] : [])),
   );
-  if (skillSet.size > 0) {
-    const tool = skillReadTool(skillSet); // K3: offered when the run has skills
-    add({
-      kind: 'framework',
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      tool,
-      validator: input.registry.compile(tool.inputSchema, { tool: tool.name }),
-    });
-  }
+  if (skillSet.size > 0) add(frameworkRoute(skillReadTool(skillSet), input.registry)); // K3: offered when the run has skills
   const settingsHash = canonicalHash({
     settings: input.settings ?? {},
     access: input.access, // a promoted or swapped agent does not resume as the run it was (B2)

@@ -15,7 +15,7 @@ import { TOOL_SEARCH_TOOL } from '../framework/search-tool.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { type AutoAllowMatch, matches } from './policies.js';
 import { type ModelTool, modelTools } from './model-tools.js';
-import type { Route } from './snapshot.js';
+import { frameworkRoute, type Route } from './snapshot.js';
 
 /** Options of tool search (`NativeRunOptions.toolSearch`). */
 export interface ToolSearchOptions {
@@ -75,16 +75,8 @@ export class RunToolSearch {
     if (!this.active(base)) return base;
     let routes = this.#withSearch.get(base);
     if (routes === undefined) {
-      const tool = TOOL_SEARCH_TOOL;
-      const route: Route = {
-        kind: 'framework',
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        tool,
-        validator: this.#registry.compile(tool.inputSchema, { tool: tool.name }),
-      };
-      routes = new Map([...base, [tool.name, route]]);
+      const route = frameworkRoute(TOOL_SEARCH_TOOL, this.#registry);
+      routes = new Map([...base, [route.name, route]]);
       this.#withSearch.set(base, routes);
     }
     return routes;
