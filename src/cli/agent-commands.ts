@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
-import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, positional, revisionFlag } from './context.js';
+import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, positional, revisionFlag, skillReference } from './context.js';
 import { defined } from '../json.js';
 import { TOOL_SEARCH_DEFAULTS } from '../runtime/tool-search.js';
 import { type ProbeNote, readProbeNotes } from './probe-notes.js';
@@ -43,6 +43,12 @@ function toolLines(summary: ToolSummary | undefined, mounted: number): string[] 
   ];
 }
 
+// `add` / `remove` of an update: MCP servers and skills, bare names resolved as everywhere.
+function mountChanges(key: 'add' | 'remove', mcps: string[] | undefined, skills: string[] | undefined) {
+  if (mcps === undefined && skills === undefined) return {};
+  return { [key]: { ...(mcps ? { mcps: mcps.map(mcpReference) } : {}), ...(skills ? { skills: skills.map(skillReference) } : {}) } };
+}
+
 const SETTINGS = { model: { type: 'string' }, provider: { type: 'string' }, 'base-prompt': { type: 'string' } } as const;
 
 /** Runs an `agt agent` subcommand; returns the exit code. */
@@ -59,6 +65,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
           kind: { type: 'string' },
           capability: { type: 'string', multiple: true },
           mcp: { type: 'string', multiple: true },
+          skill: { type: 'string', multiple: true },
           disabled: { type: 'boolean' },
           ...SETTINGS,
         },
@@ -67,7 +74,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       if (!reference)
         throw new AgtError(
           'invalid_input',
-          'usage: agt agent create <category/name> [--name N] [--role manager|worker] [--kind native|harness] [--capability C]… [--mcp REF]… [--model M] [--provider P] [--base-prompt T] [--disabled]',
+          'usage: agt agent create <category/name> [--name N] [--role manager|worker] [--kind native|harness] [--capability C]… [--mcp REF]… [--skill REF]… [--model M] [--provider P] [--base-prompt T] [--disabled]',
         );
       const settings = {
         ...(values.model ? { model: values.model } : {}),
@@ -80,6 +87,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         ...(values.kind ? { kind: values.kind } : {}),
         ...(values.capability ? { capabilities: values.capability } : {}),
         ...(values.mcp ? { mcps: values.mcp.map(mcpReference) } : {}), // a bare name is default/NAME, as in every command
+        ...(values.skill ? { skills: values.skill.map(skillReference) } : {}), // a bare skill name is skills/NAME
         ...(values.disabled ? { enabled: false } : {}),
         ...(Object.keys(settings).length > 0 ? { settings } : {}),
       };
@@ -97,6 +105,8 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         options: {
           'add-mcp': { type: 'string', multiple: true },
           'remove-mcp': { type: 'string', multiple: true },
+          'add-skill': { type: 'string', multiple: true },
+          'remove-skill': { type: 'string', multiple: true },
           'expected-revision': { type: 'string' },
           name: { type: 'string' },
           enable: { type: 'boolean' },
@@ -107,7 +117,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       if (!reference)
         throw new AgtError(
           'invalid_input',
-          'usage: agt agent update <reference> [--add-mcp X]… [--remove-mcp Y]… [--expected-revision N] [--name N] [--enable|--disable]',
+          'usage: agt agent update <reference> [--add-mcp X]… [--remove-mcp Y]… [--add-skill S]… [--remove-skill S]… [--expected-revision N] [--name N] [--enable|--disable]',
         );
       const data = {
         ...(values.name ? { name: values.name } : {}),
@@ -119,8 +129,8 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
         kind: 'agent',
         reference,
         ...(Object.keys(data).length > 0 ? { data } : {}),
-        ...(values['add-mcp'] ? { add: { mcps: values['add-mcp'].map(mcpReference) } } : {}),
-        ...(values['remove-mcp'] ? { remove: { mcps: values['remove-mcp'].map(mcpReference) } } : {}),
+        ...mountChanges('add', values['add-mcp'], values['add-skill']),
+        ...mountChanges('remove', values['remove-mcp'], values['remove-skill']),
         ...defined({ expectedRevision: expected }),
       });
       emit(ctx, { record, warnings }, () =>
@@ -142,6 +152,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
           ...(d.settings.model ? [`  model: ${d.settings.model}${d.settings.provider ? ` (${d.settings.provider})` : ''}`] : []),
           'mounts:',
           ...mountLines(d.mcps),
+          ...(d.skills.length ? ['skills:', ...d.skills.map((s) => `  ${s.exists ? 'ok     ' : 'missing'} ${s.reference}`)] : []),
           ...toolLines(summary, d.mcps.length),
         ].join('\n'),
       );

@@ -95,6 +95,14 @@ export function mcpReference(raw: string): string {
   return raw.includes('/') ? raw : `${DEFAULT_CATEGORY}/${raw}`;
 }
 
+/** The category of a skill named bare (`agt skill import` registers `skills/<name>`). */
+export const DEFAULT_SKILL_CATEGORY = 'skills';
+
+/** A skill reference from a bare name (`pdf` is `skills/pdf`) or a full one. */
+export function skillReference(raw: string): string {
+  return raw.includes('/') ? raw : `${DEFAULT_SKILL_CATEGORY}/${raw}`;
+}
+
 /** A revision from `--expected-revision`, or a usage error. */
 export function revisionFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

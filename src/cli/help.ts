@@ -73,9 +73,10 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   Deletes a registered server (alias: remove).`,
   },
   agent: {
-    create: `agt agent create <ref> [--name N] [--role manager|worker] [--kind native|harness] [--capability C]… [--mcp REF]…
+    create: `agt agent create <ref> [--name N] [--role manager|worker] [--kind native|harness] [--capability C]… [--mcp REF]… [--skill REF]…
                        [--model M] [--provider P] [--base-prompt T] [--disabled]`,
-    update: `agt agent update <ref> [--add-mcp X]… [--remove-mcp Y]… [--expected-revision N] [--name N] [--enable|--disable]`,
+    update: `agt agent update <ref> [--add-mcp X]… [--remove-mcp Y]… [--add-skill S]… [--remove-skill S]… [--expected-revision N]
+                       [--name N] [--enable|--disable]`,
     show: `agt agent show <ref>
   Identity, enabled, kind, role, capabilities, model and the mounts resolved.`,
     'mcp-list': `agt agent mcp-list <ref>

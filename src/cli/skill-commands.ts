@@ -3,9 +3,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { agentSkillEntry, skillFilesOf } from '../resources/skill-data.js';
 import { readSkillFolder, writeSkillFolder } from '../skills/folder.js';
-import { type CliContext, cliWrite, emit, EXIT, inCli } from './context.js';
-
-const DEFAULT_SKILL_CATEGORY = 'skills';
+import { type CliContext, cliWrite, DEFAULT_SKILL_CATEGORY, emit, EXIT, inCli, skillReference } from './context.js';
 
 /** Runs an `agt skill` subcommand; returns the exit code. */
 export async function skillCommand(sub: string | undefined, args: string[], ctx: CliContext): Promise<number> {

@@ -9,8 +9,29 @@ import { MAX_TOOL_NAME_LENGTH } from '../bounds.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpConnection } from './connection.js';
 import type { RawTool } from './lists.js';
-import type { ProbedSchemaError, ProbedTool } from './prober.js';
+import type { Dialect } from '../schema/dialects.js';
+import type { ToolAnnotations } from './lists.js';
 import { compileToolSchemas } from './tool-schemas.js';
+
+/** A schema problem of one tool. */
+export interface ProbedSchemaError {
+  code: string;
+  message: string;
+  schemaPath?: string;
+}
+
+/** One tool as the probe judged it. */
+export interface ProbedTool {
+  name: string;
+  /** True when its name is usable and its inputSchema (and outputSchema, if any) loaded. */
+  ok: boolean;
+  dialect?: Dialect;
+  description?: string;
+  error?: ProbedSchemaError;
+  /** Present when the tool declares an outputSchema. */
+  output?: { dialect?: Dialect; error?: ProbedSchemaError };
+  annotations?: ToolAnnotations;
+}
 
 // A tool name as MCP recommends it: 1–128 of A–Z a–z 0–9 _ - . /
 const TOOL_NAME = new RegExp(`^[A-Za-z0-9_./-]{1,${MAX_TOOL_NAME_LENGTH}}$`);

@@ -13,14 +13,12 @@ import { defined, isPlainObject } from '../json.js';
 import { AgtError, isAgtError } from '../errors.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
-import type { Dialect } from '../schema/dialects.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import type { McpAuth } from './auth.js';
 import { connectMcp } from './connect.js';
 import type { McpConnection } from './connection.js';
 import type { EraVerdict, ProtocolEra } from './era.js';
 import { rememberVerdict } from './verdicts.js';
-import type { ToolAnnotations } from './lists.js';
 import { hostVariablesWarning } from '../config/placeholders.js';
 import type { VariableSources } from '../config/variables.js';
 import { type ResolvedConnectSettings, settingsOf, resolveConnectSettings } from './resolved-settings.js';
@@ -29,25 +27,8 @@ import type { Timeouts } from './timeouts.js';
 import { judge, probeLists } from './probe-lists.js';
 import { estimateTokens } from '../toolsearch/tokens.js';
 
-/** A schema problem of one tool. */
-export interface ProbedSchemaError {
-  code: string;
-  message: string;
-  schemaPath?: string;
-}
-
-/** One tool as the probe judged it. */
-export interface ProbedTool {
-  name: string;
-  /** True when its name is usable and its inputSchema (and outputSchema, if any) loaded. */
-  ok: boolean;
-  dialect?: Dialect;
-  description?: string;
-  error?: ProbedSchemaError;
-  /** Present when the tool declares an outputSchema. */
-  output?: { dialect?: Dialect; error?: ProbedSchemaError };
-  annotations?: ToolAnnotations;
-}
+import type { ProbedTool } from './probe-lists.js';
+export type { ProbedSchemaError, ProbedTool } from './probe-lists.js';
 
 /** The count of one list the server declares, or why it failed to list. */
 export interface ProbedList {

@@ -27,12 +27,20 @@ export interface SkillRequestParts {
 }
 
 const textDecoder = new TextDecoder('utf-8', { fatal: true });
+const MAX_SKILL_WARNINGS = 20;
 
 /** listSkills and readSkill of a connection. */
 export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'listSkills' | 'readSkill' | 'servesSkills'> {
   const { client, send, sdkOptions, masked } = parts;
   const skills = new SkillsClient(client, { skipInvalid: true });
   let entries = new Map<string, Skill>(); // the last listing, by SKILL.md URI: reads verify against it
+  // A long-lived connection lists again and again: each problem is told once, and at most MAX_SKILL_WARNINGS of them.
+  const told = new Set<string>();
+  const warn = (text: string) => {
+    if (told.has(text) || told.size >= MAX_SKILL_WARNINGS) return;
+    told.add(text);
+    parts.warnings.push(text);
+  };
   return {
     servesSkills: () => skills.supported,
     listSkills: (options = {}) =>
@@ -42,10 +50,10 @@ export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'li
           if (!skills.supported) return { skills: [] };
           const listing = await skills.list(undefined, sdkOptions(options, signal));
           for (const bad of listing.invalid.slice(0, 5))
-            parts.warnings.push(masked(`skills/list: entry ${bad.index} left out: ${bad.reason}`.slice(0, 300)));
+            warn(masked(`skills/list: entry ${bad.index} left out: ${bad.reason}`.slice(0, 300)));
           const kept = listing.skills.slice(0, MAX_SERVER_SKILLS);
           if (listing.skills.length > kept.length)
-            parts.warnings.push(`skills/list: ${listing.skills.length} skills listed; the first ${MAX_SERVER_SKILLS} are used`);
+            warn(`skills/list: more than ${MAX_SERVER_SKILLS} skills listed; the first ${MAX_SERVER_SKILLS} are used`);
           entries = new Map(kept.map((s) => [s.uri, s]));
           return {
             skills: kept.map((s) => masked(skillOf(s))),

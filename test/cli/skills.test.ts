@@ -62,4 +62,15 @@ describe('agt skill', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('agt skill import');
   });
+
+  it('K1: an agent mounts an imported skill by its bare name; show lists it, update removes it', async () => {
+    expect((await agt('skill', 'import', folder('mounted'), 'pdf')).code).toBe(0);
+    const created = await agt('agent', 'create', 'team/reader', '--skill', 'pdf', '--skill', 'skills/none');
+    expect(created.code, created.stderr).toBe(0);
+    const shown = await agt('agent', 'show', 'team/reader');
+    expect(shown.stdout).toContain('ok      skills/pdf');
+    expect(shown.stdout).toContain('missing skills/none');
+    const updated = await agt('agent', 'update', 'team/reader', '--remove-skill', 'none', '--json');
+    expect(JSON.parse(updated.stdout).record.data.skills).toEqual(['skills/pdf']);
+  });
 });
