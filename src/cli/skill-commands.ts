@@ -14,12 +14,7 @@ export async function skillCommand(sub: string | undefined, args: string[], ctx:
       if (dir === undefined) throw new AgtError('invalid_input', 'usage: agt skill import <dir> [REF]');
       const files = readSkillFolder(dir);
       const { frontmatter } = await agentSkillEntry(files as { 'SKILL.md': string });
-      const reference =
-        given === undefined
-          ? `${DEFAULT_SKILL_CATEGORY}/${frontmatter.name}`
-          : given.includes('/')
-            ? given
-            : `${DEFAULT_SKILL_CATEGORY}/${given}`;
+      const reference = given === undefined ? `${DEFAULT_SKILL_CATEGORY}/${frontmatter.name}` : skillReference(given);
       const exists = (await ctx.service.store.get('skill', reference)) !== undefined;
       const { record } = await cliWrite(ctx, { kind: 'skill', reference, create: !exists, data: { files } });
       emit(
