@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runAgt, tempDir } from '../support/index.js';
+import { REPO_ROOT, runAgt, tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-skills-cli-');
 const db = path.join(tmp.dir, 'agt.db');
@@ -72,5 +72,31 @@ describe('agt skill', () => {
     expect(shown.stdout).toContain('missing skills/none');
     const updated = await agt('agent', 'update', 'team/reader', '--remove-skill', 'none', '--json');
     expect(JSON.parse(updated.stdout).record.data.skills).toEqual(['skills/pdf']);
+  });
+
+  it('K2: agt mcp probe lists the skills a server serves', async () => {
+    const served = path.join(tmp.dir, 'served');
+    fs.mkdirSync(served);
+    fs.cpSync(folder('probed'), path.join(served, 'pdf-processing'), { recursive: true });
+    const fixture = path.join(REPO_ROOT, 'test/authoring/fixtures/skills-server.ts');
+    const added = await agt(
+      'mcp',
+      'add',
+      'skl',
+      '--cwd',
+      REPO_ROOT,
+      '--',
+      process.execPath,
+      '--import',
+      'tsx',
+      fixture,
+      '--skills',
+      served,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const probed = await agt('mcp', 'probe', 'skl');
+    expect(probed.code, probed.stderr).toBe(0);
+    expect(probed.stdout).toContain('skills: 1');
+    expect(probed.stdout).toContain('pdf-processing — Work with PDF files.');
   });
 });

@@ -38,6 +38,8 @@ function skillFolder(name: string): string {
   fs.mkdirSync(path.join(dir, 'pdf-processing/references'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'pdf-processing/SKILL.md'), PDF);
   fs.writeFileSync(path.join(dir, 'pdf-processing/references/FORMS.md'), 'FORMS-GUIDE-TEXT\n');
+  fs.mkdirSync(path.join(dir, 'pdf-processing/assets'));
+  fs.writeFileSync(path.join(dir, 'pdf-processing/assets/logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
   return dir;
 }
 
@@ -98,19 +100,21 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
         { callId: 'unknown', name: 'skill_read', arguments: { name: 'nope' } },
         { callId: 'outside', name: 'skill_read', arguments: { name: 'pdf-processing', path: '../x' } },
         { callId: 'invalid', name: 'skill_read', arguments: { skill: 'pdf-processing' } },
+        { callId: 'binary', name: 'skill_read', arguments: { name: 'pdf-processing', path: 'assets/logo.png' } },
       ]);
-      const [body, file, unknown, outside, invalid] = result.results;
+      const [body, file, unknown, outside, invalid, binary] = result.results;
       expect(text(body)).toEqual({
         name: 'pdf-processing',
         path: 'SKILL.md',
         text: '# PDF\n\nRead references/FORMS.md first.\n',
-        files: ['references/FORMS.md'],
+        files: ['assets/logo.png', 'references/FORMS.md'],
       });
       expect(text(file)).toMatchObject({ path: 'references/FORMS.md', text: 'FORMS-GUIDE-TEXT\n' });
       expect(unknown).toMatchObject({ status: 'tool_error', error: { code: 'not_found' } });
       expect(outside).toMatchObject({ status: 'tool_error', error: { code: 'invalid_input', details: { reason: 'path_outside_skill' } } });
       expect(invalid).toMatchObject({ status: 'invalid_arguments' }); // validated like every call (B4)
-      expect(audit.filter((e) => e.type === 'tool_call' && e.tool === 'skill_read')).toHaveLength(5);
+      expect(binary).toMatchObject({ status: 'tool_error', error: { code: 'invalid_input', details: { reason: 'binary_file' } } });
+      expect(audit.filter((e) => e.type === 'tool_call' && e.tool === 'skill_read')).toHaveLength(6);
     });
 
     it('K2: a file that fails verification is refused and its text is nowhere', async () => {
