@@ -35,7 +35,11 @@ export function kitSkillsFor(source: KitSkillSource, cacheHint: CacheHint): KitS
   if (typeof source === 'string') {
     const root = path.resolve(source);
     let skills = byFolder.get(root);
-    if (skills === undefined) byFolder.set(root, (skills = loaded(nodeSkillFiles(root), cacheHint, root)));
+    if (skills === undefined) {
+      byFolder.set(root, (skills = loaded(nodeSkillFiles(root), cacheHint, root)));
+      const failed = skills;
+      failed.ready.catch(() => byFolder.get(root) === failed && byFolder.delete(root)); // a folder that failed is read again next time
+    }
     return skills;
   }
   if (typeof source !== 'object' || source === null || typeof source.list !== 'function' || typeof source.read !== 'function')
@@ -43,7 +47,11 @@ export function kitSkillsFor(source: KitSkillSource, cacheHint: CacheHint): KitS
       details: { field: 'skills' },
     });
   let skills = byAdapter.get(source);
-  if (skills === undefined) byAdapter.set(source, (skills = loaded(source, cacheHint, 'the SkillFiles adapter')));
+  if (skills === undefined) {
+    byAdapter.set(source, (skills = loaded(source, cacheHint, 'the SkillFiles adapter')));
+    const failed = skills;
+    failed.ready.catch(() => byAdapter.get(source) === failed && byAdapter.delete(source));
+  }
   return skills;
 }
 

@@ -22,6 +22,7 @@ import {
   toolAlias,
 } from '../../src/index.js';
 import { renderSkills } from '../../src/adapters.js';
+import { createToolServer } from '../../src/authoring/index.js';
 import { REPO_ROOT, tempDir } from '../support/index.js';
 import { TAMPERED } from '../authoring/fixtures/tampered-skill.js';
 
@@ -298,5 +299,21 @@ describe('registry skills', () => {
     } finally {
       await run.close();
     }
+  });
+});
+
+describe('the kit serves skills', () => {
+  it('K2: a skills folder that cannot be read fails ready() with invalid_input; once it exists, a new server loads it', async () => {
+    const missing = path.join(tmp.dir, 'not-yet');
+    const first = createToolServer({ name: 'late', version: '1.0.0', tools: [], skills: missing });
+    const error = await first.ready().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isAgtError(error) && error.code).toBe('invalid_input');
+    fs.cpSync(skillFolder('late-source'), missing, { recursive: true });
+    const second = createToolServer({ name: 'late', version: '1.0.0', tools: [], skills: missing });
+    await second.ready();
+    expect((await second.reloadSkills()).listChanged).toBe(false); // loaded: scanning again changes nothing
   });
 });
