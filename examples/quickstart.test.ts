@@ -21,4 +21,4 @@ it('R2, P2, B3: the quickstart registers, probes, runs a step and closes; run ag
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
+}, 120_000); // two quickstarts, each a tsx start, a probe and a run of a stdio server: over 30 s on a loaded CI machine
