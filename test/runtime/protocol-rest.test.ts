@@ -39,7 +39,7 @@ describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
 
   it('F1: a batch rejected at stage 1 is a boundary too: the tools are current after it', async () => {
     const run = await fx.start();
-    await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_two', later: 50 } }]));
+    await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_two', later: 1000 } }])); // after the batch's end, as above
     await vi.waitFor(() => expect(run.staleMounts).toEqual(['tools/py']), { timeout: 10_000, interval: 20 });
     await expect(run.executeBatch(batch(run, [{ callId: 'x', name: py('no_such_tool'), arguments: {} }]))).rejects.toMatchObject({
       code: 'batch_rejected',
@@ -51,7 +51,7 @@ describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
   it('F1: run.refresh() applies announced changes now, so tools() is current before the model is asked; nothing to do: undefined', async () => {
     const run = await fx.start();
     expect(await run.refresh()).toBeUndefined();
-    await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_three', later: 50 } }]));
+    await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_three', later: 1000 } }])); // after the batch's end, as above
     await vi.waitFor(() => expect(run.staleMounts).toEqual(['tools/py']), { timeout: 10_000, interval: 20 });
     expect(await run.refresh()).toMatchObject({ status: 'applied', trigger: 'list_changed' });
     expect(names(run)).toContain(py('late_three'));
