@@ -68,7 +68,12 @@ export async function callLegacyTask(
   options: TaskCallOptions,
 ): Promise<Record<string, unknown>> {
   return bounded(tasks, options, async (signal, taskId) => {
-    const execution = await legacyExecution(tasks, tool, params, options.requestMs, signal);
+    // The creating request is not cancelled with the call: a 2025 server may have created the task already, and only
+    // its answer names it. A cancel while it is in flight ends the call at once; the task is cancelled when the answer comes.
+    const creating = legacyExecution(tasks, tool, params, options.requestMs, new AbortController().signal);
+    const execution = await untilAborted(creating, signal, (created) => {
+      if (created.kind === 'task') void cancelOnServer(tasks, created.handle.taskId);
+    });
     if (execution.kind === 'task') taskId.current = execution.handle.taskId;
     const { outcome } = await execution.settle({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
     return outcomeResult(outcome, taskId.current);
@@ -182,6 +187,25 @@ async function bounded<T>(
     clearTimeout(timer);
     options.signal.removeEventListener('abort', onAbort);
   }
+}
+
+// `work`, or a rejection as soon as `signal` aborts; what `work` gives after that goes to `late`.
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, late: (value: T) => void): Promise<T> {
+  if (signal.aborted) {
+    void work.then(late, () => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      void work.then(late, () => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
 }
 
 /** Tells the server to stop a task, best effort: its own failure to answer changes nothing for the caller. */
