@@ -109,7 +109,7 @@ export function skillFilesOf(reference: string, data: unknown): AgentSkillData['
  */
 export async function agentSkillEntry(files: AgentSkillData['files']): Promise<Skill> {
   // The SDK checks that the name equals the skill's folder: the folder is named as the frontmatter seems to say.
-  const named = /^name:[ \t]*["']?([a-z0-9-]{1,64})["']?[ \t]*$/m.exec(frontmatterBlock(files['SKILL.md']));
+  const named = /^name:[ \t]*["']?([a-z0-9-]{1,64})["']?[ \t]*$/m.exec(splitSkillMd(files['SKILL.md'])?.frontmatter ?? '');
   try {
     return await skillEntry(named?.[1] ?? 'skill', files);
   } catch (error) {
@@ -122,7 +122,11 @@ export async function agentSkillEntry(files: AgentSkillData['files']): Promise<S
   }
 }
 
-function frontmatterBlock(text: string): string {
-  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---/.exec(text);
-  return match?.[1] ?? '';
+/** A SKILL.md's frontmatter (between its `---` lines) and its body, by a line scan (no regex on the text); undefined without frontmatter. */
+export function splitSkillMd(text: string): { frontmatter: string; body: string } | undefined {
+  const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split('\n');
+  if (lines[0]?.trimEnd() !== '---') return undefined;
+  for (let i = 1; i < lines.length; i++)
+    if (lines[i]?.trimEnd() === '---') return { frontmatter: lines.slice(1, i).join('\n'), body: lines.slice(i + 1).join('\n') };
+  return undefined;
 }

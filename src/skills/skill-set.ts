@@ -11,7 +11,7 @@
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import { AgtError } from '../errors.js';
 import type { McpConnection, McpSkill } from '../mcp/connection-types.js';
-import { skillPathProblem } from '../resources/skill-data.js';
+import { skillPathProblem, splitSkillMd } from '../resources/skill-data.js';
 import { canonicalHash } from '../schema/canonical.js';
 
 /** One skill of a run as hosts and models see it: a name, a description and where it comes from. */
@@ -161,11 +161,5 @@ function noFile(name: string, path: string, others: string[]): AgtError {
   );
 }
 
-// The markdown after a SKILL.md's frontmatter (a line scan: no regex on a server's or model's text).
-function bodyOf(text: string): string {
-  const start = text.startsWith('\uFEFF') ? 1 : 0;
-  const lines = text.slice(start).split('\n');
-  if (lines[0]?.trimEnd() !== '---') return text;
-  for (let i = 1; i < lines.length; i++) if (lines[i]?.trimEnd() === '---') return lines.slice(i + 1).join('\n');
-  return text;
-}
+// The markdown after a SKILL.md's frontmatter.
+const bodyOf = (text: string): string => splitSkillMd(text)?.body ?? text;
