@@ -81,30 +81,33 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     const task = await callAsTask(
       tool.execution?.taskSupport,
       { era: serving.era, params, server, ctx },
-      (ttl) =>
-        parts.tasks.start(
-          tool.name,
-          owner,
-          ttl,
-          (control) =>
-            (invalid !== undefined
-              ? Promise.resolve(invalid)
-              : run(
-                  tool,
-                  parsed.ok ? parsed.value : undefined,
-                  taskContext(context, control, serving.era, requestCapabilities(server, ctx)),
-                  undefined,
-                  true,
-                )) as never,
-          // 2025: the client hears of each change (notifications/tasks/status) and need not wait for its next poll.
-          serving.era === 'legacy'
-            ? (record) =>
-                void server
-                  .notification({ method: 'notifications/tasks/status', params: legacyTask(record) } as never)
-                  .catch(() => undefined)
-            : undefined,
-        ),
-      (taskId) => parts.tasks.store.get(taskId),
+      {
+        start: (ttl) =>
+          parts.tasks.start(
+            tool.name,
+            owner,
+            ttl,
+            (control) =>
+              (invalid !== undefined
+                ? Promise.resolve(invalid)
+                : run(
+                    tool,
+                    parsed.ok ? parsed.value : undefined,
+                    taskContext(context, control, serving.era, requestCapabilities(server, ctx)),
+                    undefined,
+                    true,
+                  )) as never,
+            // 2025: the client hears of each change (notifications/tasks/status) and need not wait for its next poll.
+            serving.era === 'legacy'
+              ? (record) =>
+                  void server
+                    .notification({ method: 'notifications/tasks/status', params: legacyTask(record) } as never)
+                    .catch(() => undefined)
+              : undefined,
+          ),
+        refresh: (taskId) => parts.tasks.store.get(taskId),
+        cancel: (taskId) => parts.tasks.cancel(taskId, owner),
+      },
     );
     if (task !== undefined) return task as unknown as CallToolResult;
     // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.

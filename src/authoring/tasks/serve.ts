@@ -51,8 +51,11 @@ function asked(era: 'legacy' | 'modern', params: Record<string, unknown>, server
 export async function callAsTask(
   support: TaskSupport | undefined,
   call: { era: 'legacy' | 'modern'; params: Record<string, unknown>; server: Server; ctx: ServerContext },
-  start: (requestedTtlMs: number | undefined) => Promise<TaskRecord>,
-  refresh: (taskId: string) => Promise<TaskRecord | undefined>,
+  task: {
+    start: (requestedTtlMs: number | undefined) => Promise<TaskRecord>;
+    refresh: (taskId: string) => Promise<TaskRecord | undefined>;
+    cancel: (taskId: string) => Promise<unknown>;
+  },
 ): Promise<Record<string, unknown> | undefined> {
   if (support === undefined || support === 'forbidden') return undefined;
   const { era, params } = call;
@@ -62,11 +65,15 @@ export async function callAsTask(
     throw missingExtension();
   }
   const ttl = isPlainObject(params.task) && typeof params.task.ttl === 'number' ? params.task.ttl : undefined;
-  const first = await start(ttl);
+  const first = await task.start(ttl);
   // The task as it is when answered: a handler that ended already (one turn of the event loop) is answered ended,
   // so the client reads its result at once instead of after its first poll interval.
   await new Promise<void>((resolve) => setImmediate(resolve));
-  const record = (await refresh(first.taskId)) ?? first;
+  const record = (await task.refresh(first.taskId)) ?? first;
+  // The creating request was cancelled (notifications/cancelled, or its HTTP request closed) before this answer went
+  // out: the SDK sends none, so no client can ever name the task — it is cancelled here, not left running for nobody.
+  // (Checked last: the SDK sends the answer in the same turn, before any other message is read.)
+  if (call.ctx.mcpReq.signal.aborted) await task.cancel(first.taskId).catch(() => undefined);
   // The SDK's tools/call check wants content beside a 2025 task (the task is what the client reads).
   return era === 'legacy' ? { task: legacyTask(record), content: [] } : { resultType: 'task', ...modernTask(record) };
 }
