@@ -70,7 +70,7 @@ export async function callAsTask(
   // so the client reads its result at once instead of after its first poll interval.
   await new Promise<void>((resolve) => setImmediate(resolve));
   const record = (await task.refresh(first.taskId)) ?? first;
-  // The creating request was cancelled (notifications/cancelled, or its HTTP request closed) before this answer went
+  // The creating request was cancelled (notifications/cancelled, or its connection closed) before this answer went
   // out: the SDK sends none, so no client can ever name the task — it is cancelled here, not left running for nobody.
   // (Checked last: the SDK sends the answer in the same turn, before any other message is read.)
   if (call.ctx.mcpReq.signal.aborted) await task.cancel(first.taskId).catch(() => undefined);
