@@ -15,7 +15,7 @@ import { readAgent } from '../resources/agent-data.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { OpenApprovals } from './pending/open-calls.js';
 import { RunAudit } from './run-audit.js';
-import { type RecoveredCall, type RejectedBatch, RunBatches } from './run-batches.js';
+import { type RecoverResult, type RejectedBatch, RunBatches } from './run-batches.js';
 import { callChanges, callKey, type InFlightCall, InFlightCalls, type WrittenCalls, writtenCalls } from './pending/in-flight.js';
 import { recordEnd } from './pending/record-end.js';
 import { DecidedCalls, storedResults } from './pending/decided.js';
@@ -210,10 +210,11 @@ export class NativeRun extends RunMounts {
   /**
    * Ends the decided calls of this stored run whose host died before they ended (their lease, `inFlightLeaseMs`,
    * ran out): a tool that declares `idempotentHint: true` runs again here; any other ends `interrupted` ("the call
-   * may or may not have run"), audited. Returns what it ended, by batch; nothing when no lease ran out. Of two hosts
-   * recovering the same run, one does and the other gets revision_conflict (reason decided_elsewhere).
+   * may or may not have run"), audited. Returns what it ended as a BatchResult (`results`; `recovered`: each with its
+   * batch and whether it ran again); no results when no lease ran out. Of two hosts recovering the same run, one
+   * does and the other gets revision_conflict (reason decided_elsewhere).
    */
-  async recover(options: { signal?: AbortSignal } = {}): Promise<RecoveredCall[]> {
+  async recover(options: { signal?: AbortSignal } = {}): Promise<RecoverResult> {
     if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
     return this.#batches.recover(options.signal);
   }

@@ -67,6 +67,14 @@ export interface RecoveredCall {
   rerun: boolean;
 }
 
+/**
+ * What `run.recover()` ended, as a BatchResult across the run's batches: `results` in the order the calls ended,
+ * `recovered` the same calls with their batch and whether they ran again, `refresh` what the boundary applied first.
+ */
+export interface RecoverResult extends BatchResult {
+  recovered: RecoveredCall[];
+}
+
 /** The batches of one run. */
 export class RunBatches {
   readonly #p: BatchesParts;
@@ -228,12 +236,12 @@ export class RunBatches {
    * compare-and-set, so of two hosts recovering one run one does it (the other gets revision_conflict), and if this
    * host dies too they are still in flight for the next — and leave the record when they end.
    */
-  async recover(signal: AbortSignal | undefined): Promise<RecoveredCall[]> {
+  async recover(signal: AbortSignal | undefined): Promise<RecoverResult> {
     const { refresher, inFlight, run } = this.#p;
     const now = Date.now();
     const lost = inFlight.list().filter((c) => leaseExpired(c, now));
-    if (lost.length === 0) return [];
-    await refresher.apply(true);
+    if (lost.length === 0) return { results: [], recovered: [] };
+    const refresh = await refresher.apply(true);
     const claimed = releasedOf(lost, run.options.inFlightLeaseMs, now);
     inFlight.add(claimed); // the same keys: this host's lease replaces the dead one's
     try {
@@ -260,7 +268,7 @@ export class RunBatches {
     }
     inFlight.end(claimed);
     await this.#p.recordEnd(claimed);
-    return recovered;
+    return { results: recovered.map((r) => r.result), recovered, ...(refresh === undefined ? {} : { refresh }) };
   }
 
   // The results of calls that ended; the calls that wait are kept for run.decide.

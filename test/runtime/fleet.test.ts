@@ -109,7 +109,7 @@ describe.skipIf(PG === undefined)('issue 51: a fleet of hosts on one PostgreSQL 
           audit: { record: (e) => audit.append(e) },
         });
         try {
-          recovered += (await run.recover()).length;
+          recovered += (await run.recover()).results.length;
         } finally {
           await run.close();
         }

@@ -119,7 +119,7 @@ describe('issue 51: a decided call is in flight until it ends', () => {
     await vi.waitFor(() => expect(held.reached).toEqual(['w1']), { timeout: 20_000 });
     const other = await NativeRun.resume(run.id, { store, service: fx.env.service, policy: policies.denyAll() });
     try {
-      expect(await other.recover()).toEqual([]);
+      expect(await other.recover()).toEqual({ results: [], recovered: [] });
       expect((await store.get(run.id))!.state.inFlight).toHaveLength(1);
     } finally {
       await other.close();
@@ -184,11 +184,12 @@ describe('issue 51: a host killed mid-call (SIGKILL)', () => {
           ['w1', HOST_ID],
         ]);
         held.open();
-        const recovered = await recovering1;
+        const { results, recovered } = await recovering1;
         expect(recovered.map((r) => [r.batchId, r.result.callId, r.result.status, r.rerun])).toEqual([
           ['b-kill', 'w1', 'interrupted', false],
           ['b-kill', 'a1', 'ok', true],
         ]);
+        expect(results).toEqual(recovered.map((r) => r.result)); // a BatchResult: its results, in the order they ended
         const interrupted = recovered[0]!.result;
         expect(interrupted.status !== 'ok' && interrupted.error).toMatchObject({
           code: 'interrupted',
@@ -201,7 +202,7 @@ describe('issue 51: a host killed mid-call (SIGKILL)', () => {
             ['a1', 'ok'],
           ]),
         );
-        expect(await recovering.recover()).toEqual([]); // once
+        expect(await recovering.recover()).toEqual({ results: [], recovered: [] }); // once
       } finally {
         await recovering.close();
       }
