@@ -68,4 +68,11 @@ export type { InFlightCall } from './runtime/pending/in-flight.js';
 
 export { renderSkills, SKILL_READ } from './skills/index.js';
 export type { SkillInfo, SkillText } from './skills/index.js';
-export type { AgentSkillData, LegacySkillData } from './resources/index.js';
+export type {
+  AgentSkillData,
+  LegacySkillData,
+  RevisionChange,
+  RevisionService,
+  WithRevisionOptions,
+  WithRevisionResult,
+} from './resources/index.js';

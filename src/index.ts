@@ -9,7 +9,7 @@ export type { AgtErrorCode, ToolError } from './errors.js';
 export { ToolSchemaRegistry } from './schema/index.js';
 export type { ArgumentIssue } from './schema/index.js';
 export type { McpDocument, McpServerConfig } from './config/index.js';
-export { MemoryStore, RESOURCE_KINDS, ResourceService } from './resources/index.js';
+export { MemoryStore, RESOURCE_KINDS, ResourceService, withRevision } from './resources/index.js';
 export type {
   AgentData,
   AgentDescription,

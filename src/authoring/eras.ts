@@ -20,15 +20,27 @@ export const BOTH_ERAS: readonly ProtocolEra[] = Object.freeze(['legacy', 'moder
  * then a 2025 opening (`initialize`) is refused as the SDK's serving entries refuse it (the unsupported-version
  * error naming 2026-07-28). Serving only the 2025 era is not offered: a 2025 client never opens a modern request.
  */
-export function servesLegacy(eras: readonly ProtocolEra[] | undefined, entry: string): boolean {
-  if (eras === undefined) return true;
-  const known = Array.isArray(eras) && eras.length > 0 && eras.every((e) => e === 'legacy' || e === 'modern');
-  if (!known || !eras.includes('modern'))
-    throw new AgtError('invalid_input', `${entry}: eras must be ["legacy", "modern"] (the default) or ["modern"] (2026-07-28 only)`, {
-      details: { field: 'eras' },
-    });
+export function servesLegacy(given: readonly ServedEra[] | undefined, entry: string): boolean {
+  if (given === undefined) return true;
+  const eras: (ProtocolEra | undefined)[] = Array.isArray(given) ? given.map((e) => SERVED_ERAS.get(e)) : [];
+  if (eras.length === 0 || eras.includes(undefined) || !eras.includes('modern'))
+    throw new AgtError(
+      'invalid_input',
+      `${entry}: eras must be ["2025-11-25", "2026-07-28"] (the default) or ["2026-07-28"] (2026-07-28 only); "legacy" and "modern" say the same`,
+      { details: { field: 'eras' } },
+    );
   return eras.includes('legacy');
 }
+
+/** An era a kit service serves, by its protocol version (as API.md names them) or by its era name. */
+export type ServedEra = ProtocolEra | '2025-11-25' | typeof MODERN_PROTOCOL_VERSION;
+
+const SERVED_ERAS: ReadonlyMap<unknown, ProtocolEra> = new Map<ServedEra, ProtocolEra>([
+  ['legacy', 'legacy'],
+  ['modern', 'modern'],
+  ['2025-11-25', 'legacy'],
+  [MODERN_PROTOCOL_VERSION, 'modern'],
+]);
 
 /** The eras a check runs in: `given`, else the config's pin, else both. */
 export function erasOf(target: McpDocument | McpServerConfig, given?: readonly ProtocolEra[]): ProtocolEra[] {

@@ -21,8 +21,7 @@ import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import type { ToolServer } from './server.js';
 import { BoundedEventStore } from './event-store.js';
-import type { ProtocolEra } from '../mcp/era.js';
-import { servesLegacy } from './eras.js';
+import { type ServedEra, servesLegacy } from './eras.js';
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions {
@@ -47,9 +46,10 @@ export interface ServeHttpOptions {
   resumable?: false | { maxEvents?: number; retryMs?: number };
   /**
    * The protocol eras served: both (default), or `['modern']`: 2026-07-28 only — no sessions; a 2025 `initialize` is
-   * refused with the SDK's unsupported-version error naming 2026-07-28.
+   * refused with the SDK's unsupported-version error naming 2026-07-28. `'2025-11-25'`/`'legacy'` and
+   * `'2026-07-28'`/`'modern'` are the same eras.
    */
-  eras?: readonly ProtocolEra[];
+  eras?: readonly ServedEra[];
 }
 
 /** A running HTTP service. */

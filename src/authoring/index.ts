@@ -9,6 +9,7 @@ export type { HttpToolService, ServeHttpOptions } from './http.js';
 export { createToolServer, DEFAULT_CACHE_HINT, serveStdio } from './server.js';
 export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions } from './server.js';
 export type { KitSkillSource } from './skills.js';
+export type { ServedEra } from './eras.js';
 export { toolResult } from '../results.js';
 export type { CacheHint, CallToolResult } from '@modelcontextprotocol/server';
 export { contractCases, runContract } from './contract.js';

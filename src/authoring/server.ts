@@ -24,8 +24,7 @@ import { MAX_HANDLER_ERROR_TEXT } from '../bounds.js';
 import { callToolHandler } from './call-tool.js';
 import { kitTasksFor, type TaskServingOptions } from './tasks/runner.js';
 import { serveTaskMethods, taskCapabilities } from './tasks/serve.js';
-import type { ProtocolEra } from '../mcp/era.js';
-import { servesLegacy } from './eras.js';
+import { type ServedEra, servesLegacy } from './eras.js';
 import { kitSkillsFor, type KitSkillSource } from './skills.js';
 
 /**
@@ -188,8 +187,8 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
 export interface ServeStdioOptions {
   /** The longest incoming message; a longer one is discarded and answered with a JSON-RPC error. Default 10 MiB. */
   maxMessageBytes?: number;
-  /** The protocol eras served: both (default), or `['modern']`: 2026-07-28 only, a 2025 `initialize` refused. */
-  eras?: readonly ProtocolEra[];
+  /** The protocol eras served: both (default), or `['2026-07-28']` (or `['modern']`): 2026-07-28 only, a 2025 `initialize` refused. */
+  eras?: readonly ServedEra[];
 }
 
 /** Serves `server` on this process's stdin/stdout; resolves when the client goes away. Bad lines never end it. */

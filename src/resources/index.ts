@@ -13,4 +13,5 @@ export { MemoryStore } from './memory-store.js';
 export { ResourceService } from './service.js';
 export type { ResourceServiceOptions, ResourceTarget, WriteFields, WriteInput, WriteResult } from './service.js';
 export type { AgentDescription, MountStatus } from './describe.js';
-export type { RevisionChange, WithRevisionOptions, WithRevisionResult } from './with-revision.js';
+export { withRevision } from './with-revision.js';
+export type { RevisionChange, RevisionService, WithRevisionOptions, WithRevisionResult } from './with-revision.js';

@@ -173,7 +173,7 @@ export class ResourceService {
   /**
    * A read-modify-write of one resource under compare-and-set, retried for you: `update(record)` computes the
    * change from the record as read (or undefined: nothing to write), written with that revision; on
-   * `revision_conflict` it reads again after a jittered, growing wait, at most `maxAttempts` (default 50) times.
+   * `revision_conflict` it reads again after a jittered, growing wait, at most `attempts` (default 50) times.
    */
   withRevision<K extends ResourceKind>(
     target: { kind: K; reference: string },

@@ -3,7 +3,7 @@
  * (A4), retried for the caller. The change is computed from the record as
  * read and written with that record's `expectedRevision`; when another host
  * wrote in between (`revision_conflict`), it waits a jittered, growing delay,
- * reads again and computes the change again — at most `maxAttempts` times.
+ * reads again and computes the change again — at most `attempts` times.
  * Nothing is written on a change computed from a stale read. For changes that
  * do not depend on what is stored (add or remove a mount), `service.write`
  * without `expectedRevision` already retries inside.
@@ -27,8 +27,12 @@ export interface RevisionService {
 /** Options of {@link withRevision}. */
 export interface WithRevisionOptions {
   /** Reads and writes at most this many times. Default 50. */
-  maxAttempts?: number;
+  attempts?: number;
   /** The first wait after a conflict is up to this many milliseconds, doubling each time. Default 5. */
+  backoffMs?: number;
+  /** The same as `attempts` (its first name); `attempts` wins when both are given. */
+  maxAttempts?: number;
+  /** The same as `backoffMs` (its first name); `backoffMs` wins when both are given. */
   baseDelayMs?: number;
   /** The longest wait between attempts. Default 250. */
   maxDelayMs?: number;
@@ -46,7 +50,7 @@ export interface WithRevisionResult extends WriteResult {
 /**
  * Reads `target`, computes the change with `update(record)` and writes it with the revision read; on a conflict
  * reads again and retries with a jittered backoff (see the module comment). `update` may return undefined to write
- * nothing. The last conflict is thrown (`details.attempts`) once `maxAttempts` are used.
+ * nothing. The last conflict is thrown (`details.attempts`) once `attempts` are used.
  */
 export async function withRevision<K extends ResourceKind>(
   service: RevisionService,
@@ -54,10 +58,12 @@ export async function withRevision<K extends ResourceKind>(
   update: (record: ResourceRecord) => RevisionChange<K> | undefined | Promise<RevisionChange<K> | undefined>,
   options: WithRevisionOptions = {},
 ): Promise<WithRevisionResult> {
-  const { maxAttempts = 50, baseDelayMs = 5, maxDelayMs = 250, signal } = options;
+  const { maxDelayMs = 250, signal } = options;
+  const maxAttempts = options.attempts ?? options.maxAttempts ?? 50;
+  const baseDelayMs = options.backoffMs ?? options.baseDelayMs ?? 5;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
-    throw new AgtError('invalid_input', 'withRevision: maxAttempts must be a whole number, 1 or more', {
-      details: { field: 'maxAttempts' },
+    throw new AgtError('invalid_input', 'withRevision: attempts must be a whole number, 1 or more', {
+      details: { field: options.attempts === undefined && options.maxAttempts !== undefined ? 'maxAttempts' : 'attempts' },
     });
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw new AgtError('cancelled', 'withRevision was cancelled before it could write');

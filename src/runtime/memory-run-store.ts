@@ -76,7 +76,8 @@ export class MemoryRunStore implements RunStore {
       }
     };
     this.#watchers.add(own);
-    return { close: async () => void this.#watchers.delete(own) };
+    const stop = async () => void this.#watchers.delete(own);
+    return { stop, close: stop };
   }
 
   /** {@inheritDoc RunStore.delete} */

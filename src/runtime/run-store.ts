@@ -106,8 +106,9 @@ export function announcementOf(run: RunWrite, revision: number): RunAnnouncement
   return { ...base, changes, ...(changes.length < all.length ? { omitted: all.length - changes.length } : {}) };
 }
 
-/** A subscription to a store's announcements; `close()` ends it. */
+/** A subscription to a store's announcements; `stop()` (or `close()`, the same) ends it. */
 export interface RunWatch {
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 

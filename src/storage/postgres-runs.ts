@@ -155,7 +155,7 @@ export class PostgresRunStore implements RunStore {
 
   /**
    * Announcements of every host's writes (LISTEN on `<table>_calls`, NOTIFY sent with each write that changes a
-   * call), on a connection of its own held until `close()` of the watch or of the store.
+   * call), on a connection of its own held until `stop()` of the watch or `close()` of the store.
    */
   async watch(listener: (announcement: RunAnnouncement) => void): Promise<RunWatch> {
     const stop = await this.#db.listen(this.#channel, (payload) => {
@@ -167,12 +167,11 @@ export class PostgresRunStore implements RunStore {
         // a listener that throws is its own concern: the watch goes on
       }
     });
-    const watch = {
-      close: async () => {
-        this.#watches.delete(watch);
-        await stop();
-      },
+    const end = async () => {
+      this.#watches.delete(watch);
+      await stop();
     };
+    const watch: RunWatch = { stop: end, close: end };
     this.#watches.add(watch);
     return watch;
   }

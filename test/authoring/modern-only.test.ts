@@ -34,7 +34,7 @@ const initialize = (url: string) =>
 
 describe('E5: a kit service of the 2026-07-28 era only', () => {
   it('E5: over HTTP, a 2025 initialize is refused naming 2026-07-28 and opens no session; a modern client calls', async () => {
-    const service = await serveHttp(kit, { eras: ['modern'] });
+    const service = await serveHttp(kit, { eras: ['2026-07-28'] }); // API.md's spelling; ['modern'] is the same (below)
     services.push(service);
     const refused = await initialize(service.url);
     expect(refused.headers.get('mcp-session-id')).toBeNull();
@@ -78,6 +78,17 @@ describe('E5: a kit service of the 2026-07-28 era only', () => {
     expect(service.sessions()).toBe(1);
   });
 
+  it("E5: eras: ['2025-11-25', '2026-07-28'] (API.md's spelling of both) serves both, as ['legacy', 'modern'] does", async () => {
+    for (const eras of [
+      ['2025-11-25', '2026-07-28'],
+      ['legacy', 'modern'],
+    ] as const) {
+      const service = await serveHttp(kit, { eras });
+      services.push(service);
+      expect((await initialize(service.url)).headers.get('mcp-session-id')).toEqual(expect.any(String));
+    }
+  });
+
   it('E5: over stdio, a server of the modern era only: a client pinned to 2025 gets protocol_mismatch; auto negotiation calls', async () => {
     const server = {
       command: process.execPath,
@@ -96,7 +107,7 @@ describe('E5: a kit service of the 2026-07-28 era only', () => {
   });
 
   it('E5: eras other than both or modern only are refused before anything is served, naming the option', async () => {
-    for (const eras of [[], ['legacy'], ['2025']] as never[]) {
+    for (const eras of [[], ['legacy'], ['2025-11-25'], ['2025'], ['2026-07-28', 'modern', '__proto__']] as never[]) {
       const error = await serveHttp(kit, { eras }).catch((e: unknown) => e);
       expect(isAgtError(error) && error.code).toBe('invalid_input');
       expect((error as { details?: unknown }).details).toEqual({ field: 'eras' });

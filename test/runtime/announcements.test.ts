@@ -40,7 +40,7 @@ describe('issue 51: a run store announces what happens to calls', () => {
     await vi.waitFor(() => expect(changes(seen)).toEqual(['waiting w1', 'waiting w2', 'decided w1', 'decided w2', 'ended w1']));
     expect(seen.map((a) => a.revision)).toEqual([1, 2, 3]);
     await run.suspend({ store }); // nothing changed: nothing announced
-    await watch.close();
+    await watch.stop(); // API.md's name; close() is the same
     await run.decide('b1', {}).catch(() => undefined);
     expect(seen).toHaveLength(3);
   });

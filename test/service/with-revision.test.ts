@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isAgtError, MemoryStore, ResourceService } from '../../src/index.js';
+import { isAgtError, MemoryStore, ResourceService, withRevision } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
 import { failure, tempDir } from '../support/index.js';
 
@@ -64,6 +64,32 @@ describe('A4: service.withRevision', () => {
     expect(error).toMatchObject({ code: 'revision_conflict', details: { attempts: 3 } });
     expect(calls).toBe(3);
     expect((await service.read(counter)).data).toMatchObject({ name: 'someone else' });
+  });
+
+  it('A4: withRevision(service, target, update, { attempts, backoffMs }) from the root: the same loop, bounded by attempts', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    await service.write({ ...counter, create: true, data: { name: '0' } });
+    let calls = 0;
+    const error = await failure(
+      withRevision(
+        service,
+        counter,
+        async (record) => {
+          calls += 1;
+          await service.write({ ...counter, data: { name: 'someone else' } });
+          return { data: { name: String(countOf(record.data) + 1) } };
+        },
+        { attempts: 2, backoffMs: 1 },
+      ),
+    );
+    expect(error).toMatchObject({ code: 'revision_conflict', details: { attempts: 2 } });
+    expect(calls).toBe(2);
+    const done = await withRevision(service, counter, () => ({ data: { name: 'x1' } }), { attempts: 1 });
+    expect(done).toMatchObject({ written: true, attempts: 1, record: { revision: 4, data: { name: 'x1' } } });
+    expect(await failure(withRevision(service, counter, () => undefined, { attempts: 0 }))).toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'attempts' },
+    });
   });
 
   it('A4: an update that returns undefined writes nothing; a cancelled one stops between attempts', async () => {
