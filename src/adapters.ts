@@ -63,7 +63,8 @@ export { estimateToolTokens } from './toolsearch/tokens.js';
 export type { SearchableTool } from './toolsearch/tokens.js';
 export type { BatchRejection } from './runtime/batch-check.js';
 export type { BatchRunner } from './runtime/model-calls.js';
-export type { RecoveredCall, RecoverResult, RejectedBatch } from './runtime/run-batches.js';
+export type { RejectedBatch } from './runtime/run-batches.js';
+export type { RecoveredCall, RecoverResult } from './runtime/pending/recover.js';
 export type { InFlightCall } from './runtime/pending/in-flight.js';
 
 export { renderSkills, SKILL_READ } from './skills/index.js';

@@ -5,14 +5,14 @@
  * the refresh (F1, never mid-batch: F2) and the tools tool_search loaded.
  * The deferred calls a host decides later (run.decide) end here too.
  */
-import { AgtError, isAgtError } from '../errors.js';
+import { isAgtError } from '../errors.js';
 import { type AnswerCheck, answerCheck, type AnswerRules } from './pending/answers.js';
 import type { OpenApprovals } from './pending/open-calls.js';
 import { pendingView } from './pending/record.js';
 import { batchRejection, type BatchRejection, checkBatch } from './batch-check.js';
 import { type CallOutcome, processCall, RunPath } from './call.js';
 import { batchDeadline, type CallContext, callContext, type RunParts } from './call-context.js';
-import { decideCalls, interruptedCall } from './pending/decide.js';
+import { decideCalls } from './pending/decide.js';
 import { collectable } from './pending/tasks.js';
 import { awaitTasks } from './pending/collect.js';
 import type { CallPath } from './pipeline.js';
@@ -21,9 +21,10 @@ import { mapLimit, type RunAudit } from './run-audit.js';
 import { affectsSnapshot, type Route, type SnapshotState } from './snapshot.js';
 import type { RunToolSearch } from './tool-search.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch, ToolResult } from './types.js';
-import { type InFlightCall, type InFlightCalls, inFlightOf, leaseExpired, releasedOf, rerunsSafely } from './pending/in-flight.js';
+import { type InFlightCall, type InFlightCalls, inFlightOf } from './pending/in-flight.js';
 import type { TakenApproval } from './pending/record.js';
-import type { DecidedCalls } from './pending/decided.js';
+import { decidedElsewhere, type DecidedCalls } from './pending/decided.js';
+import { recoverLost, type RecoverResult } from './pending/recover.js';
 
 /** A batch stage 1 rejected (B6): nothing ran. */
 export interface RejectedBatch {
@@ -58,21 +59,6 @@ export interface BatchesParts {
   decided: DecidedCalls;
   /** The results the stored run keeps for calls `callIds` of `batchId` (another host decided them); undefined without. */
   storedResults(batchId: string, callIds: readonly string[]): Promise<ToolResult[] | undefined>;
-}
-
-/** A call `recover()` ended: the batch it was decided in, its result, and whether it ran again (an idempotent tool). */
-export interface RecoveredCall {
-  batchId: string;
-  result: ToolResult;
-  rerun: boolean;
-}
-
-/**
- * What `run.recover()` ended, as a BatchResult across the run's batches: `results` in the order the calls ended,
- * `recovered` the same calls with their batch and whether they ran again, `refresh` what the boundary applied first.
- */
-export interface RecoverResult extends BatchResult {
-  recovered: RecoveredCall[];
 }
 
 /** The batches of one run. */
@@ -230,45 +216,13 @@ export class RunBatches {
     }
   }
 
-  /**
-   * Ends the decided calls whose host died (their lease ran out): a tool that declares `idempotentHint: true` runs
-   * again; any other ends `interrupted`, audited. They are claimed first — leased anew to this host in one
-   * compare-and-set, so of two hosts recovering one run one does it (the other gets revision_conflict), and if this
-   * host dies too they are still in flight for the next — and leave the record when they end.
-   */
-  async recover(signal: AbortSignal | undefined): Promise<RecoverResult> {
-    const { refresher, inFlight, run } = this.#p;
-    const now = Date.now();
-    const lost = inFlight.list().filter((c) => leaseExpired(c, now));
-    if (lost.length === 0) return { results: [], recovered: [] };
-    const refresh = await refresher.apply(true);
-    const claimed = releasedOf(lost, run.options.inFlightLeaseMs, now);
-    inFlight.add(claimed); // the same keys: this host's lease replaces the dead one's
-    try {
-      await this.#p.persist();
-    } catch (error) {
-      inFlight.add(lost);
-      throw decidedElsewhere(error, lost[0]!.approval.batchId);
-    }
-    const recovered: RecoveredCall[] = [];
-    for (const [i, call] of claimed.entries()) {
-      if (rerunsSafely(call)) continue;
-      const ctx = callContext(run, call.approval.batchId, signal, () => undefined);
-      const result = await interruptedCall(lost[i]!, ctx); // its message names the dead host's lease
-      this.#p.interrupted(call);
-      this.#p.decided.add(call.approval.batchId, [result]);
-      recovered.push({ batchId: call.approval.batchId, result, rerun: false });
-    }
-    const again = claimed.filter(rerunsSafely);
-    for (const batchId of new Set(again.map((c) => c.approval.batchId))) {
-      const calls = again.filter((c) => c.approval.batchId === batchId);
-      const results = this.#settle(await this.#run(batchId, calls as unknown as TakenApproval[], signal));
-      this.#p.decided.add(batchId, results);
-      for (const result of results) recovered.push({ batchId, result, rerun: true });
-    }
-    inFlight.end(claimed);
-    await this.#p.recordEnd(claimed);
-    return { results: recovered.map((r) => r.result), recovered, ...(refresh === undefined ? {} : { refresh }) };
+  /** Ends the decided calls whose host died (their lease ran out): see pending/recover.ts. */
+  recover(signal: AbortSignal | undefined): Promise<RecoverResult> {
+    return recoverLost(
+      this.#p,
+      async (batchId, calls) => this.#settle(await this.#run(batchId, calls as unknown as TakenApproval[], signal)),
+      signal,
+    );
   }
 
   // The results of calls that ended; the calls that wait are kept for run.decide.
@@ -336,16 +290,4 @@ export class RunBatches {
       },
     };
   }
-}
-
-// The stored run moved on since this host read it: another host decided (or wrote) it first. Retrying here could only
-// find the calls gone, so the error says what happened and how to see what still waits (the code stays revision_conflict).
-function decidedElsewhere(error: unknown, batchId: string): unknown {
-  if (!isAgtError(error) || error.code !== 'revision_conflict') return error;
-  return new AgtError(
-    'revision_conflict',
-    `another host decided or wrote this run first (batch "${batchId}"); its decision stands and nothing ran here — ` +
-      'resume the run from its store again to see which calls still wait, do not retry this decision',
-    { details: { ...error.details, reason: 'decided_elsewhere', batchId }, cause: error },
-  );
 }

@@ -5,6 +5,7 @@
  * "decided elsewhere". The results are what the model got (masked like every
  * result); they live in the run record (docs/security.md).
  */
+import { AgtError, isAgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import type { ToolResult } from '../types.js';
 
@@ -71,4 +72,19 @@ export function storedResults(
   const byCall = new Map((decided ?? []).filter((d) => d.batchId === batchId).map((d) => [d.callId, d.result]));
   const results = callIds.map((id) => byCall.get(id));
   return callIds.length > 0 && results.every((r) => r !== undefined) ? (results as ToolResult[]) : undefined;
+}
+
+/**
+ * A revision_conflict of deciding (or recovering) batch `batchId`: the stored run moved on since this host read it —
+ * another host decided (or wrote) it first. Retrying here could only find the calls gone, so the error says what
+ * happened and how to see what still waits (the code stays revision_conflict). Other errors are given back as they are.
+ */
+export function decidedElsewhere(error: unknown, batchId: string): unknown {
+  if (!isAgtError(error) || error.code !== 'revision_conflict') return error;
+  return new AgtError(
+    'revision_conflict',
+    `another host decided or wrote this run first (batch "${batchId}"); its decision stands and nothing ran here — ` +
+      'resume the run from its store again to see which calls still wait, do not retry this decision',
+    { details: { ...error.details, reason: 'decided_elsewhere', batchId }, cause: error },
+  );
 }

@@ -1,0 +1,83 @@
+/**
+ * run.recover() (E8): the decided calls whose host died (their lease ran out)
+ * end here. They are claimed first — leased anew to this host in one
+ * compare-and-set, so of two hosts recovering one run one does it (the other
+ * gets revision_conflict), and if this host dies too they are still in
+ * flight for the next. A tool that declares `idempotentHint: true` runs
+ * again; any other ends `interrupted`, audited. They leave the record when
+ * they end.
+ */
+import { callContext, type RunParts } from '../call-context.js';
+import type { RunRefresher } from '../refresher.js';
+import type { BatchResult, ToolResult } from '../types.js';
+import { interruptedCall } from './decide.js';
+import { decidedElsewhere, type DecidedCalls } from './decided.js';
+import { type InFlightCall, type InFlightCalls, leaseExpired, releasedOf, rerunsSafely } from './in-flight.js';
+
+/** A call `recover()` ended: the batch it was decided in, its result, and whether it ran again (an idempotent tool). */
+export interface RecoveredCall {
+  batchId: string;
+  result: ToolResult;
+  rerun: boolean;
+}
+
+/**
+ * What `run.recover()` ended, as a BatchResult across the run's batches: `results` in the order the calls ended,
+ * `recovered` the same calls with their batch and whether they ran again, `refresh` what the boundary applied first.
+ */
+export interface RecoverResult extends BatchResult {
+  recovered: RecoveredCall[];
+}
+
+/** What recovering needs of a run's batches (RunBatches' parts have it all). */
+export interface RecoverParts {
+  run: RunParts;
+  refresher: Pick<RunRefresher, 'apply'>;
+  inFlight: InFlightCalls;
+  decided: DecidedCalls;
+  persist(): Promise<void>;
+  interrupted(call: InFlightCall): void;
+  recordEnd(ended: readonly InFlightCall[]): Promise<void>;
+}
+
+/** Ends the calls of `p.inFlight` whose lease ran out; `rerun` runs the idempotent ones of one batch again, here. */
+export async function recoverLost(
+  p: RecoverParts,
+  rerun: (batchId: string, calls: readonly InFlightCall[]) => Promise<ToolResult[]>,
+  signal: AbortSignal | undefined,
+): Promise<RecoverResult> {
+  const { refresher, inFlight, run } = p;
+  const now = Date.now();
+  const lost = inFlight.list().filter((c) => leaseExpired(c, now));
+  if (lost.length === 0) return { results: [], recovered: [] };
+  const refresh = await refresher.apply(true);
+  const claimed = releasedOf(lost, run.options.inFlightLeaseMs, now);
+  inFlight.add(claimed); // the same keys: this host's lease replaces the dead one's
+  try {
+    await p.persist();
+  } catch (error) {
+    inFlight.add(lost);
+    throw decidedElsewhere(error, lost[0]!.approval.batchId);
+  }
+  const recovered: RecoveredCall[] = [];
+  for (const [i, call] of claimed.entries()) {
+    if (rerunsSafely(call)) continue;
+    const ctx = callContext(run, call.approval.batchId, signal, () => undefined);
+    const result = await interruptedCall(lost[i]!, ctx); // its message names the dead host's lease
+    p.interrupted(call);
+    p.decided.add(call.approval.batchId, [result]);
+    recovered.push({ batchId: call.approval.batchId, result, rerun: false });
+  }
+  const again = claimed.filter(rerunsSafely);
+  for (const batchId of new Set(again.map((c) => c.approval.batchId))) {
+    const results = await rerun(
+      batchId,
+      again.filter((c) => c.approval.batchId === batchId),
+    );
+    p.decided.add(batchId, results);
+    for (const result of results) recovered.push({ batchId, result, rerun: true });
+  }
+  inFlight.end(claimed);
+  await p.recordEnd(claimed);
+  return { results: recovered.map((r) => r.result), recovered, ...(refresh === undefined ? {} : { refresh }) };
+}
