@@ -126,6 +126,22 @@ describe('E6: tasks that outlive their server process', () => {
   });
 });
 
+describe('E6: a kit server whose task store fails', () => {
+  it("E6: a task store that cannot write a task's end leaves the task as last stored; the server process goes on serving", async () => {
+    const log = path.join(tmp.dir, 'failing-store.log');
+    const failing = { ...config(log, 'legacy'), args: [...config(log, 'legacy').args, '--store-fails-at-end'] };
+    await using connection = await connectMcp(failing, { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
+    await connection.listTools();
+    const started = await connection.callToolOrInput('report', { id: 'unwritten' });
+    const taskId = (started as McpTaskStarted).task.id;
+    await vi.waitFor(() => expect(lines(log)).toContain('done unwritten'), { timeout: 20_000 });
+    // Its end was never stored: the task reads as it was; before the fix the rejected write ended the process.
+    expect((await connection.getTask(taskId)).status).toBe('working');
+    expect(await connection.ping()).toBeGreaterThanOrEqual(0);
+    expect((await connection.listTools()).map((t) => t.name)).toContain('report');
+  }, 60_000);
+});
+
 describe('E6: checking a server whose tools run as tasks', () => {
   it("E6: checkServer calls task tools in both eras: valid arguments answer, invalid ones are refused (a 2025 task carries the refusal); an unoffered question is the tool's error", async () => {
     const log = path.join(tmp.dir, 'check.log');

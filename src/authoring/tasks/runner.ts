@@ -96,7 +96,10 @@ export class KitTasks {
     // A handler still running when its task's TTL ends is stopped: nobody can read what it would return.
     const expiry = setTimeout(() => running.controller.abort(new Error('the task outlived its TTL')), ttlMs);
     expiry.unref();
-    void this.#drive(record.taskId, running, run).finally(() => clearTimeout(expiry));
+    // A store that cannot write the task's end leaves it as last stored (its TTL ends it); the process goes on.
+    void this.#drive(record.taskId, running, run)
+      .catch(() => undefined)
+      .finally(() => clearTimeout(expiry));
     return record;
   }
 
@@ -108,7 +111,7 @@ export class KitTasks {
         new Promise((resolve) => {
           const key = `t${++running.asked}`; // unique over the task's life, as the extension asks
           running.waiting.set(key, { request, answer: resolve });
-          void this.#change(taskId, { status: 'input_required', inputRequests: this.#questions(running) });
+          this.#change(taskId, { status: 'input_required', inputRequests: this.#questions(running) }).catch(() => undefined);
         }),
     };
     let end: Partial<TaskRecord>;
@@ -118,9 +121,12 @@ export class KitTasks {
       const failure = error instanceof ProtocolError ? error : new ProtocolError(ProtocolErrorCode.InternalError, 'the task failed');
       end = { status: 'failed', error: { code: failure.code, message: failure.message } };
     }
-    if (!running.controller.signal.aborted) await this.#change(taskId, { ...end, inputRequests: undefined });
-    this.#running.delete(taskId);
-    for (const tell of running.changed) tell();
+    try {
+      if (!running.controller.signal.aborted) await this.#change(taskId, { ...end, inputRequests: undefined });
+    } finally {
+      this.#running.delete(taskId);
+      for (const tell of running.changed) tell();
+    }
   }
 
   #questions(running: Running): TaskRecord['inputRequests'] {

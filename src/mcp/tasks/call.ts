@@ -208,13 +208,18 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, late: (value: T)
   });
 }
 
-/** Tells the server to stop a task, best effort: its own failure to answer changes nothing for the caller. */
+/**
+ * Tells the server to stop a task, best effort: never rejects. A server that does not answer, or a session closed
+ * meanwhile (the connection closed as a late answer came in: ext-tasks then throws at once), changes nothing for the
+ * caller — and nothing here may become an unhandled rejection, as its callers do not wait for it.
+ */
 export async function cancelOnServer(tasks: ConnectionTasks, taskId: string): Promise<void> {
-  const session = await tasks.session();
-  await session
-    .task(taskId as never)
-    .cancel(AbortSignal.timeout(CANCEL_TIMEOUT_MS))
-    .catch(() => undefined);
+  try {
+    const session = await tasks.session();
+    await session.task(taskId as never).cancel(AbortSignal.timeout(CANCEL_TIMEOUT_MS));
+  } catch {
+    // best effort (above)
+  }
 }
 
 /** The result of a settled task, or the error its outcome stands for. */
