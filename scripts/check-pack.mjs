@@ -25,8 +25,10 @@ const MAX_UNPACKED_BYTES = 2.5e6;
 
 /**
  * Every file README.md and docs/ name: under examples/ and docs/ it ships (a user reading the installed docs finds
- * it; an import specifier `x.js` of `x.ts` counts); under test/, bench/, scripts/ and .ci/ it is the repository's,
- * and must exist there (names with no extension are registry references such as `test/fixture`, not files).
+ * it; an import specifier `x.js` of `x.ts` counts) unless package.json's `files` leaves it out by name (`!docs/…`:
+ * the repository's records of measurements, then it must exist there); under test/, bench/, scripts/ and .ci/ it is
+ * the repository's, and must exist there (names with no extension are registry references such as `test/fixture`,
+ * not files).
  */
 function namedFilesShip(files) {
   const pages = [
@@ -37,12 +39,15 @@ function namedFilesShip(files) {
       .map((f) => `docs/${f}`),
   ];
   const problems = [];
+  const leftOut = new Set(pkg.files.filter((f) => f.startsWith('!')).map((f) => f.slice(1)));
   for (const page of pages) {
     const text = fs.readFileSync(path.join(root, page), 'utf8');
     for (const m of text.matchAll(/(?<![A-Za-z0-9_-])((?:docs|examples|test|bench|scripts|\.ci)\/[A-Za-z0-9_./-]*)/g)) {
       const name = m[1].replace(/[.,:;]+$/, '');
       if (name.includes('*') || text[m.index + m[0].length] === '<') continue; // a pattern, not a file
-      if (name.startsWith('docs/') || name.startsWith('examples/')) {
+      if (leftOut.has(name)) {
+        if (!fs.existsSync(path.join(root, name))) problems.push(`${page} names ${name}, which the repository does not have`);
+      } else if (name.startsWith('docs/') || name.startsWith('examples/')) {
         const shipped = (n) =>
           n.endsWith('/')
             ? files.some((f) => f.startsWith(`package/${n}`))
