@@ -127,13 +127,30 @@ describe('E6: tasks that outlive their server process', () => {
 });
 
 describe('E6: a kit server whose task store fails', () => {
-  it("E6: a task store that cannot write a task's end leaves the task as last stored; the server process goes on serving", async () => {
-    const log = path.join(tmp.dir, 'failing-store.log');
-    const failing = { ...config(log, 'legacy'), args: [...config(log, 'legacy').args, '--store-fails-at-end'] };
-    await using connection = await connectMcp(failing, { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
+  const refusing = (log: string, what: 'results' | 'ends') => ({
+    ...config(log, 'legacy'),
+    args: [...config(log, 'legacy').args, '--store-refuses', what],
+  });
+  const started = async (connection: McpConnection, id: string) =>
+    ((await connection.callToolOrInput('report', { id })) as McpTaskStarted).task.id;
+
+  it('E6: a result the task store refuses ends the task failed (its client need not wait for the TTL); the server goes on', async () => {
+    const log = path.join(tmp.dir, 'refused-result.log');
+    await using connection = await connectMcp(refusing(log, 'results'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
     await connection.listTools();
-    const started = await connection.callToolOrInput('report', { id: 'unwritten' });
-    const taskId = (started as McpTaskStarted).task.id;
+    const taskId = await started(connection, 'big');
+    await vi.waitFor(async () => expect((await connection.getTask(taskId)).status).toBe('failed'), { timeout: 20_000 });
+    const refused = (await failure(connection.getTaskResult(taskId))) as { code: string; message: string };
+    expect(refused).toMatchObject({ code: 'protocol_error', details: { reason: 'task_failed' } });
+    expect(refused.message).toContain('its result could not be stored');
+    expect(await connection.ping()).toBeGreaterThanOrEqual(0);
+  }, 60_000);
+
+  it("E6: a task store that cannot write a task's end at all leaves the task as last stored; the server process goes on serving", async () => {
+    const log = path.join(tmp.dir, 'refused-end.log');
+    await using connection = await connectMcp(refusing(log, 'ends'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
+    await connection.listTools();
+    const taskId = await started(connection, 'unwritten');
     await vi.waitFor(() => expect(lines(log)).toContain('done unwritten'), { timeout: 20_000 });
     // Its end was never stored: the task reads as it was; before the fix the rejected write ended the process.
     expect((await connection.getTask(taskId)).status).toBe('working');

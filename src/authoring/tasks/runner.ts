@@ -115,14 +115,27 @@ export class KitTasks {
         }),
     };
     let end: Partial<TaskRecord>;
+    // A result the store refuses (too large for it, say) ends the task failed, so its client does not wait for its
+    // TTL; a store that refuses that too leaves the task as last stored.
+    const unstored = (error: unknown) => {
+      if (end.status !== 'completed') throw error;
+      const message = 'the task completed, but its result could not be stored';
+      return this.#change(taskId, {
+        status: 'failed',
+        error: { code: ProtocolErrorCode.InternalError, message },
+        statusMessage: message,
+        inputRequests: undefined,
+      });
+    };
     try {
       end = { status: 'completed', result: await run(control) };
     } catch (error) {
       const failure = error instanceof ProtocolError ? error : new ProtocolError(ProtocolErrorCode.InternalError, 'the task failed');
-      end = { status: 'failed', error: { code: failure.code, message: failure.message } };
+      // A failed task's statusMessage says why (2025-11-25: clients show it), not what its last progress said.
+      end = { status: 'failed', error: { code: failure.code, message: failure.message }, statusMessage: failure.message };
     }
     try {
-      if (!running.controller.signal.aborted) await this.#change(taskId, { ...end, inputRequests: undefined });
+      if (!running.controller.signal.aborted) await this.#change(taskId, { ...end, inputRequests: undefined }).catch(unstored);
     } finally {
       this.#running.delete(taskId);
       for (const tell of running.changed) tell();
