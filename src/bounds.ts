@@ -65,6 +65,8 @@ export const MAX_SKILL_FILES = 512;
 export const MAX_SKILL_PATH_LENGTH = 255;
 /** How deep the folders of a skill go. */
 export const MAX_SKILL_PATH_DEPTH = 8;
+/** The longest skill description (the Agent Skills frontmatter bound): also how much of one a system prompt is given (renderSkills). */
+export const MAX_SKILL_DESCRIPTION = 1024;
 /** The largest skill file `skill_read` reads and returns (a larger one is a readable refusal, never fetched). */
 export const MAX_SKILL_READ_BYTES = 256 * 1024;
 
@@ -84,12 +86,29 @@ export const MAX_TASK_POLL_MS = 5_000;
 export const DEFAULT_TASK_POLL_MS = 1_000;
 /** The longest a kit server keeps a task and its result (its `ttlMs` option, or a client's asked TTL, is cut to it). */
 export const MAX_TASK_TTL_MS = 7 * 24 * 60 * 60_000;
+/** How many tasks one caller may have running at once on a kit server by default (its `tasks.maxRunningPerCaller`). */
+export const DEFAULT_MAX_RUNNING_TASKS_PER_CALLER = 100;
+/** How many tasks a kit server runs at once by default, all callers together (its `tasks.maxRunning`). */
+export const DEFAULT_MAX_RUNNING_TASKS = 1_000;
+/**
+ * The longest TTL a client takes from a server's task (`ttl`/`ttlMs`), cut to it before any date is made of it:
+ * a longer one — even one past the last date JavaScript can hold — waits no longer than this (a call that waits on
+ * its task waits its TTL, or approvalTtlMs when longer). Cut, not refused: the task itself may be good.
+ */
+export const MAX_SERVER_TASK_TTL_MS = MAX_TASK_TTL_MS;
 /** How long each call of a contract check (`checkServer`, `agt mcp check`) may take by default. */
 export const DEFAULT_CHECK_CALL_MS = 10_000;
 /** McpPool: connections kept open at most, a breaker's cool-down, and how long close() lets calls in flight finish. */
 export const DEFAULT_POOL_MAX_CONNECTIONS = 64;
 export const DEFAULT_POOL_COOL_DOWN_MS = 30_000;
 export const DEFAULT_POOL_DRAIN_MS = 10_000;
+/**
+ * How long a PostgreSQL store waits for a pooled connection by default (`acquireTimeoutMs`) before the call ends
+ * store_unavailable (reason pool_timeout): a watch or a busy host holding every connection never stalls a write for good.
+ */
+export const DEFAULT_PG_ACQUIRE_TIMEOUT_MS = 30_000;
+/** The rule of `acquireTimeoutMs`: a whole number of milliseconds, 1 ms to 10 minutes. */
+export const PG_ACQUIRE_MS_RULE: MsRule = { whole: true, min: 1, max: 600_000 };
 
 /** A rule for a time: at least `min` (default: more than 0), at most `max`, a whole number when `whole`. */
 export interface MsRule {

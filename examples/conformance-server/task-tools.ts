@@ -3,7 +3,9 @@
  * SEP-2663) call: `greet` (never a task), `slow_compute` (a task that sleeps,
  * ends cancelled when cancelled), `failing_job` (a tool error; a task only),
  * `protocol_error_job` (a protocol error: the task fails), `confirm_delete`
- * and `multi_input` (tasks that ask: one question, two at once).
+ * and `multi_input` (tasks that ask: one question, two at once), and
+ * `test_tool_with_task` (input first, then a task: it asks for the user's
+ * name by rounds and becomes a task once it has it, on 2026-07-28).
  */
 import * as v from 'valibot';
 import { defineTool, toolError } from 'agt-mcp/authoring';
@@ -71,6 +73,21 @@ export function conformanceTaskTools() {
       handler: async ({ path }, ctx) => {
         const answer = await ctx.elicit({ message: `Delete ${path ?? 'the file'}?`, requestedSchema: confirmForm });
         return answer.action === 'accept' && answer.content?.confirm === true ? `deleted ${path ?? 'the file'}` : 'kept';
+      },
+    }),
+    defineTool({
+      name: 'test_tool_with_task',
+      description: "Asks for the user's name, then greets them as a task (input first, then a task).",
+      input: v.object({}),
+      execution: { taskSupport: 'required', taskStart: 'handler' },
+      handler: async (_input, ctx) => {
+        const answer = await ctx.elicit(
+          { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+          { key: 'user_name' },
+        );
+        if (answer.action !== 'accept') return 'no name given';
+        await ctx.startTask(); // the call is answered with the task; what follows is the task's work
+        return `Hello, ${String(answer.content?.name)}!`;
       },
     }),
     defineTool({

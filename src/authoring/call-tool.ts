@@ -20,6 +20,8 @@ import { outputProblem } from './output.js';
 import { callAsTask, requestCapabilities, taskContext } from './tasks/serve.js';
 import { legacyTask } from './tasks/wire.js';
 import type { KitTasks } from './tasks/runner.js';
+import { taskCaller } from './tasks/policy.js';
+import { roundsThenTask, startsInHandler } from './task-after-rounds.js';
 
 /** What a server's tools/call handler needs. */
 export interface CallToolParts {
@@ -40,7 +42,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     value: unknown,
     context: ToolContext,
     rounds?: Rounds,
-    asTask = false,
+    asTask: boolean | (() => boolean) = false,
   ): Promise<CallToolResult> => {
     try {
       const result = outputContent(await tool.handler(value as never, context));
@@ -50,7 +52,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
       return toolErrorResult(broken);
     } catch (error) {
       if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
-      if (asTask && error instanceof ProtocolError) throw error;
+      if ((typeof asTask === 'function' ? asTask() : asTask) && error instanceof ProtocolError) throw error;
       const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
       // A task's handler that ends because its task was cancelled is no failure to tell its author of.
       if (status === 'tool_failed' && !context.signal.aborted) report(error, tool.name);
@@ -78,6 +80,21 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
     const context = toolContext(server, ctx, meta, serving);
     const owner = context.caller?.id ?? null;
+    // Input first, then a task: a taskStart 'handler' tool asks by rounds and becomes a task at ctx.startTask().
+    if (startsInHandler(tool, serving.era, server, ctx)) {
+      const rounds = await Rounds.take(ctx, tool.name, request.params.arguments, owner, parts.codec);
+      const value = parsed.ok ? parsed.value : undefined;
+      return (await roundsThenTask({
+        tool,
+        call: { params, server, ctx },
+        context,
+        rounds,
+        tasks: parts.tasks,
+        starter: taskCaller(context.caller, ctx),
+        owner,
+        run: (handlerContext, asTask) => run(tool, value, handlerContext, rounds, asTask),
+      })) as unknown as CallToolResult;
+    }
     const task = await callAsTask(
       tool.execution?.taskSupport,
       { era: serving.era, params, server, ctx },
@@ -85,7 +102,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
         start: (ttl) =>
           parts.tasks.start(
             tool.name,
-            owner,
+            taskCaller(context.caller, ctx), // an anonymous caller's 2025 session: what its tasks/list shows (issue 58 #3)
             ttl,
             (control) =>
               (invalid !== undefined
@@ -111,7 +128,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     );
     if (task !== undefined) return task as unknown as CallToolResult;
     // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.
-    const rounds = serving.era === 'modern' ? Rounds.of(ctx, tool.name, request.params.arguments, owner) : undefined;
+    const rounds = serving.era === 'modern' ? await Rounds.take(ctx, tool.name, request.params.arguments, owner, parts.codec) : undefined;
     return run(tool, parsed.ok ? parsed.value : undefined, rounds ? roundsContext(context, rounds) : context, rounds);
   };
 }

@@ -6,6 +6,7 @@
  */
 import { CreateMessageResultSchema, ElicitResultSchema, ListRootsResultSchema } from '@modelcontextprotocol/core';
 import { inputRequired, type Rounds } from './rounds.js';
+import { answerProblem, checkQuestion, expectedOf } from './answers.js';
 import type { Server, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { ToolErrorSignal } from '../errors.js';
 import { defined } from '../json.js';
@@ -93,8 +94,17 @@ export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<
     },
     async elicit(params) {
       requireClient(server, 'elicitation');
-      return extra.mcpReq.send({ method: 'elicitation/create', params }, ElicitResultSchema, { signal: extra.mcpReq.signal });
+      const request = { method: 'elicitation/create', params } as const;
+      const expected = expectedOf(request);
+      checkQuestion(expected);
+      const answer = await extra.mcpReq.send(request, ElicitResultSchema, { signal: extra.mcpReq.signal });
+      // E4: the answer is checked against the question before the handler sees it (in a 2025 task too: issue 58).
+      const problem = answerProblem(expected, answer);
+      if (problem !== undefined)
+        throw new ToolErrorSignal('invalid_answer', `the client's answer to the question ${problem}`, { method: request.method });
+      return answer;
     },
+    async startTask() {}, // a task starts here only on the 2026-07-28 path of a taskStart: 'handler' tool (task-after-rounds.ts)
     clientCapabilities: Object.freeze({ ...(server.getClientCapabilities() ?? {}) }),
     async ask(questions) {
       const answers: Record<string, unknown> = {};

@@ -96,6 +96,14 @@ export interface ToolContext {
    * nothing on other transports.
    */
   closeStream(): void;
+  /**
+   * Becomes a task here, for a tool that declares `execution.taskStart: 'handler'`: on 2026-07-28, with the client's
+   * request declaring the Tasks extension, the call is answered with the task once it exists, and what the handler
+   * does after this runs as the task (`signal` follows the task, progress sets its statusMessage, a later question
+   * waits in it). The questions before it go by rounds. Anywhere else — a 2025 call (a task from the start when the
+   * client asked), a task already, a plain call — it does nothing.
+   */
+  startTask(): Promise<void>;
 }
 
 /**
@@ -120,14 +128,21 @@ interface ToolDescription {
 
 /** A tool definition, ready to serve. */
 export interface DefinedTool<S extends v.GenericSchema = v.GenericSchema> extends ToolDescription {
+  /** `'handler'`: the task starts at `ctx.startTask()` (its questions before go by rounds); never published. */
+  readonly taskStart?: TaskStart;
   readonly input: S;
   /** Generated from `input`; never hand-written. */
   readonly inputSchema: Record<string, unknown>;
   readonly handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 }
 
+/** When a tool that may run as a task starts it: when the call arrives (default), or when its handler says (`ctx.startTask()`). */
+export type TaskStart = 'call' | 'handler';
+
 /** Any defined tool, whatever its input type: what a server serves. */
 export interface ServableTool extends ToolDescription {
+  /** `'handler'`: the task starts at `ctx.startTask()` (its questions before go by rounds); never published. */
+  readonly taskStart?: TaskStart;
   readonly input: v.GenericSchema;
   readonly inputSchema: Record<string, unknown>;
   readonly handler: (input: never, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
@@ -154,8 +169,10 @@ export interface ToolDefinition<S extends v.GenericSchema> {
    * `{ taskSupport: 'optional' }`: a client that asks may run the tool as a task (it answers at once with the task;
    * the handler runs on, `ctx.signal` aborts on `tasks/cancel`, and the result is kept for the task's TTL);
    * `'required'`: only as a task. Both protocol eras (the 2026-07-28 Tasks extension). Default: never a task.
+   * `taskStart: 'handler'`: on 2026-07-28 the task starts when the handler calls `ctx.startTask()`, its questions
+   * before that going by rounds (input first, then a task: SEP-2663); in the 2025 era, as by default, at the call.
    */
-  execution?: { taskSupport: TaskSupport };
+  execution?: { taskSupport: TaskSupport; taskStart?: TaskStart };
   handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 }
 
@@ -170,6 +187,14 @@ export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition
   const support = execution?.taskSupport;
   if (execution !== undefined && support !== 'forbidden' && support !== 'optional' && support !== 'required')
     throw new AgtError('invalid_input', `tool "${String(name)}": execution.taskSupport must be "optional", "required" or "forbidden"`);
+  const taskStart = execution?.taskStart;
+  if (taskStart !== undefined && taskStart !== 'call' && taskStart !== 'handler')
+    throw new AgtError('invalid_input', `tool "${String(name)}": execution.taskStart must be "call" or "handler"`);
+  if (taskStart === 'handler' && support !== 'optional' && support !== 'required')
+    throw new AgtError(
+      'invalid_input',
+      `tool "${String(name)}": execution.taskStart "handler" needs execution.taskSupport "optional" or "required" (a tool that never runs as a task has no task to start)`,
+    );
   if (typeof name !== 'string' || !MODEL_TOOL_NAME.test(name))
     throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
   const inputSchema = publishValibot(name, 'input', input, definitions);
@@ -182,6 +207,7 @@ export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition
     inputSchema,
     ...defined({ outputSchema }),
     ...(support === undefined ? {} : { execution: Object.freeze({ taskSupport: support }) }),
+    ...(taskStart === 'handler' ? { taskStart } : {}),
     handler,
   });
 }

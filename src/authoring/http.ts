@@ -19,7 +19,7 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '
 import { type AuthInfo, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
-import type { ToolServer } from './server.js';
+import { shareTasks, type ToolServer } from './server.js';
 import { BoundedEventStore } from './event-store.js';
 import { type ServedEra, servesLegacy } from './eras.js';
 
@@ -109,7 +109,10 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
   const retryInterval = options.resumable === false ? undefined : (options.resumable?.retryMs ?? 1000);
   let port = 0;
   let closing = false;
-  await createServer().ready(); // what every instance serves is loaded once (its skills)
+  const first = createServer();
+  await first.ready(); // what every instance serves is loaded once (its skills)
+  // Every instance of this service runs its tasks with the first's: a task outlives the request that started it.
+  const instance = () => shareTasks(createServer(), first);
 
   // DNS rebinding: a page on another site may reach a loopback server through its own name; Host and Origin must name this one.
   // The names this server answers to, known once it listens.
@@ -161,7 +164,7 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
     // 2026-07-28: stateless; with only that era served, a 2025 opening goes there too (the SDK's entry refuses it).
     if (!legacy || !(await isLegacyRequest(await toWebRequest(req, body), body))) return modern(req, res, body);
     if (sessions.size >= maxSessions) return reply(res, 503, -32000, 'the server takes no new sessions now');
-    const server = createServer();
+    const server = instance();
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, server, owner: auth?.clientId }),
@@ -176,7 +179,7 @@ export async function serveHttp(createServer: () => ToolServer, options: ServeHt
   };
 
   // The modern era: a fresh server of the tools per request, from the SDK's entry (discover, envelopes, result identity).
-  const modernHandler = createMcpHandler(({ era }) => createServer().build(era, 'http'), { legacy: 'reject' });
+  const modernHandler = createMcpHandler(({ era }) => instance().build(era, 'http'), { legacy: 'reject' });
   const modern = toNodeHandler(modernHandler);
 
   const listener = http.createServer((req, res) => {

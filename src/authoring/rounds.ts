@@ -15,10 +15,17 @@
  * with the default key so does the machine (a file per state until it
  * expires), so a replayed final retry never runs the handler's side effect
  * twice (instances on several machines share no such memory: route a call's
- * retries to the machine that asked, or accept replays there).
+ * retries to the machine that asked, or accept replays there). A state is
+ * taken only once every check it is bound to holds — caller, tool, arguments,
+ * the retry's answers — so a refused presentation (another caller's, say)
+ * leaves it to its owner (issue 58).
  * Answers sealed in the state are kept as they were; a retry's answers count
- * only for the questions the last round asked (a first call, with no state,
- * may bring answers to the questions it knows: SEP-2322).
+ * only for the questions the last round asked, each checked against what was
+ * sealed of its question (answers.ts): one that does not answer it is refused
+ * (-32602, the state left untaken, so the client may answer again). A first
+ * call, with no state, may bring answers to the questions it knows
+ * (SEP-2322): one that does not answer the question the handler asks is not
+ * used, and the question is asked.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -35,15 +42,34 @@ import { MAX_REQUEST_STATE_BYTES, MAX_REQUEST_STATE_TTL_SECONDS, MAX_USED_REQUES
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
 import { canonicalHash } from '../schema/canonical.js';
+import { answerProblem, checkQuestion, type Expected, expectedOf, invalidAnswer } from './answers.js';
 import { checkedKey, defaultStateKey, type StateKey, takeOnDisk } from './state-key.js';
 
-/** What the sealed state holds: the tool, the arguments' digest, the caller, every answer so far, and the keys the round asked. */
+/**
+ * What the sealed state holds: the tool, the arguments' digest, the caller, every answer so far, the keys the round
+ * asked, and what each of them is answered with (`s`: its method; an elicitation's mode and requestedSchema).
+ */
 interface KitState {
   t: string;
   a: string;
   c: string | null;
   r: Record<string, unknown>;
   q?: string[];
+  s?: Record<string, Expected>;
+}
+
+/** A state whose seal and expiry were verified, not taken yet: what it holds, and its digest (what taking records). */
+export interface VerifiedState {
+  state: KitState;
+  digest: string;
+}
+
+/** A server's states: `verify` (the SDK server's `requestState` hook) checks the seal and expiry; `take` spends one. */
+export interface KitStateCodec {
+  mint(value: KitState, ctx?: ServerContext): Promise<string>;
+  verify(state: string, ctx: ServerContext): Promise<VerifiedState>;
+  /** Takes the state of `digest` for its life: false when it was taken before (by this process, or on the default key this machine). */
+  take(digest: string): Promise<boolean>;
 }
 
 /** The server's sealing key and how long a state lives. */
@@ -78,8 +104,8 @@ function takeOnce(digest: string, until: number): boolean {
 
 const stderrLine = (line: string) => void process.stderr.write(`${line}\n`);
 
-/** The codec of a server's states (its `verify` goes in the SDK server's `requestState` option): verified, then taken once. */
-export function roundsCodec(options: RoundsOptions = {}): RequestStateCodec<KitState> {
+/** The codec of a server's states (its `verify` goes in the SDK server's `requestState` option); Rounds.take spends them. */
+export function roundsCodec(options: RoundsOptions = {}): KitStateCodec {
   const given = options.key === undefined ? undefined : checkedKey(options.key, 'requestStateKey');
   const ttlSeconds = options.ttlSeconds ?? 600;
   const problem = msProblem(ttlSeconds, { whole: true, min: 1, max: MAX_REQUEST_STATE_TTL_SECONDS });
@@ -100,14 +126,16 @@ export function roundsCodec(options: RoundsOptions = {}): RequestStateCodec<KitS
     })));
   return {
     mint: async (value, ctx) => (await codec()).codec.mint(value, ctx),
-    verify: async (state, ctx) => {
-      const { codec: sealed, usedDir } = await codec();
-      const value = await sealed.verify(state, ctx); // a forged or expired state fails here, and is never remembered
-      const digest = createHash('sha256').update(state).digest('base64url');
+    // A forged or expired state fails here. A good one is not taken yet: a refusal after this must not spend it.
+    verify: async (state, ctx) => ({
+      state: await (await codec()).codec.verify(state, ctx),
+      digest: createHash('sha256').update(state).digest('base64url'),
+    }),
+    take: async (digest) => {
+      const { usedDir } = await codec();
       const until = Date.now() + ttlSeconds * 1000;
-      if (!takeOnce(digest, until)) throw new Error('used');
-      if (usedDir !== undefined && !(await takeOnDisk(usedDir, digest, until))) throw new Error('used by another process');
-      return value;
+      if (!takeOnce(digest, until)) return false;
+      return usedDir === undefined || takeOnDisk(usedDir, digest, until);
     },
   };
 }
@@ -119,53 +147,98 @@ export class NeedsInput extends Error {
   }
 }
 
+// The questions that end a round, each one checkable (a requestedSchema the validator cannot load fails the handler now).
+function needs(requests: Record<string, InputRequest>): NeedsInput {
+  for (const request of Object.values(requests)) checkQuestion(expectedOf(request));
+  return new NeedsInput(requests);
+}
+
+const refusedState = () =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
+
 /** The questions of one handler run: answers so far (from the state and the retry), and the next question's key. */
 export class Rounds {
   readonly #answers: Record<string, unknown>;
+  // Answers a first call brought for questions not asked yet: each is checked against the question when it is asked.
+  readonly #unchecked: Set<string>;
   // What the state is bound to; the arguments' digest is taken only when a state is checked or sealed.
   readonly #binding: () => Omit<KitState, 'r'>;
   #asked = 0;
 
-  private constructor(binding: () => Omit<KitState, 'r'>, answers: Record<string, unknown>) {
+  private constructor(binding: () => Omit<KitState, 'r'>, answers: Record<string, unknown>, unchecked: Iterable<string> = []) {
     this.#binding = binding;
     this.#answers = answers;
+    this.#unchecked = new Set(unchecked);
   }
 
-  /** The rounds of a call: its state checked against the tool, the arguments and the caller (refused before the handler runs). */
-  static of(ctx: ServerContext, tool: string, args: unknown, caller: string | null): Rounds {
+  /**
+   * The rounds of a call. Its state, verified (seal, expiry) by the server's requestState hook, is checked against
+   * the tool, the arguments and the caller, the retry's answers against the questions sealed in it, and only then
+   * taken (single-use): every refusal comes before the handler runs and leaves the state to its owner.
+   */
+  static async take(ctx: ServerContext, tool: string, args: unknown, caller: string | null, codec: KitStateCodec): Promise<Rounds> {
     const binding = () => ({ t: tool, a: canonicalHash(args ?? {}), c: caller });
-    const state = ctx.mcpReq.requestState<KitState>(); // verified (MAC, expiry) by the server's requestState hook
-    if (state !== undefined && !boundTo(state, binding()))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
+    const verified = ctx.mcpReq.requestState<VerifiedState>();
+    const state = verified?.state;
+    if (verified !== undefined && !boundTo(state, binding())) throw refusedState();
     const answered: Record<string, unknown> = state !== undefined && isPlainObject(state.r) ? { ...state.r } : {};
     const retried = ctx.mcpReq.inputResponses;
-    if (!isPlainObject(retried)) return new Rounds(binding, answered);
-    // A first call may bring answers (a client that knows the questions: SEP-2322 says a server uses what it
-    // recognises). Once a state exists, a retry answers only what its round asked; what was sealed stays as it was.
-    const asked = state === undefined ? Object.keys(retried) : Array.isArray(state.q) ? state.q : [];
-    for (const key of asked)
-      if (typeof key === 'string' && Object.hasOwn(retried, key) && !Object.hasOwn(answered, key)) setOwn(answered, key, retried[key]);
-    return new Rounds(binding, answered);
+    const taken: string[] = [];
+    if (isPlainObject(retried)) {
+      // A first call may bring answers (a client that knows the questions: SEP-2322 says a server uses what it
+      // recognises). Once a state exists, a retry answers only what its round asked; what was sealed stays as it was.
+      const asked = state === undefined ? Object.keys(retried) : Array.isArray(state.q) ? state.q : [];
+      for (const key of asked)
+        if (typeof key === 'string' && Object.hasOwn(retried, key) && !Object.hasOwn(answered, key)) {
+          setOwn(answered, key, retried[key]);
+          taken.push(key);
+        }
+    }
+    // E4: an answer is checked against the question it answers before the handler sees it. Sealed questions are
+    // checked now (a wrong answer is refused, the state untaken); others when the handler asks them.
+    const sealed = state !== undefined && isPlainObject(state.s) ? state.s : {};
+    for (const key of taken) {
+      const expected = Object.hasOwn(sealed, key) ? sealed[key] : undefined;
+      const problem = expected === undefined ? undefined : answerProblem(expected, answered[key]);
+      if (problem !== undefined) throw invalidAnswer(key, problem, 'answer it again (the same requestState still holds)');
+    }
+    if (process.env.DBG_ROUNDS) console.error("TAKE", tool, verified?.digest, JSON.stringify(retried), new Error().stack?.split("\n").slice(1,3).join("|"));
+    if (verified !== undefined && !(await codec.take(verified.digest))) throw refusedState();
+    return new Rounds(
+      binding,
+      answered,
+      taken.filter((key) => !Object.hasOwn(sealed, key)),
+    );
   }
 
   /** The answer to the handler's next question (`named`: its key), or NeedsInput (thrown) when the client has not answered it yet. */
   ask<T>(request: () => InputRequest, named?: string): T {
     this.#asked += 1;
     const key = named ?? `q${this.#asked}`;
-    if (Object.hasOwn(this.#answers, key)) return this.#answers[key] as T;
-    throw new NeedsInput({ [key]: request() });
+    if (this.#answered(key, request)) return this.#answers[key] as T;
+    throw needs({ [key]: request() });
   }
 
   /** The answers to several questions asked at once, or NeedsInput (thrown) with every one not answered yet. */
   askAll(requests: Readonly<Record<string, () => InputRequest>>): Record<string, unknown> {
-    const missing = Object.keys(requests).filter((key) => !Object.hasOwn(this.#answers, key));
-    if (missing.length > 0) throw new NeedsInput(Object.fromEntries(missing.map((key) => [key, (requests[key] as () => InputRequest)()])));
+    const missing = Object.keys(requests).filter((key) => !this.#answered(key, requests[key] as () => InputRequest));
+    if (missing.length > 0) throw needs(Object.fromEntries(missing.map((key) => [key, (requests[key] as () => InputRequest)()])));
     return Object.fromEntries(Object.keys(requests).map((key) => [key, this.#answers[key]]));
   }
 
+  // Whether `key` has an answer the handler may see: an unchecked one that does not answer `request` is dropped.
+  #answered(key: string, request: () => InputRequest): boolean {
+    if (!Object.hasOwn(this.#answers, key)) return false;
+    if (!this.#unchecked.delete(key) || answerProblem(expectedOf(request()), this.#answers[key]) === undefined) return true;
+    delete this.#answers[key];
+    return false;
+  }
+
   /** The `input_required` result of a round that ended on `question`, its state sealed (bounded, 64 KiB). */
-  async result(question: NeedsInput, codec: RequestStateCodec<KitState>): Promise<InputRequiredResult> {
-    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers, q: Object.keys(question.requests) });
+  async result(question: NeedsInput, codec: KitStateCodec): Promise<InputRequiredResult> {
+    const expected: Record<string, Expected> = {};
+    for (const [key, request] of Object.entries(question.requests)) setOwn(expected, key, expectedOf(request));
+    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers, q: Object.keys(question.requests), s: expected });
     if (Buffer.byteLength(requestState) > MAX_REQUEST_STATE_BYTES)
       throw new AgtError(
         'invalid_input',

@@ -21,8 +21,10 @@ import { toolContext } from './context.js';
 import { roundsCodec } from './rounds.js';
 import { compiledOutput } from './output.js';
 import { MAX_HANDLER_ERROR_TEXT } from '../bounds.js';
+import { outsideText } from '../outside-text.js';
 import { callToolHandler } from './call-tool.js';
-import { kitTasksFor, type TaskServingOptions } from './tasks/runner.js';
+import { KitTasks } from './tasks/runner.js';
+import type { TaskServingOptions } from './tasks/policy.js';
 import { serveTaskMethods, taskCapabilities } from './tasks/serve.js';
 import { type ServedEra, servesLegacy } from './eras.js';
 import { kitSkillsFor, type KitSkillSource } from './skills.js';
@@ -87,9 +89,10 @@ export interface ToolServerOptions {
   cacheHint?: CacheHint;
   /**
    * How tools that declare `execution.taskSupport` run as tasks: where tasks are kept (`store`: memory by default,
-   * gone with the process), how long (`ttlMs`, default one hour) and how often clients should poll (`pollIntervalMs`).
-   * Every instance of a server `name` in one process shares its tasks (serveHttp builds one per request); the first
-   * instance's options hold.
+   * gone with the process), how long (`ttlMs`, default one hour), how often clients should poll (`pollIntervalMs`),
+   * and how many run at once (`maxRunning`, `maxRunningPerCaller`). Checked here: an invalid option is invalid_input
+   * naming it. A server keeps its own tasks (two servers of one name in one process keep theirs apart); every
+   * instance serveHttp builds of one service shares the tasks of its first, whose options hold.
    */
   tasks?: TaskServingOptions;
   /**
@@ -116,7 +119,8 @@ function cacheHintOf(given: CacheHint | undefined): Required<CacheHint> {
 // The default onError: a line on stderr (never stdout, which is the protocol's on stdio).
 function logToStderr(error: unknown, { tool }: { tool: string }): void {
   const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
-  process.stderr.write(`tool "${tool}" failed: ${what.slice(0, MAX_HANDLER_ERROR_TEXT)}\n`);
+  // A handler's error can quote what a client sent: one line of a log, through outsideText.
+  process.stderr.write(`tool "${tool}" failed: ${outsideText(what, { max: MAX_HANDLER_ERROR_TEXT })}\n`);
 }
 
 /** Builds an MCP server for the given tools (not yet connected to a transport). */
@@ -137,8 +141,9 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   const codec = roundsCodec(defined({ key: options.requestStateKey, name: options.name, ttlSeconds: options.requestStateTtlSeconds }));
   const cache = cacheHintOf(options.cacheHint);
   const cacheHints = { 'tools/list': cache, 'server/discover': cache };
-  // Tasks: declared, and their methods served, only when a tool may run as one.
-  const kitTasks = kitTasksFor(options.name, options.tasks); // shared by every instance of this server in the process
+  // Tasks: declared, and their methods served, only when a tool may run as one. This server's own (issue 58 #14), until
+  // serveHttp hands it the tasks of its service's first instance (shareTasks).
+  let kitTasks = new KitTasks(options.tasks);
   const tasked = [...tools.values()].some((t) => t.execution?.taskSupport === 'optional' || t.execution?.taskSupport === 'required');
   const parts = { tools, outputs, codec, tasks: kitTasks, report };
   const skills = options.skills === undefined ? undefined : kitSkillsFor(options.skills, cache);
@@ -178,9 +183,29 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     build,
     ready,
     reloadSkills: async () => (skills === undefined ? { added: [], removed: [], changed: [], listChanged: false } : skills.reload()),
-    close: async () => server?.close(), // tasks run on: other instances of this server in the process share them
+    close: async () => server?.close(), // tasks run on: other instances serveHttp built of this service share them
   };
+  taskHolders.set(toolServer, {
+    tasks: () => kitTasks,
+    adopt: (tasks) => {
+      kitTasks = parts.tasks = tasks;
+    },
+  });
   return toolServer;
+}
+
+// Each server's tasks, for shareTasks: who holds them, and how another instance of its service takes them.
+const taskHolders = new WeakMap<ToolServer, { tasks(): KitTasks; adopt(tasks: KitTasks): void }>();
+
+/**
+ * Makes `instance` (not yet built nor connected) run its tasks with `first`'s: serveHttp builds a server per 2025
+ * session and per 2026-07-28 request, and a task outlives the request that started it. Internal (not exported by
+ * the package): servers made apart keep their tasks apart.
+ */
+export function shareTasks(instance: ToolServer, first: ToolServer): ToolServer {
+  const from = taskHolders.get(first);
+  if (from !== undefined && instance !== first) taskHolders.get(instance)?.adopt(from.tasks());
+  return instance;
 }
 
 /** Options of {@link serveStdio}. */

@@ -1,4 +1,5 @@
 /** `agt agent …`: create, update, show, mcp-list. */
+import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
@@ -11,7 +12,9 @@ function mountLines(mounts: MountStatus[]): string[] {
   if (mounts.length === 0) return ['  (no MCP servers mounted)'];
   return mounts.map(
     (m) =>
-      `  ${m.exists ? (m.problems.length === 0 ? 'ok     ' : 'problem') : 'missing'} ${m.reference}${m.transport ? ` (${m.transport})` : ''}${m.problems.map((p) => `\n          - ${p}`).join('')}`,
+      oneLine`  ${m.exists ? (m.problems.length === 0 ? 'ok     ' : 'problem') : 'missing'} ${m.reference}` +
+      (m.transport ? oneLine` (${m.transport})` : '') +
+      m.problems.map((p) => oneLine`\n          - ${p}`).join(''),
   );
 }
 
@@ -93,7 +96,9 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       };
       const { record, warnings } = await cliWrite(ctx, { kind: 'agent', reference, create: true, data });
       emit(ctx, { record, warnings }, () =>
-        [`created agent ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'),
+        [oneLine`created agent ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => oneLine`warning: ${w}`)].join(
+          '\n',
+        ),
       );
       return EXIT.ok;
     }
@@ -135,8 +140,8 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       });
       emit(ctx, { record, warnings }, () =>
         [
-          `updated agent ${record.reference} (revision ${record.revision}); mounts: ${(record.data as { mcps: string[] }).mcps.join(', ') || 'none'}`,
-          ...warnings.map((w) => `warning: ${w}`),
+          oneLine`updated agent ${record.reference} (revision ${record.revision}); mounts: ${(record.data as { mcps: string[] }).mcps.join(', ') || 'none'}`,
+          ...warnings.map((w) => oneLine`warning: ${w}`),
         ].join('\n'),
       );
       return EXIT.ok;
@@ -147,12 +152,14 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       const summary = toolSummary(d.mcps, readProbeNotes(ctx.storeFile));
       emit(ctx, { ...d, ...(summary ? { tools: summary } : {}) }, () =>
         [
-          `${d.reference}${d.name ? ` — ${d.name}` : ''} (revision ${d.revision})`,
-          `  ${d.enabled ? 'enabled' : 'DISABLED'}, ${d.kind}, ${d.role}${d.resourceManagement ? ', resource management' : ''}${d.capabilities.length ? `; capabilities: ${d.capabilities.join(', ')}` : ''}`,
-          ...(d.settings.model ? [`  model: ${d.settings.model}${d.settings.provider ? ` (${d.settings.provider})` : ''}`] : []),
+          oneLine`${d.reference}` + (d.name ? oneLine` — ${d.name}` : '') + ` (revision ${d.revision})`,
+          `  ${d.enabled ? 'enabled' : 'DISABLED'}, ${d.kind}, ${d.role}${d.resourceManagement ? ', resource management' : ''}${d.capabilities.length ? oneLine`; capabilities: ${d.capabilities.join(', ')}` : ''}`,
+          ...(d.settings.model
+            ? [oneLine`  model: ${d.settings.model}` + (d.settings.provider ? oneLine` (${d.settings.provider})` : '')]
+            : []),
           'mounts:',
           ...mountLines(d.mcps),
-          ...(d.skills.length ? ['skills:', ...d.skills.map((s) => `  ${s.exists ? 'ok     ' : 'missing'} ${s.reference}`)] : []),
+          ...(d.skills.length ? ['skills:', ...d.skills.map((s) => oneLine`  ${s.exists ? 'ok     ' : 'missing'} ${s.reference}`)] : []),
           ...toolLines(summary, d.mcps.length),
         ].join('\n'),
       );

@@ -13,9 +13,9 @@ import type { McpAuth } from '../mcp/auth.js';
 import { storedOAuth } from '../mcp/stored-oauth.js';
 import type { TokenStore } from '../mcp/token-store.js';
 import { FileTokenStore, tokensFile } from './token-file.js';
-import { printable } from './terminal.js';
+import { outsideText } from '../outside-text.js';
 
-export { EXIT, printable } from './terminal.js';
+export { EXIT } from './terminal.js';
 
 /** A command's context. */
 export interface CliContext {
@@ -77,7 +77,7 @@ export function shown<R extends { kind: string; data: unknown }>(ctx: CliContext
 
 /** Prints a value as JSON (with --json: exact) or as text (control characters escaped). */
 export function emit(ctx: CliContext, value: unknown, text: () => string): void {
-  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : printable(text()));
+  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : outsideText(text(), { multiline: true }));
 }
 
 /** The single positional argument of a command, or a usage error. */

@@ -7,7 +7,8 @@
 import { cliMessage } from './words.js';
 import { isAgtError } from '../errors.js';
 import { ALIASES, usage, verbs } from './help.js';
-import { CODE_EXIT, EXIT, printable, printableLine, stderrBlock } from './terminal.js';
+import { CODE_EXIT, EXIT, stderrBlock } from './terminal.js';
+import { outsideText } from '../outside-text.js';
 import { defined } from '../json.js';
 
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
@@ -93,13 +94,13 @@ export async function main(rawArgv: string[]): Promise<number> {
   const group = line.group as string;
   if (group === 'completion') return completion(line);
   if (group !== 'mcp' && group !== 'agent' && group !== 'skill') {
-    process.stderr.write(`agt: unknown command "${printable(group)}"; see agt --help\n`);
+    process.stderr.write(`agt: unknown command "${outsideText(group)}"; see agt --help\n`);
     return EXIT.usage;
   }
   const verb = line.verb === undefined ? undefined : (ALIASES[group]?.[line.verb] ?? line.verb);
   if (verb === undefined || !verbs(group).includes(verb)) {
     process.stderr.write(
-      `agt: ${verb === undefined ? `agt ${group} needs a command` : `unknown command "agt ${group} ${printable(verb)}"`}: ${verbs(group).join(', ')} (agt ${group} --help)\n`,
+      `agt: ${verb === undefined ? `agt ${group} needs a command` : `unknown command "agt ${group} ${outsideText(verb)}"`}: ${verbs(group).join(', ')} (agt ${group} --help)\n`,
     );
     return EXIT.usage;
   }
@@ -152,7 +153,7 @@ function reportError(error: unknown, line: CommandLine): number {
   if (isAgtError(error)) {
     const message = cliMessage(error);
     if (line.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message, details: error.details } }, null, 2)}\n`);
-    process.stderr.write(`agt: ${error.code}: ${printableLine(message)}\n`);
+    process.stderr.write(`agt: ${error.code}: ${outsideText(message)}\n`);
     // The server's own words are usually the real reason a start failed (--json carries them in details).
     const tail = error.details?.stderrTail;
     if (!line.json && typeof tail === 'string' && tail.trim() !== '') process.stderr.write(`${stderrBlock(tail)}\n`);

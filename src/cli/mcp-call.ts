@@ -5,6 +5,7 @@
  * before anything is sent (B4), its structured result is checked against the
  * outputSchema, secrets are masked as in a run.
  */
+import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { connectMcp } from '../mcp/connect.js';
@@ -61,7 +62,7 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
       session.call(tool, callArgs, {
         signal,
         ...(retry ? { input: retry.input } : {}),
-        ...(progress ? { onProgress: (p) => process.stderr.write(`\r\x1b[K${tool}: ${progressText(p)}`) } : {}),
+        ...(progress ? { onProgress: (p) => process.stderr.write(`\r\x1b[K${oneLine`${tool}: ${progressText(p)}`}`) } : {}),
       }),
     );
   } finally {
@@ -71,7 +72,7 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
   if ('asked' in outcome && outcome.asked.resultType === 'task') {
     // Detached: the server runs the call as a task; `agt mcp task get|result|cancel` reach it by id.
     const task = outcome.asked.task;
-    emit(ctx, { reference: target.reference, tool, called: true, task }, () => `task ${task.id} ${task.status}\n`);
+    emit(ctx, { reference: target.reference, tool, called: true, task }, () => oneLine`task ${task.id} ${task.status}`);
     return EXIT.ok;
   }
   if ('asked' in outcome)
@@ -101,14 +102,15 @@ function resultText(result: ToolResult, checked: boolean): string {
     const issues = (result.error.details?.issues ?? []) as ArgumentIssue[];
     return [
       'invalid arguments (nothing was sent to the server):',
-      ...issues.map((i) => `  ${i.instancePath === '' ? '(root)' : i.instancePath}: ${i.message}`),
+      ...issues.map((i) => oneLine`  ${i.instancePath === '' ? '(root)' : i.instancePath}: ${i.message}`),
     ].join('\n');
   }
   const content = result.error.details?.content;
   const lines = Array.isArray(content) ? contentLines(content) : [];
-  return [`${result.status === 'tool_error' ? 'tool error' : 'failed'}: ${result.error.code}: ${result.error.message}`, ...lines].join(
-    '\n',
-  );
+  return [
+    oneLine`${result.status === 'tool_error' ? 'tool error' : 'failed'}: ${result.error.code}: ${result.error.message}`,
+    ...lines,
+  ].join('\n');
 }
 
 function exitOf(result: ToolResult): number {

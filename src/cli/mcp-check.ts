@@ -1,4 +1,5 @@
 /** `agt mcp check REF [--all] [--dry-run]`: a contract check of a registered server, generated from its own schemas. */
+import { oneLine } from '../outside-text.js';
 import { resolvedOptions } from '../mcp/resolved-settings.js';
 import { parseArgs } from 'node:util';
 import { eraLabel } from '../authoring/eras.js';
@@ -35,7 +36,7 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
   emit(ctx, report, () => reportText(report, values.all === true));
   // A --tool the server does not list is said, not silently checked as nothing.
   const missing = [...(only ?? [])].filter((name) => !report.tools.some((t) => t.tool === name));
-  for (const name of missing) ctx.err(`agt: ${target.reference} lists no tool "${name}"`);
+  for (const name of missing) ctx.err(oneLine`agt: ${target.reference} lists no tool "${name}"`);
   return report.ok && missing.length === 0 ? EXIT.ok : EXIT.failed;
 }
 
@@ -46,20 +47,20 @@ function reportText(report: ServerCheckReport, all: boolean): string {
       `dry run: nothing was called (planned on MCP ${report.eras.map((e) => e.protocolVersion).find(Boolean) ?? '?'})`,
       ...tools.flatMap((t) =>
         t.status === 'skipped'
-          ? [`${t.tool}: skipped (${t.skipReason})`]
+          ? [oneLine`${t.tool}: skipped (${t.skipReason})`]
           : [
-              `${t.tool}: ${t.cases.length} case(s)`,
-              ...t.cases.map((c) => `  ${c.expect === 'answer' ? 'valid  ' : 'invalid'} ${c.name}  ${JSON.stringify(c.args)}`),
+              oneLine`${t.tool}: ${t.cases.length} case(s)`,
+              ...t.cases.map((c) => oneLine`  ${c.expect === 'answer' ? 'valid  ' : 'invalid'} ${c.name}  ${JSON.stringify(c.args)}`),
             ],
       ),
     ].join('\n');
   }
   const rows = tools.map((t) => [
-    t.tool,
+    oneLine`${t.tool}`,
     eraLabel(t.era),
     t.status === 'skipped' ? '-' : String(t.cases.length),
     t.status === 'skipped' ? '-' : String(t.passed),
-    t.status === 'skipped' ? `skipped: ${t.skipReason}` : failures(t),
+    t.status === 'skipped' ? oneLine`skipped: ${t.skipReason}` : oneLine`${failures(t)}`,
   ]);
   const table = [['tool', 'era', 'cases', 'passed', 'failed'], ...rows];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...table.map((r) => (r[i] as string).length)));
@@ -69,7 +70,7 @@ function reportText(report: ServerCheckReport, all: boolean): string {
   const spoken = report.eras.filter((e) => e.unavailable === undefined).map((e) => `MCP ${e.protocolVersion}`);
   const eras = [
     `eras checked: ${spoken.join(', ')}`,
-    ...report.eras.filter((e) => e.unavailable !== undefined).map((e) => `${eraLabel(e.era)}: not checked: ${e.unavailable}`),
+    ...report.eras.filter((e) => e.unavailable !== undefined).map((e) => oneLine`${eraLabel(e.era)}: not checked: ${e.unavailable}`),
   ];
   const summary = `${checked.length} tool check(s), ${tools.length - checked.length} skipped; ${failed === 0 ? 'no failures' : `${failed} failure(s)`}`;
   const note = all ? [] : ['(only tools annotated readOnlyHint: true are called; --all calls every tool, and calls can change the world)'];

@@ -1,4 +1,5 @@
 /** `agt mcp …`: create (add), update, import, test, probe, call, task, read, prompt, resources, prompts, ping, list, show (get), delete (remove). */
+import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { type CliContext, cliDelete, emit, EXIT, inCli, mcpReference, positional, revisionFlag, shown } from './context.js';
@@ -63,7 +64,7 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       const reference = mcpReference(positionals[0] ?? positional([], 'agt mcp delete <reference> [--expected-revision N]'));
       const expected = revisionFlag(values['expected-revision']);
       await cliDelete(ctx, { kind: 'mcp', reference, ...defined({ expectedRevision: expected }) });
-      emit(ctx, { deleted: reference }, () => `deleted ${reference}`);
+      emit(ctx, { deleted: reference }, () => oneLine`deleted ${reference}`);
       return EXIT.ok;
     }
     default:

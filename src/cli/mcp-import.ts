@@ -3,6 +3,7 @@
  * it is safe: entries stored the same are "unchanged", changed ones are
  * replaced only with --update, and each entry's outcome is its own.
  */
+import { oneLine } from '../outside-text.js';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
@@ -107,8 +108,8 @@ async function importOne(
 
 function outcomeLines(o: Outcome): string {
   return [
-    `${o.status.padEnd(12)} ${o.reference}`,
-    ...o.problems.map((p) => `             - ${p}`),
-    ...o.warnings.map((w) => `             warning: ${w}`),
+    oneLine`${o.status.padEnd(12)} ${o.reference}`,
+    ...o.problems.map((p) => oneLine`             - ${p}`),
+    ...o.warnings.map((w) => oneLine`             warning: ${w}`),
   ].join('\n');
 }

@@ -5,6 +5,7 @@
  * count, ! connected but a listing failed, ✗ failed with its code, ⊘ disabled
  * (a config entry with "disabled": true, as Claude Desktop and Cursor write it).
  */
+import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
 import { McpProber } from '../mcp/prober.js';
@@ -30,7 +31,7 @@ async function withLogins(ctx: CliContext, rows: Row[]): Promise<Row[]> {
       }),
     );
   } catch (error) {
-    ctx.err(`agt: warning: logins not shown: ${isAgtError(error) ? error.message : 'the logins file cannot be read'}`);
+    ctx.err(oneLine`agt: warning: logins not shown: ${isAgtError(error) ? error.message : 'the logins file cannot be read'}`);
     return rows;
   }
 }
@@ -114,11 +115,11 @@ function stateText(s: ProbeState): string {
   const took = s.ms === undefined ? '' : ` (${(s.ms / 1000).toFixed(1)} s)`;
   switch (s.state) {
     case 'connected':
-      return `${MARK.connected} connected, ${s.tools} tools, MCP ${s.protocolVersion}${took}`;
+      return oneLine`${MARK.connected} connected, ${s.tools} tools, MCP ${s.protocolVersion}` + took;
     case 'problems':
-      return `${MARK.problems} connected, ${s.tools} tools, with problems (agt mcp probe ${s.reference} shows them)${took}`;
+      return oneLine`${MARK.problems} connected, ${s.tools} tools, with problems (agt mcp probe ${s.reference} shows them)` + took;
     case 'failed':
-      return `${MARK.failed} failed: ${s.code}${took}`;
+      return oneLine`${MARK.failed} failed: ${s.code}` + took;
     case 'disabled':
       return `${MARK.disabled} disabled`;
     default:
@@ -140,13 +141,13 @@ function noteOf(notes: Record<string, ProbeNote>, row: Row): ProbeNote | undefin
 
 // One server per line: reference, transport, what it runs or where it is (as shown: secrets masked), revision, state.
 function listLine(record: Row, state: string): string {
-  if (record.problem) return `${record.reference}  ! ${record.problem.message}`;
+  if (record.problem) return oneLine`${record.reference}  ! ${record.problem.message}`;
   const servers = (record.data as { mcpServers?: Record<string, Record<string, unknown>> } | null)?.mcpServers ?? {};
   const config = Object.values(servers)[0] ?? {};
   const where =
     typeof config.url === 'string'
-      ? `${String(config.transport ?? 'streamable-http')}  ${config.url}`
-      : `stdio  ${[config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ')}`;
+      ? oneLine`${String(config.transport ?? 'streamable-http')}  ${config.url}`
+      : oneLine`stdio  ${[config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ')}`;
   const login = record.login === undefined ? '' : `  logged in${untilText(record.login)}`;
-  return `${record.reference}  ${where}  (revision ${record.revision})  ${state}${login}`;
+  return `${oneLine`${record.reference}`}  ${where}  (revision ${record.revision})  ${state}${login}`;
 }

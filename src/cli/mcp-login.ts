@@ -12,7 +12,7 @@ import { type LoginState, loginState } from '../mcp/token-store.js';
 import { type CliContext, emit, EXIT } from './context.js';
 import { milliseconds } from './files.js';
 import { interruptible, sessionTarget } from './mcp-session.js';
-import { printable } from './terminal.js';
+import { outsideText } from '../outside-text.js';
 
 const USAGE = 'agt mcp login <ref> [--scope S] [--no-browser] [--timeout MS] [--input id=VALUE]…';
 
@@ -39,7 +39,7 @@ export async function loginCommand(args: string[], ctx: CliContext): Promise<num
       connect: { variables: target.connect.settings.variables },
       onAuthorizationUrl: (url) => {
         ctx.err(
-          `open this URL to log in to ${target.reference}:\n  ${printable(url.href)}\nwaiting for the authorization (Ctrl-C cancels)…`,
+          `open this URL to log in to ${target.reference}:\n  ${outsideText(url.href)}\nwaiting for the authorization (Ctrl-C cancels)…`,
         );
         if (browser) openBrowser(url);
       },

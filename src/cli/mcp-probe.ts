@@ -1,4 +1,5 @@
 /** `agt mcp test` (static) and `agt mcp probe` (live), with inputs, a timeout and progress. */
+import { oneLine } from '../outside-text.js';
 import { noteOfReport, writeProbeNote } from './probe-notes.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
@@ -34,7 +35,7 @@ export async function testCommand(args: string[], ctx: CliContext): Promise<numb
       ...(report.ok
         ? [`ok: ${reference} (${report.transport})`]
         : [`problems in ${reference}:`, ...report.problems.map((p) => `- ${p.field}: ${p.message}\n  fix: ${p.fix}`)]),
-      ...report.warnings.map((w) => `warning: ${w}`),
+      ...report.warnings.map((w) => oneLine`warning: ${w}`),
     ].join('\n'),
   );
   return report.ok ? EXIT.ok : EXIT.failed;
@@ -80,7 +81,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   const ping = report.pingMs === undefined ? `${pingName} not answered` : `${pingName} ${report.pingMs.toFixed(0)} ms`;
   emit(ctx, report, () =>
     [
-      `${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, MCP ${report.protocolVersion} (${handshake})`,
+      oneLine`${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, MCP ${report.protocolVersion} (${handshake})`,
       `timings: spawn ${t.spawnMs.toFixed(0)} ms, ${handshake} ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms, ${ping}`,
       ...(report.instructions ? [`instructions: ${report.instructions.length} characters (agt mcp probe --json shows them)`] : []),
       ...(report.logMessages > 0 ? [`logs: ${report.logMessages} message(s) while probed`] : []),
@@ -88,12 +89,12 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
       ...report.tools.map(probedToolLine),
       ...(report.resources
         ? [
-            `resources: ${report.resources.error ? `FAIL ${report.resources.error}` : `${report.resources.count} (${report.resources.templates} templates)`}`,
+            `resources: ${report.resources.error ? oneLine`FAIL ${report.resources.error}` : `${report.resources.count} (${report.resources.templates} templates)`}`,
           ]
         : []),
-      ...(report.prompts ? [`prompts: ${report.prompts.error ? `FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
-      ...(report.skills ? [`skills: ${report.skills.length}`, ...report.skills.map((k) => `  ${k.name} — ${k.description}`)] : []),
-      ...report.warnings.map((w) => `warning: ${w}`),
+      ...(report.prompts ? [`prompts: ${report.prompts.error ? oneLine`FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
+      ...(report.skills ? [`skills: ${report.skills.length}`, ...report.skills.map((k) => oneLine`  ${k.name} — ${k.description}`)] : []),
+      ...report.warnings.map((w) => oneLine`warning: ${w}`),
     ].join('\n'),
   );
   if (!report.ok && !ctx.json && report.stderrTail.trim() !== '') ctx.err(stderrBlock(report.stderrTail));
@@ -102,7 +103,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
 
 function probedToolLine(tool: ProbedTool): string {
   const output = tool.output?.dialect ? `, output ${tool.output.dialect}` : '';
-  if (tool.ok) return `  ok    ${tool.name} (${tool.dialect}${output})`;
+  if (tool.ok) return oneLine`  ok    ${tool.name} (${tool.dialect}` + `${output})`;
   const error = tool.error ?? tool.output?.error;
-  return `  FAIL  ${tool.name}: ${error?.code} ${error?.message ?? ''}`;
+  return oneLine`  FAIL  ${tool.name}: ${error?.code} ${error?.message ?? ''}`;
 }

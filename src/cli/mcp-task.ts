@@ -4,6 +4,7 @@
  * caller — reached by its id on a new connection: its status, its result once
  * it ended (exit 6 while it still runs), or a cancel.
  */
+import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { type CliContext, emit, EXIT } from './context.js';
@@ -24,15 +25,15 @@ export async function taskCommand(args: string[], ctx: CliContext): Promise<numb
     const questions = Object.keys(task.inputRequests ?? {});
     emit(ctx, task, () =>
       [
-        `task ${task.id} ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`,
-        ...(questions.length > 0 ? [`waits for: ${questions.join(', ')}`] : []),
+        oneLine`task ${task.id} ${task.status}` + (task.statusMessage ? oneLine`: ${task.statusMessage}` : ''),
+        ...(questions.length > 0 ? [oneLine`waits for: ${questions.join(', ')}`] : []),
       ].join('\n'),
     );
     return EXIT.ok;
   }
   if (verb === 'cancel') {
     await withConnection(ctx, raw, values, USAGE, (c, signal) => c.cancelTask(taskId, { signal }));
-    emit(ctx, { taskId, cancelled: true }, () => `task ${taskId}: cancel sent (the server may still end it otherwise)`);
+    emit(ctx, { taskId, cancelled: true }, () => oneLine`task ${taskId}: cancel sent (the server may still end it otherwise)`);
     return EXIT.ok;
   }
   const outcome = await withConnection(ctx, raw, values, USAGE, async (c, signal) => {
@@ -41,7 +42,7 @@ export async function taskCommand(args: string[], ctx: CliContext): Promise<numb
     return { task, result: await c.getTaskResult(taskId, { signal }) };
   });
   if (outcome.result === undefined) {
-    emit(ctx, outcome, () => `task ${taskId} is still ${outcome.task.status}; ask again later (agt mcp task result)`);
+    emit(ctx, outcome, () => oneLine`task ${taskId} is still ${outcome.task.status}; ask again later (agt mcp task result)`);
     return EXIT.waiting;
   }
   const result = outcome.result;

@@ -1,4 +1,5 @@
 /** `agt mcp create|add` and `agt mcp update`: a server's config from flags, `-- COMMAND ARGS…` or a file. */
+import { oneLine } from '../outside-text.js';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
@@ -189,7 +190,9 @@ async function register(ctx: CliContext, reference: string, data: unknown, infer
   }
   const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, create: true, data });
   emit(ctx, { record: shown(ctx, record), warnings }, () =>
-    [`registered ${record.reference} (revision ${record.revision})`, ...notes, ...warnings.map((w) => `warning: ${w}`)].join('\n'),
+    [oneLine`registered ${record.reference} (revision ${record.revision})`, ...notes, ...warnings.map((w) => oneLine`warning: ${w}`)].join(
+      '\n',
+    ),
   );
   return EXIT.ok;
 }
@@ -221,7 +224,7 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
   }
   const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, data, ...defined({ expectedRevision: revision }) });
   emit(ctx, { record: shown(ctx, record), warnings }, () =>
-    [`updated ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => `warning: ${w}`)].join('\n'),
+    [oneLine`updated ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => oneLine`warning: ${w}`)].join('\n'),
   );
   return EXIT.ok;
 }

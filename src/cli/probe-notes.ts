@@ -6,6 +6,7 @@
  * older revision is shown as stale. A missing, unreadable or oversized file is
  * no notes at all.
  */
+import { oneLine } from '../outside-text.js';
 import fs from 'node:fs';
 import type { EraVerdict, ProtocolEra } from '../mcp/era.js';
 import type { ProbeReport } from '../mcp/prober.js';
@@ -78,9 +79,10 @@ export function writeProbeNote(store: string, reference: string, note: ProbeNote
 export function noteText(note: ProbeNote | undefined, revision: number): string {
   if (note === undefined) return '· not probed';
   if (note.revision !== revision) return '? changed since the last probe';
-  const era = note.protocolVersion === undefined ? '' : `, MCP ${note.protocolVersion}`;
-  if (note.ok) return `✓ ${note.tools ?? 0} tools${era}`;
-  return note.code === undefined ? `! ${note.tools ?? 0} tools, problems${era}` : `✗ ${note.code}`;
+  // The notes file is outside text (anyone may edit it): every value one line.
+  const era = note.protocolVersion === undefined ? '' : oneLine`, MCP ${note.protocolVersion}`;
+  if (note.ok) return oneLine`✓ ${note.tools ?? 0} tools` + era;
+  return note.code === undefined ? oneLine`! ${note.tools ?? 0} tools, problems` + era : oneLine`✗ ${note.code}`;
 }
 
 /** The era verdicts of the notes file: what `agt mcp probe` learned, used by `agt mcp call` and runs of the CLI (E2). */

@@ -13,7 +13,7 @@ import type { ConnectSettings } from '../mcp/settings.js';
 import { declinable, inputRetry, nextRound } from '../runtime/pending/answers.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { type CliContext, emit, EXIT } from './context.js';
-import { printable, printableLine } from './terminal.js';
+import { outsideText } from '../outside-text.js';
 import { readWaiting, writeWaiting } from './waiting-file.js';
 
 /** Reads and writes a person's answers (a terminal, or a test's script). */
@@ -52,15 +52,15 @@ const isUrl = (request: McpInputRequest) => request.params.mode === 'url';
 /** What a person reads of the questions: each key, its message, its fields or URL; never the server's state. */
 export function questionLines(requests: Readonly<Record<string, McpInputRequest>>): string[] {
   return Object.entries(requests).flatMap(([key, request]) => {
-    const message = typeof request.params.message === 'string' ? printableLine(request.params.message) : '';
+    const message = typeof request.params.message === 'string' ? outsideText(request.params.message) : '';
     const head = `  ${key} (${request.method})${message ? `: ${message}` : ''}`;
     if (request.method !== 'elicitation/create') return [head];
-    if (isUrl(request)) return [head, `    open: ${printableLine(String(request.params.url ?? ''))}`];
+    if (isUrl(request)) return [head, `    open: ${outsideText(String(request.params.url ?? ''))}`];
     return [
       head,
       ...fieldsOf(request).map(
         (f) =>
-          `    - ${f.name}: ${f.type}${f.options ? ` (${f.options.map(String).join(' | ')})` : ''}${f.required ? ', required' : ''}${f.description ? ` — ${printableLine(f.description)}` : ''}`,
+          `    - ${f.name}: ${f.type}${f.options ? ` (${f.options.map(String).join(' | ')})` : ''}${f.required ? ', required' : ''}${f.description ? ` — ${outsideText(f.description)}` : ''}`,
       ),
     ];
   });
@@ -73,7 +73,7 @@ export function parseAnswers(flags: readonly string[] | undefined): Record<strin
   for (const flag of flags) {
     const at = flag.indexOf('=');
     if (at < 1)
-      throw new AgtError('invalid_input', `--answer takes KEY=JSON (the question's key, then its answer), not "${printable(flag)}"`);
+      throw new AgtError('invalid_input', `--answer takes KEY=JSON (the question's key, then its answer), not "${outsideText(flag)}"`);
     const key = flag.slice(0, at);
     const text = flag.slice(at + 1);
     let value: unknown;
@@ -113,9 +113,9 @@ export async function askOnTerminal(requests: Readonly<Record<string, McpInputRe
         'invalid_input',
         `the server asked for ${request.method}, which agt mcp call cannot answer (a run with a handler can)`,
       );
-    const message = typeof request.params.message === 'string' ? printable(request.params.message) : key;
+    const message = typeof request.params.message === 'string' ? outsideText(request.params.message, { multiline: true }) : key;
     if (isUrl(request)) {
-      io.say(`${message}\n  open: ${printable(String(request.params.url ?? ''))}`);
+      io.say(`${message}\n  open: ${outsideText(String(request.params.url ?? ''))}`);
       await io.ask('  press Enter when done ');
       answers[key] = {};
       continue;

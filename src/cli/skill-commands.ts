@@ -1,4 +1,5 @@
 /** `agt skill …`: import a skill folder, show a skill, export it to a folder (K1). */
+import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { agentSkillEntry, skillFilesOf } from '../resources/skill-data.js';
@@ -21,7 +22,7 @@ export async function skillCommand(sub: string | undefined, args: string[], ctx:
         ctx,
         { reference, revision: record.revision, name: frontmatter.name, files: Object.keys(files).sort() },
         () =>
-          `${exists ? 'updated' : 'imported'} skill ${reference} (revision ${record.revision}): ${frontmatter.name}, ${Object.keys(files).length} file(s)`,
+          oneLine`${exists ? 'updated' : 'imported'} skill ${reference} (revision ${record.revision}): ${frontmatter.name}, ${Object.keys(files).length} file(s)`,
       );
       return EXIT.ok;
     }
@@ -38,10 +39,10 @@ export async function skillCommand(sub: string | undefined, args: string[], ctx:
       }));
       emit(ctx, { reference, revision: record.revision, name: frontmatter.name, description: frontmatter.description, files: listed }, () =>
         [
-          `${reference} — ${frontmatter.name} (revision ${record.revision})`,
-          `  ${frontmatter.description}`,
+          oneLine`${reference} — ${frontmatter.name} (revision ${record.revision})`,
+          oneLine`  ${frontmatter.description}`,
           'files:',
-          ...listed.map((f) => `  ${f.path} (${f.size} bytes)`),
+          ...listed.map((f) => oneLine`  ${f.path} (${f.size} bytes)`),
         ].join('\n'),
       );
       return EXIT.ok;
@@ -55,7 +56,7 @@ export async function skillCommand(sub: string | undefined, args: string[], ctx:
       emit(
         ctx,
         { reference, dir, files: Object.keys(files).sort() },
-        () => `exported skill ${reference} to ${dir}: ${Object.keys(files).length} file(s)`,
+        () => oneLine`exported skill ${reference} to ${dir}: ${Object.keys(files).length} file(s)`,
       );
       return EXIT.ok;
     }

@@ -1,5 +1,6 @@
 /** What every command prints with and exits with; imports nothing heavy (`agt --help` loads only this). */
 import type { AgtErrorCode } from '../errors.js';
+import { outsideText } from '../outside-text.js';
 
 /** Exit codes of `agt` (documented in docs/cli.md). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, launch: 4, store: 5, waiting: 6 } as const;
@@ -37,24 +38,10 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   skill_unverified: EXIT.failed,
 };
 
-// Control characters (ESC, CR, BEL, …) of stored names and descriptions would drive the
-// terminal; human output shows them escaped (`\x1b`). Newlines and tabs stay.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** `text` with its control characters (but newline and tab) shown as `\xNN`. */
-export function printable(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
-
-/** `text` for one line: control characters escaped and line breaks too, so a server's words can never start a line of their own. */
-export function printableLine(text: string): string {
-  return printable(text).replace(/\n/g, '\\n').replace(/\t/g, '\\t');
-}
-
 /** The lines of a server's stderr tail, indented under a heading (human output of failed probes). */
 export function stderrBlock(tail: string): string {
   const lines = tail.replace(/\s+$/, '').split('\n');
-  return [`server stderr (last ${lines.length} line${lines.length === 1 ? '' : 's'}):`, ...lines.map((l) => `  | ${printable(l)}`)].join(
+  return [`server stderr (last ${lines.length} line${lines.length === 1 ? '' : 's'}):`, ...lines.map((l) => `  | ${outsideText(l)}`)].join(
     '\n',
   );
 }

@@ -156,7 +156,10 @@ export interface McpConnection {
   listResources(): Promise<McpResource[]>;
   /** True when the server declared the MCP Skills extension (SEP-2640). */
   servesSkills(): boolean;
-  /** The server's skills (`skills/list`, every page); none when it does not declare the extension. Invalid entries are left out with a warning. */
+  /**
+   * The server's skills (`skills/list`, every page, within `timeouts.listMs` in all — `options.timeoutMs` overrides); none when it
+   * does not declare the extension. Invalid entries are left out with a warning.
+   */
   listSkills(options?: RequestOptions): Promise<McpSkillListing>;
   /**
    * One file of a skill of the last listing (`path` relative to the skill's folder; default its SKILL.md), verified

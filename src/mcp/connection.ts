@@ -241,7 +241,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       headerTools,
       metaOf,
     }),
-    ...skillRequests({ client, send, sdkOptions, masked, warnings }),
+    ...skillRequests({ client, send, sdkOptions, masked, warnings, listMs: timeouts.listMs }),
     ...moreRequests({
       client,
       send,

@@ -244,7 +244,8 @@ export function lenientCacheFields(result: Record<string, unknown>): Record<stri
   };
 }
 
-function listTimeout(method: string, listMs: number): AgtError {
+/** The error of a list that did not complete within `listMs` (every page together). */
+export function listTimeout(method: string, listMs: number): AgtError {
   return new AgtError('handshake_timeout', `${method} did not complete within ${listMs} ms`, {
     details: { phase: method, timeoutMs: listMs },
   });

@@ -8,7 +8,8 @@ import type { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { CallOptions, McpCallResult } from './connection-types.js';
-import { MAX_JSON_DEPTH } from '../bounds.js';
+import { MAX_JSON_DEPTH, MAX_SERVER_TEXT } from '../bounds.js';
+import { outsideText } from '../outside-text.js';
 import { serverWords } from './server-words.js';
 
 /** Nesting of a server's result beyond which it is not read (protocol_error, reason result_too_deep). */
@@ -63,10 +64,13 @@ export function requestSignal(signal: AbortSignal | undefined): { signal: AbortS
   return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
 }
 
+/** A call's progress listener, guarded: its messages through outsideText, its failure never the call's. */
 export function progressOf(onProgress: NonNullable<CallOptions['onProgress']>) {
   return (p: { progress: number; total?: number; message?: string }) => {
     try {
-      onProgress({ progress: p.progress, ...defined({ total: p.total }), ...defined({ message: p.message }) });
+      // A server's progress message is outside text a listener may print: one line, no controls, bounded.
+      const message = typeof p.message === 'string' ? outsideText(p.message, { max: MAX_SERVER_TEXT }) : undefined;
+      onProgress({ progress: p.progress, ...defined({ total: p.total }), ...defined({ message }) });
     } catch {
       // a progress hook's failure never breaks the call
     }

@@ -1,8 +1,9 @@
 /**
  * The MCP Skills extension (SEP-2640) on a connection, through the SDK's
- * SkillsClient: `listSkills` walks `skills/list` (invalid entries left out
- * with a warning, at most MAX_SERVER_SKILLS), `readSkill` reads one file of a
- * listed skill and verifies it against the entry (listed, size, sha256
+ * SkillsClient: `listSkills` walks `skills/list` within the list timeout
+ * (invalid entries left out with a warning, at most MAX_SERVER_SKILLS),
+ * `readSkill` reads one file of a listed skill — named by the one path rule
+ * of `skillFilePath` — and verifies it against the entry (listed, size, sha256
  * digest; for SKILL.md the frontmatter). A file that fails is never
  * returned: the caller gets a `skill_unverified` error without its text.
  * Names, descriptions and texts are masked like everything a server sends,
@@ -13,6 +14,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { MAX_SERVER_SKILLS, MAX_SKILL_READ_BYTES } from '../bounds.js';
 import { defined } from '../json.js';
+import { skillPathProblem } from '../resources/skill-data.js';
+import { listTimeout } from './lists.js';
+import { isRequestTimeout } from './timeouts.js';
 import type { McpConnection, McpSkill, McpSkillFile, McpSkillListing, RequestOptions } from './connection-types.js';
 import type { Send } from './more-requests.js';
 
@@ -22,6 +26,8 @@ export interface SkillRequestParts {
   send: Send;
   sdkOptions(options: RequestOptions, signal: AbortSignal): { signal?: AbortSignal; timeout: number };
   masked<T>(value: T): T;
+  /** How long all pages of `skills/list` may take together (the connection's `timeouts.listMs`). */
+  listMs: number;
   /** Where problems with the server's listing go (masked by the caller's masker). */
   warnings: string[];
 }
@@ -48,7 +54,7 @@ export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'li
         'skills/list',
         async (signal): Promise<McpSkillListing> => {
           if (!skills.supported) return { skills: [] };
-          const listing = await skills.list(undefined, sdkOptions(options, signal));
+          const listing = await listWithin(skills, options.timeoutMs ?? parts.listMs, sdkOptions(options, signal).signal);
           for (const bad of listing.invalid.slice(0, 5))
             warn(masked(`skills/list: entry ${bad.index} left out: ${bad.reason}`.slice(0, 300)));
           const kept = listing.skills.slice(0, MAX_SERVER_SKILLS);
@@ -72,8 +78,11 @@ export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'li
               details: { reason: 'skill_not_listed' },
             });
           if (entry.resources === 'dynamic') throw unverified('dynamic', 'the skill is "dynamic": its files cannot be verified');
-          const target = path === undefined ? entry.uri : fileUri(entry, path);
-          const listed = entry.resources.find((r) => r.uri === target);
+          // The file is found by the same rule that named it to the model (skillFilePath), and read by its listed URI.
+          const listed =
+            path === undefined
+              ? entry.resources.find((r) => r.uri === entry.uri)
+              : entry.resources.find((r) => skillFilePath(entry.uri, r.uri) === path);
           if (listed === undefined)
             throw new AgtError('not_found', 'the skill lists no such file', { details: { reason: 'skill_file_not_listed' } });
           if (listed.size > MAX_SKILL_READ_BYTES)
@@ -86,7 +95,7 @@ export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'li
             );
           let file;
           try {
-            file = await skills.read(entry, path, sdkOptions(options, signal));
+            file = await skills.read(entry, path === undefined ? undefined : listed.uri, sdkOptions(options, signal));
           } catch (error) {
             if (error instanceof SkillVerificationError) throw unverified(error.reason, verificationWords[error.reason]);
             throw error;
@@ -108,10 +117,60 @@ function skillOf(entry: Skill): McpSkill {
   return { uri: entry.uri, name: entry.frontmatter.name, description: entry.frontmatter.description, files };
 }
 
-// A file's URI from its path relative to the skill's root (the folder of its SKILL.md).
-function fileUri(entry: Skill, path: string): string {
-  const root = entry.uri.slice(0, entry.uri.length - 'SKILL.md'.length);
-  return root + path;
+/**
+ * A listed file's path inside its skill, as `skill_read` lists and reads it (K3; issue 58 #16): the URI resolved as
+ * a URI resolves (`..`, `%2e%2e`), each segment percent-decoded; undefined when no skill path can name it (outside
+ * the skill's folder, a query or fragment, a segment that decodes to "/", or a path skillPathProblem refuses).
+ * The one rule both the listing and the read use, so a listed path is always one that reads.
+ */
+export function skillFilePath(skillUri: string, fileUri: string): string | undefined {
+  let root: string;
+  let href: string;
+  try {
+    const manifest = new URL(skillUri).href;
+    if (!manifest.endsWith('/SKILL.md')) return undefined;
+    root = manifest.slice(0, -'SKILL.md'.length);
+    href = new URL(fileUri).href;
+  } catch {
+    return undefined;
+  }
+  if (!href.startsWith(root) || href.includes('?') || href.includes('#')) return undefined;
+  const segments = href.slice(root.length).split('/').map(decodeSegment);
+  if (segments.some((s) => s.includes('/'))) return undefined;
+  const path = segments.join('/');
+  return skillPathProblem(path) === undefined ? path : undefined;
+}
+
+// A segment percent-decoded; one that does not decode stays as spelled (as the SDK keys it).
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+// skills/list, every page, within `listMs` in all (K4; issue 58 #18): a server that never answers delays a run's
+// start by the list timeout, like tools/list, never by the call timeout. The caller's signal still cancels it.
+async function listWithin(skills: SkillsClient, listMs: number, caller: AbortSignal | undefined) {
+  const deadline = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    deadline.abort();
+  }, listMs);
+  const onAbort = () => deadline.abort(caller?.reason);
+  if (caller?.aborted) onAbort();
+  caller?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await skills.list(undefined, { signal: deadline.signal, timeout: listMs });
+  } catch (error) {
+    if (expired || isRequestTimeout(error)) throw listTimeout('skills/list', listMs);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onAbort);
+  }
 }
 
 // The bytes as UTF-8 text, or undefined for a binary file (invalid UTF-8, or NUL bytes).

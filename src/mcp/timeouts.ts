@@ -9,7 +9,7 @@ export interface Timeouts {
   spawnMs: number;
   /** The `initialize` handshake. */
   handshakeMs: number;
-  /** All pages of `tools/list` together. */
+  /** All pages of one list together (`tools/list`, `resources/list`, `prompts/list`, `skills/list`). */
   listMs: number;
   /** Each grace period of close: after stdin ends, and after SIGTERM. */
   closeGraceMs: number;

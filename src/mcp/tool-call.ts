@@ -38,6 +38,7 @@ import {
   cancelOnServer,
   DEFAULT_TASK_TOTAL_MS,
   followModernTask,
+  notFinal,
   startedOf,
   startLegacyTask,
   type TaskCallOptions,
@@ -166,7 +167,10 @@ export function toolCalls(p: ToolCallParts): Pick<McpConnection, 'callTool' | 'c
         for (let round = 0; ; round++) {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
           const result = await callOnce(name, params, options, signal, true, defer);
-          if (result.resultType === 'task') return p.masked(result as unknown as McpTaskStarted); // handed back (defer)
+          if (result.resultType === 'task') {
+            if (!defer) throw notFinal(); // only a call that defers tasks hands one back (issue 58 #2: never a TypeError)
+            return p.masked(result as unknown as McpTaskStarted); // handed back (defer)
+          }
           // Only a question is read here; a result is bounded and read once, by readCallResult.
           const asked = result.resultType === 'input_required' ? readInputRequired(boundedDepth(result, 'call')) : undefined;
           if (asked === undefined) return p.masked(readCallResult(result));

@@ -63,7 +63,26 @@ function checkFiles(data: Record<string, unknown>, warnings: string[]): Record<s
     if (typeof files[path] !== 'string')
       throw invalid('files', `${JSON.stringify(path)}: must be the file's text (skills keep text files only)`);
   }
+  // K1: a skill's files must be writable as a folder (issue 58 #21): no path is also a folder of another.
+  const clash = skillPathClash(paths);
+  if (clash !== undefined)
+    throw invalid(
+      'files',
+      `${JSON.stringify(clash[0])} and ${JSON.stringify(clash[1])} cannot both be files: the first would also be a folder of the second on disk; rename one`,
+    );
   return data;
+}
+
+/** Two of `paths` that cannot coexist on disk (the first is a folder of the second: `a` and `a/b`), or undefined. */
+export function skillPathClash(paths: readonly string[]): [string, string] | undefined {
+  const given = new Set(paths);
+  for (const path of paths) {
+    for (let end = path.indexOf('/'); end !== -1; end = path.indexOf('/', end + 1)) {
+      const folder = path.slice(0, end);
+      if (given.has(folder)) return [folder, path];
+    }
+  }
+  return undefined;
 }
 
 /** Why `path` is not a file path inside a skill (relative, `/`-separated, no `.`/`..` segments, bounded), or undefined. */

@@ -19,6 +19,26 @@ import {
 
 const copy = <T>(value: T): T => structuredClone(value);
 
+/**
+ * Orders two strings by code point, as SQLite and PostgreSQL (`COLLATE "C"`) order UTF-8 (E8; issue 58 #22). JS `<`
+ * compares UTF-16 units, which puts U+10000 and up (surrogates, 0xD800–0xDFFF) before U+E000–U+FFFF; at the first unit
+ * that differs, surrogates are moved above 0xFFFF's units so that one comparison settles it.
+ */
+function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) return unitRank(x) - unitRank(y);
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+// A unit of 0xD800 or more, ranked in code-point order: surrogates (astral code points) after 0xE000–0xFFFF.
+const unitRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit + 0x2000);
+
 /** A RunStore in memory (one process; tests and single-host use); `watch` announces its writes in this process. */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, StoredRun>();
@@ -38,9 +58,9 @@ export class MemoryRunStore implements RunStore {
         (r) =>
           (agent === undefined || r.agent === agent) &&
           (waiting !== true || r.state.version >= WAITING_FORMAT) &&
-          (cursor === undefined || r.runId > cursor),
+          (cursor === undefined || compareCodePoints(r.runId, cursor) > 0),
       )
-      .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
+      .sort((a, b) => compareCodePoints(a.runId, b.runId))
       .slice(0, limit)
       .map(copy);
   }

@@ -6,7 +6,8 @@
  */
 import * as v from 'valibot';
 import { defineFrameworkTool, type FrameworkTool } from '../framework/tools.js';
-import { MAX_SKILL_PATH_LENGTH } from '../bounds.js';
+import { MAX_SKILL_DESCRIPTION, MAX_SKILL_PATH_LENGTH } from '../bounds.js';
+import { outsideText } from '../outside-text.js';
 import type { SkillInfo, SkillSet } from './skill-set.js';
 
 /** The name of the run tool that reads skills. */
@@ -40,7 +41,10 @@ export function skillReadTool(skills: SkillSet): FrameworkTool {
  */
 export function renderSkills(skills: readonly SkillInfo[]): string {
   if (skills.length === 0) return '';
-  const lines = skills.map((s) => `- ${s.name}: ${s.description.replace(/\s+/g, ' ').trim()}`);
+  // A server's or a file's words in a system prompt (K3): one line each, no controls or bidi overrides, bounded.
+  const lines = skills.map(
+    (s) => `- ${outsideText(s.name)}: ${outsideText(s.description.replace(/\s+/g, ' ').trim(), { max: MAX_SKILL_DESCRIPTION })}`,
+  );
   return [
     'You have these skills. When a task matches a skill, call skill_read with its name first and follow its instructions; read the files it names with skill_read and path.',
     ...lines,

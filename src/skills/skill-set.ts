@@ -11,8 +11,10 @@
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import { AgtError } from '../errors.js';
 import type { McpConnection, McpSkill } from '../mcp/connection-types.js';
+import { skillFilePath } from '../mcp/skills.js';
 import { skillPathProblem, splitSkillMd } from '../resources/skill-data.js';
 import { canonicalHash } from '../schema/canonical.js';
+import { closestNames } from './closest.js';
 
 /** One skill of a run as hosts and models see it: a name, a description and where it comes from. */
 export interface SkillInfo {
@@ -72,7 +74,9 @@ export class SkillSet {
           description: skill.description,
           source: { kind: 'mcp', mount: mount.mount, uri: skill.uri },
         };
-        const files = skill.files.map((f) => f.uri.slice(skill.uri.length - 'SKILL.md'.length)).filter((p) => p !== 'SKILL.md');
+        // Only the paths skill_read reads, normalised by the rule the read uses (issue 58 #16): never a raw spelling.
+        const paths = skill.files.map((f) => skillFilePath(skill.uri, f.uri));
+        const files = [...new Set(paths)].filter((p): p is string => p !== undefined && p !== 'SKILL.md').sort();
         this.#entries.set(info.name, {
           info,
           read: (path, signal) => mountText(info.name, mount.connection, skill.uri, files, path, signal),
@@ -105,7 +109,7 @@ export class SkillSet {
     if (entry === undefined)
       throw new AgtError(
         'not_found',
-        `no skill is named "${name.slice(0, 64)}"; this run's skills: ${[...this.#entries.keys()].join(', ')}`,
+        `no skill is named ${JSON.stringify(name.slice(0, 64))}; ${closestNames(name, [...this.#entries.keys()], 'skill')}`,
         {
           details: { reason: 'unknown_skill' },
         },
@@ -154,10 +158,8 @@ async function mountText(
 function noFile(name: string, path: string, others: string[]): AgtError {
   return new AgtError(
     'not_found',
-    `skill "${name}" has no file "${path.slice(0, 255)}"; its files: ${['SKILL.md', ...others].join(', ')}`,
-    {
-      details: { reason: 'unknown_skill_file' },
-    },
+    `skill "${name}" has no file ${JSON.stringify(path.slice(0, 255))}; ${closestNames(path, ['SKILL.md', ...others], 'file')}`,
+    { details: { reason: 'unknown_skill_file' } },
   );
 }
 

@@ -4,6 +4,7 @@
  * store_unavailable, the adapter's schema created on first use (or by an
  * explicit `migrate()`) under an advisory lock held on one checked-out client.
  */
+import { checkMs, DEFAULT_PG_ACQUIRE_TIMEOUT_MS, PG_ACQUIRE_MS_RULE } from '../bounds.js';
 import { AgtError, isAgtError } from '../errors.js';
 
 /** One connection checked out of a pool (a `pg.PoolClient` fits). */
@@ -35,12 +36,19 @@ export interface PgSchema {
   statements: readonly string[];
 }
 
-/** How an adapter reaches the database: a connection string (the adapter owns a pool) or your pool. */
-export type PgOptions = { connectionString: string; max?: number } | { pool: PgPoolLike };
+/**
+ * How an adapter reaches the database: a connection string (the adapter owns a pool) or your pool; and how long a
+ * call waits for one of its connections (`acquireTimeoutMs`, default DEFAULT_PG_ACQUIRE_TIMEOUT_MS) before it ends
+ * store_unavailable (reason pool_timeout).
+ */
+export type PgOptions = ({ connectionString: string; max?: number } | { pool: PgPoolLike }) & { acquireTimeoutMs?: number };
 
 const TABLE = /^[a-z_][a-z0-9_]{0,50}$/;
 
-async function loadPool(connectionString: string, max: number, who: string): Promise<PgPoolLike> {
+// How much longer than our own wait an owned pg pool waits: ours ends the call first, pg's then drops the queued request.
+const QUEUE_GRACE_MS = 1_000;
+
+async function loadPool(connectionString: string, max: number, acquireMs: number, who: string): Promise<PgPoolLike> {
   let mod: { default?: { Pool?: new (o: object) => PgPoolLike }; Pool?: new (o: object) => PgPoolLike };
   try {
     const driver = 'pg'; // a non-literal specifier: pg's own types stay out of ours (STYLE 3)
@@ -50,7 +58,7 @@ async function loadPool(connectionString: string, max: number, who: string): Pro
   }
   const Pool = mod.Pool ?? mod.default?.Pool;
   if (Pool === undefined) throw new AgtError('store_unavailable', 'the installed "pg" package has no Pool');
-  return new Pool({ connectionString, max });
+  return new Pool({ connectionString, max, connectionTimeoutMillis: acquireMs + QUEUE_GRACE_MS });
 }
 
 /** A table name option, checked (it goes into SQL). */
@@ -67,6 +75,7 @@ export class PgConnection {
   #pool: Promise<PgPoolLike> | undefined;
   readonly #ownsPool: boolean;
   readonly #schema: PgSchema;
+  readonly #acquireMs: number;
   #migration: Promise<void> | undefined;
   #closed = false;
 
@@ -74,6 +83,8 @@ export class PgConnection {
     if (!('pool' in (options ?? {})) && typeof (options as { connectionString?: unknown })?.connectionString !== 'string') {
       throw new AgtError('invalid_input', `${who} needs { connectionString } or { pool }`);
     }
+    checkMs(options.acquireTimeoutMs, 'acquireTimeoutMs', PG_ACQUIRE_MS_RULE);
+    this.#acquireMs = options.acquireTimeoutMs ?? DEFAULT_PG_ACQUIRE_TIMEOUT_MS;
     this.#options = options;
     this.#who = who;
     this.#schema = schema;
@@ -86,6 +97,7 @@ export class PgConnection {
     this.#pool ??= loadPool(
       (this.#options as { connectionString: string }).connectionString,
       (this.#options as { max?: number }).max ?? 10,
+      this.#acquireMs,
       this.#who,
     );
     return this.#pool;
@@ -100,15 +112,52 @@ export class PgConnection {
     });
   }
 
+  /**
+   * A connection of the pool, waited for at most `acquireTimeoutMs` (E8; issue 58 #25): past it, store_unavailable
+   * (reason pool_timeout), and a connection handed out later goes straight back. Every statement, migration and
+   * LISTEN takes its connection here, so no call of any PostgreSQL store waits forever on a pool held by others.
+   */
+  async #acquire(): Promise<PgClientLike> {
+    const pool = await this.#openPool();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const pending = Promise.resolve().then(() => pool.connect());
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.#poolTimeout()), this.#acquireMs);
+    });
+    try {
+      return await Promise.race([pending, timedOut]);
+    } catch (error) {
+      pending.then(
+        (client) => client.release(),
+        () => undefined, // the pool's own failure or timeout: nothing was handed out
+      );
+      throw this.#unavailable(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #poolTimeout(): AgtError {
+    return new AgtError(
+      'store_unavailable',
+      `${this.#who}: no pooled PostgreSQL connection came free in time (acquireTimeoutMs); the store did nothing. Raise the pool's max or acquireTimeoutMs, or end what holds the connections (each watch holds one)`,
+      { details: { reason: 'pool_timeout', acquireTimeoutMs: this.#acquireMs } },
+    );
+  }
+
   /** Runs one statement (the schema created first, once); driver failures are store_unavailable, and nothing was written. */
   async query(text: string, values: unknown[] = []): Promise<unknown[]> {
     await this.migrate();
-    const pool = await this.#openPool();
+    const client = await this.#acquire();
+    let rows: unknown[];
     try {
-      return (await pool.query(text, values)).rows;
+      rows = (await client.query(text, values)).rows;
     } catch (error) {
+      client.release(error as Error); // as pg's own pool.query does: a session that failed is not reused
       throw this.#unavailable(error);
     }
+    client.release();
+    return rows;
   }
 
   /**
@@ -126,13 +175,7 @@ export class PgConnection {
   }
 
   async #migrateOnce(): Promise<void> {
-    const pool = await this.#openPool();
-    let client: PgClientLike;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw this.#unavailable(error);
-    }
+    const client = await this.#acquire();
     const { key, statements } = this.#schema;
     let failure: Error | undefined;
     try {
@@ -152,24 +195,23 @@ export class PgConnection {
 
   /**
    * LISTENs on `channel` on a connection of its own (held out of the pool until the returned close), calling
-   * `onPayload` with each notification's payload. A pool whose clients emit no notifications is store_unavailable.
+   * `onPayload` with each notification's payload and a way to query on that connection (so a watcher that reads never
+   * waits on the pool). A pool whose clients emit no notifications is store_unavailable.
    */
-  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+  async listen(
+    channel: string,
+    onPayload: (payload: string, query: (text: string, values: unknown[]) => Promise<unknown[]>) => void,
+  ): Promise<() => Promise<void>> {
     await this.migrate();
-    const pool = await this.#openPool();
-    let client: PgClientLike & Partial<NotificationSource>;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw this.#unavailable(error);
-    }
+    const client: PgClientLike & Partial<NotificationSource> = await this.#acquire();
     if (typeof client.on !== 'function' || typeof client.off !== 'function') {
       client.release();
       throw new AgtError('store_unavailable', `${this.#who}: the pool's clients emit no "notification" events, so it cannot LISTEN`);
     }
     const source = client as PgClientLike & NotificationSource;
+    const query = async (text: string, values: unknown[]) => (await source.query(text, values)).rows;
     const handler = (message: { channel: string; payload?: string }) => {
-      if (message.channel === channel && typeof message.payload === 'string') onPayload(message.payload);
+      if (message.channel === channel && typeof message.payload === 'string') onPayload(message.payload, query);
     };
     const dropped = () => undefined; // a broken connection ends the watch; the pool discards it on release
     source.on('notification', handler);

@@ -8,7 +8,6 @@ import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { revisionConflict } from '../resources/conflict.js';
 import {
-  announcementOf,
   checkRunListFilter,
   checkRunWrite,
   readableRun,
@@ -20,6 +19,7 @@ import {
   type StoredRun,
   WAITING_FORMAT,
 } from '../runtime/run-store.js';
+import { notifyColumn, readAnnouncement } from './pg-announce.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
 
 /** The schema of the runs table (docs/postgres.md). */
@@ -117,10 +117,9 @@ export class PostgresRunStore implements RunStore {
     const expected = checkRunWrite(run, options);
     const t = this.#table;
     const values: unknown[] = [run.runId, run.agent, run.state.version, JSON.stringify(run.state), new Date().toISOString()];
-    // The announcement goes with the write (NOTIFY in RETURNING): sent on commit, only if the compare-and-set landed.
-    const announcement = announcementOf(run, expected === null ? 1 : expected + 1);
-    const notify =
-      announcement === undefined ? '' : `, pg_notify($${values.push(this.#channel)}, $${values.push(JSON.stringify(announcement))})`;
+    // The announcement goes with the write (NOTIFY in RETURNING): sent on commit, only if the compare-and-set landed;
+    // bounded whatever the run id and agent, so the write never fails for its size (pg-announce.ts).
+    const notify = notifyColumn(run, expected === null ? 1 : expected + 1, this.#channel, values);
     const rows =
       expected === null
         ? await this.#rows(
@@ -158,14 +157,19 @@ export class PostgresRunStore implements RunStore {
    * call), on a connection of its own held until `stop()` of the watch or `close()` of the store.
    */
   async watch(listener: (announcement: RunAnnouncement) => void): Promise<RunWatch> {
-    const stop = await this.#db.listen(this.#channel, (payload) => {
-      const announcement = parseAnnouncement(payload);
-      if (announcement === undefined) return;
-      try {
-        listener(announcement);
-      } catch {
-        // a listener that throws is its own concern: the watch goes on
-      }
+    // In the order they were sent, though one may be read back from the table first (a long run id).
+    let delivered = Promise.resolve();
+    const stop = await this.#db.listen(this.#channel, (payload, query) => {
+      const reading = readAnnouncement(payload, this.#table, query).catch(() => undefined); // a hint: a failed read is dropped
+      delivered = delivered.then(async () => {
+        const announcement = await reading;
+        if (announcement === undefined) return;
+        try {
+          listener(announcement);
+        } catch {
+          // a listener that throws is its own concern: the watch goes on
+        }
+      });
     });
     const end = async () => {
       this.#watches.delete(watch);
@@ -185,16 +189,6 @@ export class PostgresRunStore implements RunStore {
   /** `await using` closes the store at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
-  }
-}
-
-// An announcement as NOTIFY carried it (our own JSON, read defensively): undefined when it is not one.
-function parseAnnouncement(payload: string): RunAnnouncement | undefined {
-  try {
-    const a = JSON.parse(payload) as RunAnnouncement;
-    return typeof a?.runId === 'string' && typeof a.revision === 'number' && Array.isArray(a.changes) ? a : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -2,9 +2,10 @@
  * SqliteTaskStore (`agt-mcp/sqlite`): a kit server's tasks in a SQLite file
  * (table agt_tasks), so ended tasks and their results outlive the server's
  * process for their TTL (E6): a client that started a task collects it from
- * the server started again. A task still running when its process ended stays
- * as it was last written until its TTL ends it (no other process finishes it).
- * Expired tasks are not read, and are deleted as the store is written.
+ * the server started again. A task still running when its process ended is
+ * never finished by another process: the kit server that next reads it ends it
+ * failed ("the server restarted…", authoring/tasks/orphans.ts). Expired tasks
+ * are not read, and are deleted as the store is written.
  */
 import type { TaskRecord, TaskStore } from '../authoring/tasks/store.js';
 import { expired } from '../authoring/tasks/store.js';

@@ -153,6 +153,34 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
       await expectCode(store.list(bad as never), 'invalid_input');
   });
 
+  // E8: ordered by code point, as SQL's byte order of UTF-8 is; UTF-16 units would put U+10000 and up before U+E000–U+FFFF,
+  // and a cursor from the one order would skip runs in the other (issue 58 #22).
+  run('E8: list orders and pages by code point: astral run ids after U+E000–U+FFFF ones; a cursor skips no run', async (store) => {
+    const astral = 'team/\u{1F600}';
+    const high = 'team/\u{FFFD}';
+    const order: [string, string][] = [
+      ['run-\u{E000}', high],
+      ['run-\u{FF5E}', astral],
+      ['run-\u{FFFD}', high],
+      ['run-\u{10000}', astral],
+      ['run-\u{1F600}', high],
+    ];
+    for (const i of [4, 1, 3, 0, 2]) await store.put(write(...order[i]!), { expectedRevision: null });
+    const ids = (runs: { runId: string }[]) => runs.map((r) => r.runId);
+    assert.deepEqual(ids(await store.list()), ids(order.map(([runId]) => ({ runId }))));
+    const paged: string[] = [];
+    for (let cursor: string | undefined, page = 0; page < order.length; page++) {
+      const got = ids(await store.list({ limit: 2, ...(cursor === undefined ? {} : { cursor }) }));
+      if (got.length === 0) break;
+      paged.push(...got);
+      cursor = got.at(-1);
+    }
+    assert.deepEqual(paged, ids(await store.list()));
+    assert.deepEqual(ids(await store.list({ cursor: 'run-\u{FFFD}' })), ['run-\u{10000}', 'run-\u{1F600}']);
+    assert.deepEqual(ids(await store.list({ agent: astral })), ['run-\u{FF5E}', 'run-\u{10000}']);
+    assert.deepEqual(ids(await store.list({ agent: high, cursor: 'run-\u{FFFD}' })), ['run-\u{1F600}']);
+  });
+
   run('delete: false when missing, true when deleted; a stale expectedRevision fails and keeps the run', async (store) => {
     assert.equal(await store.delete('run-none'), false);
     await expectCode(store.delete('run-none', { expectedRevision: 1 }), 'revision_conflict', (d) => assert.equal(d?.currentRevision, null));

@@ -119,7 +119,7 @@ describe('issue 15', () => {
     await agt(['agent', 'create', 'team/alice', '--name', evil], { db });
     const text = await agt(['agent', 'show', 'team/alice'], { db });
     expect(text.stdout).not.toMatch(/[\u001b\u0007\r]/);
-    expect(text.stdout).toContain('Alice\\x1b[2J\\x1b]0;pwned\\x07\\x0d');
+    expect(text.stdout).toContain('Alice\\x1b[2J\\x1b]0;pwned\\x07\\r'); // outsideText: CR by its name
     expect(JSON.parse((await agt(['agent', 'show', 'team/alice', '--json'], { db })).stdout).name).toBe(evil);
   });
 

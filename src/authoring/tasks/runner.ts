@@ -6,23 +6,20 @@
  * waits for `tasks/update` (2026-07-28), then completed, failed or cancelled.
  * `tasks/cancel` aborts the handler's `ctx.signal` and ends the task
  * cancelled at once (cancellation is cooperative: what the handler does after
- * is not its result). Only the caller that started a task reads or cancels it.
+ * is not its result). Only the caller that started a task reads or cancels it
+ * (policy.ts), a bounded number run at once, and a task whose process ended
+ * before it did ends failed when next read (orphans.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { MAX_TASK_TTL_MS } from '../../bounds.js';
+import { MIN_TASK_POLL_MS } from '../../bounds.js';
 import { isPlainObject } from '../../json.js';
-import { expired, MemoryTaskStore, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
+import { answerProblem, expectedOf, invalidAnswer } from '../answers.js';
+import { ORPHANED_MESSAGE, runnerGone, thisRunner } from './orphans.js';
+import { callerKey, type TaskCaller, type TaskServingOptions, type TaskSettings, taskSettings } from './policy.js';
+import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 
-/** How a kit server runs its tasks. */
-export interface TaskServingOptions {
-  /** Where tasks are kept. Default: memory (gone with the process). */
-  store?: TaskStore;
-  /** How long a task and its result are kept, in ms, unless a 2025 client asks for less. Default one hour. */
-  ttlMs?: number;
-  /** The poll interval the server asks of clients, in ms. Default 500. */
-  pollIntervalMs?: number;
-}
+export type { TaskServingOptions } from './policy.js';
 
 /** What a running task's handler may do beyond its result: say how it goes, and ask (2026-07-28). */
 export interface TaskControl {
@@ -33,11 +30,11 @@ export interface TaskControl {
   ask(request: { method: string; params?: Record<string, unknown> }): Promise<unknown>;
 }
 
-const DEFAULT_TTL_MS = 60 * 60_000;
-const DEFAULT_POLL_MS = 500;
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 interface Running {
+  /** Whose running tasks it counts among (maxRunningPerCaller). */
+  caller: string | null;
   controller: AbortController;
   /** Questions asked and not answered, by key: each resolves with its answer. */
   waiting: Map<string, { request: { method: string; params?: Record<string, unknown> }; answer(value: unknown): void }>;
@@ -51,48 +48,80 @@ interface Running {
 /** The unknown-task error both eras answer with (no task, an expired one, or another caller's). */
 export const unknownTask = () => new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown task: no task of this caller has that taskId');
 
-/** The tasks of one kit server. */
+// -32000 (a server error of the implementation's own): the server takes no more tasks now, as serveHttp answers a
+// session past its bound. `data.limit` is the bound, for a client that reads it.
+const tooMany = (message: string, limit: number) => new ProtocolError(-32000, message, { limit });
+
+/** The tasks of one kit server (every instance serveHttp builds of one service shares one). */
 export class KitTasks {
   readonly store: TaskStore;
-  readonly #ttlMs: number;
-  readonly #pollMs: number;
+  readonly #settings: TaskSettings;
   readonly #running = new Map<string, Running>();
 
-  constructor(options: TaskServingOptions = {}) {
-    this.store = options.store ?? new MemoryTaskStore();
-    this.#ttlMs = Math.min(options.ttlMs ?? DEFAULT_TTL_MS, MAX_TASK_TTL_MS);
-    this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_MS;
+  /** Checks `options` (invalid_input naming the option that is wrong). */
+  constructor(options?: TaskServingOptions) {
+    this.#settings = taskSettings(options);
+    this.store = this.#settings.store;
   }
 
-  /** Starts `run` as a task of `owner` and returns its first record (already stored). */
+  // A task past the bounds is refused before anything is stored or run (issue 58 #4): one caller cannot fill the
+  // server, and the server holds a bounded number of handlers.
+  #admit(caller: string | null): void {
+    const { maxRunning, maxRunningPerCaller } = this.#settings;
+    let mine = 0;
+    for (const running of this.#running.values()) if (running.caller === caller) mine += 1;
+    if (mine >= maxRunningPerCaller)
+      throw tooMany(
+        `too many running tasks: this caller has ${mine} running, the server's limit (maxRunningPerCaller); wait for one to end or cancel one`,
+        maxRunningPerCaller,
+      );
+    if (this.#running.size >= maxRunning)
+      throw tooMany(
+        `too many running tasks: the server runs ${this.#running.size}, its limit (maxRunning); try again when one has ended`,
+        maxRunning,
+      );
+  }
+
+  /** Starts `run` as a task of `caller` and returns its first record (already stored); refused past the running bounds. */
   async start(
     tool: string,
-    owner: string | null,
+    caller: TaskCaller,
     requestedTtlMs: number | undefined,
     run: (control: TaskControl) => Promise<Record<string, unknown>>,
     notify?: (record: TaskRecord) => void,
   ): Promise<TaskRecord> {
+    this.#admit(callerKey(caller));
     const now = new Date().toISOString();
-    const ttlMs = requestedTtlMs !== undefined && requestedTtlMs >= 0 ? Math.min(requestedTtlMs, this.#ttlMs) : this.#ttlMs;
+    const { ttlMs: most, pollMs } = this.#settings;
+    const ttlMs = requestedTtlMs !== undefined && requestedTtlMs >= 0 ? Math.min(requestedTtlMs, most) : most;
     const record: TaskRecord = {
       taskId: randomUUID(),
       tool,
-      owner,
+      owner: caller.owner,
+      ...(caller.owner === null && caller.session !== undefined ? { session: caller.session } : {}),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
       ttlMs,
-      pollIntervalMs: this.#pollMs,
+      pollIntervalMs: pollMs,
+      runner: thisRunner(),
     };
-    await this.store.put(record);
     const running: Running = {
+      caller: callerKey(caller),
       controller: new AbortController(),
       waiting: new Map(),
       asked: 0,
       changed: new Set(),
       ...(notify ? { notify } : {}),
     };
+    // Counted as running from here: tasks started at once are all held to the bounds while their records are written.
     this.#running.set(record.taskId, running);
+    try {
+      await this.store.put(record);
+    } catch (error) {
+      this.#running.delete(record.taskId);
+      throw error;
+    }
     // A handler still running when its task's TTL ends is stopped: nobody can read what it would return.
     const expiry = setTimeout(() => running.controller.abort(new Error('the task outlived its TTL')), ttlMs);
     expiry.unref();
@@ -166,7 +195,35 @@ export class KitTasks {
   async get(taskId: unknown, owner: string | null): Promise<TaskRecord> {
     const record = typeof taskId === 'string' ? await this.store.get(taskId) : undefined;
     if (record === undefined || record.owner !== owner || expired(record)) throw unknownTask();
-    return record;
+    return this.#settled(record);
+  }
+
+  /**
+   * The tasks a caller is shown, newest first (2025 `tasks/list`): an owner's own; an anonymous caller's, those its
+   * session started (no other caller learns their ids: issue 58 #3); none to a caller with neither.
+   */
+  async list(owner: string | null, session: string | undefined): Promise<TaskRecord[]> {
+    if (owner === null && session === undefined) return [];
+    const records = (await this.store.list(owner)).filter((r) => owner !== null || r.session === session);
+    return Promise.all(records.map((record) => this.#settled(record)));
+  }
+
+  // The record as it truly is: a running task whose process ended before it did ends failed, once, for every reader
+  // (issue 58 #12). Read again first: a reader in another process may have ended it (or its owner cancelled it).
+  async #settled(record: TaskRecord): Promise<TaskRecord> {
+    if (!runnerGone(record)) return record;
+    const fresh = (await this.store.get(record.taskId)) ?? record;
+    if (!runnerGone(fresh)) return fresh;
+    const ended: TaskRecord = {
+      ...fresh,
+      status: 'failed',
+      error: { code: ProtocolErrorCode.InternalError, message: ORPHANED_MESSAGE },
+      statusMessage: ORPHANED_MESSAGE,
+      lastUpdatedAt: new Date().toISOString(),
+    };
+    delete ended.inputRequests;
+    await this.store.put(ended).catch(() => undefined); // a store that cannot write it still gets one answer per read
+    return ended;
   }
 
   /** Cancels a task that has not ended: its handler's signal aborts, and it ends cancelled. */
@@ -184,6 +241,11 @@ export class KitTasks {
     const record = await this.get(taskId, owner);
     const running = this.#running.get(record.taskId);
     if (running === undefined || !isPlainObject(responses)) return;
+    // E4: each answer is checked against its question before the handler sees any; a wrong one refuses the update.
+    for (const [key, waiting] of running.waiting) {
+      const problem = Object.hasOwn(responses, key) ? answerProblem(expectedOf(waiting.request), responses[key]) : undefined;
+      if (problem !== undefined) throw invalidAnswer(key, problem, 'answer it again with tasks/update (the task still waits)');
+    }
     for (const key of Object.keys(responses)) {
       const waiting = running.waiting.get(key);
       if (waiting === undefined) continue;
@@ -197,21 +259,26 @@ export class KitTasks {
     );
   }
 
-  /** Waits until the task ends (or `signal` aborts) and returns its last record. */
+  /**
+   * Waits until the task ends (or `signal` aborts, or its TTL ends it) and returns its last record: told of each change
+   * of a task this server runs, and reading the store again at the poll interval for one another process runs.
+   */
   async ended(taskId: unknown, owner: string | null, signal: AbortSignal): Promise<TaskRecord> {
     for (;;) {
       if (signal.aborted) throw signal.reason;
       const record = await this.get(taskId, owner);
+      if (TERMINAL.has(record.status)) return record;
       const running = this.#running.get(record.taskId);
-      if (TERMINAL.has(record.status) || running === undefined) return record;
       await new Promise<void>((resolve, reject) => {
+        const timer = running ? undefined : setTimeout(() => done(), Math.max(this.#settings.pollMs, MIN_TASK_POLL_MS));
         const done = () => {
-          running.changed.delete(done);
+          clearTimeout(timer);
+          running?.changed.delete(done);
           signal.removeEventListener('abort', done);
           if (signal.aborted) reject(signal.reason);
           else resolve();
         };
-        running.changed.add(done);
+        running?.changed.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
     }
@@ -222,15 +289,4 @@ export class KitTasks {
     for (const running of this.#running.values()) running.controller.abort(new Error('the server closed'));
     this.#running.clear();
   }
-}
-
-// The tasks of each server name in this process: every instance of one service shares them (serveHttp builds a
-// server per request, and a task outlives the request that started it). The first instance's options hold.
-const byName = new Map<string, KitTasks>();
-
-/** The tasks of the kit server `name` in this process (made with `options` the first time). */
-export function kitTasksFor(name: string, options?: TaskServingOptions): KitTasks {
-  let tasks = byName.get(name);
-  if (tasks === undefined) byName.set(name, (tasks = new KitTasks(options)));
-  return tasks;
 }

@@ -107,7 +107,7 @@ export function serveTaskMethods(
       return { ...record.result, _meta: { ...(record.result?._meta as object), [RELATED_TASK_META]: { taskId: record.taskId } } };
     });
     server.setRequestHandler('tasks/list', { params: v.optional(v.looseObject({})) }, async (_params, ctx) => ({
-      tasks: (await tasks.store.list(owner(ctx as ServerContext))).map(legacyTask),
+      tasks: (await tasks.list(owner(ctx as ServerContext), (ctx as ServerContext).sessionId)).map(legacyTask),
     }));
     return;
   }

@@ -3,9 +3,9 @@
  * once they end, for the task's TTL. The default keeps them in memory, so a
  * task is gone with the process; a store of its own (a database, a file) keeps
  * ended tasks readable after a restart — a task still running when its
- * process ends is never finished by another (a store marks it failed on
- * load). Records are plain JSON; expired ones are dropped as the store is
- * read, with no timer of its own.
+ * process ends is never finished by another: the kit ends it failed when it
+ * next reads it (orphans.ts). Records are plain JSON; expired ones are dropped
+ * as the store is read, with no timer of its own.
  */
 
 /** A task's status, as both eras name it. */
@@ -14,9 +14,11 @@ export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' |
 /** One task as a kit server keeps it. */
 export interface TaskRecord {
   taskId: string;
-  /** The tool it runs, and who started it (a task is read and cancelled by its caller only). */
+  /** The tool it runs, and who started it (a task is read and cancelled by its caller only; null: anonymous). */
   tool: string;
   owner: string | null;
+  /** The 2025 session of the anonymous caller that started it: tasks/list shows it to that session only. */
+  session?: string;
   status: TaskStatus;
   statusMessage?: string;
   createdAt: string;
@@ -30,6 +32,11 @@ export interface TaskRecord {
   error?: { code: number; message: string; data?: unknown };
   /** The questions it waits on (input_required), by key, as the 2026-07-28 era carries them. */
   inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+  /**
+   * The process that runs it (its machine, pid and, on Linux, start): a task read as running whose process ended is
+   * ended failed ("the server restarted…"), not left `working` until its TTL.
+   */
+  runner?: { host: string; pid: number; since?: string };
 }
 
 /** A kit server's task store: the memory one by default; give one of your own to keep results past a restart. */

@@ -12,7 +12,7 @@
 import { ProtocolError, type Tool } from '@modelcontextprotocol/client';
 import type { RawTool } from '../lists.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgtError } from '../../errors.js';
+import { AgtError, isAgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS } from '../../bounds.js';
 import { serverWords } from '../server-words.js';
@@ -230,15 +230,45 @@ export function outcomeResult(
   const ids = taskId === undefined ? {} : { taskId };
   if (outcome.status === 'cancelled')
     throw new AgtError('cancelled', 'the server cancelled the task of this call', { details: { reason: 'task_cancelled', ...ids } });
-  if (outcome.status === 'failed')
+  if (outcome.status === 'failed') {
+    const local = localFailure(outcome.error, ids);
+    if (local !== undefined) throw local;
     throw new AgtError('protocol_error', `the server says the task of this call failed: ${serverWords(outcome.error.message)}`, {
       details: { reason: 'task_failed', ...ids, ...(typeof outcome.error.code === 'number' ? { serverCode: outcome.error.code } : {}) },
     });
+  }
   if (!isPlainObject(outcome.result))
     throw new AgtError('protocol_error', 'the task of this call completed without a result object', {
       details: { reason: 'invalid_task', ...ids },
     });
+  // A task's result is a final result: one that says it is a task (or a question) again is not read (issue 58 #2).
+  const kind = outcome.result.resultType;
+  if (kind !== undefined && kind !== 'complete') throw notFinal(ids);
   return outcome.result;
+}
+
+/** The error of a result that says it is a task (or a question) where a final result belongs: protocol_error invalid_result. */
+export function notFinal(ids: { taskId?: string } = {}): AgtError {
+  const message = 'the server answered this call with a result that is not a final result (its resultType is not "complete")';
+  return new AgtError('protocol_error', message, { details: { reason: 'invalid_result', ...ids } });
+}
+
+// A task outcome ext-tasks marks failed (a TaskFailedError, what failed as its cause) that no server said: this
+// client's own refusal or timeout (an AgtError), a request that failed on the way (the connection maps it), an answer
+// that is not valid MCP, or an answer about another task. Undefined when the server said the task failed.
+function localFailure(error: Error, ids: { taskId?: string }): unknown {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  const name = (cause as { name?: string } | null)?.name;
+  if (isAgtError(cause) || name === 'DispatchError') return fromExt(cause);
+  if (name === 'ProtocolDecodeError')
+    return new AgtError('protocol_error', "the server's answer to a request about the task of this call is not a valid MCP result", {
+      details: { reason: 'invalid_result', ...ids },
+    });
+  if (cause instanceof Error && /^Task response identity mismatch/.test(cause.message))
+    return new AgtError('protocol_error', 'the server answered a request about the task of this call with another task', {
+      details: { reason: 'wrong_task', ...ids },
+    });
+  return undefined;
 }
 
 /** An ext-tasks failure as the connection maps SDK failures: a server's JSON-RPC error is a ProtocolError again. */

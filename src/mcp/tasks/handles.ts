@@ -43,14 +43,33 @@ export async function getTask(tasks: ConnectionTasks, taskId: string, signal: Ab
   return asked === undefined ? task : { ...task, inputRequests: asked.inputRequests };
 }
 
-/** The result of task `taskId` once it ended (its error, if it failed or was cancelled). */
-export async function getTaskResult(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number) {
+/**
+ * The result of task `taskId` once it ended (its error, if it failed or was cancelled), waited for `timeoutMs` in all —
+ * each poll and the whole wait (issue 58 #9): a task that never ends is call_timeout `task_timeout`, and runs on (a
+ * read gave up; cancelTask stops it).
+ */
+export async function getTaskResult(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, timeoutMs: number) {
   const session = await tasks.session();
-  const outcome = await session
-    .task(taskId as never, { requestTimeoutMs: requestMs })
-    .result({ signal })
-    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
-  return outcomeResult(outcome, taskId);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error('the wait for the task ended')), timeoutMs);
+  try {
+    const outcome = await session
+      .task(taskId as never, { requestTimeoutMs: timeoutMs })
+      .result({ signal: AbortSignal.any([signal, deadline.signal]) })
+      .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+    return outcomeResult(outcome, taskId);
+  } catch (error) {
+    if (!deadline.signal.aborted || signal.aborted) throw error;
+    throw new AgtError(
+      'call_timeout',
+      `the task did not end within ${timeoutMs} ms (timeoutMs); it still runs on the server: ask again later, or cancel it`,
+      {
+        details: { reason: 'task_timeout', taskId, timeoutMs },
+      },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Asks the server to cancel task `taskId`. */

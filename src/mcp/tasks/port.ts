@@ -1,14 +1,22 @@
 /**
  * The session port ext-tasks drives a connection's tasks through, wrapped:
  * what a server says about its tasks is server data. A result is depth-checked
- * before anything reads it, and the poll interval a server asks for
- * (`pollInterval` in 2025, `pollIntervalMs` in 2026-07-28) is clamped to
- * [MIN_TASK_POLL_MS, MAX_TASK_POLL_MS] before ext-tasks waits on it — a server
- * can neither make a client poll in a busy loop nor sleep past its deadline.
+ * before anything reads it, a 2025 `tasks/result` must be the result of the
+ * task asked for, and the poll interval a server asks for (`pollInterval` in
+ * 2025, `pollIntervalMs` in 2026-07-28) is clamped to [MIN_TASK_POLL_MS,
+ * MAX_TASK_POLL_MS] before ext-tasks waits on it — a server can neither make a
+ * client poll in a busy loop nor sleep past its deadline. What fails here is
+ * this client's refusal (an AgtError naming the request), never told as the
+ * server's word: a timeout of the client's own is call_timeout.
  */
 import type { ConnectedMcpSessionPort } from '@modelcontextprotocol/ext-tasks/client';
-import { isPlainObject, jsonProblem } from '../../json.js';
-import { MAX_JSON_DEPTH, MAX_TASK_POLL_MS, MIN_TASK_POLL_MS } from '../../bounds.js';
+import { AgtError } from '../../errors.js';
+import { isPlainObject } from '../../json.js';
+import { MAX_TASK_POLL_MS, MIN_TASK_POLL_MS } from '../../bounds.js';
+import { boundedDepth } from '../server-answers.js';
+import { isRequestTimeout } from '../timeouts.js';
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 /** A poll interval as asked, clamped; undefined stays undefined (ext-tasks then polls once a second). */
 export function clampPoll(ms: unknown): number | undefined {
@@ -48,11 +56,14 @@ export function boundedPort(inner: ConnectedMcpSessionPort & Disposable): Connec
       return inner.invalidated;
     },
     async dispatch(request, options) {
-      const answer = await inner.dispatch(request, options);
+      const { method, taskId } = named(request);
+      const answer = await inner.dispatch(request, options).catch((error: unknown) => {
+        throw timedOut(error, method, taskId, options?.context?.requestTimeoutMs) ?? error;
+      });
       if (answer.kind !== 'result' || !isPlainObject(answer.result)) return answer;
-      // Too deep to read: ext-tasks gets an error answer, never the value.
-      if (jsonProblem(answer.result, { depth: MAX_JSON_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep')
-        return { kind: 'error', error: { code: -32603, message: `the result nests deeper than ${MAX_JSON_DEPTH} levels` } };
+      // Too deep to read: refused before ext-tasks reads any of it (protocol_error result_too_deep).
+      boundedDepth(answer.result, method);
+      if (method === 'tasks/result' && taskId !== undefined) sameTask(answer.result, taskId);
       return { kind: 'result', result: clampedResult(answer.result) as typeof answer.result };
     },
     onServerRequest: (handler) => inner.onServerRequest(handler),
@@ -60,4 +71,48 @@ export function boundedPort(inner: ConnectedMcpSessionPort & Disposable): Connec
     onInvalidated: (listener) => inner.onInvalidated(listener),
     [Symbol.dispose]: () => inner[Symbol.dispose](),
   };
+}
+
+// The method of a request ext-tasks sends, and the task it names.
+function named(request: unknown): { method: string; taskId?: string } {
+  const { method, params } = (isPlainObject(request) ? request : {}) as { method?: unknown; params?: unknown };
+  const taskId = isPlainObject(params) && typeof params.taskId === 'string' ? params.taskId : undefined;
+  return { method: typeof method === 'string' ? method : 'task request', ...(taskId === undefined ? {} : { taskId }) };
+}
+
+// A request this client stopped waiting for (its timeout): call_timeout naming it — not the server's fault, and not
+// the task's: it may still run. ext-tasks wraps the SDK's timeout (2025) in a DispatchError; the raw path's is bare.
+function timedOut(error: unknown, method: string, taskId: string | undefined, timeoutMs: number | undefined): AgtError | undefined {
+  const cause =
+    (error as { name?: string; cause?: unknown } | null)?.name === 'DispatchError' ? (error as { cause?: unknown }).cause : error;
+  if (!isRequestTimeout(cause)) return undefined;
+  const within = timeoutMs === undefined ? '' : ` within ${timeoutMs} ms`;
+  return new AgtError(
+    'call_timeout',
+    `the server did not answer ${method}${within}; this client stopped waiting (notifications/cancelled sent) — the task may still be running`,
+    {
+      details: {
+        reason: 'request_timeout',
+        method,
+        ...(taskId === undefined ? {} : { taskId }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      },
+    },
+  );
+}
+
+// A 2025 tasks/result carries the task it is the result of (related-task metadata): one naming another task is
+// refused, as ext-tasks refuses a tasks/get answer for another task. Left out, it is not required here.
+function sameTask(result: Record<string, unknown>, taskId: string): void {
+  const meta = result._meta;
+  if (!isPlainObject(meta) || !(RELATED_TASK in meta)) return;
+  const related = meta[RELATED_TASK];
+  if (isPlainObject(related) && related.taskId === taskId) return;
+  throw new AgtError(
+    'protocol_error',
+    `the server answered tasks/result of task "${taskId}" with the result of another task; it was not read`,
+    {
+      details: { reason: 'wrong_task', taskId },
+    },
+  );
 }

@@ -5,10 +5,11 @@
  * `tasks/*`) go on the connection's own transport with ids of their own, and
  * their responses are taken off the transport before the SDK's protocol reads
  * them. Everything else the transport delivers reaches the SDK as before. Each
- * request is bounded by its timeout and its signal; nothing is kept after it
+ * request is bounded by its timeout and its signal (either sends
+ * `notifications/cancelled`, as the SDK does); nothing is kept after it
  * settles.
  */
-import type { Transport } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../../json.js';
 
 /** A JSON-RPC answer as ext-tasks reads it. */
@@ -71,10 +72,11 @@ export function rawDispatcher(transport: Transport, defaultTimeoutMs: number): {
         done();
         reject(error);
       };
-      const onAbort = () => {
+      // Given up (the caller's abort, or the timeout): the server is told (notifications/cancelled), and an answer
+      // that still comes within the timeout goes to onLate (a task to cancel), never to the SDK.
+      const giveUp = (error: Error, reason: string) => {
         const late = options.onLate;
-        fail(options.signal?.reason instanceof Error ? options.signal.reason : new Error('the request was cancelled'));
-        // Still listened for until the timeout: an answer after the abort goes to onLate, never to the SDK.
+        fail(error);
         if (late !== undefined) {
           const until = setTimeout(() => waiting.delete(id), timeoutMs);
           const settle = () => {
@@ -84,10 +86,23 @@ export function rawDispatcher(transport: Transport, defaultTimeoutMs: number): {
           waiting.set(id, { resolve: (answer) => (settle(), late(answer)), reject: settle });
         }
         void transport
-          .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the caller' } })
+          .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } })
           .catch(() => undefined);
       };
-      const timer = setTimeout(() => fail(new Error(`the server did not answer ${method} within ${timeoutMs} ms`)), timeoutMs);
+      const onAbort = () =>
+        giveUp(
+          options.signal?.reason instanceof Error ? options.signal.reason : new Error('the request was cancelled'),
+          'cancelled by the caller',
+        );
+      // A timeout as the SDK's own (SdkError RequestTimeout): the connection maps it to call_timeout, never to the server.
+      const timer = setTimeout(
+        () =>
+          giveUp(
+            new SdkError(SdkErrorCode.RequestTimeout, `the server did not answer ${method} within ${timeoutMs} ms`, { timeout: timeoutMs }),
+            'timed out',
+          ),
+        timeoutMs,
+      );
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (onProgress !== undefined) progress.set(id, onProgress);

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isPlainObject } from '../../json.js';
+import type { Route } from '../snapshot.js';
 import type { CallChange, CallDecision } from '../types.js';
 import { isExpired, isStoredApproval, type StoredApproval, type TakenApproval, type TaskDecision } from './record.js';
 
@@ -47,8 +48,13 @@ export function inFlightOf(taken: readonly TakenApproval[], leaseMs: number, now
     .map((t) => ({ approval: t.approval, decision: t.decision, host: HOST_ID, decidedAt, leaseUntil }));
 }
 
-/** True when a lost call may run again: its tool declares `idempotentHint: true`. */
-export const rerunsSafely = (call: InFlightCall): boolean => call.approval.annotations?.idempotentHint === true;
+/**
+ * True when a lost call may run again (E8): its tool as the server lists it now (`route`) declares
+ * `idempotentHint: true`, and so did the tool when the call was recorded. The record alone is never enough: it is
+ * data anyone who can write the store may have edited (issue 58 #23).
+ */
+export const rerunsSafely = (call: InFlightCall, route: Route | undefined): boolean =>
+  call.approval.annotations?.idempotentHint === true && route?.kind === 'mcp' && route.annotations?.idempotentHint === true;
 
 /**
  * Lost calls claimed by this host (recover): leased anew, their decision time kept. The decision was taken in time,

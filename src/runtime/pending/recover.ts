@@ -3,9 +3,9 @@
  * end here. They are claimed first — leased anew to this host in one
  * compare-and-set, so of two hosts recovering one run one does it (the other
  * gets revision_conflict), and if this host dies too they are still in
- * flight for the next. A tool that declares `idempotentHint: true` runs
- * again; any other ends `interrupted`, audited. They leave the record when
- * they end.
+ * flight for the next. A tool that declares `idempotentHint: true` — as its
+ * server lists it now, and as the record says — runs again; any other ends
+ * `interrupted`, audited. They leave the record when they end.
  */
 import { callContext, type RunParts } from '../call-context.js';
 import type { RunRefresher } from '../refresher.js';
@@ -32,7 +32,7 @@ export interface RecoverResult extends BatchResult {
 /** What recovering needs of a run's batches (RunBatches' parts have it all). */
 export interface RecoverParts {
   run: RunParts;
-  refresher: Pick<RunRefresher, 'apply'>;
+  refresher: Pick<RunRefresher, 'apply' | 'snapshot'>;
   inFlight: InFlightCalls;
   decided: DecidedCalls;
   persist(): Promise<void>;
@@ -60,15 +60,17 @@ export async function recoverLost(
     throw decidedElsewhere(error, lost[0]!.approval.batchId);
   }
   const recovered: RecoveredCall[] = [];
+  // The tools as listed now, after the refresh above: a stored idempotentHint alone never reruns a call (issue 58 #23).
+  const routes = refresher.snapshot.routes;
+  const again = claimed.filter((c) => rerunsSafely(c, routes.get(c.approval.tool)));
   for (const [i, call] of claimed.entries()) {
-    if (rerunsSafely(call)) continue;
+    if (again.includes(call)) continue;
     const ctx = callContext(run, call.approval.batchId, signal, () => undefined);
     const result = await interruptedCall(lost[i]!, ctx); // its message names the dead host's lease
     p.interrupted(call);
     p.decided.add(call.approval.batchId, [result]);
     recovered.push({ batchId: call.approval.batchId, result, rerun: false });
   }
-  const again = claimed.filter(rerunsSafely);
   for (const batchId of new Set(again.map((c) => c.approval.batchId))) {
     const results = await rerun(
       batchId,

@@ -9,6 +9,7 @@
  */
 import { defined } from '../../json.js';
 import type { McpInputRequired, McpTask, McpTaskStarted } from '../../mcp/connection-types.js';
+import { clampTtl } from '../../mcp/tasks/task-of.js';
 import type { CallContext } from '../call-context.js';
 import { callIdentity, recordSafely } from '../call-identity.js';
 import type { Route } from '../snapshot.js';
@@ -102,8 +103,9 @@ export async function waitForInput(
 /** Keeps a call whose server runs it as `task` (E6), and records task_started (ids and status only; not when it `resumed` after answers). */
 export async function waitForTask(call: AskedCall, route: Route, task: McpTask, ctx: CallContext, resumed = false): Promise<Waiting> {
   const record = recordOf(ctx, route, call);
-  // A task waits as long as its server keeps it (its TTL), at least as long as an approval would.
-  const ttl = typeof task.ttlMs === 'number' ? Math.max(task.ttlMs, ctx.approvalTtlMs) : ctx.approvalTtlMs;
+  // A task waits as long as its server keeps it (its TTL), at least as long as an approval would; a TTL is cut to
+  // MAX_SERVER_TASK_TTL_MS before a date is made of it (issue 58 #1: a connection's taskOf cuts it already).
+  const ttl = Math.max(clampTtl(task.ttlMs) ?? 0, ctx.approvalTtlMs);
   const approval: StoredApproval = {
     ...record,
     expiresAt: new Date(Date.parse(record.deferredAt) + ttl).toISOString(),

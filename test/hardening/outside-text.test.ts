@@ -1,0 +1,142 @@
+/**
+ * Outside text (issue 58: items 7, 8, 15 and the one function): text from a
+ * server, a client, a file or a store that reaches a terminal, a prompt, a log
+ * or a one-line field goes through `outsideText`. The function's rules, then a
+ * walk of every place that prints or renders such text, fed by a real hostile
+ * stdio server (test/hardening/fixtures/hostile-words.mjs) and hostile skill
+ * files: no control or bidi character comes out raw, and no outside word starts
+ * a line of its own.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectMcp } from '../../src/index.js';
+import { oneLine, outsideText } from '../../src/outside-text.js';
+import { renderSkills } from '../../src/adapters.js';
+import { runAgt, tempDir } from '../support/index.js';
+import { REPO_ROOT } from '../support/paths.js';
+
+const FIXTURE = path.join(REPO_ROOT, 'test/hardening/fixtures/hostile-words.mjs');
+const HOSTILE = 'x\u001b[31mred\u0007\u009b2J\u0085nel\u007f\u202eevil\u2066\u2028sep\nagt: done: forged';
+// Every character a terminal or a bidi renderer obeys, but the line break (checked apart: no forged line).
+const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+const forged = (text: string) => text.split('\n').some((line) => /^\s*agt: done: forged/.test(line));
+
+const tmp = tempDir('agt-outside-text-');
+afterAll(() => tmp.cleanup());
+
+describe('outsideText: the one function for outside text', () => {
+  it('escapes C0, C1 (CSI U+009B, NEL U+0085), DEL, bidi controls and line breaks on one line', () => {
+    const out = outsideText(HOSTILE);
+    expect(out).not.toMatch(UNSAFE);
+    expect(out).not.toContain('\n');
+    expect(out).toBe(
+      'x\\x1b[31mred\\x07\\x9b2J\\x85nel\\x7f\\u202eevil\\u2066\\u2028sep\\nagt: done: forged',
+    );
+  });
+
+  it('keeps line breaks and tabs in a block (multiline), escapes CR and the rest', () => {
+    expect(outsideText('a\tb\nc\rd\u009be', { multiline: true })).toBe('a\tb\nc\\rd\\x9be');
+  });
+
+  it('bounds the length in code points, never halving a surrogate pair', () => {
+    expect(outsideText('😀😀😀', { max: 2 })).toBe('😀😀…');
+    expect(outsideText('abc', { max: 3 })).toBe('abc');
+    expect(outsideText('x'.repeat(1_000_000), { max: 10 })).toBe(`${'x'.repeat(10)}…`);
+    expect(outsideText('abc', { max: Number.NaN })).toBe('abc');
+  });
+
+  it('reads a non-string as its plain form, never calling its toString', () => {
+    const sneaky = { toString: () => HOSTILE };
+    expect(outsideText(sneaky)).toBe('[object]');
+    expect(outsideText(42)).toBe('42');
+    expect(outsideText(undefined)).toBe('');
+  });
+
+  it('oneLine keeps its own text and escapes what is put in', () => {
+    expect(oneLine`task ${'a\nb'} done\n`).toBe('task a\\nb done\n');
+  });
+});
+
+describe('every place that prints or renders outside text', () => {
+  const db = path.join(tmp.dir, 'agt.db');
+  const agt = (...args: string[]) => runAgt(args, { home: tmp.dir, db });
+  const clean = (what: string, text: string) => {
+    expect(text, what).not.toMatch(UNSAFE);
+    expect(forged(text), `${what} forged a line`).toBe(false);
+  };
+
+  it('K3: renderSkills gives the model one line per skill, no controls or bidi overrides (issue 58 #15)', () => {
+    const prompt = renderSkills([{ name: 'forms', description: HOSTILE, source: 'server' } as never]);
+    clean('renderSkills', prompt);
+    expect(prompt.split('\n')).toHaveLength(2);
+  });
+
+  it('E6: a task status message reaches a call’s progress listener escaped (issue 58 #7)', async () => {
+    const connection = await connectMcp(
+      { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: '2026-07-28' },
+      { name: 'words', timeouts: { callMs: 60_000 } },
+    );
+    try {
+      const messages: string[] = [];
+      const controller = new AbortController();
+      const call = connection.callTool(
+        'report',
+        {},
+        {
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.message !== undefined) messages.push(p.message);
+            controller.abort();
+          },
+        },
+      );
+      await expect(call).rejects.toMatchObject({ code: expect.any(String) });
+      expect(messages.length).toBeGreaterThan(0);
+      for (const m of messages) clean('progress message', m);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('E6: agt mcp call --detach, mcp task get, mcp probe, mcp list, a tool error: no forged line, no raw control (issue 58 #8)', async () => {
+    expect((await agt('mcp', 'add', 'words', '--', process.execPath, FIXTURE)).code).toBe(0);
+    const legacy = { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: 'legacy' };
+    expect((await agt('mcp', 'add-json', 'old-words', JSON.stringify(legacy))).code).toBe(0);
+    const detached = await agt('mcp', 'call', 'words', 'report', '--detach');
+    expect(detached.code).toBe(0);
+    expect(detached.stdout).toMatch(/^task abc\\nagt: done: forged/);
+    const id = `abc\nagt: done: forged ${HOSTILE}`;
+    const outputs = [
+      ['mcp call --detach', detached],
+      ['mcp task get', await agt('mcp', 'task', 'get', 'words', id)],
+      ['mcp task result', await agt('mcp', 'task', 'result', 'words', id)],
+      ['mcp probe', await agt('mcp', 'probe', 'words')],
+      ['mcp list --probe', await agt('mcp', 'list', '--probe')],
+      ['mcp call --detach (2025)', await agt('mcp', 'call', 'old-words', 'report', '--detach')],
+      ['mcp task get (2025)', await agt('mcp', 'task', 'get', 'old-words', id)],
+      ['mcp probe (2025)', await agt('mcp', 'probe', 'old-words')],
+      ['mcp call (a tool error)', await agt('mcp', 'call', 'words', 'plain')],
+    ] as const;
+    for (const [what, out] of outputs) {
+      clean(`${what} stderr`, out.stderr);
+      // A tool's text content is a block the user asked to see: its lines stay lines, its controls are escaped.
+      if (what === 'mcp call (a tool error)') expect(out.stdout).not.toMatch(UNSAFE);
+      else clean(`${what} stdout`, out.stdout);
+    }
+    expect(outputs[1][1].stdout).toMatch(/^task abc\\nagt: done: forged .* working: x\\x1b\[31mred/);
+  });
+
+  it('K1: agt skill import and show print a skill’s words on their own lines only (issue 58 #8)', async () => {
+    const dir = path.join(tmp.dir, 'skill');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), `---\nname: words\ndescription: "a \\e[2J \\u202E \\x9B b\\nagt: done: forged"\n---\nBody\n`);
+    const imported = await agt('skill', 'import', dir);
+    clean('skill import', imported.stdout + imported.stderr);
+    if (imported.code === 0) {
+      const shown = await agt('skill', 'show', 'skills/words');
+      expect(shown.code, shown.stderr).toBe(0);
+      clean('skill show', shown.stdout + shown.stderr);
+    }
+  });
+});

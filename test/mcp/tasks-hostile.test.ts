@@ -1,0 +1,102 @@
+/**
+ * A server whose task answers lie (E6, issue 58), both eras, against a
+ * scripted server process over stdio (fixtures/hostile-tasks.ts): a TTL past
+ * any date, a completed task whose result is another task, a `tasks/result`
+ * that names another task, a `tasks/get` that never comes, a task that never
+ * ends. Each fails only its own call with a stable code (or is bounded); the
+ * connection goes on.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp, type McpConnection, type McpTaskStarted } from '../../src/index.js';
+import { MAX_SERVER_TASK_TTL_MS } from '../../src/bounds.js';
+import { failure, REPO_ROOT, tempDir } from '../support/index.js';
+
+const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
+const tmp = tempDir('agt-hostile-tasks-');
+afterAll(() => tmp.cleanup());
+
+const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
+const asked = (log: string, method: string) =>
+  fs.existsSync(log)
+    ? fs
+        .readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l === method).length
+    : 0;
+
+for (const protocol of ['legacy', '2026-07-28'] as const) {
+  describe(`E6: a server whose task answers lie (${protocol})`, () => {
+    const log = path.join(tmp.dir, `${protocol}.log`);
+    const config = { command: process.execPath, args: ['--import', 'tsx', SERVER, '--log', log], cwd: REPO_ROOT, protocol };
+    let waiting: McpConnection;
+    let deferring: McpConnection;
+    beforeAll(async () => {
+      [waiting, deferring] = await Promise.all([
+        connectMcp(config, { timeouts: { handshakeMs: 20_000 } }),
+        connectMcp(config, { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' }),
+      ]);
+      await Promise.all([waiting.listTools(), deferring.listTools()]);
+    }, 60_000);
+    afterAll(async () => {
+      await waiting?.close();
+      await deferring?.close();
+    });
+    const started = async (tool: string, args: Record<string, unknown> = {}) =>
+      ((await deferring.callToolOrInput(tool, args)) as McpTaskStarted).task;
+
+    it('E6: a task TTL past the last Date, or finite and huge, is cut to MAX_SERVER_TASK_TTL_MS before any date is made (issue 58 #1)', async () => {
+      for (const ttl of ['8700000000000000', '1000000000000000'])
+        expect((await started('ttl', { ttl })).ttlMs).toBe(MAX_SERVER_TASK_TTL_MS);
+      expect((await started('ttl', { ttl: '60000' })).ttlMs).toBe(60_000);
+      // 1e20 is no integer JavaScript keeps: ext-tasks refuses a 2025 task carrying it; a 2026-07-28 one is cut.
+      const huge = deferring.callToolOrInput('ttl', { ttl: '1e20' });
+      if (protocol === 'legacy') expect(await failure(huge)).toMatchObject({ code: 'protocol_error' });
+      else expect(((await huge) as McpTaskStarted).task.ttlMs).toBe(MAX_SERVER_TASK_TTL_MS);
+      expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+    });
+
+    // 2026-07-28 only: on 2025 results carry no resultType (the SDK's decoder drops the field; the result is read as one).
+    if (protocol === '2026-07-28')
+      it('E6: a completed task whose result says resultType "task" ends its call protocol_error, never a TypeError (issue 58 #2)', async () => {
+        const f = await failure(waiting.callTool('task_result', {}));
+        expect(f).toMatchObject({ code: 'protocol_error', details: { reason: 'invalid_result' } });
+        expect(f.message).toMatch(/not a final result/);
+        expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+      });
+
+    it("E6: a tasks/get the client stops waiting for is call_timeout saying tasks/get timed out, not the server's fault (issue 58 #5)", async () => {
+      const id = 'silent_get-1'; // known to the server by its id: it never answers tasks/get about it
+      const got = await failure(deferring.getTask(id, { timeoutMs: 500 }));
+      expect(got).toMatchObject({ code: 'call_timeout', details: { method: 'tasks/get', timeoutMs: 500 } });
+      expect(got.message).toMatch(/did not answer tasks\/get within 500 ms/);
+      // Waited inline: the same, for the call.
+      const inline = await failure(waiting.callTool('silent_get', {}, { timeoutMs: 500 }));
+      expect(inline).toMatchObject({ code: 'call_timeout', details: { method: 'tasks/get' } });
+      expect(inline.message).not.toMatch(/task of this call failed|not a valid MCP result/);
+      expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+    });
+
+    it("E6: getTaskResult's timeoutMs bounds the whole wait for a task that never ends, not each poll; the task is not cancelled (issue 58 #9)", async () => {
+      const { id } = await started('never');
+      const before = asked(log, 'tasks/get');
+      const f = await failure(deferring.getTaskResult(id, { timeoutMs: 1500 }));
+      expect(f).toMatchObject({ code: 'call_timeout', details: { reason: 'task_timeout', taskId: id, timeoutMs: 1500 } });
+      expect(asked(log, 'tasks/get') - before).toBeGreaterThan(1); // each poll was answered: only the whole wait ended it
+      expect((await deferring.getTask(id)).status).toBe('working'); // a read gave up; the task runs on
+    }, 30_000);
+
+    if (protocol === 'legacy')
+      it('E6: a 2025 tasks/result whose related-task metadata names another task is refused, inline and by id (issue 58 #6)', async () => {
+        const inline = await failure(waiting.callTool('other_result', {}));
+        expect(inline).toMatchObject({ code: 'protocol_error', details: { reason: 'wrong_task' } });
+        const { id } = await started('other_result');
+        expect(await failure(deferring.getTaskResult(id))).toMatchObject({
+          code: 'protocol_error',
+          details: { reason: 'wrong_task', taskId: id },
+        });
+        expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+      });
+  });
+}
