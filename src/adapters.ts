@@ -68,6 +68,8 @@ export type { RecoveredCall, RecoverResult } from './runtime/pending/recover.js'
 export type { InFlightCall } from './runtime/pending/in-flight.js';
 
 export { renderSkills, SKILL_READ } from './skills/index.js';
+export { oneLine, outsideText } from './outside-text.js';
+export type { OutsideTextOptions } from './outside-text.js';
 export type { SkillInfo, SkillText } from './skills/index.js';
 export type {
   AgentSkillData,

@@ -109,6 +109,25 @@ export const DEFAULT_POOL_DRAIN_MS = 10_000;
 export const DEFAULT_PG_ACQUIRE_TIMEOUT_MS = 30_000;
 /** The rule of `acquireTimeoutMs`: a whole number of milliseconds, 1 ms to 10 minutes. */
 export const PG_ACQUIRE_MS_RULE: MsRule = { whole: true, min: 1, max: 600_000 };
+/**
+ * A PostgresRunStore watch whose connection is lost reconnects after a backoff (E8): the first wait about
+ * PG_WATCH_RETRY_FIRST_MS, each next one doubled up to PG_WATCH_RETRY_MAX_MS, every wait jittered down to half of it
+ * (so a fleet that lost its database together does not come back in one burst), until it listens again or is stopped.
+ */
+export const PG_WATCH_RETRY_FIRST_MS = 100;
+export const PG_WATCH_RETRY_MAX_MS = 30_000;
+/**
+ * How often a watch asks its connection for an answer by default (`watchHeartbeatMs`): a network cut sends no
+ * 'error' or 'end', so a heartbeat unanswered by the next one ends the connection, and the watch reconnects.
+ */
+export const DEFAULT_PG_WATCH_HEARTBEAT_MS = 30_000;
+/** The rule of `watchHeartbeatMs`: a whole number of milliseconds, 100 ms to 10 minutes. */
+export const PG_WATCH_HEARTBEAT_MS_RULE: MsRule = { whole: true, min: 100, max: 600_000 };
+/**
+ * The most bytes (UTF-8) of a stored run's id, and of its agent (E8): PostgreSQL indexes a row's agent and run id
+ * together only up to ~2.7 kB, so a longer one would fail on one store and work on another; every RunStore refuses it.
+ */
+export const MAX_RUN_ID_BYTES = 1024;
 
 /** A rule for a time: at least `min` (default: more than 0), at most `max`, a whole number when `whole`. */
 export interface MsRule {

@@ -1,7 +1,7 @@
 /**
  * Text from outside — a server, a client, a file, a store — made fit for a
  * terminal, a prompt, a log or a one-line field. The one function every such
- * place uses (docs/security.md, "Outside text"): C0 and C1 controls and DEL
+ * place uses (docs/security.md, "Outside text"): the control characters (U+0000–U+001F, DEL, U+0080–U+009F)
  * (a terminal would obey them: ESC, CSI U+009B, BEL, NEL U+0085), the bidi
  * controls (text shown in another order than it is read, "Trojan Source") and,
  * for one line, every line break (a server's words never start a line of their
@@ -16,11 +16,16 @@ export interface OutsideTextOptions {
   readonly max?: number;
 }
 
-// C0 (but newline and tab in a block), DEL, C1, the bidi controls (ALM, LRM, RLM, LRE…RLO, LRI…PDI), and the
+// U+0000–U+001F (but newline and tab in a block), DEL, U+0080–U+009F, the bidi controls (ALM, LRM, RLM, LRE…RLO, LRI…PDI), and the
 // Unicode line and paragraph separators (a line break in most renderers).
 const BIDI = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
-const ONE_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI}]`, 'g');
-const BLOCK = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI}]`, 'g');
+// Half a surrogate pair: no terminal shows it, and a model's JSON request cannot carry it (a provider refuses it).
+const LONE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const ONE_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI}]|${LONE}`, 'g');
+const BLOCK = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI}]|${LONE}`, 'g');
+const UNSAFE = new RegExp(ONE_LINE.source); // no `g`: a test keeps no lastIndex
+// What JSON.stringify leaves raw in a string (it escapes U+0000–U+001F and lone surrogates itself).
+const JSON_RAW = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029${BIDI}]`, 'g');
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escaped(c: string): string {
@@ -55,4 +60,16 @@ export function oneLine(strings: TemplateStringsArray, ...values: readonly unkno
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i += 1) out += outsideText(values[i]) + (strings[i + 1] ?? '');
   return out;
+}
+
+// JSON.stringify leaves DEL, U+0080–U+009F, the bidi controls and the line separators raw, and a terminal obeys them.
+/** A value as JSON fit for a terminal (`--json`): exact (it parses back to the same value), every such character `\uXXXX`. */
+export function outsideJson(value: unknown, indent?: number): string {
+  const json = JSON.stringify(value, null, indent) as string | undefined;
+  return (json ?? 'null').replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** True when `text` holds a character `outsideText` escapes on one line (a control, a bidi control, a line break, half a surrogate pair). */
+export function needsEscape(text: string): boolean {
+  return UNSAFE.test(text);
 }

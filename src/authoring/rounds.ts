@@ -27,7 +27,7 @@
  * (SEP-2322): one that does not answer the question the handler asks is not
  * used, and the question is asked.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   createRequestStateCodec,
   type InputRequest,
@@ -56,6 +56,8 @@ interface KitState {
   r: Record<string, unknown>;
   q?: string[];
   s?: Record<string, Expected>;
+  /** A nonce: two rounds alike (same tool, arguments, caller, answers) in one second still seal two states, each taken once. */
+  n?: string;
 }
 
 /** A state whose seal and expiry were verified, not taken yet: what it holds, and its digest (what taking records). */
@@ -202,7 +204,6 @@ export class Rounds {
       const problem = expected === undefined ? undefined : answerProblem(expected, answered[key]);
       if (problem !== undefined) throw invalidAnswer(key, problem, 'answer it again (the same requestState still holds)');
     }
-    if (process.env.DBG_ROUNDS) console.error("TAKE", tool, verified?.digest, JSON.stringify(retried), new Error().stack?.split("\n").slice(1,3).join("|"));
     if (verified !== undefined && !(await codec.take(verified.digest))) throw refusedState();
     return new Rounds(
       binding,
@@ -238,7 +239,8 @@ export class Rounds {
   async result(question: NeedsInput, codec: KitStateCodec): Promise<InputRequiredResult> {
     const expected: Record<string, Expected> = {};
     for (const [key, request] of Object.entries(question.requests)) setOwn(expected, key, expectedOf(request));
-    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers, q: Object.keys(question.requests), s: expected });
+    const n = randomBytes(12).toString('base64url');
+    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers, q: Object.keys(question.requests), s: expected, n });
     if (Buffer.byteLength(requestState) > MAX_REQUEST_STATE_BYTES)
       throw new AgtError(
         'invalid_input',

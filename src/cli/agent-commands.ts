@@ -39,7 +39,7 @@ function toolSummary(mounts: MountStatus[], notes: Record<string, ProbeNote>): T
 function toolLines(summary: ToolSummary | undefined, mounted: number): string[] {
   if (summary === undefined) return mounted === 0 ? [] : ['tools: not known (probe the mounts: agt mcp probe REF)'];
   const { maxTools, maxToolTokens } = TOOL_SEARCH_DEFAULTS;
-  const unknown = summary.unknown.length ? `; not known for ${summary.unknown.join(', ')}` : '';
+  const unknown = summary.unknown.length ? oneLine`; not known for ${summary.unknown.join(', ')}` : '';
   return [
     `tools: ${summary.tools} (about ${summary.tokens.toLocaleString('en')} tokens of definitions) by the last probes${unknown}`,
     `tool search: ${summary.toolSearch} in a run by default (auto: on beyond ${maxTools} tools or ${maxToolTokens.toLocaleString('en')} tokens)`,
@@ -153,7 +153,9 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
       emit(ctx, { ...d, ...(summary ? { tools: summary } : {}) }, () =>
         [
           oneLine`${d.reference}` + (d.name ? oneLine` — ${d.name}` : '') + ` (revision ${d.revision})`,
-          `  ${d.enabled ? 'enabled' : 'DISABLED'}, ${d.kind}, ${d.role}${d.resourceManagement ? ', resource management' : ''}${d.capabilities.length ? oneLine`; capabilities: ${d.capabilities.join(', ')}` : ''}`,
+          // A hand-edited row's kind and role are outside text too (R2): one line, escaped.
+          oneLine`  ${d.enabled ? 'enabled' : 'DISABLED'}, ${d.kind}, ${d.role}` +
+            `${d.resourceManagement ? ', resource management' : ''}${d.capabilities.length ? oneLine`; capabilities: ${d.capabilities.join(', ')}` : ''}`,
           ...(d.settings.model
             ? [oneLine`  model: ${d.settings.model}` + (d.settings.provider ? oneLine` (${d.settings.provider})` : '')]
             : []),

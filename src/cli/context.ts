@@ -13,7 +13,7 @@ import type { McpAuth } from '../mcp/auth.js';
 import { storedOAuth } from '../mcp/stored-oauth.js';
 import type { TokenStore } from '../mcp/token-store.js';
 import { FileTokenStore, tokensFile } from './token-file.js';
-import { outsideText } from '../outside-text.js';
+import { outsideJson, outsideText } from '../outside-text.js';
 
 export { EXIT } from './terminal.js';
 
@@ -75,9 +75,9 @@ export function shown<R extends { kind: string; data: unknown }>(ctx: CliContext
   return ctx.showSecrets ? record : redactRecord(record);
 }
 
-/** Prints a value as JSON (with --json: exact) or as text (control characters escaped). */
+/** Prints a value as JSON (with --json: exact, controls written as \uXXXX) or as text (control characters escaped). */
 export function emit(ctx: CliContext, value: unknown, text: () => string): void {
-  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : outsideText(text(), { multiline: true }));
+  ctx.out(ctx.json ? outsideJson(value, 2) : outsideText(text(), { multiline: true }));
 }
 
 /** The single positional argument of a command, or a usage error. */

@@ -8,7 +8,7 @@ import { cliMessage } from './words.js';
 import { isAgtError } from '../errors.js';
 import { ALIASES, usage, verbs } from './help.js';
 import { CODE_EXIT, EXIT, stderrBlock } from './terminal.js';
-import { outsideText } from '../outside-text.js';
+import { outsideJson, outsideText } from '../outside-text.js';
 import { defined } from '../json.js';
 
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
@@ -152,7 +152,7 @@ function reportError(error: unknown, line: CommandLine): number {
   if (line.debug) process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
   if (isAgtError(error)) {
     const message = cliMessage(error);
-    if (line.json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message, details: error.details } }, null, 2)}\n`);
+    if (line.json) process.stdout.write(`${outsideJson({ error: { code: error.code, message, details: error.details } }, 2)}\n`);
     process.stderr.write(`agt: ${error.code}: ${outsideText(message)}\n`);
     // The server's own words are usually the real reason a start failed (--json carries them in details).
     const tail = error.details?.stderrTail;

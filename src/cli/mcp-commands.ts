@@ -1,5 +1,5 @@
 /** `agt mcp …`: create (add), update, import, test, probe, call, task, read, prompt, resources, prompts, ping, list, show (get), delete (remove). */
-import { oneLine } from '../outside-text.js';
+import { oneLine, outsideJson } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { type CliContext, cliDelete, emit, EXIT, inCli, mcpReference, positional, revisionFlag, shown } from './context.js';
@@ -51,7 +51,7 @@ export async function mcpCommand(invocation: McpInvocation, ctx: CliContext): Pr
       const record = shown(ctx, await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference));
       const { loginOf, untilText } = await import('./mcp-login.js');
       const login = await loginOf(ctx, reference);
-      emit(ctx, { ...record, login }, () => `${JSON.stringify(record, null, 2)}${login.loggedIn ? `\nlogged in${untilText(login)}` : ''}`);
+      emit(ctx, { ...record, login }, () => `${outsideJson(record, 2)}${login.loggedIn ? `\nlogged in${untilText(login)}` : ''}`);
       return EXIT.ok;
     }
     case 'delete': {

@@ -49,18 +49,22 @@ function fieldsOf(request: McpInputRequest): Field[] {
 
 const isUrl = (request: McpInputRequest) => request.params.mode === 'url';
 
+// A field as a person reads it: its name, type and options are the server's words (E6: through outsideText).
+const named = (f: Field) => outsideText(f.name);
+const optionsOf = (f: Field) => (f.options ?? []).map((o) => outsideText(o));
+
 /** What a person reads of the questions: each key, its message, its fields or URL; never the server's state. */
 export function questionLines(requests: Readonly<Record<string, McpInputRequest>>): string[] {
   return Object.entries(requests).flatMap(([key, request]) => {
     const message = typeof request.params.message === 'string' ? outsideText(request.params.message) : '';
-    const head = `  ${key} (${request.method})${message ? `: ${message}` : ''}`;
+    const head = `  ${outsideText(key)} (${outsideText(request.method)})${message ? `: ${message}` : ''}`;
     if (request.method !== 'elicitation/create') return [head];
     if (isUrl(request)) return [head, `    open: ${outsideText(String(request.params.url ?? ''))}`];
     return [
       head,
       ...fieldsOf(request).map(
         (f) =>
-          `    - ${f.name}: ${f.type}${f.options ? ` (${f.options.map(String).join(' | ')})` : ''}${f.required ? ', required' : ''}${f.description ? ` — ${outsideText(f.description)}` : ''}`,
+          `    - ${named(f)}: ${outsideText(f.type)}${f.options ? ` (${optionsOf(f).join(' | ')})` : ''}${f.required ? ', required' : ''}${f.description ? ` — ${outsideText(f.description)}` : ''}`,
       ),
     ];
   });
@@ -93,12 +97,12 @@ function fieldValue(field: Field, text: string): unknown {
   if (field.type === 'boolean') {
     if (/^(y|yes|true)$/i.test(t)) return true;
     if (/^(n|no|false)$/i.test(t)) return false;
-    throw new AgtError('invalid_input', `${field.name} is yes or no`);
+    throw new AgtError('invalid_input', `${named(field)} is yes or no`);
   }
   if (field.type === 'number' || field.type === 'integer') {
     const n = Number(t);
     if (t === '' || !Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n)))
-      throw new AgtError('invalid_input', `${field.name} is ${field.type === 'integer' ? 'a whole number' : 'a number'}`);
+      throw new AgtError('invalid_input', `${named(field)} is ${field.type === 'integer' ? 'a whole number' : 'a number'}`);
     return n;
   }
   return t;
@@ -111,7 +115,7 @@ export async function askOnTerminal(requests: Readonly<Record<string, McpInputRe
     if (request.method !== 'elicitation/create')
       throw new AgtError(
         'invalid_input',
-        `the server asked for ${request.method}, which agt mcp call cannot answer (a run with a handler can)`,
+        `the server asked for ${outsideText(request.method)}, which agt mcp call cannot answer (a run with a handler can)`,
       );
     const message = typeof request.params.message === 'string' ? outsideText(request.params.message, { multiline: true }) : key;
     if (isUrl(request)) {
@@ -124,8 +128,8 @@ export async function askOnTerminal(requests: Readonly<Record<string, McpInputRe
     const content: Record<string, unknown> = {};
     for (const field of fieldsOf(request)) {
       for (let tries = 0; ; tries++) {
-        const hint = field.type === 'boolean' ? 'y/n' : field.options ? field.options.map(String).join('/') : field.type;
-        const text = await io.ask(`  ${field.name} (${hint})${field.required ? '' : ' [Enter: leave out]'}: `);
+        const hint = field.type === 'boolean' ? 'y/n' : field.options ? optionsOf(field).join('/') : outsideText(field.type);
+        const text = await io.ask(`  ${named(field)} (${hint})${field.required ? '' : ' [Enter: leave out]'}: `);
         if (text.trim() === '' && !field.required) break;
         try {
           content[field.name] = fieldValue(field, text);

@@ -2,8 +2,9 @@
 import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
-import { agentSkillEntry, skillFilesOf } from '../resources/skill-data.js';
+import { agentSkillEntry, storedSkillFiles } from '../resources/skill-data.js';
 import { readSkillFolder, writeSkillFolder } from '../skills/folder.js';
+import { skillFilePath } from '../mcp/skills.js';
 import { type CliContext, cliWrite, DEFAULT_SKILL_CATEGORY, emit, EXIT, inCli, skillReference } from './context.js';
 
 /** Runs an `agt skill` subcommand; returns the exit code. */
@@ -30,10 +31,12 @@ export async function skillCommand(sub: string | undefined, args: string[], ctx:
       const reference = positionals[0];
       if (reference === undefined) throw new AgtError('invalid_input', 'usage: agt skill show <REF>');
       const record = await inCli(ctx.service.read({ kind: 'skill', reference }), 'skill', reference);
-      const files = skillFilesOf(reference, record.data);
-      const { frontmatter, resources } = await agentSkillEntry(files);
+      const files = storedSkillFiles(reference, record.data);
+      const entry = await agentSkillEntry(files);
+      const { frontmatter, resources } = entry;
       const listed = (resources as { uri: string; size: number; digest: string }[]).map((r) => ({
-        path: r.uri.slice(`skill://${frontmatter.name}/`.length),
+        // The path as stored (`my notes.md`), by the rule skill_read names files by: never the URI's spelling (`my%20notes.md`).
+        path: skillFilePath(entry.uri, r.uri) ?? r.uri,
         size: r.size,
         digest: r.digest,
       }));
@@ -51,7 +54,7 @@ export async function skillCommand(sub: string | undefined, args: string[], ctx:
       const [reference, dir] = positionals;
       if (reference === undefined || dir === undefined) throw new AgtError('invalid_input', 'usage: agt skill export <REF> <dir>');
       const record = await inCli(ctx.service.read({ kind: 'skill', reference }), 'skill', reference);
-      const files = skillFilesOf(reference, record.data);
+      const files = storedSkillFiles(reference, record.data);
       writeSkillFolder(dir, files);
       emit(
         ctx,

@@ -5,6 +5,7 @@
  */
 import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
+import { outsideJson } from '../outside-text.js';
 
 /** A `--arg` value: JSON when it parses (`n=3` is a number, `s="3"` a string, `o={"a":1}` an object), else the text as written. */
 export function argValue(text: string): unknown {
@@ -84,7 +85,7 @@ export function contentLines(content: readonly unknown[]): string[] {
 export function structuredLines(value: unknown, checked: string): string[] {
   return [
     `structuredContent (${checked}):`,
-    ...JSON.stringify(value, null, 2)
+    ...outsideJson(value, 2)
       .split('\n')
       .map((l) => `  ${l}`),
   ];

@@ -192,7 +192,10 @@ export interface McpConnection {
   ): Promise<McpCallResult | McpInputRequired | McpTaskStarted>;
   /** A task's status (`tasks/get`); a task the server no longer knows (expired, or the server restarted) is task_lost. */
   getTask(taskId: string, options?: RequestOptions): Promise<McpTaskStatus>;
-  /** The result of a task that ended (read, masked); one that failed is protocol_error task_failed, one cancelled is cancelled. */
+  /**
+   * The result of a task that ended (read, masked); one that failed is protocol_error task_failed, one cancelled is
+   * cancelled. `timeoutMs` bounds the whole wait (each poll too): a task not ended by then is call_timeout task_timeout.
+   */
   getTaskResult(taskId: string, options?: RequestOptions): Promise<McpCallResult>;
   /** Asks the server to cancel a task (`tasks/cancel`; cooperative: it may still end otherwise). */
   cancelTask(taskId: string, options?: RequestOptions): Promise<void>;

@@ -14,6 +14,7 @@ import { isPlainObject } from '../json.js';
 import type { RawTool } from './lists.js';
 import { MAX_PARAM_HEADERS_BYTES, MAX_SCHEMA_PROPERTIES, MAX_TOOL_NAME_LENGTH } from '../bounds.js';
 import { AgtError } from '../errors.js';
+import { outsideText } from '../outside-text.js';
 
 const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
 // RFC 9110 token characters: what an HTTP header name may hold.
@@ -93,7 +94,7 @@ export function withValidHeaders(tools: RawTool[], warnings: string[], mirrored:
   return tools.filter((tool) => {
     const declared = headerDeclarations(tool.inputSchema);
     if (declared.kind === 'invalid') {
-      const warning = `tool "${tool.name.slice(0, MAX_TOOL_NAME_LENGTH)}" left out: ${declared.reason} (SEP-2243)`;
+      const warning = `tool "${outsideText(tool.name, { max: MAX_TOOL_NAME_LENGTH })}" left out: ${outsideText(declared.reason)} (SEP-2243)`;
       if (!warnings.includes(warning)) warnings.push(warning); // listed again after a change: said once
       return false;
     }

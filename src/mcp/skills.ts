@@ -14,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { MAX_SERVER_SKILLS, MAX_SKILL_READ_BYTES } from '../bounds.js';
 import { defined } from '../json.js';
+import { outsideText } from '../outside-text.js';
 import { skillPathProblem } from '../resources/skill-data.js';
 import { listTimeout } from './lists.js';
 import { isRequestTimeout } from './timeouts.js';
@@ -56,7 +57,8 @@ export function skillRequests(parts: SkillRequestParts): Pick<McpConnection, 'li
           if (!skills.supported) return { skills: [] };
           const listing = await listWithin(skills, options.timeoutMs ?? parts.listMs, sdkOptions(options, signal).signal);
           for (const bad of listing.invalid.slice(0, 5))
-            warn(masked(`skills/list: entry ${bad.index} left out: ${bad.reason}`.slice(0, 300)));
+            // The reason quotes the server's name and URIs as sent: one line, escaped and bounded (outsideText).
+            warn(outsideText(masked(`skills/list: entry ${bad.index} left out: ${bad.reason}`), { max: 300 }));
           const kept = listing.skills.slice(0, MAX_SERVER_SKILLS);
           if (listing.skills.length > kept.length)
             warn(`skills/list: more than ${MAX_SERVER_SKILLS} skills listed; the first ${MAX_SERVER_SKILLS} are used`);

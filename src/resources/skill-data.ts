@@ -8,6 +8,7 @@
  */
 import { skillEntry, SkillCatalogError, type Skill } from '@modelcontextprotocol/server/ext/skills';
 import { AgtError } from '../errors.js';
+import { needsEscape, outsideText } from '../outside-text.js';
 import { isPlainObject, setOwn } from '../json.js';
 import { MAX_SKILL_FILES, MAX_SKILL_PATH_DEPTH, MAX_SKILL_PATH_LENGTH } from '../bounds.js';
 import type { AgentSkillData, LegacySkillData } from './types.js';
@@ -20,14 +21,17 @@ export function isAgentSkill(data: unknown): data is AgentSkillData {
   return isPlainObject(data) && data.files !== undefined;
 }
 
-/** Checks a skill document's shape: the files form whole, or the older form (whole, or the fields of an update when `partial`). */
-export function checkSkillData(data: unknown, warnings: string[], partial: boolean): Record<string, unknown> {
+/**
+ * Checks a skill document's shape: the files form whole, or the older form (whole, or the fields of an update when
+ * `partial`). `stored`: a record read back, which may predate the rule that paths coexist on disk (export refuses those).
+ */
+export function checkSkillData(data: unknown, warnings: string[], partial: boolean, stored = false): Record<string, unknown> {
   if (!isPlainObject(data))
     throw new AgtError(
       'invalid_input',
       'skill data: must be an object like { "files": { "SKILL.md": "---\\nname: …\\ndescription: …\\n---\\n…" } }',
     );
-  if (data.files !== undefined) return checkFiles(data, warnings);
+  if (data.files !== undefined) return checkFiles(data, warnings, !stored);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
     if (value === undefined) continue;
@@ -43,7 +47,7 @@ export function checkSkillData(data: unknown, warnings: string[], partial: boole
   return out;
 }
 
-function checkFiles(data: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
+function checkFiles(data: Record<string, unknown>, warnings: string[], clashes: boolean): Record<string, unknown> {
   for (const key of Object.keys(data)) {
     if (key === 'description' || key === 'instructions')
       throw invalid(
@@ -59,12 +63,12 @@ function checkFiles(data: Record<string, unknown>, warnings: string[]): Record<s
   if (typeof files['SKILL.md'] !== 'string') throw invalid('files', 'an Agent Skill needs a "SKILL.md" at its root');
   for (const path of paths) {
     const problem = skillPathProblem(path);
-    if (problem !== undefined) throw invalid('files', `${JSON.stringify(path.slice(0, 80))}: ${problem}`);
+    if (problem !== undefined) throw invalid('files', `"${outsideText(path, { max: 80 })}": ${problem}`);
     if (typeof files[path] !== 'string')
-      throw invalid('files', `${JSON.stringify(path)}: must be the file's text (skills keep text files only)`);
+      throw invalid('files', `"${outsideText(path, { max: 80 })}": must be the file's text (skills keep text files only)`);
   }
   // K1: a skill's files must be writable as a folder (issue 58 #21): no path is also a folder of another.
-  const clash = skillPathClash(paths);
+  const clash = clashes ? skillPathClash(paths) : undefined;
   if (clash !== undefined)
     throw invalid(
       'files',
@@ -90,7 +94,9 @@ export function skillPathProblem(path: string): string | undefined {
   if (path.length === 0 || path.length > MAX_SKILL_PATH_LENGTH) return `a path is 1-${MAX_SKILL_PATH_LENGTH} characters`;
   if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path))
     return 'must be relative to the skill, with "/" between folders';
-  if (/[\u0000-\u001f\u007f]/.test(path)) return 'must not hold control characters';
+  // Every character a terminal, a bidi renderer or a model's JSON cannot take as is (C0, DEL, C1, bidi controls, line
+  // separators, half a surrogate pair): such a name is shown escaped, so it could never be asked for as shown.
+  if (needsEscape(path)) return 'must not hold control characters (nor bidi controls, line separators or half a surrogate pair)';
   const segments = path.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) return 'must stay inside the skill (no empty, "." or ".." segments)';
   if (segments.length > MAX_SKILL_PATH_DEPTH) return `folders nest at most ${MAX_SKILL_PATH_DEPTH} deep`;
@@ -114,6 +120,25 @@ export function skillNameOf(reference: string): string {
     .slice(0, 64)
     .replace(/-+$/, '');
   return name === '' ? 'skill' : name;
+}
+
+/**
+ * A stored skill's files, checked by the rules a write is checked by (K1): a hand-edited or corrupt row that breaks them
+ * is store_unavailable `corrupt_record` saying what is wrong, never a raw TypeError nor a path no read can name.
+ */
+export function storedSkillFiles(reference: string, data: unknown): AgentSkillData['files'] {
+  let checked: Record<string, unknown>;
+  try {
+    checked = checkSkillData(data, [], false, true);
+  } catch (error) {
+    if (!(error instanceof AgtError)) throw error;
+    throw new AgtError(
+      'store_unavailable',
+      `skill ${outsideText(reference)} as stored breaks the registry's rules (${error.message}): a corrupt or hand-edited row; import the skill again (agt skill import DIR ${outsideText(reference)})`,
+      { details: { reason: 'corrupt_record' } },
+    );
+  }
+  return skillFilesOf(reference, checked);
 }
 
 /** A skill's files, whichever form it is stored in. */

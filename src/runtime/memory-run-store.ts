@@ -5,6 +5,7 @@
 import { checkExpectedRevision } from '../resources/conflict.js';
 import {
   announcementOf,
+  checkRunId,
   checkRunListFilter,
   checkRunWrite,
   readableRun,
@@ -46,6 +47,7 @@ export class MemoryRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.get} */
   async get(runId: string): Promise<StoredRun | undefined> {
+    checkRunId(runId, 'RunStore.get');
     const run = this.#runs.get(runId);
     return run === undefined ? undefined : readableRun(copy(run));
   }
@@ -102,6 +104,7 @@ export class MemoryRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.delete} */
   async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
+    checkRunId(runId, 'RunStore.delete');
     checkExpectedRevision({ runId }, options.expectedRevision, this.#runs.get(runId)?.revision ?? null);
     return this.#runs.delete(runId);
   }

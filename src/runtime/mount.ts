@@ -21,6 +21,9 @@ import { toolAlias } from './aliases.js';
 import { listMountSkills } from '../skills/load.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
 import { defined } from '../json.js';
+import { MAX_TOOL_NAME_LENGTH } from '../bounds.js';
+import { outsideText } from '../outside-text.js';
+import { serverWords } from '../mcp/server-words.js';
 
 /** What loading a mount needs. */
 export interface MountContext {
@@ -121,6 +124,9 @@ export async function relistMount(live: LoadedMount, registry: ToolSchemaRegistr
   }
 }
 
+// A server's tool name in a notice (a host logs notices): one line, escaped, bounded (outsideText).
+const toolWords = (name: string) => outsideText(name, { max: MAX_TOOL_NAME_LENGTH });
+
 function routesOf(
   reference: string,
   raw: RawTool[],
@@ -133,13 +139,13 @@ function routesOf(
   const seen = new Set<string>();
   for (const tool of raw) {
     if (seen.has(tool.name)) {
-      notices.push(`mount "${reference}": tool "${tool.name}" is listed twice; only the first is used`);
+      notices.push(`mount "${reference}": tool "${toolWords(tool.name)}" is listed twice; only the first is used`);
       continue;
     }
     seen.add(tool.name);
     const schemas = compileToolSchemas(tool, registry);
     if (!schemas.ok) {
-      notices.push(`mount "${reference}": tool "${tool.name}" is unavailable: ${schemas.error.message}`);
+      notices.push(`mount "${reference}": tool "${toolWords(tool.name)}" is unavailable: ${serverWords(schemas.error.message)}`);
       continue;
     }
     routes.push({

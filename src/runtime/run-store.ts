@@ -5,6 +5,7 @@
  * (`agt-mcp/sqlite`), PostgresRunStore (`agt-mcp/postgres`); every adapter
  * passes `runStoreConformanceSuite` (`agt-mcp/testing`).
  */
+import { MAX_RUN_ID_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import { expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
@@ -56,12 +57,25 @@ export function checkRunListFilter(filter: unknown): RunListFilter {
   const bad = (field: string, what: string) =>
     new AgtError('invalid_input', `RunStore.list: "${field}" must be ${what}`, { details: { field } });
   if (typeof f !== 'object' || f === null || Array.isArray(f)) throw bad('filter', 'an object { agent?, waiting?, limit?, cursor? }');
-  if (f.agent !== undefined && typeof f.agent !== 'string') throw bad('agent', 'a string');
+  if (f.agent !== undefined && !isKeptText(f.agent)) throw bad('agent', `a string ${KEPT_AS_GIVEN}`);
   if (f.waiting !== undefined && typeof f.waiting !== 'boolean') throw bad('waiting', 'true or false');
   if (f.limit !== undefined && (!Number.isInteger(f.limit) || (f.limit as number) < 1 || (f.limit as number) > MAX_RUN_LIST_LIMIT))
     throw bad('limit', `an integer from 1 to ${MAX_RUN_LIST_LIMIT}`);
-  if (f.cursor !== undefined && typeof f.cursor !== 'string') throw bad('cursor', 'a run id (the last of the page before)');
+  if (f.cursor !== undefined && !isKeptText(f.cursor)) throw bad('cursor', `a run id (the last of the page before) ${KEPT_AS_GIVEN}`);
   return f as RunListFilter;
+}
+
+// SQL stores keep text as UTF-8 without NUL (E8): a lone surrogate comes back as U+FFFD — two run ids one row, a get or
+// delete of one reaching the other — and NUL fails the statement. Refused alike by every store, before any I/O.
+const UNKEPT = /[\0\p{Cs}]/u;
+const KEPT_AS_GIVEN = 'without NUL or lone surrogates';
+const isKeptText = (value: unknown): value is string => typeof value === 'string' && !UNKEPT.test(value);
+
+/** Checks the run id of a get or delete: invalid_input when no store could hold it (not a string, NUL, lone surrogates). */
+export function checkRunId(runId: unknown, who: string): string {
+  if (!isKeptText(runId))
+    throw new AgtError('invalid_input', `${who}: the run id must be a string ${KEPT_AS_GIVEN}`, { details: { field: 'runId' } });
+  return runId;
 }
 
 /** The lowest run format whose runs `list({ waiting: true })` returns: 2 (calls pending), 3 (decided calls in flight). */
@@ -159,8 +173,14 @@ export function readableRun(run: StoredRun): StoredRun {
 
 /** Checks what is about to be written and returns the expected revision; invalid_input names what is wrong. */
 export function checkRunWrite(run: RunWrite, options: unknown): number | null {
-  if (typeof run?.runId !== 'string' || run.runId === '' || typeof run.agent !== 'string' || run.agent === '') {
-    throw new AgtError('invalid_input', 'a stored run needs a non-empty runId and agent');
+  for (const field of ['runId', 'agent'] as const) {
+    const value: unknown = run?.[field];
+    if (!isKeptText(value) || value === '' || Buffer.byteLength(value) > MAX_RUN_ID_BYTES)
+      throw new AgtError(
+        'invalid_input',
+        `a stored run needs a non-empty ${field} of at most ${MAX_RUN_ID_BYTES} bytes (UTF-8), ${KEPT_AS_GIVEN}`,
+        { details: { field } },
+      );
   }
   if (run.state?.runId !== run.runId) throw new AgtError('invalid_input', 'the state is not the suspended state of this run id');
   return expectedRevisionOf(options, 'RunStore.put');
@@ -251,7 +271,8 @@ function isShaped(state: unknown): state is SuspendedRun {
     Array.isArray(s.seenBatchIds) &&
     s.seenBatchIds.every((id) => typeof id === 'string') &&
     (s.pending === undefined || (s.version !== 1 && Array.isArray(s.pending) && s.pending.every(isStoredApproval))) &&
-    (s.inFlight === undefined || (s.version === 3 && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall))) &&
+    // Calls in flight are format 3, or 4 beside a call that waits on a task (withCalls): both resume, or no host recovers them (E8).
+    (s.inFlight === undefined || ((s.version === 3 || s.version === 4) && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall))) &&
     (s.decided === undefined || (Array.isArray(s.decided) && s.decided.every(isDecidedCall)))
   );
 }

@@ -98,8 +98,8 @@ function readUpTo(file: string, limit: number): Buffer | undefined {
 
 /**
  * Writes `files` as the folder `dir` (made if missing; refused when it is a file, a dangling link or holds anything):
- * every path checked first, then written into a temporary folder beside `dir` and renamed into place, so a failure
- * leaves nothing behind (issue 58 #21).
+ * every path checked first, then written into a temporary folder and moved into place, so a failure leaves nothing
+ * behind (issue 58 #21). An empty folder that exists is kept (its inode, mode and mount: a shell inside it sees the files).
  */
 export function writeSkillFolder(dir: string, files: Readonly<Record<string, string>>): void {
   for (const inner of Object.keys(files)) {
@@ -112,17 +112,14 @@ export function writeSkillFolder(dir: string, files: Readonly<Record<string, str
       `the skill holds ${JSON.stringify(clash[0])} and ${JSON.stringify(clash[1])}, which cannot both be on disk; fix the skill first`,
       'files',
     );
-  const target = exportTarget(dir);
+  const { target, exists } = exportTarget(dir);
+  if (exists) return writeInto(target, files);
   const parent = path.dirname(target);
   const made = onDisk(() => fs.mkdirSync(parent, { recursive: true }), 'a folder above the export folder', 'write');
   const temporary = path.join(parent, `.${path.basename(target)}.agt-export-${randomUUID()}`);
   try {
     onDisk(() => fs.mkdirSync(temporary), 'the folder beside the export folder', 'write');
-    for (const [inner, text] of Object.entries(files)) {
-      const full = path.join(temporary, ...inner.split('/'));
-      onDisk(() => fs.mkdirSync(path.dirname(full), { recursive: true }), inner, 'write');
-      onDisk(() => fs.writeFileSync(full, text, { flag: 'wx' }), inner, 'write');
-    }
+    writeFiles(temporary, files);
     // rename(2) takes the place of a missing or empty folder at once; one that filled meanwhile is refused.
     onDisk(() => fs.renameSync(temporary, target), 'the export folder', 'write');
   } catch (error) {
@@ -132,21 +129,51 @@ export function writeSkillFolder(dir: string, files: Readonly<Record<string, str
   }
 }
 
-// The export folder as a path to rename onto: a link is followed to the folder it names; a file, a dangling or
-// looping link, or a folder that holds anything is refused.
-function exportTarget(dir: string): string {
+function writeFiles(into: string, files: Readonly<Record<string, string>>): void {
+  for (const [inner, text] of Object.entries(files)) {
+    const full = path.join(into, ...inner.split('/'));
+    onDisk(() => fs.mkdirSync(path.dirname(full), { recursive: true }), inner, 'write');
+    onDisk(() => fs.writeFileSync(full, text, { flag: 'wx' }), inner, 'write');
+  }
+}
+
+// Into an empty folder that exists: written into a hidden folder inside it (the same filesystem), then each top entry
+// moved up; a failure takes back what was moved. The folder itself is never replaced (`agt skill export REF .`).
+function writeInto(target: string, files: Readonly<Record<string, string>>): void {
+  const temporary = path.join(target, `.agt-export-${randomUUID()}`);
+  const moved: string[] = [];
+  try {
+    onDisk(() => fs.mkdirSync(temporary), 'the export folder', 'write');
+    writeFiles(temporary, files);
+    for (const name of fs.readdirSync(temporary)) {
+      const place = path.join(target, name);
+      if (fs.existsSync(place)) throw refuse('the export folder is not empty; export into a new or empty folder');
+      onDisk(() => fs.renameSync(path.join(temporary, name), place), 'the export folder', 'write');
+      moved.push(place);
+    }
+    fs.rmdirSync(temporary);
+  } catch (error) {
+    for (const place of moved) fs.rmSync(place, { recursive: true, force: true });
+    fs.rmSync(temporary, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+// The export folder: a link is followed to the folder it names; a file, a dangling or looping link, or a folder that
+// holds anything is refused. `exists`: an empty folder to write into, else a path to make.
+function exportTarget(dir: string): { target: string; exists: boolean } {
   let stat: fs.Stats;
   try {
     stat = fs.lstatSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return path.resolve(dir);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { target: path.resolve(dir), exists: false };
     throw onDiskError(error, 'the export folder', 'write');
   }
   if (stat.isSymbolicLink()) return exportTarget(onDisk(() => fs.realpathSync(dir), 'the export folder', 'follow'));
   if (!stat.isDirectory()) throw refuse('the export folder is a file; give a new or empty folder');
   if (onDisk(() => fs.readdirSync(dir), 'the export folder', 'read').length > 0)
     throw refuse('the export folder is not empty; export into a new or empty folder');
-  return path.resolve(dir);
+  return { target: path.resolve(dir), exists: true };
 }
 
 // `work()`, its filesystem failure said as invalid_input naming what to fix (issue 58 #20).

@@ -6,7 +6,7 @@
  */
 import { isAgtError } from '../errors.js';
 import type { ResourceService } from '../resources/service.js';
-import { agentSkillEntry, skillFilesOf } from '../resources/skill-data.js';
+import { agentSkillEntry, storedSkillFiles } from '../resources/skill-data.js';
 import type { McpConnection, McpSkill, McpSkillListing } from '../mcp/connection-types.js';
 import type { RegistrySkill } from './skill-set.js';
 
@@ -23,8 +23,9 @@ export async function loadRegistrySkills(
         notices.push(`skill "${reference}" does not exist (skipped)`);
         return undefined;
       }
-      const files = skillFilesOf(reference, record.data);
       try {
+        // A hand-edited row is checked as a write is (corrupt_record): it is left out with a notice, the run goes on.
+        const files = storedSkillFiles(reference, record.data);
         return { reference, revision: record.revision, files: Object.freeze({ ...files }), entry: await agentSkillEntry(files) };
       } catch (error) {
         notices.push(`skill "${reference}" is unavailable: ${isAgtError(error) ? error.message : 'its files could not be read'} (skipped)`);

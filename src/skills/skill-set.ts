@@ -6,7 +6,8 @@
  * listing, K2). Names are as the skills declare them; when two sources declare
  * one name, the first in order — registry skills by reference, then mounts by
  * reference, each server's skills by URI — keeps it, and each later one is
- * named `<reference>:<name>`.
+ * named `<reference>:<name>` (then `<reference>:<name>:2`, `:3`… when one
+ * source has it more than twice).
  */
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import { AgtError } from '../errors.js';
@@ -88,9 +89,14 @@ export class SkillSet {
     Object.freeze(this);
   }
 
-  // The declared name, or `<source>:<name>` when an earlier skill has it.
+  // The declared name, or `<source>:<name>` when an earlier skill has it, or `<source>:<name>:2`, `:3`… when that is
+  // taken too (one server may list several skills of one name in different folders): a later skill never takes an
+  // earlier one's place.
   #free(name: string, source: string): string {
-    return this.#entries.has(name) ? `${source}:${name}` : name;
+    if (!this.#entries.has(name)) return name;
+    let free = `${source}:${name}`;
+    for (let n = 2; this.#entries.has(free); n++) free = `${source}:${name}:${n}`;
+    return free;
   }
 
   /** How many skills the run has. */

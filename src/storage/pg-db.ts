@@ -18,8 +18,10 @@ export interface PgClientLike {
 interface NotificationSource {
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
   off(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   off(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'end', listener: () => void): unknown;
 }
 
 /** The few pool methods the store uses (a `pg.Pool` fits). */
@@ -43,7 +45,36 @@ export interface PgSchema {
  */
 export type PgOptions = ({ connectionString: string; max?: number } | { pool: PgPoolLike }) & { acquireTimeoutMs?: number };
 
+/** A LISTEN on a connection of its own (PgConnection.listen). */
+export interface PgListenLink {
+  /** A statement on the listening connection. */
+  query(text: string, values: unknown[]): Promise<unknown[]>;
+  /** Declares the connection lost (a heartbeat went unanswered): discarded, and `onLost` called, once. */
+  lose(reason: string): void;
+  /** UNLISTEN and back to the pool (discarded if it does not answer); nothing is heard after. */
+  close(): Promise<void>;
+}
+
 const TABLE = /^[a-z_][a-z0-9_]{0,50}$/;
+
+/** `pending`, or the error `late()` makes once `ms` pass first (the timer cleared either way). */
+async function bounded<T>(pending: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), ms);
+  });
+  try {
+    return await Promise.race([pending, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A driver error's code when it looks like one (57P01, ECONNRESET), else "no code": nothing else of the error is shown. */
+function driverCode(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && /^[A-Za-z0-9_]{1,32}$/.test(code) ? code : 'no code';
+}
 
 // How much longer than our own wait an owned pg pool waits: ours ends the call first, pg's then drops the queued request.
 const QUEUE_GRACE_MS = 1_000;
@@ -84,6 +115,10 @@ export class PgConnection {
       throw new AgtError('invalid_input', `${who} needs { connectionString } or { pool }`);
     }
     checkMs(options.acquireTimeoutMs, 'acquireTimeoutMs', PG_ACQUIRE_MS_RULE);
+    // pg takes any value: -1 is a pool always full (every call a pool_timeout), 0 and NaN its default 10, Infinity no bound.
+    const max = (options as { max?: unknown }).max;
+    if (max !== undefined && !(Number.isSafeInteger(max) && (max as number) >= 1))
+      throw new AgtError('invalid_input', `${who}: max must be a whole number of connections, 1 or more`, { details: { field: 'max' } });
     this.#acquireMs = options.acquireTimeoutMs ?? DEFAULT_PG_ACQUIRE_TIMEOUT_MS;
     this.#options = options;
     this.#who = who;
@@ -119,21 +154,15 @@ export class PgConnection {
    */
   async #acquire(): Promise<PgClientLike> {
     const pool = await this.#openPool();
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const pending = Promise.resolve().then(() => pool.connect());
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(this.#poolTimeout()), this.#acquireMs);
-    });
     try {
-      return await Promise.race([pending, timedOut]);
+      return await bounded(pending, this.#acquireMs, () => this.#poolTimeout());
     } catch (error) {
       pending.then(
         (client) => client.release(),
         () => undefined, // the pool's own failure or timeout: nothing was handed out
       );
       throw this.#unavailable(error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -194,14 +223,14 @@ export class PgConnection {
   }
 
   /**
-   * LISTENs on `channel` on a connection of its own (held out of the pool until the returned close), calling
-   * `onPayload` with each notification's payload and a way to query on that connection (so a watcher that reads never
-   * waits on the pool). A pool whose clients emit no notifications is store_unavailable.
+   * LISTENs on `channel` on a connection of its own (held out of the pool until the link's close), calling
+   * `onPayload` with each notification's payload; `link.query` runs a statement on that connection (so a watcher that
+   * reads never waits on the pool). When the connection breaks ('error' or 'end' of the client), `onLost` is called
+   * once with a reason in our words (a driver code at most: never its message, which may name the host or user), and
+   * the connection is discarded. LISTEN and UNLISTEN wait at most `acquireTimeoutMs`, so no silent network holds a
+   * watch's start or stop (E8). A pool whose clients emit no notifications is store_unavailable.
    */
-  async listen(
-    channel: string,
-    onPayload: (payload: string, query: (text: string, values: unknown[]) => Promise<unknown[]>) => void,
-  ): Promise<() => Promise<void>> {
+  async listen(channel: string, onPayload: (payload: string) => void, onLost: (reason: string) => void): Promise<PgListenLink> {
     await this.migrate();
     const client: PgClientLike & Partial<NotificationSource> = await this.#acquire();
     if (typeof client.on !== 'function' || typeof client.off !== 'function') {
@@ -209,35 +238,60 @@ export class PgConnection {
       throw new AgtError('store_unavailable', `${this.#who}: the pool's clients emit no "notification" events, so it cannot LISTEN`);
     }
     const source = client as PgClientLike & NotificationSource;
-    const query = async (text: string, values: unknown[]) => (await source.query(text, values)).rows;
+    let done = false;
+    let listening = false; // a loss before LISTEN answered fails the LISTEN itself, not onLost
     const handler = (message: { channel: string; payload?: string }) => {
-      if (message.channel === channel && typeof message.payload === 'string') onPayload(message.payload, query);
+      if (!done && message.channel === channel && typeof message.payload === 'string') onPayload(message.payload);
     };
-    const dropped = () => undefined; // a broken connection ends the watch; the pool discards it on release
-    source.on('notification', handler);
-    source.on('error', dropped);
-    try {
-      await source.query(`LISTEN ${channel}`);
-    } catch (error) {
+    // Released before our listeners go: pg-pool's own 'error' listener is on again before ours is off.
+    const end = (error?: Error) => {
+      done = true;
+      client.release(error);
       source.off('notification', handler);
-      source.off('error', dropped);
-      client.release(error as Error);
+      source.off('error', broken);
+      source.off('end', ended);
+    };
+    const lose = (reason: string) => {
+      if (done) return;
+      end(new Error(reason));
+      if (listening) onLost(reason);
+    };
+    const broken = (error: Error) => lose(`the connection was lost (${driverCode(error)})`);
+    const ended = () => lose('the connection was closed');
+    source.on('notification', handler);
+    source.on('error', broken);
+    source.on('end', ended);
+    try {
+      await this.#within(source.query(`LISTEN ${channel}`), 'LISTEN');
+      if (done) throw new AgtError('store_unavailable', `${this.#who}: the connection was lost as it began to LISTEN`);
+      listening = true;
+    } catch (error) {
+      if (!done) end(error as Error);
       throw this.#unavailable(error);
     }
-    let closed = false;
-    return async () => {
-      if (closed) return;
-      closed = true;
-      source.off('notification', handler);
-      try {
-        await source.query(`UNLISTEN ${channel}`);
-        client.release();
-      } catch (error) {
-        client.release(error as Error);
-      } finally {
-        source.off('error', dropped);
-      }
+    return {
+      query: async (text, values) => (await source.query(text, values)).rows,
+      lose,
+      close: async () => {
+        if (done) return;
+        done = true; // no payload and no loss after close
+        try {
+          await this.#within(source.query(`UNLISTEN ${channel}`), 'UNLISTEN');
+          end();
+        } catch (error) {
+          end(error as Error); // a session that failed, or did not answer, is not reused
+        }
+      },
     };
+  }
+
+  /** `pending`, or store_unavailable (reason no_answer) once acquireTimeoutMs passes without an answer. */
+  #within<T>(pending: Promise<T>, what: string): Promise<T> {
+    pending.catch(() => undefined); // answered after the bound: the session is discarded by then
+    return bounded(pending, this.#acquireMs, () => {
+      const details = { reason: 'no_answer', acquireTimeoutMs: this.#acquireMs };
+      return new AgtError('store_unavailable', `${this.#who}: PostgreSQL did not answer ${what} within acquireTimeoutMs`, { details });
+    });
   }
 
   /** Ends the pool the adapter created (a pool passed in stays the caller's). */

@@ -8,6 +8,7 @@ import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { revisionConflict } from '../resources/conflict.js';
 import {
+  checkRunId,
   checkRunListFilter,
   checkRunWrite,
   readableRun,
@@ -90,6 +91,7 @@ export class PostgresRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.get} */
   async get(runId: string): Promise<StoredRun | undefined> {
+    checkRunId(runId, 'RunStore.get');
     const [row] = await this.#rows(`SELECT * FROM ${this.#table} WHERE run_id = $1`, [runId]);
     return row === undefined ? undefined : readableRun(toRun(row));
   }
@@ -142,6 +144,7 @@ export class PostgresRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.delete} */
   async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
+    checkRunId(runId, 'RunStore.delete');
     if (options.expectedRevision === undefined)
       return (await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 RETURNING revision`, [runId])).length > 0;
     const rows = await this.#rows(`DELETE FROM ${this.#table} WHERE run_id = $1 AND revision = $2 RETURNING revision`, [

@@ -7,6 +7,7 @@ import type { AuditEvent } from '../runtime/audit-events.js';
 import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
 import { checkExpectedRevision } from '../resources/conflict.js';
 import {
+  checkRunId,
   checkRunListFilter,
   checkRunWrite,
   readableRun,
@@ -51,6 +52,7 @@ export class SqliteRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.get} */
   async get(runId: string): Promise<StoredRun | undefined> {
+    checkRunId(runId, 'RunStore.get');
     const db = await this.#handle.open();
     const row = guard(() => db.prepare('SELECT * FROM agt_runs WHERE run_id = ?').get(runId)) as RunRow | undefined;
     return row === undefined ? undefined : readableRun(toRun(row));
@@ -102,6 +104,7 @@ export class SqliteRunStore implements RunStore {
 
   /** {@inheritDoc RunStore.delete} */
   async delete(runId: string, options: { expectedRevision?: number } = {}): Promise<boolean> {
+    checkRunId(runId, 'RunStore.delete');
     const db = await this.#handle.open();
     const remove = () =>
       immediate(db, (): boolean => {

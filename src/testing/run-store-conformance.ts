@@ -9,6 +9,8 @@
  * ```
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { MAX_RUN_ID_BYTES } from '../bounds.js';
 import { isAgtError } from '../errors.js';
 import type { AuditStore } from '../runtime/audit-store.js';
 import type { AuditEvent } from '../runtime/audit-events.js';
@@ -179,6 +181,37 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
     assert.deepEqual(ids(await store.list({ cursor: 'run-\u{FFFD}' })), ['run-\u{10000}', 'run-\u{1F600}']);
     assert.deepEqual(ids(await store.list({ agent: astral })), ['run-\u{FF5E}', 'run-\u{10000}']);
     assert.deepEqual(ids(await store.list({ agent: high, cursor: 'run-\u{FFFD}' })), ['run-\u{1F600}']);
+  });
+
+  // E8: SQL keeps neither a lone surrogate (UTF-8 has none: two ids became one run) nor NUL, and indexes a run id and
+  // agent only up to ~2.7 kB; refused alike by every store, before any I/O, up to MAX_RUN_ID_BYTES kept exactly.
+  run('E8: a run id or agent no store keeps as given is invalid_input naming it; MAX_RUN_ID_BYTES of each is kept', async (store) => {
+    const unkept = ['run-\u{D800}', 'run-\u{DC00}x', 'run-\u0000'];
+    for (const bad of [...unkept, 'r'.repeat(MAX_RUN_ID_BYTES + 1), 'é'.repeat(MAX_RUN_ID_BYTES / 2 + 1)]) {
+      await expectCode(store.put(write(bad), { expectedRevision: null }), 'invalid_input', (d) => assert.equal(d?.field, 'runId'));
+      await expectCode(store.put(write('run-1', bad), { expectedRevision: null }), 'invalid_input', (d) => assert.equal(d?.field, 'agent'));
+    }
+    for (const bad of unkept) {
+      await expectCode(store.get(bad), 'invalid_input');
+      await expectCode(store.delete(bad), 'invalid_input');
+      await expectCode(store.list({ cursor: bad }), 'invalid_input', (d) => assert.equal(d?.field, 'cursor'));
+      await expectCode(store.list({ agent: bad }), 'invalid_input', (d) => assert.equal(d?.field, 'agent'));
+    }
+    assert.deepEqual(await store.list(), []);
+    // Incompressible, so a store's index holds them as they are (PostgreSQL compresses 'xxx…').
+    const noise = (seed: string) =>
+      createHash('sha512')
+        .update(seed)
+        .digest('hex')
+        .repeat(MAX_RUN_ID_BYTES / 128);
+    const [runId, agent] = [noise('run'), noise('agent')];
+    assert.equal(Buffer.byteLength(runId), MAX_RUN_ID_BYTES);
+    const stored = await store.put(write(runId, agent), { expectedRevision: null });
+    assert.deepEqual([stored.runId, stored.agent], [runId, agent]);
+    assert.deepEqual(
+      (await store.list({ agent })).map((r) => r.runId),
+      [runId],
+    );
   });
 
   run('delete: false when missing, true when deleted; a stale expectedRevision fails and keeps the run', async (store) => {

@@ -97,6 +97,21 @@ describe('E5: a refused state costs its owner nothing (issue 58, Also)', () => {
   });
 });
 
+describe('E5: two rounds alike seal two states (issue 58, Also)', () => {
+  it('E5: the same caller making the same call twice at once gets two states, and each retry is taken (neither is a replay of the other) (issue 58, Also)', async () => {
+    const service = await start();
+    const [one, two] = [await as(service, 'tok-a'), await as(service, 'tok-a')];
+    const rounds = (await Promise.all([one, two].map((c) => c.callToolOrInput('delete_file', { path: '/same' })))) as McpInputRequired[];
+    expect(rounds[0]!.requestState).not.toBe(rounds[1]!.requestState); // sealed within one second, still two states
+    const next = (await Promise.all(
+      [one, two].map((c, i) =>
+        c.callToolOrInput('delete_file', { path: '/same' }, respond(rounds[i]!, { q1: { action: 'accept', content: { confirm: true } } })),
+      ),
+    )) as McpInputRequired[];
+    for (const round of next) expect(Object.values(round.inputRequests)[0]).toMatchObject({ params: { message: 'Why?' } });
+  });
+});
+
 describe('E5: the kit checks answers against the questions it asked (issue 58, Also)', () => {
   it('E5: a 2026-07-28 retry whose answer breaks the requestedSchema is refused (-32602 naming the question and the path), the handler does not run, and the state stays good for a right answer', async () => {
     const service = await start();

@@ -35,15 +35,23 @@ function server(store: string, log: string, era: 'legacy' | 'modern') {
     cwd: REPO_ROOT,
     stdio: 'pipe',
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const waiting = new Map<number, (answer: Answer) => void>();
+  const waiting = new Map<number, { resolve(answer: Answer): void; reject(error: Error): void }>();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // A server that exits fails the requests it left unanswered (with what it said), instead of leaving them to the timeout.
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      for (const { reject } of waiting.values()) reject(new Error(`the server exited: ${stderr.slice(-2000)}`));
+      resolve();
+    }),
+  );
   let buffered = '';
   child.stdout.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
       const message = JSON.parse(buffered.slice(0, at)) as Answer;
       buffered = buffered.slice(at + 1);
-      if (typeof message.id === 'number') waiting.get(message.id)?.(message);
+      if (typeof message.id === 'number') waiting.get(message.id)?.resolve(message);
     }
   });
   const meta = {
@@ -53,9 +61,9 @@ function server(store: string, log: string, era: 'legacy' | 'modern') {
   };
   let next = 0;
   const rpc = (method: string, params: Record<string, unknown> = {}) =>
-    new Promise<Answer>((resolve) => {
+    new Promise<Answer>((resolve, reject) => {
       const id = ++next;
-      waiting.set(id, resolve);
+      waiting.set(id, { resolve, reject });
       child.stdin.write(
         `${JSON.stringify({ jsonrpc: '2.0', id, method, params: era === 'modern' ? { ...params, _meta: meta } : params })}\n`,
       );

@@ -137,4 +137,67 @@ describe('agt skill import|export with hostile files', () => {
     expect((await agt('skill', 'export', 'skills/good-too', empty)).code).toBe(0);
     expect(fs.readdirSync(empty)).toEqual(['SKILL.md']);
   });
+
+  it('R2: show and export of a hand-edited skill row are store_unavailable corrupt_record, exit 5, and write nothing (issue 58 #20)', async () => {
+    const edited: Record<string, unknown> = {
+      'skills/e-number': { description: 5 },
+      'skills/e-array': { files: ['SKILL.md'] },
+      'skills/e-none': { files: { 'x.md': 'x' } },
+      'skills/e-outside': { files: { 'SKILL.md': SKILL, '../x.md': 'x' } },
+      'skills/e-absolute': { files: { 'SKILL.md': SKILL, '/tmp/x.md': 'x' } },
+      'skills/e-dot': { files: { 'SKILL.md': SKILL, './x.md': 'x' } },
+      'skills/e-empty': { files: { 'SKILL.md': SKILL, 'a//x.md': 'x' } },
+      'skills/e-backslash': { files: { 'SKILL.md': SKILL, 'a\\x.md': 'x' } },
+      'skills/e-control': { files: { 'SKILL.md': SKILL, 'a\u009b2J\u202e.md': 'x' } },
+      'skills/e-numbers': { files: { 'SKILL.md': SKILL, 'x.md': 5 } },
+      'skills/e-many': { files: { 'SKILL.md': SKILL, ...Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`f${i}.md`, 'x'])) } },
+    };
+    const store = new SqliteStore({ path: db });
+    try {
+      for (const [reference, data] of Object.entries(edited))
+        await store.put({ kind: 'skill', reference, data }, { expectedRevision: null });
+    } finally {
+      await store.close();
+    }
+    const parent = path.join(tmp.dir, 'edited-exports');
+    fs.mkdirSync(parent);
+    for (const reference of Object.keys(edited)) {
+      for (const args of [
+        ['show', reference],
+        ['export', reference, path.join(parent, 'out')],
+      ]) {
+        const out = await agt('skill', ...args);
+        expect([out.code, out.stdout], `${args.join(' ')}: ${out.stderr}`).toEqual([5, '']);
+        expect(out.stderr).toMatch(/^agt: store_unavailable: skill skills\/e-[a-z]+ as stored breaks the registry's rules \(/);
+        expect(out.stderr).not.toMatch(/[\u0080-\u009f\u202e]/);
+      }
+    }
+    expect(fs.readdirSync(parent)).toEqual([]);
+  });
+
+  it('K1: export into an empty folder keeps that folder (the shell in it still sees the files; its mode stays) (issue 58 #21)', async () => {
+    expect((await agt('skill', 'import', folder('kept', { 'references/a.md': 'A' }), 'skills/kept')).code).toBe(0);
+    const into = path.join(tmp.dir, 'into-here');
+    fs.mkdirSync(into, { mode: 0o700 });
+    const before = fs.statSync(into);
+    // `agt skill export REF .` from inside the folder: before the fix the folder was replaced by a new one.
+    const out = await runAgt(['skill', 'export', 'skills/kept', '.'], { home: into, db });
+    expect(out.code, out.stderr).toBe(0);
+    const after = fs.statSync(into);
+    expect([after.ino, after.mode & 0o777]).toEqual([before.ino, 0o700]);
+    expect(fs.readdirSync(into).sort()).toEqual(['SKILL.md', 'references']);
+    expect(fs.readFileSync(path.join(into, 'references/a.md'), 'utf8')).toBe('A');
+  });
+
+  it('K1: import refuses a file named with C1 or bidi controls; show lists each file by its path as stored (issue 58 #8, #16)', async () => {
+    const odd = folder('odd-names', { [`gnp\u202e.md`]: 'x' });
+    const refused = await agt('skill', 'import', odd, 'skills/odd-names');
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('must not hold control characters')]);
+    expect(refused.stderr).not.toContain('\u202e');
+    const spaced = folder('spaced', { 'my notes.md': 'x', 'Q&A/é.md': 'y' });
+    expect((await agt('skill', 'import', spaced, 'skills/spaced')).code).toBe(0);
+    const shown = await agt('skill', 'show', 'skills/spaced');
+    expect(shown.stdout).toContain('\n  my notes.md (1 bytes)');
+    expect(shown.stdout).toContain('\n  Q&A/é.md (1 bytes)');
+  });
 });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolServer, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
-import { runAgt, tempDir, waitFor } from '../support/index.js';
+import { REPO_ROOT, runAgt, tempDir, waitFor } from '../support/index.js';
 import { taskTools } from '../authoring/fixtures/task-tools.js';
 
 const tmp = tempDir('agt-tasks-cli-');
@@ -69,4 +69,22 @@ describe('E6: agt mcp call --detach and agt mcp task', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/task_lost/);
   });
+});
+
+// A scripted server that never answers tasks/get about a task whose id begins "silent_get" (test/mcp/fixtures/hostile-tasks.ts).
+describe('E6: agt mcp task get against a server that never answers tasks/get', () => {
+  const hostile = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
+  for (const protocol of ['legacy', '2026-07-28'] as const) {
+    it(`E6: task get --timeout is call_timeout saying tasks/get timed out, not the server's fault (${protocol}; issue 58 #5)`, async () => {
+      const name = `silent-${protocol === 'legacy' ? 'legacy' : 'modern'}`;
+      const config = { command: process.execPath, args: ['--import', 'tsx', hostile], cwd: REPO_ROOT, protocol };
+      expect((await agt('mcp', 'add-json', name, JSON.stringify(config))).code).toBe(0);
+      // --timeout bounds the start too: long enough for a tsx process on a busy machine, the tasks/get alike.
+      const got = await agt('mcp', 'task', 'get', name, 'silent_get-1', '--timeout', '10000');
+      expect(got.code).toBe(4); // call_timeout
+      expect(got.stderr).toMatch(/call_timeout/);
+      expect(got.stderr).toMatch(/did not answer tasks\/get within 10000 ms/);
+      expect(got.stderr).not.toMatch(/not a valid MCP result|protocol_error/);
+    }, 60_000);
+  }
 });

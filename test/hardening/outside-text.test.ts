@@ -10,10 +10,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectMcp } from '../../src/index.js';
+import { connectMcp, MemoryStore, NativeRun, policies, ResourceService } from '../../src/index.js';
 import { oneLine, outsideText } from '../../src/outside-text.js';
 import { renderSkills } from '../../src/adapters.js';
 import { runAgt, tempDir } from '../support/index.js';
+import { rawSqlite } from '../support/sqlite.js';
+import { withValidHeaders } from '../../src/mcp/param-headers.js';
+import { askOnTerminal, questionLines } from '../../src/cli/questions.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/hardening/fixtures/hostile-words.mjs');
@@ -26,13 +29,11 @@ const tmp = tempDir('agt-outside-text-');
 afterAll(() => tmp.cleanup());
 
 describe('outsideText: the one function for outside text', () => {
-  it('escapes C0, C1 (CSI U+009B, NEL U+0085), DEL, bidi controls and line breaks on one line', () => {
+  it('escapes U+0000–U+001F, DEL, U+0080–U+009F (CSI U+009B, NEL U+0085), bidi controls and line breaks on one line', () => {
     const out = outsideText(HOSTILE);
     expect(out).not.toMatch(UNSAFE);
     expect(out).not.toContain('\n');
-    expect(out).toBe(
-      'x\\x1b[31mred\\x07\\x9b2J\\x85nel\\x7f\\u202eevil\\u2066\\u2028sep\\nagt: done: forged',
-    );
+    expect(out).toBe('x\\x1b[31mred\\x07\\x9b2J\\x85nel\\x7f\\u202eevil\\u2066\\u2028sep\\nagt: done: forged');
   });
 
   it('keeps line breaks and tabs in a block (multiline), escapes CR and the rest', () => {
@@ -130,13 +131,133 @@ describe('every place that prints or renders outside text', () => {
   it('K1: agt skill import and show print a skill’s words on their own lines only (issue 58 #8)', async () => {
     const dir = path.join(tmp.dir, 'skill');
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'SKILL.md'), `---\nname: words\ndescription: "a \\e[2J \\u202E \\x9B b\\nagt: done: forged"\n---\nBody\n`);
+    fs.writeFileSync(
+      path.join(dir, 'SKILL.md'),
+      `---\nname: words\ndescription: "a \\e[2J \\u202E \\x9B b\\nagt: done: forged"\n---\nBody\n`,
+    );
     const imported = await agt('skill', 'import', dir);
     clean('skill import', imported.stdout + imported.stderr);
     if (imported.code === 0) {
       const shown = await agt('skill', 'show', 'skills/words');
       expect(shown.code, shown.stderr).toBe(0);
       clean('skill show', shown.stdout + shown.stderr);
+    }
+  });
+});
+
+// The hostile pass of issue 58 ("One function for outside text"): places the first walk missed.
+describe('every place that prints or renders outside text: the hostile pass', () => {
+  const db = path.join(tmp.dir, 'pass.db');
+  const agt = (...args: string[]) => runAgt(args, { home: tmp.dir, db });
+  const clean = (what: string, text: string) => {
+    expect(text, what).not.toMatch(UNSAFE);
+    expect(forged(text), `${what} forged a line`).toBe(false);
+  };
+
+  it('escapes a lone surrogate (half a pair: a prompt’s JSON or a terminal cannot carry it), keeps a whole pair (issue 58 #15)', () => {
+    expect(outsideText('a\ud800b\udc00c😀')).toBe('a\\ud800b\\udc00c😀');
+    expect(outsideText(`${'😀'.repeat(3)}`.slice(0, 5), { multiline: true })).toBe('😀😀\\ud83d');
+  });
+
+  it('E6: --json output carries every control, bidi and separator escaped as \\uXXXX, and parses back to the same value (issue 58 #7)', async () => {
+    expect((await agt('mcp', 'add', 'words', '--', process.execPath, FIXTURE)).code).toBe(0);
+    const probe = await agt('mcp', 'probe', 'words', '--json');
+    expect(probe.stdout).not.toMatch(UNSAFE);
+    const parsed = JSON.parse(probe.stdout) as { server: { version: string } };
+    expect(parsed.server.version).toBe(HOSTILE); // lossless: the same text, escaped only in its JSON spelling
+    const failed = await agt('mcp', 'task', 'get', 'words', HOSTILE, '--json');
+    expect(failed.stdout + failed.stderr).not.toMatch(UNSAFE);
+  });
+
+  it('A6: agt agent show and mcp-list of a hand-edited agent row: no forged line, no raw control (issue 58 #8)', async () => {
+    expect((await agt('agent', 'create', 'team/edited')).code).toBe(0);
+    const raw = rawSqlite(db);
+    try {
+      const data = {
+        name: HOSTILE,
+        role: HOSTILE,
+        kind: HOSTILE,
+        enabled: true,
+        capabilities: [HOSTILE],
+        mcps: [`default/m${HOSTILE}`],
+        skills: [`skills/s${HOSTILE}`],
+        settings: { model: HOSTILE, provider: HOSTILE },
+      };
+      raw.prepare("UPDATE agt_resources SET data = ? WHERE reference = 'team/edited'").run(JSON.stringify(data));
+    } finally {
+      raw.close();
+    }
+    for (const verb of ['show', 'mcp-list']) {
+      const out = await agt('agent', verb, 'team/edited');
+      clean(`agent ${verb}`, out.stdout + out.stderr);
+    }
+  });
+
+  it("E4: a question on a terminal: the server's field names, types and options never reach the prompt raw (issue 58 #8)", async () => {
+    const asked: string[] = [];
+    const said: string[] = [];
+    const typed = ['maybe', 'maybe', 'y', 'x'];
+    const request = {
+      method: 'elicitation/create',
+      params: {
+        message: 'Proceed?',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            [`ok${HOSTILE}`]: { type: 'boolean' },
+            pick: { type: `string${HOSTILE}`, enum: [HOSTILE, 'x'] },
+          },
+          required: [`ok${HOSTILE}`, 'pick'],
+        },
+      },
+    } as const;
+    await askOnTerminal(
+      { q: request },
+      { ask: async (prompt) => (asked.push(prompt), typed.shift() ?? ''), say: (text) => void said.push(text) },
+    );
+    for (const text of [...asked, ...said]) clean('a terminal question', text);
+    const lines = questionLines({ [`q${HOSTILE}`]: { ...request, method: `elicitation/create${HOSTILE}` } as never });
+    clean('the questions of a waiting call', lines.join('\n'));
+  });
+
+  it("B1: a run's notices quote a server's tool names escaped: a tool listed twice, a schema that does not compile (issue 58, one function)", async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    const server = {
+      command: process.execPath,
+      args: [path.join(REPO_ROOT, 'test/skills/fixtures/raw-skills-server.mjs')],
+      cwd: REPO_ROOT,
+    };
+    await service.write({ kind: 'mcp', reference: 'tools/raw', create: true, data: { mcpServers: { raw: server } } });
+    await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/raw'] } });
+    const run = await NativeRun.start({ service, agent: 'team/a', policy: policies.autoAllow('*') });
+    try {
+      expect(run.notices.join('\n')).toMatch(/listed twice[^]*unavailable/);
+      for (const notice of run.notices) clean('a run notice', notice);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it('E1: a tool left out for its x-mcp-header declarations is named escaped in connection.warnings (SEP-2243; issue 58, one function)', () => {
+    const warnings: string[] = [];
+    const property = { type: 'object', 'x-mcp-header': 'Region' };
+    withValidHeaders([{ name: HOSTILE, inputSchema: { type: 'object', properties: { a: property } } } as never], warnings, new Map());
+    expect(warnings).toHaveLength(1);
+    clean('a header warning', warnings[0]!);
+  });
+
+  it("K2: a server's skills/list problems reach connection.warnings escaped, one line each (issue 58, one function)", async () => {
+    const connection = await connectMcp({
+      command: process.execPath,
+      args: [path.join(REPO_ROOT, 'test/skills/fixtures/raw-skills-server.mjs')],
+      cwd: REPO_ROOT,
+    });
+    try {
+      await connection.listSkills();
+      expect(connection.warnings.join('\n')).toContain('left out');
+      for (const w of connection.warnings) clean('a connection warning', w);
+    } finally {
+      await connection.close();
     }
   });
 });

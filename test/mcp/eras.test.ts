@@ -138,7 +138,7 @@ describe('E1: every connection reaches servers of both eras', () => {
     const script = `process.stdin.once('data', (d) => { const { id } = JSON.parse(String(d).split('\\n')[0]); process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: ${JSON.stringify(words)} } }) + '\\n'); });`;
     const f = await failure(connectMcp({ command: process.execPath, args: ['-e', script], cwd: REPO_ROOT, protocol: '2026-07-28' }));
     expect(f).toMatchObject({ code: 'protocol_mismatch' });
-    expect(f.message).toMatch(/answered server\/discover with error -32601 \(\\u001b\[2J/);
+    expect(f.message).toMatch(/answered server\/discover with error -32601 \(\\x1b\[2J/); // outsideText: \xNN
     expect(f.message).not.toMatch(/[\u0000-\u001f]/);
     expect(f.message.length).toBeLessThan(1000);
   });

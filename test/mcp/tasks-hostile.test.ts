@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, type McpConnection, type McpTaskStarted } from '../../src/index.js';
+import { connectMcp, type McpConnection } from '../../src/index.js';
+import type { McpTaskStarted } from '../../src/adapters.js';
 import { MAX_SERVER_TASK_TTL_MS } from '../../src/bounds.js';
 import { failure, REPO_ROOT, tempDir } from '../support/index.js';
 
@@ -72,7 +73,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       expect(got).toMatchObject({ code: 'call_timeout', details: { method: 'tasks/get', timeoutMs: 500 } });
       expect(got.message).toMatch(/did not answer tasks\/get within 500 ms/);
       // Waited inline: the same, for the call.
-      const inline = await failure(waiting.callTool('silent_get', {}, { timeoutMs: 500 }));
+      const inline = await failure(waiting.callTool('silent_get', {}, { timeoutMs: 2000 })); // the creating tools/call must fit
       expect(inline).toMatchObject({ code: 'call_timeout', details: { method: 'tasks/get' } });
       expect(inline.message).not.toMatch(/task of this call failed|not a valid MCP result/);
       expect(text(await waiting.callTool('done', {}))).toBe('done answered');

@@ -131,6 +131,8 @@ describe('package exports', () => {
       'expectedRevisionOf',
       'isToolErrorSignal',
       'loginState',
+      'oneLine',
+      'outsideText',
       'readToolError',
       'renderSkills',
       'revisionConflict',

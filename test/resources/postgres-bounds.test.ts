@@ -5,6 +5,7 @@
  * 8,000 bytes), and no call waits forever for a pooled connection.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_RUN_ID_BYTES } from '../../src/bounds.js';
 import { isAgtError } from '../../src/index.js';
 import type { RunAnnouncement, RunWrite } from '../../src/adapters.js';
 import { type PgPoolLike, PostgresRunStore, PostgresStore } from '../../src/storage/postgres.js';
@@ -59,17 +60,16 @@ function announced(seen: RunAnnouncement[], runId: string): Promise<RunAnnouncem
 }
 
 describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
-  it('E8: a 9 KB runId or agent (or one whose JSON escapes grow it) writes, and watchers are told it in full (issue 58 #24)', async () => {
+  it('E8: a run id and agent whose JSON escapes grow them past what NOTIFY carries write, and watchers are told them in full (issue 58 #24)', async () => {
     const store = new PostgresRunStore({ connectionString: url as string, table: table() });
     const seen: RunAnnouncement[] = [];
     const watch = await store.watch((a) => seen.push(a));
     try {
-      const long = `run-${'x'.repeat(9000)}`;
-      const escaped = `run-${'\u0001'.repeat(1500)}`; // 1.5 kB stored, 9 kB as JSON (\u0001 each)
+      // Each at MAX_RUN_ID_BYTES stored (a longer one is invalid_input: run-store-conformance.ts), 6 kB as JSON (\u0001 each).
+      const escaped = (prefix: string) => `${prefix}${'\u0001'.repeat(MAX_RUN_ID_BYTES - prefix.length)}`;
       const cases: [string, string][] = [
-        [long, 'team/a'],
-        ['run-long-agent', `team/${'ü'.repeat(4600)}`],
-        [escaped, 'team/a'],
+        [escaped('run-'), escaped('team/')],
+        [escaped('run-a-'), `team/${'ü'.repeat((MAX_RUN_ID_BYTES - 6) / 2)}`], // together past what NOTIFY carries
       ];
       for (const [runId, agent] of cases) {
         const stored = await store.put(write(runId, agent, ['c1', 'c2']), { expectedRevision: null });
@@ -88,6 +88,43 @@ describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
     } finally {
       await watch.stop();
       await store.close();
+    }
+  }, 60_000);
+
+  it('E8: a watch passes on only announcements as stores send them: forged NOTIFY payloads on its channel reach no listener (issue 58 #24)', async () => {
+    const name = table();
+    const store = new PostgresRunStore({ connectionString: url as string, table: name });
+    const seen: RunAnnouncement[] = [];
+    const watch = await store.watch((a) => seen.push(a));
+    const other = await pgPool(1);
+    try {
+      await store.put(write('run-1', 'team/a', []), { expectedRevision: null }); // a run a forged reference could name
+      const forged = [
+        { runId: 'run-x', revision: 1, changes: [null, 5, { change: 'evil\u001b[2J', batchId: 7 }] },
+        { runId: 'run-x', agent: 'team/a', revision: -3, changes: [] },
+        { runId: 'run-x', agent: { not: 'a string' }, revision: 1, changes: [] },
+        { runId: 'run-x', agent: 'team/a', revision: 1, changes: [], omitted: -1 },
+        { runKey: "' OR 1=1 --", revision: 1, omitted: 0 },
+        { runKey: 'a'.repeat(32), revision: 1.5, omitted: 0 },
+      ];
+      for (const payload of forged) await other.query('SELECT pg_notify($1, $2)', [`${name}_calls`, JSON.stringify(payload)]);
+      await other.query('SELECT pg_notify($1, $2)', [
+        `${name}_calls`,
+        JSON.stringify({
+          runId: 'run-x',
+          agent: 'team/a',
+          revision: 2,
+          changes: [{ change: 'ended', batchId: 'b', callId: 'c', extra: 'x'.repeat(100) }],
+        }),
+      ]);
+      await store.put(write('run-2', 'team/a', ['c1']), { expectedRevision: null });
+      await announced(seen, 'run-2'); // delivered in the order sent: every forged one was looked at before
+      expect(seen.map((a) => a.runId)).toEqual(['run-x', 'run-2']);
+      expect(seen[0]).toEqual({ runId: 'run-x', agent: 'team/a', revision: 2, changes: [{ change: 'ended', batchId: 'b', callId: 'c' }] });
+    } finally {
+      await watch.stop();
+      await store.close();
+      await other.end();
     }
   }, 60_000);
 
@@ -132,6 +169,14 @@ describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
       await pool.end();
     }
   }, 60_000);
+
+  it('E8: max must be a whole number of connections, 1 or more: invalid_input naming it (issue 58 #25, hostile pass)', () => {
+    // Before: -1 made every call wait out acquireTimeoutMs ("raise the pool's max"); 0 and NaN became pg's 10, Infinity no bound.
+    for (const max of [0, -1, 1.5, Number.NaN, '8', Number.POSITIVE_INFINITY])
+      expect(() => new PostgresRunStore({ connectionString: 'postgres://x@127.0.0.1:1/y', max } as never)).toThrow(
+        expect.objectContaining({ code: 'invalid_input', details: { field: 'max' } }),
+      );
+  });
 
   it('E8: acquireTimeoutMs must be a whole number of milliseconds in range: invalid_input naming it (issue 58 #25)', () => {
     for (const acquireTimeoutMs of [0, -1, 1.5, Number.NaN, '30s', 1e12])

@@ -105,4 +105,63 @@ describe('hostile skills', () => {
     const kept = { 'SKILL.md': SKILL('clash'), 'a/b': 'x', 'a/c': 'y', ab: 'z', 'a.b': 'w' };
     await service.write({ kind: 'skill', reference: 'docs/fine', create: true, data: { files: kept } });
   });
+
+  it('K3: three skills of one name on one server are each listed under a name of their own, and each reads its own text (issue 58 #16)', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    const raw = { command: process.execPath, cwd: REPO_ROOT, args: [path.join(REPO_ROOT, 'test/skills/fixtures/raw-skills-server.mjs')] };
+    await service.write({ kind: 'mcp', reference: 'tools/raw', create: true, data: { mcpServers: { raw } } });
+    await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/raw'] } });
+    const run = await start(service);
+    const twins = run.skills().filter((s) => s.name.includes('twin'));
+    // Before the fix the third took the second's name: the second was gone from the run.
+    expect(twins.map((s) => (s.source as { uri: string }).uri)).toEqual([
+      'skill://a/twin/SKILL.md',
+      'skill://b/twin/SKILL.md',
+      'skill://c/twin/SKILL.md',
+    ]);
+    expect(new Set(twins.map((s) => s.name)).size).toBe(3);
+    const results = (
+      await read(
+        run,
+        twins.map((s) => ({ name: s.name })),
+      )
+    ).results;
+    expect(results.map((r) => body(r).text)).toEqual(['The a/twin skill.\n', 'The b/twin skill.\n', 'The c/twin skill.\n']);
+  });
+
+  it('K1: a hand-edited registry skill row is left out of a run with a notice, never a raw TypeError or an unreadable file (issue 58 #16, #20)', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    const edited: Record<string, unknown> = {
+      'lib/number': { description: 5 },
+      'lib/array': { files: ['SKILL.md'] },
+      'lib/none': { files: { 'x.md': 'x' } },
+      'lib/outside': { files: { 'SKILL.md': SKILL('outside'), '../x.md': 'x' } },
+      'lib/backslash': { files: { 'SKILL.md': SKILL('backslash'), 'a\\..\\x.md': 'x' } },
+      'lib/control': { files: { 'SKILL.md': SKILL('control'), 'a\u001b[2J\nagt: done: forged': 'x' } },
+      'lib/numbers': { files: { 'SKILL.md': SKILL('numbers'), 'x.md': 5 } },
+    };
+    // Written straight into the store, as a hand edit would: the service's checks never saw them.
+    for (const [reference, data] of Object.entries(edited))
+      await service.store.put({ kind: 'skill', reference, data }, { expectedRevision: null });
+    await service.write({ kind: 'skill', reference: 'lib/good', create: true, data: { files: { 'SKILL.md': SKILL('good') } } });
+    await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { skills: [...Object.keys(edited), 'lib/good'] } });
+    const run = await start(service);
+    expect(run.skills().map((s) => s.name)).toEqual(['good']);
+    for (const reference of Object.keys(edited))
+      expect(run.notices.find((n) => n.includes(`"${reference}"`))).toMatch(/as stored breaks the registry's rules.*\(skipped\)$/);
+  });
+
+  it('K1: a skill path holding C1 controls, bidi controls, line separators or half a surrogate pair is refused at write (issue 58 #16)', async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    for (const bad of ['a\u009b2J.md', 'a\u0085.md', 'gnp\u202e.md', 'a\u2066.md', 'a\u2028.md', 'a\ud800.md']) {
+      const error = await service
+        .write({ kind: 'skill', reference: 'docs/odd', create: true, data: { files: { 'SKILL.md': SKILL('odd'), [bad]: 'x' } } })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(isAgtError(error) && error.code, JSON.stringify(bad)).toBe('invalid_input');
+      expect((error as Error).message).not.toMatch(/[\u0080-\u009f\u202e\u2066\u2028\ud800]/);
+    }
+  });
 });

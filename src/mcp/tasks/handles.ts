@@ -6,6 +6,7 @@
  * (-32602 on a task request: its TTL ran out, or the server restarted) is
  * task_lost. What the server says is bounded here and masked by the caller.
  */
+import { outsideText } from '../../outside-text.js';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
@@ -21,7 +22,7 @@ function lostOrExt(error: unknown, taskId: string): unknown {
   if (e instanceof ProtocolError && e.code === -32602)
     return new AgtError(
       'task_lost',
-      `the server no longer knows task "${taskId}" (its TTL ran out, or the server restarted); its result is gone`,
+      `the server no longer knows task "${outsideText(taskId, { max: 128 })}" (its TTL ran out, or the server restarted); its result is gone`,
       {
         details: { taskId, reason: 'unknown_task' },
       },

@@ -108,11 +108,7 @@ function sameTask(result: Record<string, unknown>, taskId: string): void {
   if (!isPlainObject(meta) || !(RELATED_TASK in meta)) return;
   const related = meta[RELATED_TASK];
   if (isPlainObject(related) && related.taskId === taskId) return;
-  throw new AgtError(
-    'protocol_error',
-    `the server answered tasks/result of task "${taskId}" with the result of another task; it was not read`,
-    {
-      details: { reason: 'wrong_task', taskId },
-    },
-  );
+  throw new AgtError('protocol_error', 'the server answered tasks/result with the result of another task; it was not read', {
+    details: { reason: 'wrong_task', taskId },
+  });
 }

@@ -6,12 +6,15 @@
  * then its result runs the rest of the pipeline as the call would have: the
  * output check, the bound, the after hooks (the before hooks ran when it
  * started). A cancel (`run.cancel`) sends `tasks/cancel` and ends the call
- * cancelled. A task its server no longer knows ends the call `task_lost`.
+ * cancelled. A task its server no longer knows ends the call `task_lost`; one
+ * whose status answer cannot be read is collected and fails as it would
+ * inline. A stored poll interval is clamped as it is read back.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgtError, isAgtError } from '../../errors.js';
 import type { McpInputRequest, McpTask } from '../../mcp/connection-types.js';
 import { DEFAULT_TASK_POLL_MS } from '../../bounds.js';
+import { clampPoll } from '../../mcp/tasks/port.js';
 import { ApprovedPath, type callAudit, type CallOutcome } from '../call.js';
 import type { CallContext } from '../call-context.js';
 import { recordSafely } from '../call-identity.js';
@@ -25,17 +28,35 @@ import { approvalIdentity, isExpired, type StoredApproval, type TaskDecision } f
 
 const TERMINAL: ReadonlySet<McpTask['status']> = new Set(['completed', 'failed', 'cancelled']);
 
-/** A waiting task's call, with its status as just read (`lost`: the server no longer knows it). */
+/**
+ * A waiting task's call, with its status as just read (`lost`: the server no longer knows it; `unreadable`: its
+ * answer breaks the protocol — too deep, not a task, another task's — and collecting it fails the call as inline).
+ */
 export interface TaskLook {
   approval: StoredApproval & { waitingFor: 'task' };
   task: McpTask;
   lost: boolean;
+  unreadable?: boolean;
   /** The questions of a 2026-07-28 task that waits for input (masked). */
   questions?: Record<string, McpInputRequest>;
 }
 
-/** True when a looked-at call can be collected now: its task ended or is lost, or it waited past its TTL. */
-export const collectable = (look: TaskLook): boolean => look.lost || TERMINAL.has(look.task.status) || isExpired(look.approval, Date.now());
+/** True when a looked-at call can be collected now: its task ended, is lost or unreadable, or it waited past its TTL. */
+export const collectable = (look: TaskLook): boolean =>
+  look.lost || look.unreadable === true || TERMINAL.has(look.task.status) || isExpired(look.approval, Date.now());
+
+// The reasons of a protocol_error that no later look can mend: the server's answer about the task cannot be read.
+// Waited inline, the call fails at once; deferred, it is collected and fails the same way (issue 58 #10). A timeout or
+// a server's JSON-RPC error may pass: the call waits on (its TTL bounds it).
+const UNREADABLE: ReadonlySet<unknown> = new Set(['result_too_deep', 'invalid_result', 'invalid_task', 'wrong_task']);
+
+// The task a call waits on as stored, its poll interval clamped as read back (issue 58 #11: a record edited to 0
+// must not make a busy loop of tasks/get).
+function storedTask(approval: StoredApproval & { waitingFor: 'task' }): McpTask {
+  const { pollIntervalMs, ...task } = approval.task!;
+  const poll = clampPoll(pollIntervalMs);
+  return { ...task, ...(poll === undefined ? {} : { pollIntervalMs: poll }) };
+}
 
 /**
  * Reads the status of `waiting` calls until one can be collected or asks, or `waitMs` passes (0: once), at the pace the
@@ -52,7 +73,7 @@ export async function lookAtTasks(
     const looks = await mapLimit(waiting, options.concurrency, (a) => lookAt(a, routes.get(a.tool), options));
     const left = deadline - performance.now();
     if (looks.some((l) => collectable(l) || asks(l)) || left <= 0 || options.signal.aborted) return looks;
-    const pace = Math.min(...looks.map((l) => l.task.pollIntervalMs ?? DEFAULT_TASK_POLL_MS));
+    const pace = Math.min(...looks.map((l) => clampPoll(l.task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS));
     await sleep(Math.min(pace, left), undefined, { signal: options.signal }).catch(() => undefined);
   }
 }
@@ -62,14 +83,16 @@ async function lookAt(
   route: Route | undefined,
   options: { signal: AbortSignal; requestMs: number },
 ): Promise<TaskLook> {
-  const task = approval.task!;
+  const task = storedTask(approval);
   if (route?.kind !== 'mcp') return { approval, task, lost: false }; // its mount is gone: collecting it says so
   try {
     const seen = await route.connection.getTask(task.id, { signal: options.signal, timeoutMs: options.requestMs });
     const { inputRequests: questions, ...status } = seen;
     return { approval, task: status, lost: false, ...(questions === undefined ? {} : { questions }) };
   } catch (error) {
-    return { approval, task, lost: isAgtError(error) && error.code === 'task_lost' };
+    const lost = isAgtError(error) && error.code === 'task_lost';
+    const unreadable = isAgtError(error) && error.code === 'protocol_error' && UNREADABLE.has(error.details?.reason);
+    return { approval, task, lost, ...(unreadable ? { unreadable } : {}) };
   }
 }
 

@@ -1,0 +1,128 @@
+/**
+ * A run whose server's task answers lie (E6, issue 58), both eras: a scripted
+ * server process over stdio (test/mcp/fixtures/hostile-tasks.ts) mounted beside
+ * the Python fixture server. A hostile answer fails only its own call — the
+ * batch's other results stay — and a deferred task is bounded as an inline
+ * one is: its TTL before a date is made of it, an unreadable `tasks/get` when
+ * collected, a stored poll interval when read back.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryStore, NativeRun, type NativeRunOptions, policies, ResourceService, toolAlias } from '../../src/index.js';
+import { MAX_SERVER_TASK_TTL_MS } from '../../src/bounds.js';
+import { py, pythonConfig, REPO_ROOT, tempDir } from '../support/index.js';
+
+const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
+const tmp = tempDir('agt-hostile-run-');
+afterAll(() => tmp.cleanup());
+const runs: NativeRun[] = [];
+afterEach(async () => {
+  await Promise.all(runs.splice(0).map((r) => r.close()));
+});
+
+const hostile = (tool: string) => toolAlias('tools/hostile', tool);
+const DAY = 24 * 60 * 60_000;
+
+for (const protocol of ['legacy', '2026-07-28'] as const) {
+  describe(`E6: a run whose server's task answers lie (${protocol})`, () => {
+    const log = path.join(tmp.dir, `${protocol}.log`);
+    const gets = () =>
+      fs.existsSync(log)
+        ? fs
+            .readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((l) => l === 'tasks/get').length
+        : 0;
+    let registry: ResourceService;
+    beforeAll(async () => {
+      registry = new ResourceService({ store: new MemoryStore() });
+      const server = { command: process.execPath, args: ['--import', 'tsx', SERVER, '--log', log], cwd: REPO_ROOT, protocol };
+      await registry.write({ kind: 'mcp', reference: 'tools/hostile', create: true, data: { mcpServers: { hostile: server } } });
+      await registry.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig() } } });
+      await registry.write({ kind: 'agent', reference: 'team/h', create: true, data: { mcps: ['tools/hostile', 'tools/py'] } });
+    });
+    const options = (extra: Partial<NativeRunOptions> = {}) => ({ service: registry, policy: policies.autoAllow('*'), ...extra });
+    const start = async (extra: Partial<NativeRunOptions> = {}) => {
+      const run = await NativeRun.start({ agent: 'team/h', ...options(extra) });
+      runs.push(run);
+      return run;
+    };
+    const batch = (run: NativeRun, batchId: string, calls: { callId: string; name: string; arguments: Record<string, unknown> }[]) =>
+      run.executeBatch({ runId: run.id, agent: run.agent, batchId, calls });
+    const echo = { callId: 'echo', name: py('echo'), arguments: { message: 'kept' } };
+
+    it('E6: a deferred task whose TTL is past the last Date, or huge, waits at most MAX_SERVER_TASK_TTL_MS; the batch keeps its other results (issue 58 #1)', async () => {
+      const run = await start({ tasks: 'defer' });
+      const before = Date.now();
+      const ended = await batch(run, 'b1', [
+        echo,
+        { callId: 'past', name: hostile('ttl'), arguments: { ttl: '8700000000000000' } },
+        { callId: 'far', name: hostile('ttl'), arguments: { ttl: '1000000000000000' } },
+        { callId: 'beyond', name: hostile('ttl'), arguments: { ttl: '1e20' } },
+      ]);
+      expect(ended.results.find((r) => r.callId === 'echo')).toMatchObject({ status: 'ok' });
+      const waiting = ended.pending ?? [];
+      // 1e20 is no integer: ext-tasks refuses a 2025 task carrying it (that call fails alone); a 2026-07-28 one is cut.
+      if (protocol === 'legacy')
+        expect(ended.results.find((r) => r.callId === 'beyond')).toMatchObject({
+          status: 'tool_failed',
+          error: { code: 'protocol_error' },
+        });
+      expect(waiting.map((p) => p.callId).sort()).toEqual(protocol === 'legacy' ? ['far', 'past'] : ['beyond', 'far', 'past']);
+      for (const p of waiting) {
+        expect(p.task?.ttlMs).toBe(MAX_SERVER_TASK_TTL_MS);
+        expect(Date.parse(p.expiresAt) - before).toBeLessThanOrEqual(Math.max(MAX_SERVER_TASK_TTL_MS, DAY) + 60_000);
+      }
+    });
+
+    // 2026-07-28 only: on 2025 results carry no resultType (the SDK's decoder drops the field; the result is read as one).
+    if (protocol === '2026-07-28')
+      it('E6: under tasks "wait", a task whose result says resultType "task" fails its call protocol_error; the batch keeps its other results (issue 58 #2)', async () => {
+        const run = await start();
+        const ended = await batch(run, 'b1', [echo, { callId: 'inner', name: hostile('task_result'), arguments: {} }]);
+        expect(ended.results.find((r) => r.callId === 'echo')).toMatchObject({ status: 'ok' });
+        expect(ended.results.find((r) => r.callId === 'inner')).toMatchObject({
+          status: 'tool_failed',
+          error: { code: 'protocol_error', details: { reason: 'invalid_result' } },
+        });
+      });
+
+    it('E6: a deferred task whose tasks/get answer nests too deep is collected at once and fails as it does inline (issue 58 #10)', async () => {
+      const inline = await start();
+      const failedInline = (await batch(inline, 'b1', [{ callId: 'deep', name: hostile('deep_get'), arguments: {} }])).results[0];
+      expect(failedInline).toMatchObject({
+        status: 'tool_failed',
+        error: { code: 'protocol_error', details: { reason: 'result_too_deep' } },
+      });
+      const run = await start({ tasks: 'defer' });
+      const started = await batch(run, 'b1', [{ callId: 'deep', name: hostile('deep_get'), arguments: {} }]);
+      expect(started.pending?.map((p) => [p.callId, p.waitingFor])).toEqual([['deep', 'task']]);
+      const collected = await run.collect('b1', { waitMs: 20_000 });
+      expect(collected.results).toEqual([
+        expect.objectContaining({
+          callId: 'deep',
+          status: 'tool_failed',
+          error: expect.objectContaining({ code: 'protocol_error', details: expect.objectContaining({ reason: 'result_too_deep' }) }),
+        }),
+      ]);
+      expect(run.pendingApprovals('b1')).toEqual([]);
+    }, 60_000);
+
+    it('E6: a stored pollIntervalMs edited to 0 is clamped as the resumed run reads it back: no busy loop of tasks/get (issue 58 #11)', async () => {
+      const run = await start({ tasks: 'defer' });
+      const started = await batch(run, 'b1', [{ callId: 'busy', name: hostile('erring_get'), arguments: {} }]);
+      expect(started.pending?.map((p) => p.callId)).toEqual(['busy']);
+      const state = await run.suspend();
+      for (const p of state.pending ?? []) if (p.task !== undefined) p.task = { ...p.task, pollIntervalMs: 0 };
+      const resumed = await NativeRun.resume(state, options({ tasks: 'defer' }));
+      runs.push(resumed);
+      const before = gets();
+      const waitMs = 1_000;
+      // Every tasks/get is refused (-32603): the stored interval is all the collector has to pace itself by.
+      expect((await resumed.collect('b1', { waitMs })).results).toEqual([]);
+      expect(gets() - before).toBeLessThanOrEqual(waitMs / 100 + 3); // MIN_TASK_POLL_MS apart; before the fix, hundreds
+      expect(resumed.pendingApprovals('b1')[0]?.task?.pollIntervalMs).toBe(100);
+    }, 60_000);
+  });
+}
