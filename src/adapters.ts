@@ -40,6 +40,7 @@ export type { BatchProblem, BatchRejectReason } from './runtime/batch-check.js';
 export type { ModelCall } from './runtime/model-calls.js';
 export { RUN_FORMAT_VERSION } from './runtime/run-store.js';
 export type { RunAnnouncement, RunListFilter, RunWatch, RunWrite, StoredRun } from './runtime/run-store.js';
+export type { RunWatchGap, RunWatchOptions } from './runtime/run-watch.js';
 export type { CallChange, CallIdentity, InFlightView, RefreshTrigger, RouteKind } from './runtime/types.js';
 export type {
   ApprovalRequestedEvent,

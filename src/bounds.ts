@@ -91,6 +91,11 @@ export const DEFAULT_MAX_RUNNING_TASKS_PER_CALLER = 100;
 /** How many tasks a kit server runs at once by default, all callers together (its `tasks.maxRunning`). */
 export const DEFAULT_MAX_RUNNING_TASKS = 1_000;
 /**
+ * The most a kit server's memory task store holds, in characters of its records' JSON (results included): past it the
+ * oldest ended tasks go first, and a record larger than all of it is refused (its task ends failed, not kept).
+ */
+export const MAX_MEMORY_TASK_CHARS = 64 * 1024 * 1024;
+/**
  * The longest TTL a client takes from a server's task (`ttl`/`ttlMs`), cut to it before any date is made of it:
  * a longer one — even one past the last date JavaScript can hold — waits no longer than this (a call that waits on
  * its task waits its TTL, or approvalTtlMs when longer). Cut, not refused: the task itself may be good.

@@ -3,9 +3,11 @@
  * terminal, a prompt, a log or a one-line field. The one function every such
  * place uses (docs/security.md, "Outside text"): the control characters (U+0000–U+001F, DEL, U+0080–U+009F)
  * (a terminal would obey them: ESC, CSI U+009B, BEL, NEL U+0085), the bidi
- * controls (text shown in another order than it is read, "Trojan Source") and,
- * for one line, every line break (a server's words never start a line of their
+ * controls (text shown in another order than it is read, "Trojan Source"), half
+ * a surrogate pair (no terminal shows it, a provider's JSON refuses it) and, for
+ * one line, every line break (a server's words never start a line of their
  * own), escaped as `\xNN` / `\uNNNN`; the length bounded in code points.
+ * `outsideJson` is the same for `--json`: exact JSON, those characters `\uXXXX`.
  */
 
 /** How `outsideText` shapes a text. */

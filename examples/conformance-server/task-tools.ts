@@ -82,7 +82,10 @@ export function conformanceTaskTools() {
       execution: { taskSupport: 'required', taskStart: 'handler' },
       handler: async (_input, ctx) => {
         const answer = await ctx.elicit(
-          { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+          {
+            message: 'What is your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          },
           { key: 'user_name' },
         );
         if (answer.action !== 'accept') return 'no name given';

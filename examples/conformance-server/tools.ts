@@ -225,7 +225,14 @@ function questionTools() {
     }),
     tool('test_input_required_result_multi_round', async (_input, ctx) => {
       const first = await ctx.elicit({ message: 'Step 1: your name?', requestedSchema: nameForm }, { key: 'step1' });
-      await ctx.elicit({ message: 'Step 2: confirm?', requestedSchema: okForm }, { key: 'step2' });
+      // The scenario's second question (its answer { color } is checked against this schema: issue 58).
+      await ctx.elicit(
+        {
+          message: 'Step 2: What is your favorite color?',
+          requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
+        },
+        { key: 'step2' },
+      );
       return `Done, ${String(first.content?.name ?? '')}`;
     }),
     tool('test_input_required_result_multiple_inputs', async (_input, ctx) => {

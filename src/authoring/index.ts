@@ -2,7 +2,7 @@
 export { defineTool, parseArguments, toolError, ToolErrorSignal } from './define-tool.js';
 export type { Caller, DefinedTool, ServableTool, TaskSupport, ToolContext, ToolDefinition, ToolOutput } from './define-tool.js';
 export { MemoryTaskStore } from './tasks/store.js';
-export type { TaskRecord, TaskStatus, TaskStore } from './tasks/store.js';
+export type { MemoryTaskStoreOptions, TaskRecord, TaskStatus, TaskStore } from './tasks/store.js';
 export type { TaskServingOptions } from './tasks/policy.js';
 export { serveHttp } from './http.js';
 export type { HttpToolService, ServeHttpOptions } from './http.js';

@@ -73,11 +73,15 @@ export async function roundsThenTask(p: RoundsThenTask): Promise<Record<string, 
     };
     let answer: Record<string, unknown> | undefined;
     try {
-      answer = await callAsTask(p.tool.execution?.taskSupport, { era: 'modern', ...p.call }, {
-        start: (ttl) => p.tasks.start(p.tool.name, p.starter, ttl, work),
-        refresh: (taskId) => p.tasks.store.get(taskId),
-        cancel: (taskId) => p.tasks.cancel(taskId, p.owner),
-      });
+      answer = await callAsTask(
+        p.tool.execution?.taskSupport,
+        { era: 'modern', ...p.call },
+        {
+          start: (ttl) => p.tasks.start(p.tool.name, p.starter, ttl, work),
+          refresh: (taskId) => p.tasks.store.get(taskId),
+          cancel: (taskId) => p.tasks.cancel(taskId, p.owner),
+        },
+      );
       if (answer === undefined) throw new Error('the tool cannot run as a task'); // startsInHandler checked it can
     } catch (error) {
       refused?.(error); // the call's answer is this error (too many tasks, say); the handler stops here too

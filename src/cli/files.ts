@@ -66,9 +66,13 @@ export function keyValues(list: readonly string[] | undefined, sep: string, what
  * handshake, each list and each call (a command that lists or calls nothing
  * never waits on those). Undefined without the flag.
  */
-export function timeoutFlag(value: string | undefined): { handshakeMs: number; listMs: number; callMs: number } | undefined {
+export function timeoutFlag(
+  value: string | undefined,
+): { handshakeMs: number; listMs: number; callMs: number; maxTotalMs: number } | undefined {
   const ms = milliseconds(value, '--timeout');
-  return ms === undefined ? undefined : { handshakeMs: ms, listMs: ms, callMs: ms };
+  // A call's whole wait too (a task the server runs, a call that resets its timeout on progress): the person typing
+  // `--timeout 3000` waits 3 s, not a task's 30 minutes.
+  return ms === undefined ? undefined : { handshakeMs: ms, listMs: ms, callMs: ms, maxTotalMs: ms };
 }
 
 /** A positive whole number of milliseconds from a flag, or a usage error naming the flag. */

@@ -1,5 +1,6 @@
 /** `agt mcp test` (static) and `agt mcp probe` (live), with inputs, a timeout and progress. */
-import { oneLine } from '../outside-text.js';
+import { oneLine, outsideText } from '../outside-text.js';
+import { MAX_SERVER_TEXT } from '../bounds.js';
 import { noteOfReport, writeProbeNote } from './probe-notes.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
@@ -81,7 +82,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   const ping = report.pingMs === undefined ? `${pingName} not answered` : `${pingName} ${report.pingMs.toFixed(0)} ms`;
   emit(ctx, report, () =>
     [
-      oneLine`${report.ok ? 'ok' : 'problems'}: ${report.server.name} ${report.server.version} over ${report.transport}, MCP ${report.protocolVersion} (${handshake})`,
+      oneLine`${report.ok ? 'ok' : 'problems'}: ${bounded(report.server.name)} ${bounded(report.server.version)} over ${report.transport}, MCP ${report.protocolVersion} (${handshake})`,
       `timings: spawn ${t.spawnMs.toFixed(0)} ms, ${handshake} ${t.initializeMs.toFixed(0)} ms, tools/list ${t.listMs.toFixed(0)} ms, close ${t.closeMs.toFixed(0)} ms, ${ping}`,
       ...(report.instructions ? [`instructions: ${report.instructions.length} characters (agt mcp probe --json shows them)`] : []),
       ...(report.logMessages > 0 ? [`logs: ${report.logMessages} message(s) while probed`] : []),
@@ -101,9 +102,12 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   return report.ok ? EXIT.ok : EXIT.failed;
 }
 
+// A server's name, version or tool name on a line of ours: bounded (a million characters are not a line), escaped.
+const bounded = (text: string) => outsideText(text, { max: MAX_SERVER_TEXT });
+
 function probedToolLine(tool: ProbedTool): string {
   const output = tool.output?.dialect ? `, output ${tool.output.dialect}` : '';
-  if (tool.ok) return oneLine`  ok    ${tool.name} (${tool.dialect}` + `${output})`;
+  if (tool.ok) return oneLine`  ok    ${bounded(tool.name)} (${tool.dialect}` + `${output})`;
   const error = tool.error ?? tool.output?.error;
-  return oneLine`  FAIL  ${tool.name}: ${error?.code} ${error?.message ?? ''}`;
+  return oneLine`  FAIL  ${bounded(tool.name)}: ${error?.code} ${error?.message ?? ''}`;
 }

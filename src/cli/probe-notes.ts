@@ -55,10 +55,21 @@ export function readProbeNotes(store: string): Record<string, ProbeNote> {
     const stat = fs.statSync(file);
     if (!stat.isFile() || stat.size > MAX_NOTES_BYTES) return {};
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, ProbeNote>) : {};
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    for (const note of Object.values(parsed as Record<string, unknown>)) counted(note);
+    return parsed as Record<string, ProbeNote>;
   } catch {
     return {};
   }
+}
+
+// The file is outside text (anyone may edit it): a count that is not a whole number of 0 or more is no count at all,
+// so a sum of counts (`agt agent show`) is a number, never a line of someone's text.
+function counted(note: unknown): void {
+  if (typeof note !== 'object' || note === null) return;
+  const fields = note as Record<string, unknown>;
+  for (const key of ['tools', 'toolTokens'])
+    if (fields[key] !== undefined && !(Number.isSafeInteger(fields[key]) && (fields[key] as number) >= 0)) delete fields[key];
 }
 
 /** Records a probe's outcome (written whole, then renamed: never half a file). */

@@ -8,6 +8,7 @@
 import { LOG_LEVEL_META_KEY, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { AgtError, maskError } from '../errors.js';
+import { outsideText } from '../outside-text.js';
 import { type SecretMasker, secretMasker } from '../config/secrets.js';
 import { defined, isPlainObject, jsonProblem } from '../json.js';
 import type { McpTransport } from '../config/mcp-config.js';
@@ -184,7 +185,11 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     era: verdict.era,
     verdict,
     capabilities: masked({ ...(client.getServerCapabilities() ?? {}) }),
-    ...defined({ instructions: typeof client.getInstructions() === 'string' ? masker.text(client.getInstructions()!) : undefined }),
+    // For a host's system prompt: a block of text (its lines kept), its controls and bidi overrides escaped (outsideText).
+    ...defined({
+      instructions:
+        typeof client.getInstructions() === 'string' ? outsideText(masker.text(client.getInstructions()!), { multiline: true }) : undefined,
+    }),
     clientCapabilities: parts.clientCapabilities,
     transport: kind,
     timings: parts.timings,

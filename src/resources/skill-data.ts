@@ -94,7 +94,7 @@ export function skillPathProblem(path: string): string | undefined {
   if (path.length === 0 || path.length > MAX_SKILL_PATH_LENGTH) return `a path is 1-${MAX_SKILL_PATH_LENGTH} characters`;
   if (path.startsWith('/') || path.includes('\\') || /^[A-Za-z]:/.test(path))
     return 'must be relative to the skill, with "/" between folders';
-  // Every character a terminal, a bidi renderer or a model's JSON cannot take as is (C0, DEL, C1, bidi controls, line
+  // Every character a terminal, a bidi renderer or a model's JSON cannot take as is (U+0000–U+001F, DEL, U+0080–U+009F, bidi controls, line
   // separators, half a surrogate pair): such a name is shown escaped, so it could never be asked for as shown.
   if (needsEscape(path)) return 'must not hold control characters (nor bidi controls, line separators or half a surrogate pair)';
   const segments = path.split('/');
@@ -134,7 +134,7 @@ export function storedSkillFiles(reference: string, data: unknown): AgentSkillDa
     if (!(error instanceof AgtError)) throw error;
     throw new AgtError(
       'store_unavailable',
-      `skill ${outsideText(reference)} as stored breaks the registry's rules (${error.message}): a corrupt or hand-edited row; import the skill again (agt skill import DIR ${outsideText(reference)})`,
+      `skill ${outsideText(reference)} as stored breaks the registry's rules (${error.message}): a hand-edited or corrupt row, or one written before the rule; fix what it names and import the skill again (agt skill import DIR ${outsideText(reference)})`,
       { details: { reason: 'corrupt_record' } },
     );
   }

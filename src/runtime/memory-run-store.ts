@@ -17,6 +17,7 @@ import {
   type StoredRun,
   WAITING_FORMAT,
 } from './run-store.js';
+import { checkRunWatch, type RunWatchOptions } from './run-watch.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -87,8 +88,9 @@ export class MemoryRunStore implements RunStore {
     return copy(stored);
   }
 
-  /** {@inheritDoc RunStore.watch} */
-  async watch(listener: (announcement: RunAnnouncement) => void): Promise<RunWatch> {
+  /** {@inheritDoc RunStore.watch} (In memory nothing is lost between a write and its watchers: `onGap` is never called.) */
+  async watch(listener: (announcement: RunAnnouncement) => void, options?: RunWatchOptions): Promise<RunWatch> {
+    checkRunWatch(listener, options, 'MemoryRunStore.watch');
     // One entry per watch, even for the same listener; a listener that throws is its own concern, not the writer's.
     const own = (announcement: RunAnnouncement) => {
       try {

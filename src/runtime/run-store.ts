@@ -9,6 +9,7 @@ import { MAX_RUN_ID_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import { expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
+import type { RunWatchOptions } from './run-watch.js';
 import type { CallChange } from './types.js';
 import { isStoredApproval, type StoredApproval } from './pending/record.js';
 import { type InFlightCall, isInFlightCall } from './pending/in-flight.js';
@@ -147,8 +148,14 @@ export interface RunStore {
    * Calls `listener` for each write with call changes, in any process sharing the store (PostgreSQL: LISTEN/NOTIFY),
    * or in this process (MemoryRunStore). Absent when the store does not announce (SQLite): poll `list({ waiting })`.
    * Announcements are hints sent after the write commits; what the store holds is the truth.
+   *
+   * Lifecycle (E8): it resolves once the watch listens (a store it cannot reach rejects, store_unavailable), and
+   * lasts until `stop()`/`close()` of the watch or `close()` of the store. A connection lost meanwhile is not the
+   * host's to mend: the store reconnects with a bounded backoff until it listens again or is stopped, then calls
+   * `options.onGap` (announcements were missed: read `list({ waiting: true })` again); stop() ends a reconnect at
+   * once and leaves no timer or connection behind. Listener and options are checked (invalid_input).
    */
-  watch?(listener: (announcement: RunAnnouncement) => void): Promise<RunWatch>;
+  watch?(listener: (announcement: RunAnnouncement) => void, options?: RunWatchOptions): Promise<RunWatch>;
   /** Releases connections or files, when the adapter holds any. */
   close?(): Promise<void>;
 }

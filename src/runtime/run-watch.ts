@@ -27,11 +27,18 @@ export interface RunWatchOptions {
   onGap?: (gap: RunWatchGap) => void;
 }
 
-/** Checks `watch` options: invalid_input naming the field when one is not what it must be. */
-export function checkRunWatchOptions(options: unknown, who: string): RunWatchOptions {
+/** Checks a `watch` call's listener and options: invalid_input naming the field when one is not what it must be. */
+export function checkRunWatch(listener: unknown, options: unknown, who: string): RunWatchOptions {
+  if (typeof listener !== 'function')
+    throw new AgtError('invalid_input', `${who}: the listener must be a function (announcement) => void`, {
+      details: { field: 'listener' },
+    });
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw new AgtError('invalid_input', `${who}: the options must be an object { onGap? }`, { details: { field: 'options' } });
+  // A misspelt option would leave a host deaf to gaps without a word: refused (the key not echoed: it is the caller's text).
+  if (Object.keys(options).some((key) => key !== 'onGap'))
+    throw new AgtError('invalid_input', `${who}: the only option is onGap`, { details: { field: 'options' } });
   const { onGap } = options as { onGap?: unknown };
   if (onGap !== undefined && typeof onGap !== 'function')
     throw new AgtError('invalid_input', `${who}: onGap must be a function (gap) => void`, { details: { field: 'onGap' } });

@@ -40,6 +40,9 @@ export function readSkillFolder(dir: string, maxBytes = DEFAULT_MAX_DOCUMENT_BYT
       const problem = skillPathProblem(inner);
       if (problem !== undefined) throw refuse(`${inner}: ${problem}`);
       const full = path.join(root, inner);
+      // A name that is not UTF-8 comes back with U+FFFD in it, and that spelling names nothing on disk.
+      if (entry.name.includes('\uFFFD') && !fs.existsSync(full) && !isLink(full))
+        throw refuse(`${inner} is a name that is not valid UTF-8; rename it`);
       let target = full;
       if (entry.isSymbolicLink()) {
         target = onDisk(() => fs.realpathSync(full), inner, 'follow');
@@ -126,6 +129,14 @@ export function writeSkillFolder(dir: string, files: Readonly<Record<string, str
     fs.rmSync(temporary, { recursive: true, force: true });
     if (made !== undefined) fs.rmSync(made, { recursive: true, force: true });
     throw error;
+  }
+}
+
+function isLink(full: string): boolean {
+  try {
+    return fs.lstatSync(full).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -20,8 +20,11 @@ import {
   type StoredRun,
   WAITING_FORMAT,
 } from '../runtime/run-store.js';
+import { checkMs, DEFAULT_PG_WATCH_HEARTBEAT_MS, PG_WATCH_HEARTBEAT_MS_RULE } from '../bounds.js';
+import { checkRunWatch, type RunWatchOptions } from '../runtime/run-watch.js';
 import { notifyColumn, readAnnouncement } from './pg-announce.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
+import { watchChannel } from './pg-watch.js';
 
 /** The schema of the runs table (docs/postgres.md). */
 function runsSql(t: string): string[] {
@@ -64,7 +67,12 @@ const toRun = (row: RunRow): StoredRun => ({
 });
 
 /** Options of {@link PostgresRunStore}. */
-export type PostgresRunStoreOptions = PgOptions & { /** Default `agt_runs`. */ table?: string };
+export type PostgresRunStoreOptions = PgOptions & {
+  /** Default `agt_runs`. */
+  table?: string;
+  /** How often a watch asks its connection for an answer (default DEFAULT_PG_WATCH_HEARTBEAT_MS, 30 s; 100 ms to 10 min). */
+  watchHeartbeatMs?: number;
+};
 
 /** Suspended runs on PostgreSQL. */
 export class PostgresRunStore implements RunStore {
@@ -72,10 +80,13 @@ export class PostgresRunStore implements RunStore {
   readonly #table: string;
 
   readonly #channel: string;
+  readonly #heartbeatMs: number;
   readonly #watches = new Set<RunWatch>();
 
   constructor(options: PostgresRunStoreOptions) {
     this.#table = tableName(options.table ?? 'agt_runs', 'PostgresRunStore');
+    checkMs(options.watchHeartbeatMs, 'watchHeartbeatMs', PG_WATCH_HEARTBEAT_MS_RULE);
+    this.#heartbeatMs = options.watchHeartbeatMs ?? DEFAULT_PG_WATCH_HEARTBEAT_MS;
     this.#channel = `${this.#table}_calls`;
     this.#db = new PgConnection(options, 'PostgresRunStore', { key: this.#table, statements: runsSql(this.#table) });
   }
@@ -157,22 +168,17 @@ export class PostgresRunStore implements RunStore {
 
   /**
    * Announcements of every host's writes (LISTEN on `<table>_calls`, NOTIFY sent with each write that changes a
-   * call), on a connection of its own held until `stop()` of the watch or `close()` of the store.
+   * call), on a connection of its own held until `stop()` of the watch or `close()` of the store. A connection lost
+   * later is reconnected, and `options.onGap` told once it listens again (pg-watch.ts; E8).
    */
-  async watch(listener: (announcement: RunAnnouncement) => void): Promise<RunWatch> {
-    // In the order they were sent, though one may be read back from the table first (a long run id).
-    let delivered = Promise.resolve();
-    const stop = await this.#db.listen(this.#channel, (payload, query) => {
-      const reading = readAnnouncement(payload, this.#table, query).catch(() => undefined); // a hint: a failed read is dropped
-      delivered = delivered.then(async () => {
-        const announcement = await reading;
-        if (announcement === undefined) return;
-        try {
-          listener(announcement);
-        } catch {
-          // a listener that throws is its own concern: the watch goes on
-        }
-      });
+  async watch(listener: (announcement: RunAnnouncement) => void, options?: RunWatchOptions): Promise<RunWatch> {
+    const { onGap } = checkRunWatch(listener, options, 'PostgresRunStore.watch');
+    const stop = await watchChannel(this.#db, {
+      channel: this.#channel,
+      heartbeatMs: this.#heartbeatMs,
+      read: (payload, query) => readAnnouncement(payload, this.#table, query),
+      listener,
+      ...(onGap === undefined ? {} : { onGap }),
     });
     const end = async () => {
       this.#watches.delete(watch);

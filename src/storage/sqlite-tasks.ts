@@ -9,6 +9,7 @@
  */
 import type { TaskRecord, TaskStore } from '../authoring/tasks/store.js';
 import { expired } from '../authoring/tasks/store.js';
+import { isPlainObject } from '../json.js';
 import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 /** The most tasks `list` returns (the newest). */
@@ -27,8 +28,9 @@ export class SqliteTaskStore implements TaskStore {
     const db = await this.#handle.open();
     const row = guard(() => db.prepare('SELECT record FROM agt_tasks WHERE task_id = ?').get(taskId)) as { record: string } | undefined;
     if (row === undefined) return undefined;
-    const record = parseStored(row.record, `task ${taskId}`) as TaskRecord;
-    return expired(record) ? undefined : record;
+    // Named without its id (a task's id is its key: issue 58 #3). A record that is no object is the kit's to refuse.
+    const record = parseStored(row.record, 'a stored task record') as TaskRecord;
+    return isPlainObject(record) && expired(record) ? undefined : record;
   }
 
   /** {@inheritDoc TaskStore.put} */
@@ -55,7 +57,16 @@ export class SqliteTaskStore implements TaskStore {
         )
         .all(owner, new Date().toISOString(), MAX_LISTED),
     ) as { task_id: string; record: string }[];
-    return rows.map((r) => parseStored(r.record, `task ${r.task_id}`) as TaskRecord);
+    // A row that is not JSON, or whose record names another task, is left out: it stops no other caller's list, and no
+    // caller learns its id (issue 58 #3, #12).
+    return rows.flatMap((r) => {
+      try {
+        const record = parseStored(r.record, 'a stored task record') as TaskRecord;
+        return isPlainObject(record) && record.taskId === r.task_id ? [record] : [];
+      } catch {
+        return [];
+      }
+    });
   }
 
   /** Closes the file. */

@@ -16,11 +16,13 @@ import {
   createToolServer,
   defineTool,
   type HttpToolService,
+  MemoryTaskStore,
+  type ServableTool,
   serveHttp,
   type TaskRecord,
   type TaskServingOptions,
 } from '../../src/authoring/index.js';
-import { MIN_TASK_POLL_MS } from '../../src/bounds.js';
+import { MAX_MEMORY_TASK_CHARS, MIN_TASK_POLL_MS } from '../../src/bounds.js';
 import { SqliteTaskStore } from '../../src/storage/sqlite.js';
 import { tempDir } from '../support/index.js';
 import { rawSqlite } from '../support/sqlite.js';
@@ -101,7 +103,11 @@ async function modern(url: string, method: string, params: Record<string, unknow
   return answerOf(await res.text(), 1);
 }
 
-async function serve(name: string, tasks: TaskServingOptions, tools = taskTools(path.join(tmp.dir, `${name}.log`))) {
+async function serve(
+  name: string,
+  tasks: TaskServingOptions,
+  tools: readonly ServableTool[] = taskTools(path.join(tmp.dir, `${name}.log`)),
+) {
   const service = await serveHttp(() => createToolServer({ name, version: '1.0.0', tools, tasks: { pollIntervalMs: 50, ...tasks } }));
   services.push(service);
   return service.url;
@@ -152,7 +158,7 @@ describe('tasks/result requests a client abandoned (issue 58 #12)', () => {
     expect((await kept).result).toMatchObject({ content: [{ type: 'text', text: 'report w' }] });
   }, 60_000);
 
-  it("E6: a tasks/result waiting on a task whose TTL ends while its handler ignores its signal is answered at the TTL (unknown task), not when the handler returns (issue 58 #4)", async () => {
+  it('E6: a tasks/result waiting on a task whose TTL ends while its handler ignores its signal is answered at the TTL (unknown task), not when the handler returns (issue 58 #4)', async () => {
     const stubborn = defineTool({
       name: 'stubborn',
       description: 'Never returns, and ignores its signal.',
@@ -191,7 +197,7 @@ describe('a task store edited by hand (issue 58 #12)', () => {
     expect((await alice('tasks/list')).result?.tasks).toEqual([]);
   });
 
-  it('E6: a task record edited by hand (a status, TTL, poll interval or date no kit writes, another task\'s id, not an object) is never shown as it is: tasks/get and tasks/cancel answer an internal error naming neither a value nor an id, tasks/list leaves it out (issue 58 #12)', async () => {
+  it("E6: a task record edited by hand (a status, TTL, poll interval or date no kit writes, another task's id, not an object) is never shown as it is: tasks/get and tasks/cancel answer an internal error naming neither a value nor an id, tasks/list leaves it out (issue 58 #12)", async () => {
     const file = path.join(tmp.dir, 'edited.db');
     const url = await serve('edited', { store: sqlite(file) });
     const rpc = await session(url);
@@ -236,10 +242,9 @@ describe('tasks/update answers that are no answers (E4, issue 58)', () => {
     const created = await modern(url, 'tools/call', { name: 'confirm', arguments: { id: 'u' } });
     const taskId = created.result?.taskId as string;
     expect(taskId).toEqual(expect.any(String));
-    await vi.waitFor(
-      async () => expect((await modern(url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'input_required' }),
-      { timeout: 20_000 },
-    );
+    await vi.waitFor(async () => expect((await modern(url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'input_required' }), {
+      timeout: 20_000,
+    });
     for (const wrong of ['SECRET-ANSWER', 42, ['SECRET'], null]) {
       const refused = await modern(url, 'tasks/update', { taskId, inputResponses: { t1: wrong } });
       expect(refused.error, JSON.stringify(wrong)).toMatchObject({ code: -32602, data: { reason: 'invalid_answer', question: 't1' } });
@@ -247,9 +252,94 @@ describe('tasks/update answers that are no answers (E4, issue 58)', () => {
     }
     expect((await modern(url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'input_required' });
     await modern(url, 'tasks/update', { taskId, inputResponses: { t1: { action: 'accept', content: { ok: true } } } });
-    await vi.waitFor(
-      async () => expect((await modern(url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'completed' }),
-      { timeout: 20_000 },
-    );
+    await vi.waitFor(async () => expect((await modern(url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'completed' }), {
+      timeout: 20_000,
+    });
   });
+});
+
+describe("a task store's own errors (issue 58 #4)", () => {
+  it("E6: a task store that throws (its driver's message quoting a connection string) is never quoted to a client, in either era; a refused creation frees its place (issue 58 #4)", async () => {
+    const secret = 'postgres://admin:SECRET-PW@db.internal/tasks';
+    let refusing = true;
+    class Failing extends MemoryTaskStore {
+      override async put(record: TaskRecord): Promise<void> {
+        if (refusing) throw new Error(`cannot reach ${secret}`);
+        return super.put(record);
+      }
+      override async get(taskId: string): Promise<TaskRecord | undefined> {
+        if (refusing) throw new Error(`cannot reach ${secret}`);
+        return super.get(taskId);
+      }
+      override async list(owner: string | null): Promise<TaskRecord[]> {
+        if (refusing) throw new Error(`cannot reach ${secret}`);
+        return super.list(owner);
+      }
+    }
+    const url = await serve('failing', { store: new Failing(), maxRunningPerCaller: 1 });
+    const rpc = await session(url);
+    const answers = [
+      await rpc('tools/call', { name: 'report', arguments: { id: 'f' }, task: {} }),
+      await rpc('tools/call', { name: 'report', arguments: { id: 'g' }, task: {} }),
+      await rpc('tasks/get', { taskId: 'a-task' }),
+      await rpc('tasks/result', { taskId: 'a-task' }),
+      await rpc('tasks/cancel', { taskId: 'a-task' }),
+      await rpc('tasks/list'),
+      await modern(url, 'tools/call', { name: 'report', arguments: { id: 'h' } }),
+      await modern(url, 'tasks/get', { taskId: 'a-task' }),
+    ];
+    for (const answer of answers) {
+      expect(answer.error, JSON.stringify(answer)).toMatchObject({ code: -32603, message: expect.stringContaining('task store') });
+      expect(JSON.stringify(answer)).not.toContain('SECRET');
+    }
+    // The refused creations hold no place: with the store back, this caller (bound to one running task) starts one.
+    refusing = false;
+    const started = await rpc('tools/call', { name: 'quick', arguments: { text: 'q' }, task: {} });
+    expect(started.result?.task?.taskId).toEqual(expect.any(String));
+  });
+});
+
+describe('the memory task store, filled by a hostile caller (issue 58 #4)', () => {
+  // A tool whose result the caller sizes (an echo would do): results, not records, are what fill a store.
+  const sized = defineTool({
+    name: 'sized',
+    description: 'Answers with as many characters as asked.',
+    input: v.object({ chars: v.number() }),
+    execution: { taskSupport: 'optional' },
+    handler: ({ chars }) => 'x'.repeat(chars),
+  });
+
+  it('E6: the memory task store holds at most maxChars (default MAX_MEMORY_TASK_CHARS) of records: past it the oldest ended tasks go first, and a result larger than all of it ends its task failed, not kept (issue 58 #4)', async () => {
+    expect(MAX_MEMORY_TASK_CHARS).toBe(64 * 1024 * 1024);
+    const maxChars = 200_000;
+    const url = await serve('memory-chars', { store: new MemoryTaskStore({ maxChars }) }, [sized]);
+    const rpc = await session(url);
+    const ended = async (taskId: string) => {
+      let status: unknown;
+      await vi.waitFor(
+        async () => {
+          status = (await rpc('tasks/get', { taskId })).result?.status;
+          expect(status).not.toBe('working');
+        },
+        { timeout: 20_000 },
+      );
+      return status;
+    };
+    // Twelve results of a tenth of the bound each: more than the store holds.
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      ids.push(taskIdOf(await rpc('tools/call', { name: 'sized', arguments: { chars: maxChars / 10 }, task: {} })));
+      expect(await ended(ids[i] as string)).toBe('completed');
+    }
+    const kept = (await rpc('tasks/list')).result?.tasks?.map((t) => t.taskId) ?? [];
+    expect(kept.length).toBeLessThan(10); // before: all twelve kept (the store counted records, not their size)
+    expect(kept[0]).toBe(ids[11]); // the newest kept, the oldest gone first
+    expect(kept).not.toContain(ids[0]);
+    expect((await rpc('tasks/get', { taskId: ids[0] })).error).toMatchObject({ code: -32602 });
+    // One result larger than the whole store: its task ends failed (the client need not wait for its TTL).
+    const huge = taskIdOf(await rpc('tools/call', { name: 'sized', arguments: { chars: maxChars + 1 }, task: {} }));
+    expect(await ended(huge)).toBe('failed');
+    expect((await rpc('tasks/result', { taskId: huge })).error?.message).toContain('could not be stored');
+    expect(() => new MemoryTaskStore({ maxChars: 0 })).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+  }, 60_000);
 });

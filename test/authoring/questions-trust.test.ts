@@ -66,11 +66,15 @@ const as = async (service: HttpToolService, token: string) => {
 const respond = (state: McpInputRequired, responses: Record<string, unknown>) => ({
   input: { requests: state.inputRequests, responses, ...(state.requestState ? { requestState: state.requestState } : {}) },
 });
-const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('E5: a refused state costs its owner nothing (issue 58, Also)', () => {
-  it("E5: bob presenting alice's sealed state is refused, and so is the state on other arguments or another tool; alice's own retry then goes on", async () => {
+  it("E5: bob presenting alice's sealed state is refused, and so is the state on other arguments or another tool; alice's own retry then goes on (issue 58, Also)", async () => {
     const service = await start();
     const [alice, bob] = [await as(service, 'tok-a'), await as(service, 'tok-b')];
     const round1 = (await alice.callToolOrInput('delete_file', { path: '/a' })) as McpInputRequired;
@@ -113,7 +117,7 @@ describe('E5: two rounds alike seal two states (issue 58, Also)', () => {
 });
 
 describe('E5: the kit checks answers against the questions it asked (issue 58, Also)', () => {
-  it('E5: a 2026-07-28 retry whose answer breaks the requestedSchema is refused (-32602 naming the question and the path), the handler does not run, and the state stays good for a right answer', async () => {
+  it('E5: a 2026-07-28 retry whose answer breaks the requestedSchema is refused (-32602 naming the question and the path), the handler does not run, and the state stays good for a right answer (issue 58, Also)', async () => {
     const service = await start();
     const alice = await as(service, 'tok-a');
     const round1 = (await alice.callToolOrInput('delete_file', { path: '/w' })) as McpInputRequired;
@@ -140,23 +144,31 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     )) as McpInputRequired;
     expect(Object.values(round2.inputRequests)[0]).toMatchObject({ params: { message: 'Why?' } });
     // A decline needs no content: it reaches the handler.
-    const declined = await alice.callToolOrInput('delete_file', { path: '/x' }, {
-      input: { requests: round1.inputRequests, responses: { q1: { action: 'decline' } } },
-    });
+    const declined = await alice.callToolOrInput(
+      'delete_file',
+      { path: '/x' },
+      {
+        input: { requests: round1.inputRequests, responses: { q1: { action: 'decline' } } },
+      },
+    );
     expect('content' in declined && text(declined)).toBe('kept /x');
   });
 
-  it("E5: a first call's own answer (no state yet, SEP-2322) that breaks the question's schema is not used: the question is asked", async () => {
+  it("E5: a first call's own answer (no state yet, SEP-2322) that breaks the question's schema is not used: the question is asked (issue 58, Also)", async () => {
     const service = await start();
     const alice = await as(service, 'tok-a');
-    const asked = (await alice.callToolOrInput('delete_file', { path: '/f' }, {
-      input: { requests: {}, responses: { q1: { action: 'accept', content: { confirm: 'sure' } } } },
-    })) as McpInputRequired;
+    const asked = (await alice.callToolOrInput(
+      'delete_file',
+      { path: '/f' },
+      {
+        input: { requests: {}, responses: { q1: { action: 'accept', content: { confirm: 'sure' } } } },
+      },
+    )) as McpInputRequired;
     expect(asked.resultType).toBe('input_required');
     expect(Object.values(asked.inputRequests)[0]).toMatchObject({ params: { message: 'Delete /f?' } });
   });
 
-  it('E6: a 2026-07-28 tasks/update whose answer breaks the requestedSchema is refused; the task still waits, and a right answer ends it', async () => {
+  it('E6: a 2026-07-28 tasks/update whose answer breaks the requestedSchema is refused; the task still waits, and a right answer ends it (issue 58, Also)', async () => {
     const tmp = tempDir('agt-answers-');
     closers.push(async () => tmp.cleanup());
     const log = path.join(tmp.dir, 'log');
@@ -192,7 +204,7 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     ['a call', 'test/authoring/fixtures/questions-server.ts', { name: 'delete_file', arguments: { path: '/p' } }],
     ['a task', 'test/authoring/fixtures/task-server.ts', { name: 'confirm', arguments: { id: 'p' }, task: { ttl: 60_000 } }],
   ] as const)
-    it(`E5: a 2025 client's answer to a pushed question in ${label} that breaks the requestedSchema ends the call with the tool error invalid_answer`, async () => {
+    it(`E5: a 2025 client's answer to a pushed question in ${label} that breaks the requestedSchema ends the call with the tool error invalid_answer (issue 58, Also)`, async () => {
       const server = rawStdio(path.join(REPO_ROOT, script), (request) =>
         request.method === 'elicitation/create' ? { action: 'accept', content: { confirm: 'yes', ok: 'yes' } } : {},
       );

@@ -123,10 +123,13 @@ describe('E6: input first, then a task (issue 58, Also: tasks-mrtr-composition)'
     expect(text(await c.callTool('greet_later', {}))).toBe('Hello, Ed!');
   });
 
-  it('E6: taskStart must be "call" or "handler", and "handler" needs a taskSupport that allows a task: invalid_input', () => {
+  it('E6: taskStart must be "call" or "handler", and "handler" needs a taskSupport that allows a task: invalid_input (issue 58, Also)', () => {
     const def = (execution: unknown) => () =>
       defineTool({ name: 't', description: 'd', input: v.object({}), execution: execution as never, handler: () => 'x' });
-    for (const bad of [{ taskSupport: 'optional', taskStart: 'later' }, { taskSupport: 'forbidden', taskStart: 'handler' }]) {
+    for (const bad of [
+      { taskSupport: 'optional', taskStart: 'later' },
+      { taskSupport: 'forbidden', taskStart: 'handler' },
+    ]) {
       const thrown = (() => {
         try {
           def(bad)();

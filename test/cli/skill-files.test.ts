@@ -189,11 +189,16 @@ describe('agt skill import|export with hostile files', () => {
     expect(fs.readFileSync(path.join(into, 'references/a.md'), 'utf8')).toBe('A');
   });
 
-  it('K1: import refuses a file named with C1 or bidi controls; show lists each file by its path as stored (issue 58 #8, #16)', async () => {
+  it('K1: import refuses a file named with C1 or bidi controls or not in UTF-8; show lists each file by its path as stored (issue 58 #8, #16)', async () => {
     const odd = folder('odd-names', { [`gnp\u202e.md`]: 'x' });
     const refused = await agt('skill', 'import', odd, 'skills/odd-names');
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('must not hold control characters')]);
     expect(refused.stderr).not.toContain('\u202e');
+    // A name that is not UTF-8 (bytes a Linux folder may hold): said as such, not as "does not exist".
+    const latin = folder('latin-name');
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${latin}/caf`), Buffer.from([0xe9]), Buffer.from('.md')]), 'x');
+    const notUtf8 = await agt('skill', 'import', latin, 'skills/latin-name');
+    expect([notUtf8.code, notUtf8.stderr]).toEqual([2, expect.stringContaining('is not valid UTF-8; rename it')]);
     const spaced = folder('spaced', { 'my notes.md': 'x', 'Q&A/é.md': 'y' });
     expect((await agt('skill', 'import', spaced, 'skills/spaced')).code).toBe(0);
     const shown = await agt('skill', 'show', 'skills/spaced');

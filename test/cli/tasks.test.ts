@@ -88,3 +88,18 @@ describe('E6: agt mcp task get against a server that never answers tasks/get', (
     }, 60_000);
   }
 });
+
+describe('E6: agt mcp call --timeout bounds a task’s whole wait', () => {
+  // A plain-node server (no tsx: it starts fast on a busy machine) whose `report` task works until cancelled.
+  const words = path.join(REPO_ROOT, 'test/hardening/fixtures/hostile-words.mjs');
+  for (const protocol of ['legacy', '2026-07-28'] as const) {
+    it(`E6: a task that never ends is call_timeout after --timeout, not the task's 30 minutes (${protocol}; issue 58)`, async () => {
+      const name = `endless-${protocol === 'legacy' ? 'legacy' : 'modern'}`;
+      const config = { command: process.execPath, args: [words], cwd: REPO_ROOT, protocol };
+      expect((await agt('mcp', 'add-json', name, JSON.stringify(config))).code).toBe(0);
+      const called = await agt('mcp', 'call', name, 'report', '--timeout', '4000');
+      expect(called.code).toBe(4); // call_timeout
+      expect(called.stdout).toMatch(/^failed: call_timeout: the server did not answer within 4000 ms/);
+    }, 60_000);
+  }
+});

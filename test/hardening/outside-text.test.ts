@@ -76,7 +76,7 @@ describe('every place that prints or renders outside text', () => {
   it('E6: a task status message reaches a call’s progress listener escaped (issue 58 #7)', async () => {
     const connection = await connectMcp(
       { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: '2026-07-28' },
-      { name: 'words', timeouts: { callMs: 60_000 } },
+      { timeouts: { callMs: 60_000 } },
     );
     try {
       const messages: string[] = [];
@@ -193,6 +193,29 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     }
   });
 
+  it("P2: agt mcp probe bounds a server's name, version and tool names: a million characters each are not a line of megabytes (issue 58 #8)", async () => {
+    const long = {
+      command: process.execPath,
+      args: [path.join(REPO_ROOT, 'test/skills/fixtures/raw-skills-server.mjs'), '--long'],
+      cwd: REPO_ROOT,
+    };
+    expect((await agt('mcp', 'add-json', 'long', JSON.stringify(long))).code).toBe(0);
+    const probe = await agt('mcp', 'probe', 'long');
+    expect(probe.stdout).toMatch(/^(ok|problems): n+… v+… over stdio/);
+    for (const line of probe.stdout.split('\n')) expect(line.length).toBeLessThan(2_000);
+  });
+
+  it('A6: agt agent show and mcp list with a hand-edited probe notes file: its counts are numbers or nothing (issue 58 #8)', async () => {
+    expect((await agt('mcp', 'add', 'noted', '--', process.execPath, 'x.js')).code).toBe(0);
+    expect((await agt('agent', 'create', 'team/noted', '--mcp', 'noted')).code).toBe(0);
+    const note = { revision: 1, at: HOSTILE, ok: true, tools: `5${HOSTILE}`, toolTokens: `7${HOSTILE}`, protocolVersion: HOSTILE };
+    fs.writeFileSync(`${db}.probes.json`, JSON.stringify({ 'default/noted': note }));
+    const shown = await agt('agent', 'show', 'team/noted');
+    expect(shown.code, shown.stderr).toBe(0);
+    clean('agent show', shown.stdout);
+    clean('mcp list', (await agt('mcp', 'list')).stdout);
+  });
+
   it("E4: a question on a terminal: the server's field names, types and options never reach the prompt raw (issue 58 #8)", async () => {
     const asked: string[] = [];
     const said: string[] = [];
@@ -233,6 +256,21 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     try {
       expect(run.notices.join('\n')).toMatch(/listed twice[^]*unavailable/);
       for (const notice of run.notices) clean('a run notice', notice);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it("B1: a run's servers' instructions, for the host's system prompt, keep their lines but no control or bidi override (issue 58 #15)", async () => {
+    const service = new ResourceService({ store: new MemoryStore() });
+    const server = { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: 'legacy' as const };
+    await service.write({ kind: 'mcp', reference: 'tools/words', create: true, data: { mcpServers: { words: server } } });
+    await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/words'] } });
+    const run = await NativeRun.start({ service, agent: 'team/a', policy: policies.autoAllow('*') });
+    try {
+      const instructions = run.instructions()['tools/words'];
+      expect(instructions).toContain('agt: done: forged'); // a block of text: its lines stay lines
+      expect(instructions).not.toMatch(UNSAFE);
     } finally {
       await run.close();
     }

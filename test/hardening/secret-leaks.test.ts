@@ -323,7 +323,7 @@ describe("a server's JSON-RPC error reaches the model in its own words (issue 22
     expect(results.map((r) => r.status)).toEqual(['tool_failed', 'ok']);
     const error = (results[0] as { error: { code: string; message: string; details: Record<string, unknown> } }).error;
     expect(error).toMatchObject({ code: 'server_error', details: { reason: 'server_error', rpcCode: -32603 } });
-    expect(error.message).toMatch(/JSON-RPC -32603\): getaddrinfo ENOTFOUND api\.example\.test\\n\\u001b\[31m\*\*\*/);
+    expect(error.message).toMatch(/JSON-RPC -32603\): getaddrinfo ENOTFOUND api\.example\.test\\n\\x1b\[31m\*\*\*/);
     expect(shows(everything(results))).toEqual([]);
   });
 });

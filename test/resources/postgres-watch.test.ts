@@ -4,9 +4,10 @@
  * while it reconnects leaves nothing behind. Against a real PostgreSQL (AGT_TEST_PG_URL, set by `.ci/run`; skipped
  * without it), cut through a real TCP proxy on loopback.
  */
+import type { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunAnnouncement, RunWatchGap, RunWrite } from '../../src/adapters.js';
-import { isAgtError } from '../../src/index.js';
+import { isAgtError, MemoryRunStore } from '../../src/index.js';
 import { type PgPoolLike, PostgresRunStore } from '../../src/storage/postgres.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
@@ -78,8 +79,38 @@ function announced(seen: RunAnnouncement[], runId: string): Promise<RunAnnouncem
   });
 }
 
-// The timers of this process (each a "Timeout"): a watch's retry or heartbeat would be one.
-const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+// Resolves once `done()` holds, looked at each turn of the event loop.
+function until(done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const look = () => (done() ? resolve() : setImmediate(look));
+    look();
+  });
+}
+
+// The timers the stores' code (src/storage) sets from now on, and those of them still pending (neither fired nor
+// cleared): a watch's retry wait, its heartbeat, a bounded LISTEN or acquire.
+function storeTimers() {
+  const pending = new Set<unknown>();
+  const [set, clear] = [globalThis.setTimeout, globalThis.clearTimeout];
+  globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    if (!/src[\\/]storage[\\/]/.test(new Error().stack ?? '')) return set(callback, ms, ...args);
+    const handle = set(
+      (...a: unknown[]) => {
+        pending.delete(handle);
+        callback(...a);
+      },
+      ms,
+      ...args,
+    );
+    pending.add(handle);
+    return handle;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
+    pending.delete(handle);
+    clear(handle);
+  }) as typeof clearTimeout;
+  return { pending, restore: () => void ([globalThis.setTimeout, globalThis.clearTimeout] = [set, clear]) };
+}
 
 function expectMasked(gap: RunWatchGap) {
   expect(gap.reason).not.toContain(PASSWORD);
@@ -91,7 +122,10 @@ function expectMasked(gap: RunWatchGap) {
 describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
   it('E8: a watch whose connection is lost reconnects and tells the host of the gap (issue 58)', async () => {
     const name = table();
-    const store = new PostgresRunStore({ connectionString: at(), table: name });
+    const pool = await pgPool({ connectionString: at(), max: 3 });
+    const released = new Set<EventEmitter>(); // every client the watch (or a put) gave back, lost or not
+    (pool as unknown as EventEmitter).on('release', (_: unknown, client: EventEmitter) => released.add(client));
+    const store = new PostgresRunStore({ pool, table: name });
     const writer = new PostgresRunStore({ connectionString: url as string, table: name }); // another host
     const admin = await pgPool({ max: 1 });
     const seen: RunAnnouncement[] = [];
@@ -112,9 +146,16 @@ describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
         expect(await announced(seen, `run-${round}`)).toMatchObject({ runId: `run-${round}`, revision: 1 });
       }
       expect(gaps.items).toHaveLength(2);
+      await watch.stop();
+      // Three connections the watch held (two lost, one stopped): none keeps a listener of the watch.
+      const kept = [...released].map((c) => [c.listenerCount('notification'), c.listenerCount('end'), c.listenerCount('error')]);
+      expect(kept).toEqual(kept.map(() => [0, 0, 1])); // 'error': the pool's own
+      expect(released.size).toBeGreaterThanOrEqual(3);
+      expect(pool.totalCount - pool.idleCount).toBe(0);
     } finally {
       await watch.stop();
       await Promise.all([store.close(), writer.close(), admin.end()]);
+      await pool.end();
     }
   }, 60_000);
 
@@ -124,23 +165,26 @@ describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
     // A pool of the host's own through the proxy, no idle timers: what the watch leaves is what the pool holds.
     const pool = await pgPool({ connectionString: at(proxy.port), max: 2, idleTimeoutMillis: 0 });
     const store = new PostgresRunStore({ pool, table: table(), acquireTimeoutMs: 5_000 });
+    const timers = storeTimers();
     try {
       await store.migrate();
-      const before = timers();
       const gaps = queue<RunWatchGap>();
       const watch = await store.watch(() => undefined, { onGap: gaps.push });
       proxy.set('refuse'); // every connection closed, every new one refused: a server down
       await proxy.until(() => proxy.refused >= 3); // the watch noticed, and keeps trying with its backoff
+      // In a reconnect wait: the refused attempt's client gone from the pool, the retry's timer pending.
+      await until(() => pool.totalCount === 0 && timers.pending.size > 0);
       await watch.stop();
       const refused = proxy.refused;
       expect([pool.totalCount, pool.idleCount, pool.waitingCount]).toEqual([0, 0, 0]);
-      expect(timers()).toBeLessThanOrEqual(before); // no retry or heartbeat timer outlives stop()
+      expect(timers.pending.size).toBe(0); // no retry, heartbeat or bound outlives stop()
       // The server back: nothing of the watch comes back with it, and no gap is told after stop().
       proxy.set('pass');
       await store.put(write('run-after', 'c1'), { expectedRevision: null });
       expect([proxy.refused, gaps.items.length]).toEqual([refused, 0]);
       expect([pool.totalCount - pool.idleCount, pool.waitingCount]).toEqual([0, 0]);
     } finally {
+      timers.restore();
       await store.close();
       await pool.end();
       await proxy.close();
@@ -172,15 +216,30 @@ describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
       await proxy.close();
     }
   }, 60_000);
+});
 
-  it('E8: watch options are checked: an onGap that is not a function, a heartbeat out of range, are invalid_input (issue 58)', async () => {
-    const store = new PostgresRunStore({ connectionString: url as string, table: table() });
-    try {
-      const error = await store.watch(() => undefined, { onGap: 'call me' as never }).catch((e: unknown) => e);
-      expect(isAgtError(error) && [error.code, error.details?.field]).toEqual(['invalid_input', 'onGap']);
-      expect(() => new PostgresRunStore({ connectionString: url as string, watchHeartbeatMs: 5 })).toThrow(/watchHeartbeatMs/);
-    } finally {
+describe('RunStore watch options', () => {
+  it("E8: every store's watch takes the same options, checked before any I/O: a bad listener, onGap or option, a heartbeat out of range are invalid_input (issue 58)", async () => {
+    const nowhere = 'postgres://agt@127.0.0.1:1/none'; // never reached: the checks come first
+    for (const store of [new MemoryRunStore(), new PostgresRunStore({ connectionString: nowhere })]) {
+      const cases: [unknown, unknown, string][] = [
+        ['not a function', undefined, 'listener'],
+        [() => undefined, { onGap: 'call me' }, 'onGap'],
+        [() => undefined, { ongap: () => undefined }, 'options'], // misspelt: the host would never hear of a gap
+        [() => undefined, null, 'options'],
+      ];
+      for (const [listener, options, field] of cases) {
+        const error = await store.watch(listener as never, options as never).catch((e: unknown) => e);
+        expect(isAgtError(error) && [error.code, error.details?.field]).toEqual(['invalid_input', field]);
+      }
       await store.close();
     }
+    const memory = new MemoryRunStore(); // one code path for hosts: the same options everywhere
+    const watch = await memory.watch(() => undefined, { onGap: () => undefined });
+    await watch.stop();
+    for (const watchHeartbeatMs of [5, 1.5, Infinity, '30s'])
+      expect(() => new PostgresRunStore({ connectionString: nowhere, watchHeartbeatMs: watchHeartbeatMs as number })).toThrow(
+        /watchHeartbeatMs/,
+      );
   });
 });

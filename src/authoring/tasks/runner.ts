@@ -18,6 +18,8 @@ import { answerProblem, expectedOf, invalidAnswer } from '../answers.js';
 import { ORPHANED_MESSAGE, runnerGone, thisRunner } from './orphans.js';
 import { callerKey, type TaskCaller, type TaskServingOptions, type TaskSettings, taskSettings } from './policy.js';
 import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
+import { isWholeTask, ownedTask, wholeTask } from './stored.js';
+import { changeOf, SharedPolls } from './waits.js';
 
 export type { TaskServingOptions } from './policy.js';
 
@@ -39,8 +41,8 @@ interface Running {
   /** Questions asked and not answered, by key: each resolves with its answer. */
   waiting: Map<string, { request: { method: string; params?: Record<string, unknown> }; answer(value: unknown): void }>;
   asked: number;
-  /** Told of every change of this task (tasks/result of the 2025 era waits on them). */
-  changed: Set<() => void>;
+  /** Told of every change of this task, with its record (none: read it again); tasks/result of the 2025 era waits on them. */
+  changed: Set<(record?: TaskRecord) => void>;
   /** Tells the client of the task's changes (2025 `notifications/tasks/status`), best effort. */
   notify?: (record: TaskRecord) => void;
 }
@@ -57,11 +59,13 @@ export class KitTasks {
   readonly store: TaskStore;
   readonly #settings: TaskSettings;
   readonly #running = new Map<string, Running>();
+  readonly #polls: SharedPolls;
 
   /** Checks `options` (invalid_input naming the option that is wrong). */
   constructor(options?: TaskServingOptions) {
     this.#settings = taskSettings(options);
     this.store = this.#settings.store;
+    this.#polls = new SharedPolls(this.store, Math.max(this.#settings.pollMs, MIN_TASK_POLL_MS));
   }
 
   // A task past the bounds is refused before anything is stored or run (issue 58 #4): one caller cannot fill the
@@ -122,8 +126,12 @@ export class KitTasks {
       this.#running.delete(record.taskId);
       throw error;
     }
-    // A handler still running when its task's TTL ends is stopped: nobody can read what it would return.
-    const expiry = setTimeout(() => running.controller.abort(new Error('the task outlived its TTL')), ttlMs);
+    // A handler still running when its task's TTL ends is stopped (nobody can read what it would return); its waiters
+    // read it again (gone), also when the handler ignores its signal.
+    const expiry = setTimeout(() => {
+      running.controller.abort(new Error('the task outlived its TTL'));
+      for (const tell of running.changed) tell();
+    }, ttlMs);
     expiry.unref();
     // A store that cannot write the task's end leaves it as last stored (its TTL ends it); the process goes on.
     void this.#drive(record.taskId, running, run)
@@ -177,13 +185,13 @@ export class KitTasks {
 
   // Writes a change of a task that has not ended (an ended task never changes again).
   async #change(taskId: string, change: Partial<TaskRecord>): Promise<void> {
-    const record = await this.store.get(taskId);
+    const record = wholeTask(await this.store.get(taskId), taskId);
     if (record === undefined || TERMINAL.has(record.status)) return;
     const next: TaskRecord = { ...record, ...change, lastUpdatedAt: new Date().toISOString() };
     for (const key of Object.keys(next) as (keyof TaskRecord)[]) if (next[key] === undefined) delete next[key];
     await this.store.put(next);
     const running = this.#running.get(taskId);
-    for (const tell of running?.changed ?? []) tell();
+    for (const tell of running?.changed ?? []) tell(next);
     try {
       running?.notify?.(next);
     } catch {
@@ -193,8 +201,14 @@ export class KitTasks {
 
   /** The task as its owner sees it; an unknown, expired or foreign one is the unknown-task error. */
   async get(taskId: unknown, owner: string | null): Promise<TaskRecord> {
-    const record = typeof taskId === 'string' ? await this.store.get(taskId) : undefined;
-    if (record === undefined || record.owner !== owner || expired(record)) throw unknownTask();
+    if (typeof taskId !== 'string') throw unknownTask();
+    return this.#visible(await this.store.get(taskId), taskId, owner);
+  }
+
+  // What the store holds for task `taskId` (`read`) as `owner` sees it; never a record edited by hand (issue 58 #12).
+  async #visible(read: unknown, taskId: string, owner: string | null): Promise<TaskRecord> {
+    const record = ownedTask(read, taskId, owner);
+    if (record === undefined || expired(record)) throw unknownTask();
     return this.#settled(record);
   }
 
@@ -204,7 +218,10 @@ export class KitTasks {
    */
   async list(owner: string | null, session: string | undefined): Promise<TaskRecord[]> {
     if (owner === null && session === undefined) return [];
-    const records = (await this.store.list(owner)).filter((r) => owner !== null || r.session === session);
+    // A record that is not whole is left out: one edited by hand hides no other task (issue 58 #12).
+    const records = (await this.store.list(owner)).filter(
+      (r) => isWholeTask(r) && r.owner === owner && (owner !== null || r.session === session),
+    );
     return Promise.all(records.map((record) => this.#settled(record)));
   }
 
@@ -212,7 +229,7 @@ export class KitTasks {
   // (issue 58 #12). Read again first: a reader in another process may have ended it (or its owner cancelled it).
   async #settled(record: TaskRecord): Promise<TaskRecord> {
     if (!runnerGone(record)) return record;
-    const fresh = (await this.store.get(record.taskId)) ?? record;
+    const fresh = wholeTask(await this.store.get(record.taskId), record.taskId) ?? record;
     if (!runnerGone(fresh)) return fresh;
     const ended: TaskRecord = {
       ...fresh,
@@ -236,14 +253,15 @@ export class KitTasks {
     return this.get(record.taskId, owner);
   }
 
-  /** Answers questions a task waits on (2026-07-28 tasks/update); answers to keys not outstanding are ignored. */
-  async update(taskId: unknown, owner: string | null, responses: unknown): Promise<void> {
+  /** Answers questions a task waits on (2026-07-28 tasks/update; `dropped`: keys whose answers were no objects). */
+  async update(taskId: unknown, owner: string | null, responses: unknown, dropped: readonly string[] = []): Promise<void> {
     const record = await this.get(taskId, owner);
     const running = this.#running.get(record.taskId);
     if (running === undefined || !isPlainObject(responses)) return;
     // E4: each answer is checked against its question before the handler sees any; a wrong one refuses the update.
     for (const [key, waiting] of running.waiting) {
-      const problem = Object.hasOwn(responses, key) ? answerProblem(expectedOf(waiting.request), responses[key]) : undefined;
+      const given = dropped.includes(key) ? { answer: null } : Object.hasOwn(responses, key) ? { answer: responses[key] } : undefined;
+      const problem = given === undefined ? undefined : answerProblem(expectedOf(waiting.request), given.answer);
       if (problem !== undefined) throw invalidAnswer(key, problem, 'answer it again with tasks/update (the task still waits)');
     }
     for (const key of Object.keys(responses)) {
@@ -261,26 +279,22 @@ export class KitTasks {
 
   /**
    * Waits until the task ends (or `signal` aborts, or its TTL ends it) and returns its last record: told of each change
-   * of a task this server runs, and reading the store again at the poll interval for one another process runs.
+   * of a task this server runs, and for one another process runs, reading the store at the poll interval — one read
+   * for all the requests that wait on it (issue 58 #12).
    */
   async ended(taskId: unknown, owner: string | null, signal: AbortSignal): Promise<TaskRecord> {
+    let record = await this.get(taskId, owner);
     for (;;) {
-      if (signal.aborted) throw signal.reason;
-      const record = await this.get(taskId, owner);
       if (TERMINAL.has(record.status)) return record;
-      const running = this.#running.get(record.taskId);
-      await new Promise<void>((resolve, reject) => {
-        const timer = running ? undefined : setTimeout(() => done(), Math.max(this.#settings.pollMs, MIN_TASK_POLL_MS));
-        const done = () => {
-          clearTimeout(timer);
-          running?.changed.delete(done);
-          signal.removeEventListener('abort', done);
-          if (signal.aborted) reject(signal.reason);
-          else resolve();
-        };
-        running?.changed.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
+      if (signal.aborted) throw signal.reason;
+      const id = record.taskId;
+      const running = this.#running.get(id);
+      if (running === undefined) {
+        record = await this.#visible(await this.#polls.next(id, signal), id, owner);
+        continue;
+      }
+      const told = await changeOf(running.changed, signal);
+      record = told === undefined ? await this.get(id, owner) : await this.#visible(told, id, owner);
     }
   }
 

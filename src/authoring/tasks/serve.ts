@@ -7,10 +7,10 @@
  * shapes of `@modelcontextprotocol/ext-tasks` (the SDK has no server side of
  * the extension yet; when it ships, it replaces this folder).
  */
-import { inputRequired, ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { inputRequired, ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import * as v from 'valibot';
 import { isPlainObject } from '../../json.js';
-import { ToolErrorSignal } from '../../errors.js';
+import { isAgtError, ToolErrorSignal } from '../../errors.js';
 import { TASKS_EXTENSION } from '../../mcp/tasks/capabilities.js';
 import type { TaskSupport, ToolContext } from '../define-tool.js';
 import type { KitTasks, TaskControl } from './runner.js';
@@ -65,17 +65,26 @@ export async function callAsTask(
     throw missingExtension();
   }
   const ttl = isPlainObject(params.task) && typeof params.task.ttl === 'number' ? params.task.ttl : undefined;
-  const first = await task.start(ttl);
+  const first = await task.start(ttl).catch((error: unknown) => Promise.reject(toClient(error)));
   // The task as it is when answered: a handler that ended already (one turn of the event loop) is answered ended,
   // so the client reads its result at once instead of after its first poll interval.
   await new Promise<void>((resolve) => setImmediate(resolve));
-  const record = (await task.refresh(first.taskId)) ?? first;
+  // (A store that fails this read still has the task answered: it was stored, and runs.)
+  const record = (await task.refresh(first.taskId).catch(() => undefined)) ?? first;
   // The creating request was cancelled (notifications/cancelled, or its connection closed) before this answer went
   // out: the SDK sends none, so no client can ever name the task — it is cancelled here, not left running for nobody.
   // (Checked last: the SDK sends the answer in the same turn, before any other message is read.)
   if (call.ctx.mcpReq.signal.aborted) await task.cancel(first.taskId).catch(() => undefined);
   // The SDK's tools/call check wants content beside a 2025 task (the task is what the client reads).
   return era === 'legacy' ? { task: legacyTask(record), content: [] } : { resultType: 'task', ...modernTask(record) };
+}
+
+// What a client is told of an error of the task methods: the kit's refusals (ProtocolError) and its stores' errors
+// (AgtError: the kit's words) as they are; anything else — a task store of the author's own, whose driver may quote a
+// connection string or a path — only that the store failed (issue 58 #4).
+function toClient(error: unknown): unknown {
+  if (error instanceof ProtocolError || isAgtError(error)) return error;
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'the task store failed; try again later');
 }
 
 const TaskIdParams = v.looseObject({ taskId: v.string() });
@@ -94,7 +103,7 @@ export function serveTaskMethods(
     server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => {
       // 2026-07-28: the task methods belong to the extension; a request that does not declare it is refused.
       if (era === 'modern' && !asked(era, {}, server, ctx as ServerContext)) throw missingExtension();
-      return run(params, ctx as ServerContext) as never;
+      return run(params, ctx as ServerContext).catch((error: unknown) => Promise.reject(toClient(error))) as never;
     });
   if (era === 'legacy') {
     handle('tasks/get', async (p, ctx) => legacyTask(await tasks.get(p.taskId, owner(ctx))));
@@ -107,7 +116,11 @@ export function serveTaskMethods(
       return { ...record.result, _meta: { ...(record.result?._meta as object), [RELATED_TASK_META]: { taskId: record.taskId } } };
     });
     server.setRequestHandler('tasks/list', { params: v.optional(v.looseObject({})) }, async (_params, ctx) => ({
-      tasks: (await tasks.list(owner(ctx as ServerContext), (ctx as ServerContext).sessionId)).map(legacyTask),
+      tasks: (
+        await tasks
+          .list(owner(ctx as ServerContext), (ctx as ServerContext).sessionId)
+          .catch((error: unknown) => Promise.reject(toClient(error)))
+      ).map(legacyTask),
     }));
     return;
   }
@@ -118,8 +131,12 @@ export function serveTaskMethods(
   });
   handle('tasks/update', async (p, ctx) => {
     // The SDK lifts a request's inputResponses out of its params (they are the 2026-07-28 answers of any request).
-    const lifted = (ctx.mcpReq as { inputResponses?: unknown }).inputResponses;
-    await tasks.update(p.taskId, owner(ctx), lifted ?? (p as { inputResponses?: unknown }).inputResponses);
+    // It leaves out an answer that is not an object (droppedInputResponseKeys): the kit refuses it, never drops it silently.
+    const { inputResponses: lifted, droppedInputResponseKeys: dropped } = ctx.mcpReq as {
+      inputResponses?: unknown;
+      droppedInputResponseKeys?: string[];
+    };
+    await tasks.update(p.taskId, owner(ctx), lifted ?? (p as { inputResponses?: unknown }).inputResponses, dropped);
     return {};
   });
 }

@@ -7,9 +7,13 @@
  * next reads it (orphans.ts). Records are plain JSON; expired ones are dropped
  * as the store is read, with no timer of its own.
  */
+import { MAX_MEMORY_TASK_CHARS } from '../../bounds.js';
+import { AgtError } from '../../errors.js';
 
 /** A task's status, as both eras name it. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 /** One task as a kit server keeps it. */
 export interface TaskRecord {
@@ -54,37 +58,73 @@ export const expired = (record: TaskRecord, now = Date.now()): boolean =>
 /** The most tasks the memory store keeps; beyond it the oldest ended ones go first. */
 export const MAX_MEMORY_TASKS = 10_000;
 
-/** Tasks in this process's memory, each kept until its TTL ends. */
+/** Options of {@link MemoryTaskStore}. */
+export interface MemoryTaskStoreOptions {
+  /** The most it holds, in characters of its records' JSON (results included). Default MAX_MEMORY_TASK_CHARS (64 Mi). */
+  maxChars?: number;
+}
+
+/**
+ * Tasks in this process's memory, each kept until its TTL ends, bounded in count (MAX_MEMORY_TASKS) and in size
+ * (`maxChars`): past either the oldest ended tasks go first, so results a caller sizes cannot fill the server's memory
+ * (issue 58 #4); a record larger than `maxChars` on its own is refused (its task ends failed, not kept).
+ */
 export class MemoryTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, TaskRecord>();
+  readonly #tasks = new Map<string, { record: TaskRecord; chars: number }>();
+  readonly #maxChars: number;
+  #chars = 0;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    const max = options.maxChars ?? MAX_MEMORY_TASK_CHARS;
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new AgtError('invalid_input', 'MemoryTaskStore: maxChars must be a whole number of characters, at least 1', {
+        details: { field: 'maxChars' },
+      });
+    this.#maxChars = max;
+  }
 
   /** The task, unless it expired. */
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const record = this.#tasks.get(taskId);
-    if (record === undefined || !expired(record)) return record;
-    this.#tasks.delete(taskId);
+    const held = this.#tasks.get(taskId);
+    if (held === undefined || !expired(held.record)) return held?.record;
+    this.#drop(taskId);
     return undefined;
   }
 
-  /** Stores the task as given (a copy). */
+  /** Stores the task as given (a copy); refused when it alone is larger than `maxChars`. */
   async put(record: TaskRecord): Promise<void> {
-    this.#tasks.delete(record.taskId); // re-inserted last: the map keeps the most recently written last
-    this.#tasks.set(record.taskId, structuredClone(record));
-    if (this.#tasks.size > MAX_MEMORY_TASKS) this.#sweep();
+    const chars = JSON.stringify(record).length;
+    if (chars > this.#maxChars)
+      throw new AgtError(
+        'store_unavailable',
+        `the task is larger than the memory task store holds (maxChars ${this.#maxChars}); nothing was written`,
+        {
+          details: { reason: 'too_large' },
+        },
+      );
+    this.#drop(record.taskId); // re-inserted last: the map keeps the most recently written last
+    this.#tasks.set(record.taskId, { record: structuredClone(record), chars });
+    this.#chars += chars;
+    if (this.#tasks.size > MAX_MEMORY_TASKS || this.#chars > this.#maxChars) this.#sweep();
   }
 
   /** The tasks of `owner` that have not expired, newest first. */
   async list(owner: string | null): Promise<TaskRecord[]> {
     this.#sweep();
-    return [...this.#tasks.values()].filter((r) => r.owner === owner).reverse();
+    return [...this.#tasks.values()].flatMap((held) => (held.record.owner === owner ? [held.record] : [])).reverse();
+  }
+
+  #drop(taskId: string): void {
+    this.#chars -= this.#tasks.get(taskId)?.chars ?? 0;
+    this.#tasks.delete(taskId);
   }
 
   #sweep(): void {
     const now = Date.now();
-    for (const [id, record] of this.#tasks) if (expired(record, now)) this.#tasks.delete(id);
-    for (const [id, record] of this.#tasks) {
-      if (this.#tasks.size <= MAX_MEMORY_TASKS) break;
-      if (record.status === 'completed' || record.status === 'failed' || record.status === 'cancelled') this.#tasks.delete(id);
+    for (const [id, held] of this.#tasks) if (expired(held.record, now)) this.#drop(id);
+    for (const [id, held] of this.#tasks) {
+      if (this.#tasks.size <= MAX_MEMORY_TASKS && this.#chars <= this.#maxChars) break;
+      if (TERMINAL_STATUSES.has(held.record.status)) this.#drop(id);
     }
   }
 }
