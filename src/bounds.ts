@@ -101,6 +101,8 @@ export const MAX_MEMORY_TASK_CHARS = 64 * 1024 * 1024;
  * its task waits its TTL, or approvalTtlMs when longer). Cut, not refused: the task itself may be good.
  */
 export const MAX_SERVER_TASK_TTL_MS = MAX_TASK_TTL_MS;
+/** The longest task id a client takes from a server (it is sent back with every request about the task). */
+export const MAX_TASK_ID_LENGTH = 256;
 /** How long each call of a contract check (`checkServer`, `agt mcp check`) may take by default. */
 export const DEFAULT_CHECK_CALL_MS = 10_000;
 /** McpPool: connections kept open at most, a breaker's cool-down, and how long close() lets calls in flight finish. */

@@ -126,9 +126,44 @@ export function checkMountChanges(value: unknown, field: 'add' | 'remove'): Moun
   return out;
 }
 
-/** Reads a stored agent document, filling fields a store may lack (older records). */
+/**
+ * Reads a stored agent document, filling fields a store may lack (older records). A field of the wrong type (a
+ * hand-edited row: `skills: 5`, `enabled: "no"`) is store_unavailable `corrupt_record` naming it, never read as a
+ * default (an `enabled` that is not a boolean must not enable the agent) nor a raw TypeError later.
+ */
 export function readAgent(data: unknown): StoredAgentData {
   const base = defaultAgent();
   if (!isPlainObject(data)) return base;
+  for (const [field, ok] of STORED_FIELD_TYPES) {
+    if (Object.hasOwn(data, field) && data[field] !== undefined && !ok(data[field])) throw corruptAgent(field);
+  }
   return { ...base, ...(data as Partial<StoredAgentData>) };
+}
+
+/** The stored agent document without `fields` (the ones a write replaces): a write can repair a corrupt field. */
+export function withoutFields(data: unknown, fields: readonly string[]): unknown {
+  if (!isPlainObject(data)) return data;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) if (!fields.includes(key)) setOwn(out, key, value);
+  return out;
+}
+
+const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const STORED_FIELD_TYPES: readonly (readonly [string, (value: unknown) => boolean])[] = [
+  ['name', (v) => typeof v === 'string'],
+  ['role', (v) => v === 'manager' || v === 'worker'],
+  ['kind', (v) => v === 'native' || v === 'harness'],
+  ['enabled', (v) => typeof v === 'boolean'],
+  ['capabilities', strings],
+  ['mcps', strings],
+  ['skills', strings],
+  ['settings', isPlainObject],
+];
+
+function corruptAgent(field: string): AgtError {
+  return new AgtError(
+    'store_unavailable',
+    `the stored agent's "${field}" is not what an agent holds (a hand-edited or damaged record); write the agent again with data.${field}`,
+    { details: { reason: 'corrupt_record', field } },
+  );
 }

@@ -4,7 +4,15 @@
  * lookups it is given; the service adds compare-and-set and retries.
  */
 import { AgtError } from '../errors.js';
-import { applyAgentUpdate, checkAgentFields, defaultAgent, type MountChanges, readAgent, type StoredAgentData } from './agent-data.js';
+import {
+  applyAgentUpdate,
+  checkAgentFields,
+  defaultAgent,
+  type MountChanges,
+  readAgent,
+  type StoredAgentData,
+  withoutFields,
+} from './agent-data.js';
 import { launchProblems } from '../config/launch-rules.js';
 import { type ConfigProblem, normaliseMcpDocument } from '../config/mcp-config.js';
 import { keepMaskedSecrets, SECRET_MASK } from '../config/secrets.js';
@@ -93,7 +101,8 @@ function nextAgent(plan: WritePlan, current: ResourceRecord | undefined, warning
     const both = (plan.add[list] ?? []).filter((r) => (plan.remove[list] ?? []).includes(r));
     if (both.length > 0) throw new AgtError('invalid_input', `a reference cannot be added and removed in the same write (${list})`);
   }
-  const base = current === undefined ? defaultAgent() : readAgent(current.data);
+  // The fields this write replaces are not read back: a write is how a damaged field is repaired.
+  const base = current === undefined ? defaultAgent() : readAgent(withoutFields(current.data, Object.keys(fields)));
   const next = applyAgentUpdate(base, fields, plan.add, plan.remove);
   if (next.kind === 'harness' && next.mcps.length > 0) {
     throw new AgtError(

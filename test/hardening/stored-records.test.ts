@@ -48,6 +48,28 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
     expect(cli.stdout).toMatch(/tools\/good  stdio  python3 .*  \(revision 1\)/);
   });
 
+  it('A6: a hand-edited agent row (skills: 5, enabled: "no") is store_unavailable corrupt_record naming the field, never enabled by default; a write repairs it', async () => {
+    const db = file();
+    const service = new ResourceService({ store: new SqliteStore({ path: db }) });
+    await service.write({ kind: 'agent', reference: 'team/bob', create: true, data: { enabled: false } });
+    sql(db, `UPDATE agt_resources SET data = '{"skills": 5, "enabled": false}' WHERE reference = 'team/bob'`);
+    expect(await failure(service.describeAgent('team/bob'))).toMatchObject({
+      code: 'store_unavailable',
+      details: { reason: 'corrupt_record', field: 'skills' },
+    });
+    const shown = await runAgt(['agent', 'show', 'team/bob'], { home: tmp.dir, db });
+    expect(shown.code).toBe(5);
+    expect(shown.stderr).toMatch(/store_unavailable: the stored agent's "skills" is not what an agent holds/);
+    // An enabled that is not a boolean must not read as the default (enabled).
+    sql(db, `UPDATE agt_resources SET data = '{"enabled": "no"}' WHERE reference = 'team/bob'`);
+    expect(await failure(NativeRun.start({ service, agent: 'team/bob', policy: policies.autoAllow() }))).toMatchObject({
+      code: 'store_unavailable',
+      details: { field: 'enabled' },
+    });
+    await service.write({ kind: 'agent', reference: 'team/bob', create: false, data: { enabled: false } });
+    expect((await service.describeAgent('team/bob')).enabled).toBe(false);
+  });
+
   it('B2: corrupt run and audit rows are store_unavailable corrupt_record from get, list, resume and query', async () => {
     const db = file();
     const runs = new SqliteRunStore({ path: db });

@@ -8,15 +8,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, type McpConnection } from '../../src/index.js';
 import type { McpTaskStarted } from '../../src/adapters.js';
-import { MAX_SERVER_TASK_TTL_MS } from '../../src/bounds.js';
-import { failure, REPO_ROOT, tempDir } from '../support/index.js';
+import { MAX_SERVER_TASK_TTL_MS, MAX_TASK_ID_LENGTH } from '../../src/bounds.js';
+import { failure, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
 const tmp = tempDir('agt-hostile-tasks-');
 afterAll(() => tmp.cleanup());
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void; // the heap as it is, not as it was before the last collection
+const MB = 1024 * 1024;
 
 const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
 const asked = (log: string, method: string) =>
@@ -87,6 +93,64 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       expect(asked(log, 'tasks/get') - before).toBeGreaterThan(1); // each poll was answered: only the whole wait ended it
       expect((await deferring.getTask(id)).status).toBe('working'); // a read gave up; the task runs on
     }, 30_000);
+
+    it('E6: a created task whose taskId is empty or longer than MAX_TASK_ID_LENGTH fails its call invalid_task, waited for or handed back', async () => {
+      for (const taskId of ['', 'x'.repeat(MAX_TASK_ID_LENGTH + 1)]) {
+        const args = { create: JSON.stringify({ taskId }), gets: ['{"status":"completed"}'] };
+        const invalid = { code: 'protocol_error', details: { reason: 'invalid_task' } };
+        expect(await failure(waiting.callTool('script', args))).toMatchObject(invalid); // before: waited for, and sent back
+        expect(await failure(deferring.callToolOrInput('script', args))).toMatchObject(invalid);
+      }
+      expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+    });
+
+    it('E6: a tasks/get answer about another task is protocol_error wrong_task, inline, by id and collected', async () => {
+      const other = '{"taskId":"other-9","status":"completed"}';
+      const wrong = { code: 'protocol_error', details: { reason: 'wrong_task' } };
+      expect(await failure(waiting.callTool('script', { gets: [other] }))).toMatchObject(wrong);
+      // 2025 reads the task once as it hands it back; 2026-07-28 hands back the task its call created.
+      const handed = deferring.callToolOrInput('script', { gets: protocol === 'legacy' ? ['{}', other] : [other] });
+      const { id } = ((await handed) as McpTaskStarted).task;
+      expect(await failure(deferring.getTask(id))).toMatchObject(wrong);
+      expect(await failure(deferring.getTaskResult(id))).toMatchObject(wrong);
+      expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+    });
+
+    it("E6: a task's result too large to read is protocol_error oversized_message, never the server saying the task failed", async () => {
+      const large = { gets: ['{"status":"completed"}'], bigText: 5 * MB };
+      const oversized = { code: 'protocol_error', details: { reason: 'oversized_message' } };
+      const inline = await failure(waiting.callTool('script', large));
+      expect(inline).toMatchObject(oversized);
+      expect(inline.message).not.toMatch(/says the task of this call failed/);
+      const { id } = await started('script', large);
+      expect(await failure(deferring.getTaskResult(id))).toMatchObject(oversized);
+      expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+    });
+
+    if (protocol === 'legacy')
+      it('E6: a 2025 task handed back (tasks "defer") whose first tasks/get fails is cancelled on its server, not left running for nobody', async () => {
+        const before = asked(log, 'tasks/cancel');
+        const f = await failure(deferring.callToolOrInput('script', { gets: ['error'] }));
+        expect(f).toMatchObject({ code: 'protocol_error', details: { reason: 'server_error' } });
+        await waitFor(() => asked(log, 'tasks/cancel') > before); // before: the call failed and its task ran on
+        expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+      });
+
+    if (protocol === 'legacy')
+      it("E6: a 2025 task whose every tasks/get answer is new and large does not grow the host's memory while the call waits for it", async () => {
+        const controller = new AbortController();
+        const before = asked(log, 'tasks/get');
+        gc();
+        const heap = process.memoryUsage().heapUsed;
+        const call = failure(waiting.callTool('script', { gets: ['{}'], statusBytes: 2 * MB }, { signal: controller.signal }));
+        await waitFor(() => asked(log, 'tasks/get') - before >= 40, 120_000); // 40 answers of 2 MB each, each one new
+        gc();
+        const grown = process.memoryUsage().heapUsed - heap;
+        controller.abort();
+        expect(await call).toMatchObject({ code: 'cancelled' });
+        expect(grown).toBeLessThan(30 * MB); // before: every answer was kept until the call ended (80 MB here; GBs in 30 min)
+        expect(text(await waiting.callTool('done', {}))).toBe('done answered');
+      }, 180_000);
 
     if (protocol === 'legacy')
       it('E6: a 2025 tasks/result whose related-task metadata names another task is refused, inline and by id (issue 58 #6)', async () => {

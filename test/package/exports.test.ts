@@ -352,6 +352,7 @@ describe('package exports', () => {
       'McpTaskStatus',
       'ModelCall',
       'OutputIssueDetail',
+      'OutsideTextOptions',
       'PoolAuditSink',
       'PoolClock',
       'PoolEvent',

@@ -109,6 +109,66 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       expect(run.pendingApprovals('b1')).toEqual([]);
     }, 60_000);
 
+    // 2026-07-28 only: there a task's status answer carries its questions and its result.
+    if (protocol === '2026-07-28')
+      it('E6: a deferred task whose tasks/get answer is too large, or asks more questions than a round may, is collected at once and fails as inline (issue 58 #10)', async () => {
+        const questions = Object.fromEntries(
+          Array.from({ length: 1000 }, (_, i) => [
+            `q${i}`,
+            { method: 'elicitation/create', params: { message: 'm', requestedSchema: { type: 'object' } } },
+          ]),
+        );
+        const calls = [
+          echo,
+          { callId: 'large', name: hostile('script'), arguments: { gets: ['{"status":"completed"}'], bigText: 5 * 1024 * 1024 } },
+          {
+            callId: 'many',
+            name: hostile('script'),
+            arguments: { gets: [JSON.stringify({ status: 'input_required', inputRequests: questions })] },
+          },
+        ];
+        const failed = (reason: string) => ({
+          status: 'tool_failed',
+          error: expect.objectContaining({ code: 'protocol_error', details: expect.objectContaining({ reason }) }),
+        });
+        const inline = await batch(await start({ elicitation: async () => ({ action: 'accept', content: {} }) }), 'b1', calls);
+        expect(inline.results.find((r) => r.callId === 'echo')).toMatchObject({ status: 'ok' });
+        expect(inline.results.find((r) => r.callId === 'large')).toMatchObject(failed('oversized_message'));
+        expect(inline.results.find((r) => r.callId === 'many')).toMatchObject(failed('invalid_input_request'));
+        const run = await start({ tasks: 'defer', elicitation: async () => ({ action: 'accept', content: {} }) });
+        const started = await batch(run, 'b1', calls);
+        expect(started.pending?.map((p) => p.callId).sort()).toEqual(['large', 'many']);
+        const results: unknown[] = [];
+        // Each is collected within one wait (before: both waited as working until their TTL).
+        for (let round = 0; round < 2 && results.length < 2; round++)
+          results.push(...(await run.collect('b1', { waitMs: 20_000 })).results);
+        expect(results).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ callId: 'large', ...failed('oversized_message') }),
+            expect.objectContaining({ callId: 'many', ...failed('invalid_input_request') }),
+          ]),
+        );
+        expect(run.pendingApprovals('b1')).toEqual([]);
+      }, 90_000);
+
+    it('E6: a deferred task whose server exits mid-wait is never stuck: it waits, and a resumed run (a new server process) collects it', async () => {
+      const run = await start({ tasks: 'defer' });
+      // Its second tasks/get ends the server process (2025 reads the task once as it hands it back).
+      const gets = protocol === 'legacy' ? ['{}', 'exit'] : ['exit'];
+      const started = await batch(run, 'b1', [echo, { callId: 'gone', name: hostile('script'), arguments: { gets } }]);
+      expect(started.results.find((r) => r.callId === 'echo')).toMatchObject({ status: 'ok' });
+      expect(started.pending?.map((p) => p.callId)).toEqual(['gone']);
+      const collected = await run.collect('b1', { waitMs: 1000 });
+      expect(collected.results).toEqual([]); // the server is gone: the call waits (its TTL bounds it), the batch is not spent
+      expect(run.pendingApprovals('b1').map((p) => p.callId)).toEqual(['gone']);
+      const resumed = await NativeRun.resume(await run.suspend(), options({ tasks: 'defer' }));
+      runs.push(resumed);
+      // The fixture's new process knows the task by its id, and says it completed.
+      const ended = await resumed.collect('b1', { waitMs: 20_000 });
+      expect(ended.results).toEqual([expect.objectContaining({ callId: 'gone', status: 'ok' })]);
+      expect(resumed.pendingApprovals('b1')).toEqual([]);
+    }, 60_000);
+
     it('E6: a stored pollIntervalMs edited to 0 is clamped as the resumed run reads it back: no busy loop of tasks/get (issue 58 #11)', async () => {
       const run = await start({ tasks: 'defer' });
       const started = await batch(run, 'b1', [{ callId: 'busy', name: hostile('erring_get'), arguments: {} }]);

@@ -1,6 +1,7 @@
 // SCRATCH leak probe
 import path from 'node:path';
 import { it } from 'vitest';
+import { getEventListeners } from 'node:events';
 import { MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
 import { py, pythonConfig, REPO_ROOT } from '../support/index.js';
 const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
@@ -14,7 +15,8 @@ for (const protocol of (process.env.ERAS ?? 'legacy,2026-07-28').split(','))
       await registry.write({ kind: 'mcp', reference: 'tools/hostile', create: true, data: { mcpServers: { hostile: server } } });
       await registry.write({ kind: 'mcp', reference: 'tools/py', create: true, data: { mcpServers: { py: pythonConfig() } } });
       await registry.write({ kind: 'agent', reference: 'team/h', create: true, data: { mcps: ['tools/hostile', 'tools/py'] } });
-      const run = await NativeRun.start({ agent: 'team/h', service: registry, policy: policies.autoAllow('*'), tasks: mode,
+      const runSignal = new AbortController();
+      const run = await NativeRun.start({ agent: 'team/h', signal: runSignal.signal, service: registry, policy: policies.autoAllow('*'), tasks: mode,
         timeouts: { callMs: 1500, maxTotalMs: 1500 } } as never);
       const kinds = [
         { gets: ['{}'] }, // never ends
@@ -31,6 +33,7 @@ for (const protocol of (process.env.ERAS ?? 'legacy,2026-07-28').split(','))
         handles: process.getActiveResourcesInfo().length,
         info: Object.entries(process.getActiveResourcesInfo().reduce((m: any, k) => ((m[k] = (m[k] ?? 0) + 1), m), {})),
         heapMB: Math.round(process.memoryUsage().heapUsed / 1e6),
+        abortListeners: getEventListeners(runSignal.signal, 'abort').length,
         listeners: process.eventNames().map((e) => `${String(e)}:${process.listenerCount(e)}`).join(','),
       });
       for (let i = 0; i < N; i++) {

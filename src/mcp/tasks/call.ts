@@ -14,7 +14,7 @@ import type { RawTool } from '../lists.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgtError, isAgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
-import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS } from '../../bounds.js';
+import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS, MAX_TASK_ID_LENGTH } from '../../bounds.js';
 import { serverWords } from '../server-words.js';
 import type { McpInputRequest } from '../connection-types.js';
 import { clampPoll } from './port.js';
@@ -74,9 +74,22 @@ export async function callLegacyTask(
     const execution = await untilAborted(creating, signal, (created) => {
       if (created.kind === 'task') void cancelOnServer(tasks, created.handle.taskId);
     });
-    if (execution.kind === 'task') taskId.current = execution.handle.taskId;
-    const { outcome } = await execution.settle({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
-    return outcomeResult(outcome, taskId.current);
+    if (execution.kind !== 'task') {
+      const { outcome } = await execution.settle({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
+      return outcomeResult(outcome, undefined);
+    }
+    const id = (taskId.current = execution.handle.taskId);
+    taskIdOf(id); // (cancelled on its server when refused: bounded() knows its id)
+    // Followed by id, as a deferred task is collected: an ext-tasks execution keeps every new status it polls until the
+    // task ends, so a server answering each tasks/get anew (a large statusMessage) would grow this process for as long
+    // as the call waits (E6). Detached, it keeps none; the task runs on and is read with tasks/get, then tasks/result.
+    await execution.detach();
+    const session = await tasks.session();
+    const outcome = await session
+      .task(id, { requestTimeoutMs: options.requestMs })
+      .result({ signal })
+      .catch((error: unknown) => Promise.reject(fromExt(error)));
+    return outcomeResult(outcome, id);
   });
 }
 
@@ -98,18 +111,34 @@ export async function startLegacyTask(
   const view = await session
     .task(taskId, { requestTimeoutMs: options.requestMs })
     .snapshot(options.signal)
-    .catch((error: unknown) => Promise.reject(fromExt(error)));
-  return startedOf({ ...view.raw, taskId });
+    .catch((error: unknown) => {
+      // The call fails without handing the task back: nobody could collect it, so it must not run on (best effort).
+      void cancelOnServer(tasks, taskId);
+      return Promise.reject(fromExt(error));
+    });
+  try {
+    return startedOf({ ...view.raw, taskId });
+  } catch (error) {
+    void cancelOnServer(tasks, taskId);
+    throw error;
+  }
 }
 
 /** A task the server created, as a call hands it back (`tasks: 'defer'`). */
 export function startedOf(created: Record<string, unknown>): Record<string, unknown> {
-  const taskId = created.taskId;
-  if (typeof taskId !== 'string' || taskId === '' || taskId.length > 256)
-    throw new AgtError('protocol_error', 'the server answered the call with a task whose taskId is missing or too long', {
-      details: { reason: 'invalid_task' },
-    });
+  const taskId = taskIdOf(created.taskId);
   return { resultType: 'task', task: taskOf(created, taskId) };
+}
+
+/**
+ * The id of a task the server created — a string of 1 to MAX_TASK_ID_LENGTH characters — or protocol_error
+ * invalid_task: waited for or handed back alike (it is sent back with every request about the task).
+ */
+export function taskIdOf(taskId: unknown): string {
+  if (typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_TASK_ID_LENGTH) return taskId;
+  throw new AgtError('protocol_error', 'the server answered the call with a task whose taskId is missing or too long', {
+    details: { reason: 'invalid_task' },
+  });
 }
 
 /** Follows a 2026-07-28 task (`created` is the server's `resultType: "task"` answer) to its result. */
@@ -119,11 +148,7 @@ export async function followModernTask(
   questions: { read: ReadQuestions; answer: AnswerQuestions },
   options: TaskCallOptions,
 ): Promise<Record<string, unknown>> {
-  const taskId = created.taskId;
-  if (typeof taskId !== 'string' || taskId === '')
-    throw new AgtError('protocol_error', 'the server answered the call with a task that has no taskId', {
-      details: { reason: 'invalid_task' },
-    });
+  const taskId = taskIdOf(created.taskId);
   const session = await tasks.session();
   return bounded(tasks, options, async (signal, id) => {
     id.current = taskId;
@@ -255,28 +280,46 @@ export function notFinal(ids: { taskId?: string } = {}): AgtError {
 
 // A task outcome ext-tasks marks failed (a TaskFailedError, what failed as its cause) that no server said: this
 // client's own refusal or timeout (an AgtError), a request that failed on the way (the connection maps it), an answer
-// that is not valid MCP, or an answer about another task. Undefined when the server said the task failed.
+// too large to read, an answer that is not valid MCP, or an answer about another task. Undefined when the server
+// said the task failed.
 function localFailure(error: Error, ids: { taskId?: string }): unknown {
   const cause = (error as { cause?: unknown }).cause ?? error;
   const name = (cause as { name?: string } | null)?.name;
-  if (isAgtError(cause) || name === 'DispatchError') return fromExt(cause);
-  if (name === 'ProtocolDecodeError')
+  if (isAgtError(cause) || name === 'DispatchError' || oversized(cause)) return fromExt(cause);
+  const read = unreadable(cause, ids);
+  return read === cause ? undefined : read;
+}
+
+// The stand-in error of an answer too large to read (oversized.ts), as ext-tasks passes it on: the connection maps it
+// (protocol_error oversized_message); it is no word of the server's about its task.
+function oversized(error: unknown): boolean {
+  const e = error as { name?: string; data?: unknown } | null;
+  return e?.name === 'JsonRpcResponseError' && isPlainObject(e.data) && e.data.agtReason === 'oversized_message';
+}
+
+// An answer ext-tasks could not read, or that names another task: protocol_error in our words (`error` otherwise).
+function unreadable(error: unknown, ids: { taskId?: string } = {}): unknown {
+  if ((error as { name?: string } | null)?.name === 'ProtocolDecodeError')
     return new AgtError('protocol_error', "the server's answer to a request about the task of this call is not a valid MCP result", {
       details: { reason: 'invalid_result', ...ids },
     });
-  if (cause instanceof Error && /^Task response identity mismatch/.test(cause.message))
+  if (error instanceof Error && /^Task response identity mismatch/.test(error.message))
     return new AgtError('protocol_error', 'the server answered a request about the task of this call with another task', {
       details: { reason: 'wrong_task', ...ids },
     });
-  return undefined;
+  return error;
 }
 
-/** An ext-tasks failure as the connection maps SDK failures: a server's JSON-RPC error is a ProtocolError again. */
+/**
+ * An ext-tasks failure as the connection maps SDK failures: a server's JSON-RPC error is a ProtocolError again; an
+ * answer ext-tasks could not read, or about another task, is protocol_error (invalid_result, wrong_task) on every
+ * path — inline, by id, collected.
+ */
 export function fromExt(error: unknown): unknown {
   const e = error as { name?: string; code?: unknown; message?: string; data?: unknown; cause?: unknown };
   if (e?.name === 'JsonRpcResponseError' && typeof e.code === 'number') return new ProtocolError(e.code, e.message ?? '', e.data);
   if (e?.name === 'DispatchError' && e.cause !== undefined) return e.cause;
-  return error;
+  return unreadable(error);
 }
 
 function taskTimeout(taskId: string | undefined, totalMs: number): AgtError {

@@ -39,7 +39,8 @@ export async function getTask(tasks: ConnectionTasks, taskId: string, signal: Ab
     .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
   const raw = { ...view.raw };
   const task = taskOf(raw, taskId);
-  if (task.status !== 'input_required' || !isPlainObject(raw.inputRequests)) return task;
+  // Questions are a 2026-07-28 task's (2025 asks with requests of its own while tasks/result is awaited).
+  if (tasks.era !== 'modern' || task.status !== 'input_required' || !isPlainObject(raw.inputRequests)) return task;
   const asked = readInputRequired({ resultType: 'input_required', inputRequests: raw.inputRequests });
   return asked === undefined ? task : { ...task, inputRequests: asked.inputRequests };
 }

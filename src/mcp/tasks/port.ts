@@ -13,6 +13,7 @@ import type { ConnectedMcpSessionPort } from '@modelcontextprotocol/ext-tasks/cl
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { MAX_TASK_POLL_MS, MIN_TASK_POLL_MS } from '../../bounds.js';
+import { readInputRequired } from '../input-rounds.js';
 import { boundedDepth } from '../server-answers.js';
 import { isRequestTimeout } from '../timeouts.js';
 
@@ -64,6 +65,8 @@ export function boundedPort(inner: ConnectedMcpSessionPort & Disposable): Connec
       // Too deep to read: refused before ext-tasks reads any of it (protocol_error result_too_deep).
       boundedDepth(answer.result, method);
       if (method === 'tasks/result' && taskId !== undefined) sameTask(answer.result, taskId);
+      // 2026-07-28: a task's questions are read as a call's are, before any path polls past them (issue 58 #10).
+      if (method === 'tasks/get' && inner.taskCapabilities.generation === 'v2') questionsOf(answer.result);
       return { kind: 'result', result: clampedResult(answer.result) as typeof answer.result };
     },
     onServerRequest: (handler) => inner.onServerRequest(handler),
@@ -99,6 +102,13 @@ function timedOut(error: unknown, method: string, taskId: string | undefined, ti
       },
     },
   );
+}
+
+// The questions of a 2026-07-28 task that waits for input, checked as a call's round is (MAX_INPUT_REQUESTS, known
+// methods): protocol_error invalid_input_request — inline, deferred and collected alike — never polled past until a timeout.
+function questionsOf(task: Record<string, unknown>): void {
+  if (task.status === 'input_required' && task.inputRequests !== undefined)
+    readInputRequired({ resultType: 'input_required', inputRequests: task.inputRequests });
 }
 
 // A 2025 tasks/result carries the task it is the result of (related-task metadata): one naming another task is

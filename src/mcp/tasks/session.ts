@@ -51,6 +51,11 @@ export class ConnectionTasks {
     this.#parts = parts;
   }
 
+  /** The era of the connection: a 2025 task carries no questions (they come as requests of its own). */
+  get era(): 'legacy' | 'modern' {
+    return this.#parts.era;
+  }
+
   /** The endpoint a task reference of this connection names. */
   get endpointId(): string {
     return this.#parts.endpointId;

@@ -45,10 +45,18 @@ export interface TaskLook {
 export const collectable = (look: TaskLook): boolean =>
   look.lost || look.unreadable === true || TERMINAL.has(look.task.status) || isExpired(look.approval, Date.now());
 
-// The reasons of a protocol_error that no later look can mend: the server's answer about the task cannot be read.
-// Waited inline, the call fails at once; deferred, it is collected and fails the same way (issue 58 #10). A timeout or
-// a server's JSON-RPC error may pass: the call waits on (its TTL bounds it).
-const UNREADABLE: ReadonlySet<unknown> = new Set(['result_too_deep', 'invalid_result', 'invalid_task', 'wrong_task']);
+// The reasons of a protocol_error that no later look can mend: the server's answer about the task cannot be read —
+// too deep, too large, not a task, another task's, or questions no round may ask. Waited inline, the call fails at
+// once; deferred, it is collected and fails the same way (issue 58 #10). A timeout or a server's JSON-RPC error may
+// pass: the call waits on (its TTL bounds it).
+const UNREADABLE: ReadonlySet<unknown> = new Set([
+  'result_too_deep',
+  'oversized_message',
+  'invalid_result',
+  'invalid_task',
+  'wrong_task',
+  'invalid_input_request',
+]);
 
 // The task a call waits on as stored, its poll interval clamped as read back (issue 58 #11: a record edited to 0
 // must not make a busy loop of tasks/get).
