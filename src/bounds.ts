@@ -101,6 +101,12 @@ export const MAX_MEMORY_TASK_CHARS = 64 * 1024 * 1024;
  * its task waits its TTL, or approvalTtlMs when longer). Cut, not refused: the task itself may be good.
  */
 export const MAX_SERVER_TASK_TTL_MS = MAX_TASK_TTL_MS;
+/**
+ * How long a client waits for a server to confirm a tasks/cancel: the call ends cancelled either way (cancelling is
+ * cooperative), so a server that never answers must not hold the caller — inline (a call that gave up on its task)
+ * or `run.cancel` of a deferred one.
+ */
+export const TASK_CANCEL_TIMEOUT_MS = 2_000;
 /** The longest task id a client takes from a server (it is sent back with every request about the task). */
 export const MAX_TASK_ID_LENGTH = 256;
 /** How long each call of a contract check (`checkServer`, `agt mcp check`) may take by default. */

@@ -80,6 +80,10 @@ function abortError(signal: AbortSignal, told: boolean): ResultError {
   return { code: 'cancelled', message: told ? `${message}; the server was told` : message };
 }
 
+// How a task call ends without its result, in our own words (src/mcp/tasks): cancelled by its server, not ended within
+// its wait, a request about it unanswered.
+const TASK_ENDS: ReadonlySet<string> = new Set(['task_cancelled', 'task_timeout', 'request_timeout']);
+
 // An MCP call that failed: its code, and words for the model that say what happened (never the server's values).
 function callErrorOf(error: unknown, mount: string, timeoutMs: number): ResultError {
   const code = isAgtError(error) ? error.code : 'tool_failed';
@@ -88,6 +92,14 @@ function callErrorOf(error: unknown, mount: string, timeoutMs: number): ResultEr
   if (reason === 'server_error') {
     // The server refused the call with a JSON-RPC error: its code and (escaped, bounded, masked) words go to the model.
     return { code: 'server_error', message: (error as Error).message, details: { reason, rpcCode: (error as AgtError).details?.rpcCode } };
+  }
+  const taskReason = isAgtError(error) ? error.details?.reason : undefined;
+  if ((code === 'cancelled' || code === 'call_timeout') && typeof taskReason === 'string' && TASK_ENDS.has(taskReason)) {
+    // A task's end in our own words (E6): its server cancelled it, it outlived its wait, or a request about it went
+    // unanswered — not "cancelled by the host" nor "the server did not answer the call" (the task may still run).
+    const { timeoutMs: ms, method } = (error as AgtError).details ?? {};
+    const more = { ...(typeof ms === 'number' ? { timeoutMs: ms } : {}), ...(typeof method === 'string' ? { method } : {}) };
+    return { code, message: (error as Error).message, details: { reason: taskReason, ...more } };
   }
   if (typeof reason === 'string') {
     // Our own words and fields (never a value): the question method nobody answers, the bound an argument broke.

@@ -155,7 +155,10 @@ export class RunBatches {
       waitMs,
       signal,
     );
-    const ended = looks.filter(collectable).map((l) => [l.approval.callId, { collect: true }] as const);
+    // A call the run stopped reading (E7) ends with its failure; the others with their task's result.
+    const ended = looks
+      .filter(collectable)
+      .map((l) => [l.approval.callId, l.failure ? { collect: true, failure: l.failure.toToolError().error } : { collect: true }] as const);
     if (ended.length === 0) return this.#boundary(batchId, [], opening);
     const taken = approvals.take(batchId, Object.fromEntries(ended), this.#check, true);
     return this.#end(batchId, taken, opening, signal, async () => ({ results: [], decidedElsewhere: true }));

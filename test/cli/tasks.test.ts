@@ -99,7 +99,7 @@ describe('E6: agt mcp call --timeout bounds a task’s whole wait', () => {
       expect((await agt('mcp', 'add-json', name, JSON.stringify(config))).code).toBe(0);
       const called = await agt('mcp', 'call', name, 'report', '--timeout', '4000');
       expect(called.code).toBe(4); // call_timeout
-      expect(called.stdout).toMatch(/^failed: call_timeout: the server did not answer within 4000 ms/);
+      expect(called.stdout).toMatch(/^failed: call_timeout: the task of this call did not end within 4000 ms/);
     }, 60_000);
   }
 });

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, NativeRun, type NativeRunOptions, policies, ResourceService, toolAlias } from '../../src/index.js';
-import { MAX_SERVER_TASK_TTL_MS } from '../../src/bounds.js';
+import { MAX_INPUT_ROUNDS, MAX_SERVER_TASK_TTL_MS, MIN_TASK_POLL_MS } from '../../src/bounds.js';
 import { py, pythonConfig, REPO_ROOT, tempDir } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
@@ -167,6 +167,72 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       const ended = await resumed.collect('b1', { waitMs: 20_000 });
       expect(ended.results).toEqual([expect.objectContaining({ callId: 'gone', status: 'ok' })]);
       expect(resumed.pendingApprovals('b1')).toEqual([]);
+    }, 60_000);
+
+    it('E6: run.cancel of a task whose server never answers tasks/cancel ends the call at once (TASK_CANCEL_TIMEOUT_MS), and says the cancel was not confirmed', async () => {
+      const run = await start({ tasks: 'defer', timeouts: { callMs: 30_000 } });
+      const started = await batch(run, 'b1', [
+        echo,
+        { callId: 'deaf', name: hostile('script'), arguments: { gets: ['{}'], cancel: 'silent' } },
+      ]);
+      expect(started.pending?.map((p) => p.callId)).toEqual(['deaf']);
+      const before = performance.now();
+      const cancelled = await run.cancel('b1', 'deaf');
+      // Before: the host waited the whole call timeout (30 s here, 60 s by default) for an answer that changes nothing.
+      expect(performance.now() - before).toBeLessThan(20_000);
+      expect(cancelled.results).toEqual([
+        expect.objectContaining({ callId: 'deaf', status: 'tool_failed', error: expect.objectContaining({ code: 'cancelled' }) }),
+      ]);
+      expect((cancelled.results[0] as { error: { message: string } }).error.message).toMatch(/did not confirm/);
+    }, 90_000);
+
+    // 2026-07-28 only: there a task's questions are in its status, and the run may answer them itself.
+    if (protocol === '2026-07-28')
+      it('E7: a task that asks anew at every look is answered at most MAX_INPUT_ROUNDS rounds, at its pace, then ends input_rounds_exceeded — waited for or deferred', async () => {
+        let answered = 0;
+        const elicitation = async () => (answered++, { action: 'accept' as const, content: {} });
+        const question = { method: 'elicitation/create', params: { message: 'm', requestedSchema: { type: 'object', properties: {} } } };
+        // Each tasks/get asks one question under a new key (q0, q1, …): every look is a new round.
+        const asking = { gets: [JSON.stringify({ status: 'input_required', inputRequests: { 'q@@n@@': question } })] };
+        const call = { callId: 'asks', name: hostile('script'), arguments: asking };
+        const exceeded = expect.objectContaining({
+          callId: 'asks',
+          status: 'tool_failed',
+          error: expect.objectContaining({ code: 'input_rounds_exceeded' }),
+        });
+        const inline = await batch(await start({ elicitation }), 'b1', [echo, call]);
+        expect(inline.results).toEqual(expect.arrayContaining([expect.objectContaining({ callId: 'echo', status: 'ok' }), exceeded]));
+        expect(answered).toBeLessThanOrEqual(MAX_INPUT_ROUNDS);
+        answered = 0;
+        const run = await start({ tasks: 'defer', elicitation });
+        expect((await batch(run, 'b1', [echo, call])).pending?.map((p) => p.callId)).toEqual(['asks']);
+        const before = gets();
+        const began = performance.now();
+        const collected = await run.collect('b1', { waitMs: 10_000 });
+        // At the task's pace (its pollInterval, clamped to MIN_TASK_POLL_MS): a round a look, never a busy loop.
+        expect(performance.now() - began).toBeGreaterThanOrEqual((MAX_INPUT_ROUNDS - 1) * MIN_TASK_POLL_MS);
+        // Before: no end within the wait, and the handler answered some thousand rounds (a tasks/get each, unpaced).
+        expect(collected.results).toEqual([exceeded]);
+        expect(answered).toBeLessThanOrEqual(MAX_INPUT_ROUNDS);
+        expect(gets() - before).toBeLessThanOrEqual(MAX_INPUT_ROUNDS + 2);
+        expect(run.pendingApprovals('b1')).toEqual([]);
+      }, 60_000);
+
+    it("E6: a task its server cancelled, or that outlived maxTotalMs, is told in the task's words — never 'cancelled by the host' nor 'the server did not answer'", async () => {
+      const cancelled = { callId: 'sc', name: hostile('script'), arguments: { gets: ['{"status":"cancelled"}'] } };
+      const endless = { callId: 'long', name: hostile('script'), arguments: { gets: ['{}'] } };
+      const run = await start({ timeouts: { maxTotalMs: 1500 } });
+      const ended = await batch(run, 'b1', [echo, cancelled, endless]);
+      const byId = (id: string) => ended.results.find((r) => r.callId === id) as { error: { code: string; message: string } };
+      expect(byId('echo')).toMatchObject({ status: 'ok' });
+      expect(byId('sc').error.code).toBe('cancelled');
+      expect(byId('sc').error.message).toMatch(/the server cancelled the task of this call/);
+      expect(byId('long').error.code).toBe('call_timeout');
+      expect(byId('long').error.message).toMatch(/the task of this call did not end within 1500 ms/); // before: "did not answer within 60000 ms"
+      const deferring = await start({ tasks: 'defer' });
+      await batch(deferring, 'b1', [cancelled]);
+      const collected = (await deferring.collect('b1', { waitMs: 20_000 })).results[0] as { error: { message: string } };
+      expect(collected.error.message).toMatch(/the server cancelled the task of this call/); // before: "cancelled by the host"
     }, 60_000);
 
     it('E6: a stored pollIntervalMs edited to 0 is clamped as the resumed run reads it back: no busy loop of tasks/get (issue 58 #11)', async () => {

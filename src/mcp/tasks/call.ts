@@ -9,22 +9,25 @@
  * (`totalMs`), sends `tasks/cancel` before the call rejects — a task never
  * keeps running on the server for a call that gave up on it.
  */
-import { ProtocolError, type Tool } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { RawTool } from '../lists.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgtError, isAgtError } from '../../errors.js';
+import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
-import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS, MAX_TASK_ID_LENGTH } from '../../bounds.js';
+import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS, MAX_TASK_ID_LENGTH, TASK_CANCEL_TIMEOUT_MS } from '../../bounds.js';
+import { roundsExceeded } from '../input-rounds.js';
 import { serverWords } from '../server-words.js';
 import type { McpInputRequest } from '../connection-types.js';
 import { clampPoll } from './port.js';
 import { taskOf } from './task-of.js';
 import { type ConnectionTasks, extTasks } from './session.js';
+import { fromExt, outcomeResult } from './outcome.js';
+
+export { fromExt, notFinal, outcomeResult } from './outcome.js';
 
 /** How long a task-augmented call may take in all unless `maxTotalTimeoutMs` says otherwise: 30 minutes. */
 export { DEFAULT_TASK_TOTAL_MS } from '../../bounds.js';
 
-const CANCEL_TIMEOUT_MS = 2_000;
 const DEFAULT_POLL_MS = DEFAULT_TASK_POLL_MS;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -78,12 +81,12 @@ export async function callLegacyTask(
       const { outcome } = await execution.settle({ signal }).catch((error: unknown) => Promise.reject(fromExt(error)));
       return outcomeResult(outcome, undefined);
     }
-    const id = (taskId.current = execution.handle.taskId);
-    taskIdOf(id); // (cancelled on its server when refused: bounded() knows its id)
     // Followed by id, as a deferred task is collected: an ext-tasks execution keeps every new status it polls until the
     // task ends, so a server answering each tasks/get anew (a large statusMessage) would grow this process for as long
     // as the call waits (E6). Detached, it keeps none; the task runs on and is read with tasks/get, then tasks/result.
     await execution.detach();
+    const id = execution.handle.taskId;
+    taskId.current = taskIdOf(id); // refused before any request names it
     const session = await tasks.session();
     const outcome = await session
       .task(id, { requestTimeoutMs: options.requestMs })
@@ -159,10 +162,8 @@ export async function followModernTask(
     // result); then the questions are answered, or the next look waits the server's pace.
     for (let round = 0, first = true; first || !TERMINAL.has(String(task.status)); first = false) {
       if (!first && task.status === 'input_required') {
-        if (++round > MAX_INPUT_ROUNDS)
-          throw new AgtError('protocol_error', `the task asked for input more than ${MAX_INPUT_ROUNDS} times`, {
-            details: { reason: 'too_many_rounds', taskId },
-          });
+        // E7: one bound on rounds whoever answers (a deferred task's collect counts the same): input_rounds_exceeded.
+        if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded('task');
         const answers = await questions.answer(questions.read(task), signal);
         await controller.update(answers as never, signal).catch((error: unknown) => Promise.reject(fromExt(error)));
       } else if (!first) await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_POLL_MS, undefined, { signal });
@@ -241,85 +242,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, late: (value: T)
 export async function cancelOnServer(tasks: ConnectionTasks, taskId: string): Promise<void> {
   try {
     const session = await tasks.session();
-    await session.task(taskId as never).cancel(AbortSignal.timeout(CANCEL_TIMEOUT_MS));
+    await session.task(taskId as never).cancel(AbortSignal.timeout(TASK_CANCEL_TIMEOUT_MS));
   } catch {
     // best effort (above)
   }
-}
-
-/** The result of a settled task, or the error its outcome stands for. */
-export function outcomeResult(
-  outcome: { status: 'completed'; result: unknown } | { status: 'failed'; error: Error & { code?: number } } | { status: 'cancelled' },
-  taskId: string | undefined,
-): Record<string, unknown> {
-  const ids = taskId === undefined ? {} : { taskId };
-  if (outcome.status === 'cancelled')
-    throw new AgtError('cancelled', 'the server cancelled the task of this call', { details: { reason: 'task_cancelled', ...ids } });
-  if (outcome.status === 'failed') {
-    const local = localFailure(outcome.error, ids);
-    if (local !== undefined) throw local;
-    throw new AgtError('protocol_error', `the server says the task of this call failed: ${serverWords(outcome.error.message)}`, {
-      details: { reason: 'task_failed', ...ids, ...(typeof outcome.error.code === 'number' ? { serverCode: outcome.error.code } : {}) },
-    });
-  }
-  if (!isPlainObject(outcome.result))
-    throw new AgtError('protocol_error', 'the task of this call completed without a result object', {
-      details: { reason: 'invalid_task', ...ids },
-    });
-  // A task's result is a final result: one that says it is a task (or a question) again is not read (issue 58 #2).
-  const kind = outcome.result.resultType;
-  if (kind !== undefined && kind !== 'complete') throw notFinal(ids);
-  return outcome.result;
-}
-
-/** The error of a result that says it is a task (or a question) where a final result belongs: protocol_error invalid_result. */
-export function notFinal(ids: { taskId?: string } = {}): AgtError {
-  const message = 'the server answered this call with a result that is not a final result (its resultType is not "complete")';
-  return new AgtError('protocol_error', message, { details: { reason: 'invalid_result', ...ids } });
-}
-
-// A task outcome ext-tasks marks failed (a TaskFailedError, what failed as its cause) that no server said: this
-// client's own refusal or timeout (an AgtError), a request that failed on the way (the connection maps it), an answer
-// too large to read, an answer that is not valid MCP, or an answer about another task. Undefined when the server
-// said the task failed.
-function localFailure(error: Error, ids: { taskId?: string }): unknown {
-  const cause = (error as { cause?: unknown }).cause ?? error;
-  const name = (cause as { name?: string } | null)?.name;
-  if (isAgtError(cause) || name === 'DispatchError' || oversized(cause)) return fromExt(cause);
-  const read = unreadable(cause, ids);
-  return read === cause ? undefined : read;
-}
-
-// The stand-in error of an answer too large to read (oversized.ts), as ext-tasks passes it on: the connection maps it
-// (protocol_error oversized_message); it is no word of the server's about its task.
-function oversized(error: unknown): boolean {
-  const e = error as { name?: string; data?: unknown } | null;
-  return e?.name === 'JsonRpcResponseError' && isPlainObject(e.data) && e.data.agtReason === 'oversized_message';
-}
-
-// An answer ext-tasks could not read, or that names another task: protocol_error in our words (`error` otherwise).
-function unreadable(error: unknown, ids: { taskId?: string } = {}): unknown {
-  if ((error as { name?: string } | null)?.name === 'ProtocolDecodeError')
-    return new AgtError('protocol_error', "the server's answer to a request about the task of this call is not a valid MCP result", {
-      details: { reason: 'invalid_result', ...ids },
-    });
-  if (error instanceof Error && /^Task response identity mismatch/.test(error.message))
-    return new AgtError('protocol_error', 'the server answered a request about the task of this call with another task', {
-      details: { reason: 'wrong_task', ...ids },
-    });
-  return error;
-}
-
-/**
- * An ext-tasks failure as the connection maps SDK failures: a server's JSON-RPC error is a ProtocolError again; an
- * answer ext-tasks could not read, or about another task, is protocol_error (invalid_result, wrong_task) on every
- * path — inline, by id, collected.
- */
-export function fromExt(error: unknown): unknown {
-  const e = error as { name?: string; code?: unknown; message?: string; data?: unknown; cause?: unknown };
-  if (e?.name === 'JsonRpcResponseError' && typeof e.code === 'number') return new ProtocolError(e.code, e.message ?? '', e.data);
-  if (e?.name === 'DispatchError' && e.cause !== undefined) return e.cause;
-  return unreadable(error);
 }
 
 function taskTimeout(taskId: string | undefined, totalMs: number): AgtError {

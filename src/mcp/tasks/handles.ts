@@ -13,7 +13,7 @@ import { isPlainObject } from '../../json.js';
 import { readInputRequired } from '../input-rounds.js';
 import type { McpTaskStatus } from '../connection-types.js';
 import { taskOf } from './task-of.js';
-import { fromExt, outcomeResult } from './call.js';
+import { fromExt, outcomeResult } from './outcome.js';
 import type { ConnectionTasks } from './session.js';
 
 // A server's "unknown task" (its TTL ran out, it restarted) is task_lost; anything else is the connection's to map.

@@ -3,12 +3,17 @@
  * tasks until one ended or asks what the host must answer, or the wait is
  * over. Questions a task asks that the run answers inline (its own handlers)
  * are answered there and the wait goes on — each key once, however long the
- * task's status lags; a question the run defers makes the call wait for the
- * host's answers (`waitingFor: 'input'`, recorded with compare-and-set so
- * another process sees it). Returns the looks; the ended ones are collected.
+ * task's status lags, at the task's pace, and at most MAX_INPUT_ROUNDS rounds
+ * in all (E7: past it the call ends input_rounds_exceeded); a question the
+ * run defers makes the call wait for the host's answers (`waitingFor:
+ * 'input'`, recorded with compare-and-set so another process sees it).
+ * Returns the looks; the ended ones are collected.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { InputMethod } from '../../mcp/client-handlers.js';
-import type { QuestionRoute } from '../../mcp/input-rounds.js';
+import { type QuestionRoute, roundsExceeded } from '../../mcp/input-rounds.js';
+import { clampPoll } from '../../mcp/tasks/port.js';
+import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS } from '../../bounds.js';
 import { NEVER_ABORTED } from '../abort.js';
 import type { CallContext } from '../call-context.js';
 import type { Route } from '../snapshot.js';
@@ -48,26 +53,49 @@ export async function awaitTasks(
       asks,
     });
     for (const look of looks) parts.approvals.update({ ...look.approval, task: look.task }); // what hosts see is as just read
-    const deferred = await asked(parts, looks.filter(asks), signal);
+    const { deferred, inline } = await asked(parts, looks.filter(asks), signal);
     for (const look of looks) for (const key of Object.keys(look.questions ?? {})) answered.add(keyOf(look, key));
     if (deferred || looks.some(collectable) || performance.now() >= deadline || signal?.aborted) return looks;
+    // Answered here: the next look waits the server's pace, as any look does (a task asking anew at every look must not
+    // make a busy loop of tasks/get and of the run's handlers).
+    if (inline.length > 0) await pause(inline, deadline - performance.now(), signal);
   }
 }
 
-// Tasks that ask: answered inline, or (a question the run defers) the call waits for the host: true when one does.
-async function asked(parts: CollectParts, looks: readonly TaskLook[], signal: AbortSignal | undefined): Promise<boolean> {
+// Tasks that ask: answered inline, or (a question the run defers) the call waits for the host. One bound on rounds
+// whoever answers (E7): a task asking past MAX_INPUT_ROUNDS is not answered, and its call is collected as
+// input_rounds_exceeded (its task cancelled). Returns whether a call now waits for the host, and the looks answered.
+async function asked(
+  parts: CollectParts,
+  looks: readonly TaskLook[],
+  signal: AbortSignal | undefined,
+): Promise<{ deferred: boolean; inline: TaskLook[] }> {
   const deferred: TaskLook[] = [];
+  const inline: TaskLook[] = [];
   for (const look of looks) {
     if (look.task.status !== 'input_required' || look.questions === undefined) continue;
+    const round = (Number.isInteger(look.approval.round) ? (look.approval.round as number) : 0) + 1;
+    if (round > MAX_INPUT_ROUNDS) {
+      look.failure = roundsExceeded('task');
+      continue;
+    }
     const requests = look.questions;
     const route = parts.routes().get(look.approval.tool);
-    if (route?.kind === 'mcp' && Object.values(requests).every((q) => parts.route(q.method) === 'inline'))
+    if (route?.kind === 'mcp' && Object.values(requests).every((q) => parts.route(q.method) === 'inline')) {
       await route.connection.answerTask(look.task.id, 'inline', { requests, ...(signal ? { signal } : {}) }).catch(() => undefined);
-    else deferred.push(look);
+      parts.approvals.update({ ...look.approval, task: look.task, round });
+      inline.push(look);
+    } else deferred.push(look);
   }
-  if (deferred.length === 0) return false;
+  if (deferred.length === 0) return { deferred: false, inline };
   const ctx = parts.context();
   for (const look of deferred) parts.approvals.update(await askedInTask(look, ctx));
   await parts.persist();
-  return true;
+  return { deferred: true, inline };
+}
+
+// Waits the pace the answered tasks ask (clamped), within what is left of the wait.
+async function pause(looks: readonly TaskLook[], left: number, signal: AbortSignal | undefined): Promise<void> {
+  const pace = Math.min(...looks.map((l) => clampPoll(l.task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS));
+  if (left > 0) await sleep(Math.min(pace, left), undefined, signal ? { signal } : {}).catch(() => undefined);
 }

@@ -10,14 +10,24 @@ import { defined, isPlainObject } from '../../json.js';
 import type { ToolAnnotations } from '../../mcp/lists.js';
 import { canonicalHash } from '../../schema/canonical.js';
 import type { Route } from '../snapshot.js';
-import { MAX_REQUEST_STATE_BYTES } from '../../bounds.js';
+import { MAX_REQUEST_STATE_BYTES, MAX_TASK_ID_LENGTH } from '../../bounds.js';
 import { INPUT_METHODS } from '../../mcp/client-handlers.js';
 import type { McpInputRequest } from '../../mcp/connection-types.js';
 import type { ApprovalDecision, CallIdentity, InputDecision, PendingCall, RouteKind } from '../types.js';
 import type { McpTask } from '../../mcp/connection-types.js';
 
-/** What ends a call that waits on its task: the task's result (collected), or a cancel. */
-export type TaskDecision = { collect: true } | { cancel: true };
+/**
+ * What ends a call that waits on its task: the task's result (collected), or a cancel. A collect with `failure` ends
+ * the call with that error, its task cancelled on the server: the run stopped reading it (E7: past MAX_INPUT_ROUNDS).
+ */
+export type TaskDecision = { collect: true; failure?: TaskFailure } | { cancel: true };
+
+/** The error a collected call ends with when the run stopped reading its task. */
+export interface TaskFailure {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
 
 /** How long a deferred call waits by default before it can only be denied: 24 hours. */
 export { DEFAULT_APPROVAL_TTL_MS } from '../../bounds.js';
@@ -158,7 +168,7 @@ function isStoredTask(task: unknown): boolean {
     isPlainObject(task) &&
     typeof task.id === 'string' &&
     task.id !== '' &&
-    task.id.length <= 256 &&
+    task.id.length <= MAX_TASK_ID_LENGTH &&
     TASK_STATUSES.includes(task.status as string) &&
     (task.statusMessage === undefined || typeof task.statusMessage === 'string') &&
     (task.pollIntervalMs === undefined || typeof task.pollIntervalMs === 'number') &&

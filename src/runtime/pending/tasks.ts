@@ -13,7 +13,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgtError, isAgtError } from '../../errors.js';
 import type { McpInputRequest, McpTask } from '../../mcp/connection-types.js';
-import { DEFAULT_TASK_POLL_MS } from '../../bounds.js';
+import { DEFAULT_TASK_POLL_MS, TASK_CANCEL_TIMEOUT_MS } from '../../bounds.js';
 import { clampPoll } from '../../mcp/tasks/port.js';
 import { ApprovedPath, type callAudit, type CallOutcome } from '../call.js';
 import type { CallContext } from '../call-context.js';
@@ -39,11 +39,17 @@ export interface TaskLook {
   unreadable?: boolean;
   /** The questions of a 2026-07-28 task that waits for input (masked). */
   questions?: Record<string, McpInputRequest>;
+  /** The run stops reading the task and the call ends with this error when collected (E7: too many rounds). */
+  failure?: AgtError;
 }
 
-/** True when a looked-at call can be collected now: its task ended, is lost or unreadable, or it waited past its TTL. */
+/** True when a looked-at call can be collected now: its task ended, is lost or unreadable, it waited past its TTL, or it ends with a failure. */
 export const collectable = (look: TaskLook): boolean =>
-  look.lost || look.unreadable === true || TERMINAL.has(look.task.status) || isExpired(look.approval, Date.now());
+  look.lost ||
+  look.unreadable === true ||
+  look.failure !== undefined ||
+  TERMINAL.has(look.task.status) ||
+  isExpired(look.approval, Date.now());
 
 // The reasons of a protocol_error that no later look can mend: the server's answer about the task cannot be read —
 // too deep, too large, not a task, another task's, or questions no round may ask. Waited inline, the call fails at
@@ -126,10 +132,23 @@ export async function endTask(
     const message = `the server of this call's task is no longer mounted ("${a.mount ?? a.tool}"); its result cannot be collected`;
     return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: { code: 'approval_stale', message } }), a.by);
   }
+  // Cooperative, best effort, and bounded: the call ends either way, so a server that never answers tasks/cancel
+  // holds the host no longer than TASK_CANCEL_TIMEOUT_MS (E6), and the words say whether it confirmed.
+  const cancel = () =>
+    route.connection.cancelTask(task.id, { signal: ctx.signal, timeoutMs: TASK_CANCEL_TIMEOUT_MS }).then(
+      () => 'its task was cancelled on the server',
+      () => `tasks/cancel was sent, but the server did not confirm it within ${TASK_CANCEL_TIMEOUT_MS} ms`,
+    );
+  if ('collect' in decision && decision.failure !== undefined) {
+    // The run stopped reading the task (E7): nobody will, so the server stops it; the call ends with why.
+    await cancel();
+    await finished(decision.failure.code);
+    return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: decision.failure }), a.by);
+  }
   if ('cancel' in decision) {
-    await route.connection.cancelTask(task.id, { signal: ctx.signal }).catch(() => undefined); // cooperative, best effort
+    const told = await cancel();
     await finished('cancelled');
-    const message = 'the host cancelled this call (run.cancel); its task was cancelled on the server';
+    const message = `the host cancelled this call (run.cancel); ${told}`;
     return audit(
       callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error: { code: 'cancelled', message, details: { taskId: task.id } } }),
       'human',
@@ -137,9 +156,9 @@ export async function endTask(
   }
   if (isExpired(a, Date.now())) {
     // Waited past its TTL (or approvalTtlMs) and still not ended: nobody reads it any more; the server stops it.
-    await route.connection.cancelTask(task.id, { signal: ctx.signal }).catch(() => undefined);
+    const told = await cancel();
     await finished('expired');
-    const message = `the task of this call did not end before ${a.expiresAt} (its TTL); it was cancelled on the server`;
+    const message = `the task of this call did not end before ${a.expiresAt} (its TTL); ${told}`;
     const error = { code: 'task_lost', message, details: { taskId: task.id, reason: 'expired' } };
     return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error }), a.by);
   }
