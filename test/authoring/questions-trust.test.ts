@@ -194,6 +194,12 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     expect(refused.error?.message).toMatch(new RegExp(`the answer to question "${key}".*"/ok"`));
     expect(refused.error?.message).not.toMatch(/yes/);
     expect((await c.getTask(taskId)).status).toBe('input_required'); // still waiting for a right answer
+    // Through the project's client the refusal is the caller's to fix (invalid_input), never task_lost.
+    await expect(c.answerTask(taskId, { [key]: { action: 'accept', content: { ok: 'yes' } } })).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { reason: 'invalid_answer' },
+    });
+    expect((await c.getTask(taskId)).status).toBe('input_required');
     await c.answerTask(taskId, { [key]: { action: 'accept', content: { ok: true } } });
     for (status = await c.getTask(taskId); status.status !== 'completed'; status = await c.getTask(taskId))
       expect(['working', 'input_required']).toContain(status.status);

@@ -62,7 +62,7 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
     expect(shown.stderr).toMatch(/store_unavailable: the stored agent's "skills" is not what an agent holds/);
     // An enabled that is not a boolean must not read as the default (enabled).
     sql(db, `UPDATE agt_resources SET data = '{"enabled": "no"}' WHERE reference = 'team/bob'`);
-    expect(await failure(NativeRun.start({ service, agent: 'team/bob', policy: policies.autoAllow() }))).toMatchObject({
+    expect(await failure(NativeRun.start({ service, agent: 'team/bob', policy: policies.autoAllow('*') }))).toMatchObject({
       code: 'store_unavailable',
       details: { field: 'enabled' },
     });

@@ -53,6 +53,12 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
     const started = async (tool: string, args: Record<string, unknown> = {}) =>
       ((await deferring.callToolOrInput(tool, args)) as McpTaskStarted).task;
 
+    it('E6: cancelling a task that already ended is no error, even from a server that refuses it with -32602 as 2025-11-25 asks; an unknown task is task_lost (issue 58)', async () => {
+      const ended = await started('done');
+      await expect(deferring.cancelTask(ended.id)).resolves.toBeUndefined();
+      expect(await failure(deferring.cancelTask('no-such-task'))).toMatchObject({ code: 'task_lost' });
+    });
+
     it('E6: a task TTL past the last Date, or finite and huge, is cut to MAX_SERVER_TASK_TTL_MS before any date is made (issue 58 #1)', async () => {
       for (const ttl of ['8700000000000000', '1000000000000000'])
         expect((await started('ttl', { ttl })).ttlMs).toBe(MAX_SERVER_TASK_TTL_MS);

@@ -14,11 +14,18 @@ import { readInputRequired } from '../input-rounds.js';
 import type { McpTaskStatus } from '../connection-types.js';
 import { taskOf } from './task-of.js';
 import { fromExt, outcomeResult } from './outcome.js';
+import { serverWords } from '../server-words.js';
 import type { ConnectionTasks } from './session.js';
 
 // A server's "unknown task" (its TTL ran out, it restarted) is task_lost; anything else is the connection's to map.
+// A -32602 that says an answer was wrong (`data.reason: "invalid_answer"`, a kit server's refusal of a tasks/update)
+// is not a lost task: the task still waits, and the answers are the caller's to fix.
 function lostOrExt(error: unknown, taskId: string): unknown {
   const e = fromExt(error);
+  if (e instanceof ProtocolError && e.code === -32602 && isPlainObject(e.data) && e.data.reason === 'invalid_answer')
+    return new AgtError('invalid_input', `the server refused the answers to the task's questions: ${serverWords(e.message)}`, {
+      details: { taskId, reason: 'invalid_answer' },
+    });
   if (e instanceof ProtocolError && e.code === -32602)
     return new AgtError(
       'task_lost',
@@ -74,13 +81,22 @@ export async function getTaskResult(tasks: ConnectionTasks, taskId: string, sign
   }
 }
 
-/** Asks the server to cancel task `taskId`. */
+/**
+ * Asks the server to cancel task `taskId`. A task that already ended needs no cancel: a server that refuses the cancel
+ * of an ended task with -32602 (as the 2025-11-25 specification asks) is asked for its status before task_lost is said.
+ */
 export async function cancelTask(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number): Promise<void> {
   const session = await tasks.session();
-  await session
-    .task(taskId as never, { requestTimeoutMs: requestMs })
-    .cancel(signal)
-    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+  try {
+    await session
+      .task(taskId as never, { requestTimeoutMs: requestMs })
+      .cancel(signal)
+      .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+  } catch (error) {
+    if (!(error instanceof AgtError) || error.code !== 'task_lost') throw error;
+    const task = await getTask(tasks, taskId, signal, requestMs); // task_lost again when the server does not know it
+    if (!['completed', 'failed', 'cancelled'].includes(task.status)) throw error;
+  }
 }
 
 /** Answers questions of a 2026-07-28 task (`tasks/update`). */
