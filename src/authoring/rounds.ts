@@ -25,7 +25,8 @@
  * (-32602, the state left untaken, so the client may answer again). A first
  * call, with no state, may bring answers to the questions it knows
  * (SEP-2322): one that does not answer the question the handler asks is not
- * used, and the question is asked.
+ * used, and the question is asked; one no question of that run checked is
+ * not sealed (a later round would take it as checked).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -240,7 +241,11 @@ export class Rounds {
     const expected: Record<string, Expected> = {};
     for (const [key, request] of Object.entries(question.requests)) setOwn(expected, key, expectedOf(request));
     const n = randomBytes(12).toString('base64url');
-    const requestState = await codec.mint({ ...this.#binding(), r: this.#answers, q: Object.keys(question.requests), s: expected, n });
+    // Sealed: only answers a question checked (E4). A first call's answer to a question not asked yet is not carried: a
+    // later round would take it as checked, and junk under unknown keys would fill the state (issue 58, Also).
+    const checked: Record<string, unknown> = {};
+    for (const [key, answer] of Object.entries(this.#answers)) if (!this.#unchecked.has(key)) setOwn(checked, key, answer);
+    const requestState = await codec.mint({ ...this.#binding(), r: checked, q: Object.keys(question.requests), s: expected, n });
     if (Buffer.byteLength(requestState) > MAX_REQUEST_STATE_BYTES)
       throw new AgtError(
         'invalid_input',

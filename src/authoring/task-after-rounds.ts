@@ -105,9 +105,16 @@ export async function roundsThenTask(p: RoundsThenTask): Promise<Record<string, 
     roots: (...a) => current.roots(...a),
     ask: (...a) => current.ask(...a),
     closeStream: () => current.closeStream(),
-    startTask: () => (escalation ??= escalate()),
+    // Once the call is answered (the handler returned before it started its task), or its client cancelled it, no
+    // client could ever name a task started now: startTask() does nothing then.
+    startTask: () => (escalation ??= answered || base.signal.aborted ? Promise.resolve() : escalate()),
   };
+  let answered = false;
   outcome = p.run(context, () => escalated);
+  outcome.then(
+    () => (answered = true),
+    () => (answered = true),
+  );
   // The first to settle answers the call: the handler (a round's questions, or its plain result), or its task.
   return Promise.race([outcome as Promise<unknown> as Promise<Record<string, unknown>>, taskAnswer]);
 }

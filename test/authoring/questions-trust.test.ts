@@ -168,6 +168,38 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     expect(Object.values(asked.inputRequests)[0]).toMatchObject({ params: { message: 'Delete /f?' } });
   });
 
+  it("E5: a first call's answer to a later question, sealed unchecked in the state, is still checked when the handler asks it in a later round (issue 58, Also)", async () => {
+    const service = await start();
+    const alice = await as(service, 'tok-a');
+    // q2 ("Why?") answered up front with a number for the string the question will ask; q1 not answered: round 1 asks it.
+    const round1 = (await alice.callToolOrInput(
+      'delete_file',
+      { path: '/u' },
+      { input: { requests: {}, responses: { q2: { action: 'accept', content: { reason: 42 } } } } },
+    )) as McpInputRequired;
+    expect(Object.values(round1.inputRequests)[0]).toMatchObject({ params: { message: 'Delete /u?' } });
+    const round2 = await alice.callToolOrInput(
+      'delete_file',
+      { path: '/u' },
+      respond(round1, { q1: { action: 'accept', content: { confirm: true } } }),
+    );
+    // The handler never sees the wrong answer: q2 is asked.
+    expect('content' in round2 && text(round2)).toBe(false);
+    expect(Object.values((round2 as McpInputRequired).inputRequests)[0]).toMatchObject({ params: { message: 'Why?' } });
+  });
+
+  it("E5: a first call's answers under keys no question asks are not sealed: 100 KB of them neither fail the round nor fill its state (issue 58, Also)", async () => {
+    const service = await start();
+    const alice = await as(service, 'tok-a');
+    const round1 = (await alice.callToolOrInput(
+      'delete_file',
+      { path: '/j' },
+      { input: { requests: {}, responses: { junk: { action: 'accept', content: { pad: 'z'.repeat(100_000) } } } } },
+    )) as McpInputRequired;
+    expect(round1.resultType).toBe('input_required');
+    expect(round1.requestState!.length).toBeLessThan(4096);
+  });
+
   it('E6: a 2026-07-28 tasks/update whose answer breaks the requestedSchema is refused; the task still waits, and a right answer ends it (issue 58, Also)', async () => {
     const tmp = tempDir('agt-answers-');
     closers.push(async () => tmp.cleanup());

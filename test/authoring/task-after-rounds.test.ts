@@ -10,7 +10,14 @@
  */
 import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToolServer, defineTool, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
+import {
+  createToolServer,
+  defineTool,
+  type HttpToolService,
+  MemoryTaskStore,
+  serveHttp,
+  type ToolContext,
+} from '../../src/authoring/index.js';
 import { connectMcp, isAgtError, type McpConnection, type McpInputRequired } from '../../src/index.js';
 import type { McpTaskStarted } from '../../src/adapters.js';
 
@@ -142,5 +149,30 @@ describe('E6: input first, then a task (issue 58, Also: tasks-mrtr-composition)'
     }
     expect(def({ taskSupport: 'required', taskStart: 'handler' })).not.toThrow();
     expect(def({ taskSupport: 'required', taskStart: 'handler' })()).not.toHaveProperty('execution.taskStart'); // never published
+  });
+});
+
+describe('E6: startTask() after the call was answered', () => {
+  it('E6: a handler that kept its context and calls startTask() after it returned starts no task nobody could name (issue 58, Also)', async () => {
+    let kept: ToolContext | undefined;
+    const early = defineTool({
+      name: 'answers_first',
+      description: 'Answers at once, then tries to become a task.',
+      input: v.object({}),
+      execution: { taskSupport: 'optional', taskStart: 'handler' },
+      handler: (_args, ctx) => {
+        kept = ctx;
+        return 'answered';
+      },
+    });
+    const store = new MemoryTaskStore();
+    const service = await serveHttp(() =>
+      createToolServer({ name: 'early', version: '1.0.0', tools: [early], requestStateKey: 'e'.repeat(32), tasks: { store } }),
+    );
+    services.push(service);
+    const c = await connect(service.url, { elicitation: 'defer', tasks: 'defer' });
+    expect(text((await c.callToolOrInput('answers_first', {})) as { content: unknown[] })).toBe('answered');
+    await kept?.startTask();
+    expect(await store.list(null)).toEqual([]);
   });
 });
