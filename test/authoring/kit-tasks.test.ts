@@ -113,6 +113,10 @@ describe('kit tasks of anonymous 2025 sessions (issue 58 #3)', () => {
     expect((await alice.rpc('tasks/cancel', { taskId })).result).toMatchObject({ taskId, status: 'cancelled' });
     await bob.rpc('tasks/cancel', { taskId: bobs });
     await vi.waitFor(() => expect(lines(log)).toEqual(expect.arrayContaining(['cancelled a', 'cancelled b'])), { timeout: 20_000 });
+    // 2025-11-25: the cancel of a task that already ended MUST be refused with -32602 (it answered the record).
+    const again = await alice.rpc('tasks/cancel', { taskId });
+    expect(again.error?.code).toBe(-32602);
+    expect(again.error?.message).toMatch(/already ended \(cancelled\)/);
   });
 });
 

@@ -107,7 +107,13 @@ export function serveTaskMethods(
     });
   if (era === 'legacy') {
     handle('tasks/get', async (p, ctx) => legacyTask(await tasks.get(p.taskId, owner(ctx))));
-    handle('tasks/cancel', async (p, ctx) => legacyTask(await tasks.cancel(p.taskId, owner(ctx))));
+    // 2025-11-25: the cancel of a task that already ended MUST be refused with -32602 (invalid params).
+    handle('tasks/cancel', async (p, ctx) => {
+      const before = await tasks.get(p.taskId, owner(ctx));
+      if (['completed', 'failed', 'cancelled'].includes(before.status))
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the task already ended (${before.status}): it cannot be cancelled`);
+      return legacyTask(await tasks.cancel(p.taskId, owner(ctx)));
+    });
     // tasks/result waits for the end, then answers as the call would have: its result, or its error.
     handle('tasks/result', async (p, ctx) => {
       const record = await tasks.ended(p.taskId, owner(ctx), ctx.mcpReq.signal);
