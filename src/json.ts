@@ -99,3 +99,12 @@ export function measureJson(value: unknown, limits: { depth: number; bytes: numb
   }
   return bytes;
 }
+
+/**
+ * One serialized JSON-RPC message made safe as a stdio line: U+2028 and U+2029 (legal raw in a JSON string) escaped
+ * as `\u2028`/`\u2029` — the same JSON — since line readers that split on them (Node 24's readline does) would cut
+ * the message in two.
+ */
+export function stdioLine(serialized: string): string {
+  return serialized.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+}

@@ -6,6 +6,7 @@
  * closes the server on an over-long line, and the process then exits 0
  * without a word.)
  */
+import { stdioLine } from '../json.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/server';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../bounds.js';
@@ -94,7 +95,7 @@ export class BoundedStdioServerTransport implements Transport {
   /** Writes one message as a line (waits for the drain when stdout is full). */
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
-      if (this.#stdout.write(serializeMessage(message))) resolve();
+      if (this.#stdout.write(stdioLine(serializeMessage(message)))) resolve();
       else this.#stdout.once('drain', resolve);
     });
   }

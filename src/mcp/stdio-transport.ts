@@ -11,6 +11,7 @@
  *   lives on; when it answers no request, the connection ends with that error.
  * - Messages are delivered one per microtask, in order.
  */
+import { stdioLine } from '../json.js';
 import { serializeMessage } from '@modelcontextprotocol/client';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
@@ -167,7 +168,7 @@ export class ProcessGroupStdioTransport implements Transport {
       this.firstMethod = message.method;
       if (message.method === 'server/discover') this.#probeId = message.id;
     }
-    return this.#process.write(serializeMessage(message));
+    return this.#process.write(stdioLine(serializeMessage(message)));
   }
 
   /** Called by the client after initialize. */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, MemoryStore, NativeRun, policies, ResourceService } from '../../src/index.js';
 import { oneLine, outsideText } from '../../src/outside-text.js';
+import { stdioLine } from '../../src/json.js';
 import { renderSkills } from '../../src/adapters.js';
 import { runAgt, tempDir } from '../support/index.js';
 import { rawSqlite } from '../support/sqlite.js';
@@ -52,6 +53,13 @@ describe('outsideText: the one function for outside text', () => {
     expect(outsideText(sneaky)).toBe('[object]');
     expect(outsideText(42)).toBe('42');
     expect(outsideText(undefined)).toBe('');
+  });
+
+  it('E1: a stdio line we send never holds a raw U+2028/U+2029 (Node 24’s readline splits on them), and is the same JSON', () => {
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'a\u2028b\u2029c' } });
+    const line = stdioLine(message);
+    expect(line).not.toMatch(/[\u2028\u2029]/);
+    expect(JSON.parse(line)).toEqual(JSON.parse(message));
   });
 
   it('oneLine keeps its own text and escapes what is put in', () => {
