@@ -16,8 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMcp, MemoryStore, NativeRun, policies, ResourceService, ToolSchemaRegistry, toolAlias } from '../src/index.js';
-import { parseAndValidate } from '../src/runtime/stages.js';
-import { checkOutput } from '../src/runtime/result-checks.js';
+import { parseAndValidate } from '../src/runtime/pipeline/stages.js';
+import { checkOutput } from '../src/runtime/pipeline/result-checks.js';
 import { type BenchReport, formatNs, measure, median } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -4,14 +4,24 @@
  * TokenStore, EraVerdictStore), model and provider adapter shapes
  * (ModelCall, BatchRunner, the ToolError helpers), audit sink
  * event types, the protocol and schema detail types, and the payload type of
- * each error code's details (AgtErrorDetails). The root entry
- * keeps what a host programs against (docs/README.md, "Entry points").
+ * each error code's details (AgtErrorDetails, ResultErrorDetails), the framework tools' names
+ * and the defaults a host seldom reads (the approval and legacy verdict
+ * ttls). The root entry keeps what a host programs against (docs/README.md,
+ * "Entry points").
  */
+export { DEFAULT_APPROVAL_TTL_MS } from './bounds.js';
 export { isToolErrorSignal, readToolError, toolErrorOf } from './errors.js';
-export type { AgtErrorDetails, AnyAgtError, ConfigProblemDetail, OutputIssueDetail } from './errors.js';
-export type { BearerTokenProvider, McpOAuthProvider } from './mcp/auth.js';
-export { clientCapabilities } from './mcp/client-handlers.js';
-export type { InputMethod } from './mcp/client-handlers.js';
+export type {
+  AgtErrorDetails,
+  AnyAgtError,
+  ConfigProblemDetail,
+  OutputIssueDetail,
+  ResultErrorCode,
+  ResultErrorDetails,
+} from './errors.js';
+export type { BearerTokenProvider, McpOAuthProvider } from './mcp/auth/auth.js';
+export { clientCapabilities } from './mcp/requests/client-handlers.js';
+export type { InputMethod } from './mcp/requests/client-handlers.js';
 export type {
   InputRetry,
   McpInputRequest,
@@ -22,21 +32,21 @@ export type {
   McpTaskStarted,
   McpTaskStatus,
 } from './mcp/connection-types.js';
-export type { EraVerdict } from './mcp/era.js';
-export type { RawTool } from './mcp/lists.js';
-export type { ProbePhase, ProbedList, ProbedSchemaError, ProbedTool } from './mcp/prober.js';
-export type { AuthSetting } from './mcp/settings.js';
-export { loginState } from './mcp/token-store.js';
-export type { LoginState, StoredTokens, TokenStore } from './mcp/token-store.js';
-export { DEFAULT_LEGACY_VERDICT_MS } from './mcp/verdicts.js';
-export type { EraVerdictStore, StoredVerdict } from './mcp/verdicts.js';
+export type { EraVerdict } from './mcp/settings/era.js';
+export type { RawTool } from './mcp/requests/lists.js';
+export type { ProbePhase, ProbedList, ProbedSchemaError, ProbedTool } from './mcp/probe/prober.js';
+export type { AuthSetting } from './mcp/settings/settings.js';
+export { loginState } from './mcp/auth/token-store.js';
+export type { LoginState, StoredTokens, TokenStore } from './mcp/auth/token-store.js';
+export { DEFAULT_LEGACY_VERDICT_MS } from './mcp/settings/verdicts.js';
+export type { EraVerdictStore, StoredVerdict } from './mcp/settings/verdicts.js';
 export type { PoolAuditSink, PoolEvent } from './pool/events.js';
 export type { PoolClock, PoolKeyStats } from './pool/types.js';
 export { checkExpectedRevision, expectedRevisionOf, revisionConflict } from './resources/conflict.js';
 export type { ConflictTarget } from './resources/conflict.js';
 export type { ResourceStore, ResourceWrite } from './resources/store.js';
 export type { AuditQuery } from './runtime/audit-store.js';
-export type { BatchProblem, BatchRejectReason } from './runtime/batch-check.js';
+export type { BatchProblem, BatchRejectReason } from './runtime/pipeline/batch-check.js';
 export type { ModelCall } from './runtime/model-calls.js';
 export { RUN_FORMAT_VERSION } from './runtime/run-store.js';
 export type { RunAnnouncement, RunListFilter, RunWatch, RunWrite, StoredRun } from './runtime/run-store.js';
@@ -56,13 +66,14 @@ export type {
   ToolsLoadedEvent,
   TraceContext,
 } from './runtime/audit-events.js';
-export type { SchemaLoadReason, ValidateOptions, ValidationResult } from './schema/compile.js';
-export type { Dialect } from './schema/dialects.js';
+export type { SchemaLoadReason, ValidateOptions, ValidationResult } from './schema/compile/compile.js';
+export type { Dialect } from './schema/compile/dialects.js';
 export type { CompiledToolSchema, SchemaPart, ToolSchemaRegistryOptions } from './schema/registry.js';
+export { FRAMEWORK_TOOL_NAMES } from './framework/index.js';
 export { TOOL_SEARCH } from './toolsearch/tool-index.js';
 export { estimateToolTokens } from './toolsearch/tokens.js';
 export type { SearchableTool } from './toolsearch/tokens.js';
-export type { BatchRejection } from './runtime/batch-check.js';
+export type { BatchRejection } from './runtime/pipeline/batch-check.js';
 export type { BatchRunner } from './runtime/model-calls.js';
 export type { RejectedBatch } from './runtime/run-batches.js';
 export type { RecoveredCall, RecoverResult } from './runtime/pending/recover.js';

@@ -1,11 +1,12 @@
 /**
- * The library's bounds in one place: every depth, size and time limit that
- * more than one concept shares or that a host may meet, and the one check of
- * a time a caller gives. A walker's own tuning (how many example values a
- * schema generator tries) stays beside it; a limit data from outside (a
- * model, a server, a file) is held to lives here.
+ * The library's bounds in one place: every depth, size, count and time limit
+ * that more than one concept shares or that a host may meet (a limit on what
+ * it passes, the default of an option, a size it can hit), and the rule of a
+ * time a caller gives (`checkMs` in check-ms.ts applies it). A walker's own
+ * tuning (how many example values a schema generator tries) stays beside it;
+ * a limit data from outside (a model, a server, a file) is held to lives here.
+ * A leaf: this file imports nothing, so every file may import it.
  */
-import { AgtError } from './errors.js';
 
 /** How deep any JSON from outside may nest: arguments, results, server notices, documents, audit events, schemas walked. */
 export const MAX_JSON_DEPTH = 64;
@@ -142,6 +143,84 @@ export const PG_WATCH_HEARTBEAT_MS_RULE: MsRule = { whole: true, min: 100, max: 
  */
 export const MAX_RUN_ID_BYTES = 1024;
 
+/** How much of an error cause's message an AgtError keeps (masked; the rest is cut with "…"). */
+export const MAX_CAUSE_TEXT = 2000;
+/** How many causes deep an AgtError's kept cause chain goes. */
+export const MAX_CAUSE_DEPTH = 4;
+/** How deep a JSONC text (an MCP config, a host's settings file) may nest before it is refused, unparsed. */
+export const MAX_JSONC_DEPTH = 512;
+/** How many compiled schemas a ToolSchemaRegistry keeps by default (`maxCached`; the least recently used go). */
+export const DEFAULT_SCHEMA_CACHE_SIZE = 1000;
+/** How many times ResourceService.write tries its compare-and-set by default (`maxAttempts`) before revision_conflict. */
+export const DEFAULT_WRITE_ATTEMPTS = 200;
+/** withRevision by default: attempts, the first backoff (doubled each time, jittered) and the longest wait between attempts. */
+export const DEFAULT_REVISION_ATTEMPTS = 50;
+export const DEFAULT_REVISION_BACKOFF_MS = 5;
+export const DEFAULT_REVISION_MAX_DELAY_MS = 250;
+
+/** A run's limits by default (`limits`, RunLimits): calls in one batch, one call's arguments as JSON, one result's content. */
+export const DEFAULT_MAX_BATCH_CALLS = 512;
+export const DEFAULT_MAX_ARGUMENT_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+/** How many calls of one batch a run runs at once by default (`concurrency`). */
+export const DEFAULT_RUN_CONCURRENCY = 4;
+/** The most runs one `RunStore.list` returns when it is given a limit (`limit`: 1 … this). */
+export const MAX_RUN_LIST_LIMIT = 10_000;
+/** The most bytes of JSON a RunStore watch's announcement carries (PostgreSQL's NOTIFY payload is under 8,000 bytes). */
+export const MAX_ANNOUNCEMENT_BYTES = 7_000;
+/** Tool search: the tools found by default, the most ToolIndex.search returns, and the most the model's tool_search may ask. */
+export const DEFAULT_TOOL_SEARCH_HITS = 5;
+export const MAX_TOOL_SEARCH_HITS = 50;
+export const MAX_TOOL_SEARCH_TOOL_HITS = 20;
+/** The longest query the model's tool_search takes. */
+export const MAX_TOOL_SEARCH_QUERY = 500;
+/** The longest text tool search reads from one field of a tool (server data: bounded before anything runs on it). */
+export const MAX_TOOL_FIELD_CHARS = 600;
+
+/** A connection's time limits by default (`timeouts`, Timeouts): spawn, handshake, all pages of a list, each close grace, a call. */
+export const DEFAULT_SPAWN_MS = 5_000;
+export const DEFAULT_HANDSHAKE_MS = 10_000;
+export const DEFAULT_LIST_MS = 10_000;
+export const DEFAULT_CLOSE_GRACE_MS = 1_000;
+export const DEFAULT_CALL_MS = 60_000;
+/** How many pages one list of a server may take (more is protocol_error, reason too_many_pages: a server that pages forever). */
+export const MAX_LIST_PAGES = 1000;
+/** How many different warnings a connection's skill listings give (each told once; the rest are left out). */
+export const MAX_SKILL_WARNINGS = 20;
+/** The most completion values a server's answer gives (MCP's own bound). */
+export const MAX_COMPLETIONS = 100;
+/** How long an OAuth login waits for the browser's callback by default (`timeoutMs`, `agt mcp login --timeout`). */
+export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
+/** McpPool by default: how long an unused connection stays open (`idleMs`), and its breaker's failures and first backoff. */
+export const DEFAULT_POOL_IDLE_MS = 300_000;
+export const DEFAULT_POOL_BREAKER_FAILURES = 3;
+export const DEFAULT_POOL_BACKOFF_MS = 100;
+
+/** A kit server's tasks by default: how long one and its result are kept (`tasks.ttlMs`), the poll interval it suggests. */
+export const DEFAULT_SERVED_TASK_TTL_MS = 60 * 60_000;
+export const DEFAULT_SERVED_TASK_POLL_MS = 500;
+/** The longest statusMessage a kit task's handler sets (`status(message)`: the rest is cut). */
+export const MAX_TASK_STATUS_MESSAGE = 500;
+/** The most tasks a kit server's memory task store keeps; beyond it the oldest ended ones go first. */
+export const MAX_MEMORY_TASKS = 10_000;
+/** The most tasks a SQLite task store's `list` returns (the newest). */
+export const MAX_LISTED_TASKS = 1000;
+/** How long a kit server's lists may be reused by default (DEFAULT_CACHE_HINT's `ttlMs`). */
+export const DEFAULT_LIST_CACHE_TTL_MS = 60_000;
+/** How long a kit server's request state lives by default, in seconds (`requestStateTtlSeconds`). */
+export const DEFAULT_REQUEST_STATE_TTL_SECONDS = 600;
+/** serveHttp by default: sessions at once (`maxSessions`), events kept for resumption and the reconnect delay (`resumable`). */
+export const DEFAULT_MAX_HTTP_SESSIONS = 1000;
+export const DEFAULT_RESUMABLE_EVENTS = 10_000;
+export const DEFAULT_RESUMABLE_RETRY_MS = 1000;
+
+/** How long a SQLite store waits for another process's lock by default (`busyTimeoutMs`). */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 5000;
+/** How many connections a PostgreSQL store's own pool opens at most by default (`max`). */
+export const DEFAULT_PG_POOL_SIZE = 10;
+/** How many servers `agt mcp list --probe` starts at once by default. */
+export const DEFAULT_PROBE_CONCURRENCY = 8;
+
 /** A rule for a time: at least `min` (default: more than 0), at most `max`, a whole number when `whole`. */
 export interface MsRule {
   min?: number;
@@ -166,15 +245,4 @@ export function msProblem(value: unknown, rule: MsRule = {}): string | undefined
   if (min !== undefined && max !== undefined) return `must be a ${kind} between ${min} and ${max}`;
   if (min !== undefined) return `must be a ${kind}, at least ${min}`;
   return `must be a positive ${kind}${max === undefined ? '' : `, at most ${max}`}`;
-}
-
-/**
- * The one check of a time a caller gives (a timeout, a ttl, an interval):
- * invalid_input naming `field` unless it fits `rule`; undefined passes (the
- * default applies).
- */
-export function checkMs(value: unknown, field: string, rule: MsRule = {}): void {
-  if (value === undefined) return;
-  const problem = msProblem(value, rule);
-  if (problem !== undefined) throw new AgtError('invalid_input', `${field} ${problem}`, { details: { field } });
 }

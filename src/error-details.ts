@@ -1,7 +1,8 @@
 /**
- * What each AgtError code's `details` holds (docs/errors.md has the table):
- * one map from code to payload, so `error.details` narrows on `error.code`
- * after `isAgtError`. Every payload may carry more fields than it names
+ * What each error code's `details` holds (docs/errors.md has the table): one
+ * map from code to payload for AgtError codes, and one for every code a result
+ * carries (the AgtError codes and the codes only results have), so
+ * `error.details` narrows on `error.code`. Every payload may carry more fields than it names
  * (`Open`): the named ones are the contract, and none ever holds an argument,
  * env or header value.
  */
@@ -74,4 +75,24 @@ export interface AgtErrorDetails {
   interrupted: { batchId?: string; decidedAt?: string; leaseUntil?: string } & Open;
   task_lost: { taskId?: string; reason?: string } & Open;
   skill_unverified: { reason?: string } & Open;
+}
+
+/** The `details` of each result error code: every AgtError code's, and those of the codes only results carry. */
+export interface ResultErrorDetails extends AgtErrorDetails {
+  /** The arguments were not valid (`issues`), or the call was not one the model could make (`reason`: unknown_tool …). */
+  invalid_arguments: { issues?: readonly (OutputIssueDetail & { message?: string })[]; reason?: string } & Open;
+  /** `by`: who denied it (policy, hook, human …); `reason`: approval_expired, input_declined. */
+  permission_denied: { by?: string; reason?: string; expiresAt?: string } & Open;
+  /** The tool's `isError` result: its content (bounded: `truncated` when cut at maxResultBytes). */
+  tool_error: { content?: readonly unknown[]; truncated?: boolean } & Open;
+  tool_failed: Open;
+  /** The server refused the call with a JSON-RPC error (`rpcCode`). */
+  server_error: { reason?: string; rpcCode?: number } & Open;
+  /** A kit tool asked the client for what it does not offer (`feature`: elicitation, sampling, roots). */
+  unsupported: { feature?: string } & Open;
+  /** The client's answer to a kit tool's question does not fit it (`method`). */
+  invalid_answer: { method?: string } & Open;
+  duplicate_name: Open;
+  invalid_name: Open;
+  corrupt_record: Open;
 }

@@ -6,9 +6,7 @@
  */
 import { maskSecretText } from './secret-rule.js';
 import { defined, setOwn } from './json.js';
-
-// How deep maskError reads an error's details (the JSON depth bound, restated: bounds.ts imports this file).
-const MAX_DETAILS_DEPTH = 64;
+import { MAX_CAUSE_DEPTH, MAX_CAUSE_TEXT, MAX_JSON_DEPTH } from './bounds.js';
 
 /** Every stable error code the library throws, in one list: the type, the CLI's exit table and docs/errors.md are checked against it. */
 export const AGT_ERROR_CODES = [
@@ -43,19 +41,48 @@ export const AGT_ERROR_CODES = [
   'skill_unverified', // a server's skill file differs from its listing (size, digest, frontmatter): it is never shown (K2)
 ] as const;
 
-import type { AgtErrorDetails } from './error-details.js';
+/**
+ * Every code the library puts in a result's error, in one list: each AgtError code, and the codes only results
+ * carry — a call's status as its code, a server's JSON-RPC refusal, a kit tool's unanswerable question, a probed
+ * tool's bad name, a listed record that cannot be read. docs/errors.md has a row for each. A `tool_error` result
+ * may also carry a tool's own code (C4), which no list can hold.
+ */
+export const RESULT_ERROR_CODES = [
+  ...AGT_ERROR_CODES,
+  'invalid_arguments', // the call's arguments are not valid for its tool (its status too)
+  'permission_denied', // a policy, hook or person denied the call (its status too)
+  'tool_error', // the tool answered with an error result that names no code of its own (its status too)
+  'tool_failed', // the tool failed and said nothing usable: a handler's undeclared throw (its status too)
+  'server_error', // the server refused the call with a JSON-RPC error (details.rpcCode)
+  'unsupported', // a kit tool asked the client for what it does not offer (elicitation, sampling, roots)
+  'invalid_answer', // the client's answer to a kit tool's question does not fit the question
+  'duplicate_name', // a probed tool shares its name with another tool of its server
+  'invalid_name', // a probed tool's name is not a usable MCP tool name
+  'corrupt_record', // a listed resource's stored row cannot be read (ResourceRecord.problem)
+] as const;
 
-export type { AgtErrorDetails, ConfigProblemDetail, OutputIssueDetail } from './error-details.js';
+import type { AgtErrorDetails, ResultErrorDetails } from './error-details.js';
+
+export type { AgtErrorDetails, ConfigProblemDetail, OutputIssueDetail, ResultErrorDetails } from './error-details.js';
 
 /** A stable error code (one of {@link AGT_ERROR_CODES}). */
 export type AgtErrorCode = (typeof AGT_ERROR_CODES)[number];
 
+/** A code a result's error carries (one of {@link RESULT_ERROR_CODES}). */
+export type ResultErrorCode = (typeof RESULT_ERROR_CODES)[number];
+
+/**
+ * The error of a result, and of a ToolError — one shape: a code, a message, and the details its code documents
+ * ({@link ResultErrorDetails}). With the default `C` it is a union by code, so `details` narrows on `code`;
+ * `ResultError<string>` is an error that may carry a tool's own code (C4), its details the tool's own.
+ */
+export type ResultError<C extends string = ResultErrorCode> = C extends unknown
+  ? { code: C; message: string; details?: C extends ResultErrorCode ? ResultErrorDetails[C] : Record<string, unknown> }
+  : never;
+
 // A registered symbol survives duplicate copies of the package (ESM + CJS loaded
 // side by side), where `instanceof` does not.
 const AGT_ERROR_BRAND = Symbol.for('agt-mcp.AgtError');
-
-const MAX_CAUSE_DEPTH = 4;
-const MAX_CAUSE_TEXT = 2000;
 
 // Generic redaction of free text from elsewhere (an SDK, fetch, a server's HTTP body); bounded input, linear patterns.
 function redactText(text: string, mask: (text: string) => string): string {
@@ -98,11 +125,11 @@ export function maskError(error: AgtError, mask: (text: string) => string): AgtE
   return new AgtError(error.code, mask(error.message), { ...defined({ details }), ...defined({ cause: error.cause }), mask });
 }
 
-// A copy of JSON-like details with every string (keys too) masked; deeper than MAX_DETAILS_DEPTH is dropped, never walked.
+// A copy of JSON-like details with every string (keys too) masked; deeper than MAX_JSON_DEPTH is dropped, never walked.
 function maskDeep(value: unknown, mask: (text: string) => string, depth: number): unknown {
   if (typeof value === 'string') return mask(value);
   if (typeof value !== 'object' || value === null) return value;
-  if (depth >= MAX_DETAILS_DEPTH) return '(not read: nested too deep)';
+  if (depth >= MAX_JSON_DEPTH) return '(not read: nested too deep)';
   if (Array.isArray(value)) return value.map((v) => maskDeep(v, mask, depth + 1));
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) setOwn(out, mask(key), maskDeep((value as Record<string, unknown>)[key], mask, depth + 1));
@@ -131,8 +158,8 @@ export class AgtError<C extends AgtErrorCode = AgtErrorCode> extends Error {
   }
 
   /** The ToolError shape that goes back to a model. */
-  toToolError(): ToolError {
-    return toolErrorOf(this.code, this.message, this.details);
+  toToolError(): ToolError<C> {
+    return toolErrorOf<C>(this.code, this.message, this.details);
   }
 }
 
@@ -144,14 +171,20 @@ export function isAgtError(value: unknown): value is AnyAgtError {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGT_ERROR_BRAND] === true;
 }
 
-/** The shape of an error that goes back to a model as a tool result. */
-export interface ToolError {
-  error: { code: string; message: string; details?: Record<string, unknown> };
+/** The shape of an error that goes back to a model as a tool result: `{ error }`, the error a result carries. */
+export interface ToolError<C extends string = ResultErrorCode> {
+  error: ResultError<C>;
 }
 
-/** Builds a ToolError value. */
-export function toolErrorOf(code: string, message: string, details?: Record<string, unknown>): ToolError {
-  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+/** Builds a ToolError value: a listed code takes its code's details; `toolErrorOf<string>` builds one with a tool's own code. */
+export function toolErrorOf<C extends string>(code: C, message: string, details?: ResultError<C>['details']): ToolError<C> {
+  return { error: resultErrorOf(code, message, details) };
+}
+
+/** Builds a result's error without empty details; `code` may be a union (an AgtError's code, or a fallback). */
+export function resultErrorOf<C extends string>(code: C, message: string, details?: ResultError<C>['details']): ResultError<C> {
+  // ResultError<C> resolves by code only once C is known; the shape is the same for every C.
+  return (details === undefined ? { code, message } : { code, message, details }) as ResultError<C>;
 }
 
 /** The text parts of MCP tool-result content, joined. */
@@ -165,7 +198,7 @@ export function contentText(content: readonly unknown[]): string {
 }
 
 /** Reads a ToolError back out of a tool result's text content, when the text is one. */
-export function readToolError(content: readonly unknown[]): ToolError['error'] | undefined {
+export function readToolError(content: readonly unknown[]): ResultError<string> | undefined {
   try {
     const parsed = JSON.parse(contentText(content)) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
     const error = parsed?.error;

@@ -4,7 +4,7 @@
  * each concept's folder index lists it; test/package/exports.test.ts pins the
  * names of every entry point.
  */
-export { AGT_ERROR_CODES, AgtError, isAgtError } from './errors.js';
+export { AGT_ERROR_CODES, AgtError, isAgtError, RESULT_ERROR_CODES } from './errors.js';
 export type { AgtErrorCode, ToolError } from './errors.js';
 export { ToolSchemaRegistry } from './schema/index.js';
 export type { ArgumentIssue } from './schema/index.js';
@@ -71,7 +71,6 @@ export type {
   ToolAnnotations,
 } from './mcp/index.js';
 export {
-  DEFAULT_APPROVAL_TTL_MS,
   DEFAULT_LIMITS,
   MemoryAuditStore,
   MemoryRunStore,
@@ -103,7 +102,6 @@ export type {
   ModelLike,
   ModelTool,
   NativeRunOptions,
-  PendingApproval,
   PendingCall,
   PermissionDecision,
   PermissionPolicy,
@@ -123,7 +121,6 @@ export type {
   ToolResult,
   ToolSearchOptions,
 } from './runtime/index.js';
-export { FRAMEWORK_TOOL_NAMES } from './framework/index.js';
 export { HarnessToolSet } from './harness/index.js';
 export type { HarnessToolDef } from './harness/index.js';
 export { McpPool } from './pool/index.js';

@@ -9,7 +9,7 @@
  * anything else is a generic failure whose message says nothing of the cause.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { contentText, isAgtError, isToolErrorSignal, readToolError, type ToolError, toolErrorOf } from './errors.js';
+import { contentText, isAgtError, isToolErrorSignal, readToolError, type ResultError, toolErrorOf } from './errors.js';
 import { defined, isPlainObject } from './json.js';
 
 /** What a handler may return: text, data (a JSON value; an object is also sent as structuredContent), or an MCP tool result (the SDK's CallToolResult). */
@@ -51,17 +51,17 @@ export function outputContent(output: HandlerOutput | unknown[]): CallToolResult
 }
 
 /** A ToolError as the text a model or client reads (`{"error":{code,message,details}}`): one writing for the kit's results and the runtime's. */
-export function toolErrorText(error: ToolError['error']): string {
-  return JSON.stringify(toolErrorOf(error.code, error.message, error.details));
+export function toolErrorText(error: ResultError<string>): string {
+  return JSON.stringify(toolErrorOf<string>(error.code, error.message, error.details));
 }
 
 /** The MCP tool result of a ToolError (`isError`, its JSON as text): what a kit server answers for a failed call; `errorOfContent` reads it back. */
-export function toolErrorResult(error: ToolError['error']): CallToolResult {
+export function toolErrorResult(error: ResultError<string>): CallToolResult {
   return { content: [{ type: 'text', text: toolErrorText(error) }], isError: true };
 }
 
-/** The error of an `isError` result: the ToolError convention (`{ error: { code, message } }` as text) when present, else its text. */
-export function errorOfContent(content: unknown[]): { code: string; message: string; details: Record<string, unknown> } {
+/** The error of an `isError` result: the ToolError convention (`{ error: { code, message } }` as text, the tool's own code) when present, else `tool_error` with its text. */
+export function errorOfContent(content: unknown[]): ResultError<string> {
   const declared = readToolError(content);
   if (declared !== undefined) return { code: declared.code, message: declared.message, details: { content } };
   return { code: 'tool_error', message: contentText(content).slice(0, 2000) || 'the tool reported an error', details: { content } };
@@ -71,7 +71,7 @@ export function errorOfContent(content: unknown[]): { code: string; message: str
 export function failureOf(
   error: unknown,
   fallback: string,
-): { status: 'tool_error' | 'tool_failed'; error: { code: string; message: string; details?: Record<string, unknown> } } {
+): { status: 'tool_error'; error: ResultError<string> } | { status: 'tool_failed'; error: ResultError<'tool_failed'> } {
   if (isAgtError(error) || isToolErrorSignal(error)) {
     return { status: 'tool_error', error: { code: error.code, message: error.message, ...defined({ details: error.details }) } };
   }

@@ -225,7 +225,7 @@ function questionTools() {
     }),
     tool('test_input_required_result_multi_round', async (_input, ctx) => {
       const first = await ctx.elicit({ message: 'Step 1: your name?', requestedSchema: nameForm }, { key: 'step1' });
-      // The scenario's second question (its answer { color } is checked against this schema: issue 58).
+      // The scenario's second question (its answer { color } is checked against this schema).
       await ctx.elicit(
         {
           message: 'Step 2: What is your favorite color?',

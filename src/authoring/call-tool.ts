@@ -1,27 +1,27 @@
 /**
  * A kit server's `tools/call`: the arguments checked against the published
  * schema, the handler run — plainly, round trip in the 2026-07-28 era when it
- * asks questions (rounds.ts), or as a task when the tool declares
+ * asks questions (questions/rounds.ts), or as a task when the tool declares
  * `execution.taskSupport` and the client asked for one (tasks/) — and its
  * output checked against the tool's outputSchema. Invalid arguments, business
  * and permission errors all come back as tool results with isError and a
  * machine-readable `{ error: { code, message, details? } }` text (C4).
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { CallToolRequest, CallToolResult, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolRequest, CallToolResult, InputRequiredResult, Server, ServerContext } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../json.js';
 import { failureOf, outputContent, toolErrorResult } from '../results.js';
 import { MAX_TOOL_NAME_LENGTH } from '../bounds.js';
 import { parseArguments, type ServableTool, type ToolContext } from './define-tool.js';
 import { roundsContext, type Serving, toolContext } from './context.js';
-import { NeedsInput, Rounds, type roundsCodec } from './rounds.js';
+import { NeedsInput, Rounds, type roundsCodec } from './questions/rounds.js';
 import type { compiledOutput } from './output.js';
 import { outputProblem } from './output.js';
 import { callAsTask, requestCapabilities, taskContext } from './tasks/serve.js';
 import { legacyTask } from './tasks/wire.js';
 import type { KitTasks } from './tasks/runner.js';
 import { taskCaller } from './tasks/policy.js';
-import { roundsThenTask, startsInHandler } from './task-after-rounds.js';
+import { roundsThenTask, startsInHandler } from './tasks/task-after-rounds.js';
 
 /** What a server's tools/call handler needs. */
 export interface CallToolParts {
@@ -43,15 +43,15 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     context: ToolContext,
     rounds?: Rounds,
     asTask: boolean | (() => boolean) = false,
-  ): Promise<CallToolResult> => {
+  ): Promise<CallToolResult | InputRequiredResult> => {
     try {
-      const result = outputContent(await tool.handler(value as never, context));
+      const result = outputContent(await tool.handler(value, context));
       const broken = outputProblem(tool.name, result, outputs.get(tool.name));
       if (broken === undefined) return result; // outputContent built its blocks from the handler's typed output
       report(broken, tool.name); // the server's own bug: its author hears of it; the client gets paths, never values
       return toolErrorResult(broken);
     } catch (error) {
-      if (error instanceof NeedsInput && rounds !== undefined) return (await rounds.result(error, codec)) as unknown as CallToolResult;
+      if (error instanceof NeedsInput && rounds !== undefined) return await rounds.result(error, codec);
       if ((typeof asTask === 'function' ? asTask() : asTask) && error instanceof ProtocolError) throw error;
       const { status, error: failure } = failureOf(error, 'the tool failed unexpectedly'); // a ToolErrorSignal keeps its code; anything else says nothing of the cause
       // A task's handler that ends because its task was cancelled is no failure to tell its author of.
@@ -59,7 +59,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
       return toolErrorResult(failure);
     }
   };
-  return async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> => {
+  return async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const tool = tools.get(request.params.name);
     if (tool === undefined)
       throw new ProtocolError(
@@ -74,7 +74,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
           message: "the arguments do not match the tool's schema",
           details: { issues: parsed.issues },
         });
-    const params = request.params as unknown as Record<string, unknown>;
+    const params: Record<string, unknown> = request.params;
     // A 2025 client that asked for a task gets one whatever comes of it (the task's result says the arguments are invalid).
     if (invalid !== undefined && !(serving.era === 'legacy' && isPlainObject(params.task) && tool.execution !== undefined)) return invalid;
     const meta = isPlainObject(request.params._meta) ? request.params._meta : {};
@@ -84,7 +84,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
     if (startsInHandler(tool, serving.era, server, ctx)) {
       const rounds = await Rounds.take(ctx, tool.name, request.params.arguments, owner, parts.codec);
       const value = parsed.ok ? parsed.value : undefined;
-      return (await roundsThenTask({
+      return roundsThenTask({
         tool,
         call: { params, server, ctx },
         context,
@@ -93,7 +93,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
         starter: taskCaller(context.caller, ctx),
         owner,
         run: (handlerContext, asTask) => run(tool, value, handlerContext, rounds, asTask),
-      })) as unknown as CallToolResult;
+      });
     }
     const task = await callAsTask(
       tool.execution?.taskSupport,
@@ -105,7 +105,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
             taskCaller(context.caller, ctx), // an anonymous caller's 2025 session: what its tasks/list shows (issue 58 #3)
             ttl,
             (control) =>
-              (invalid !== undefined
+              invalid !== undefined
                 ? Promise.resolve(invalid)
                 : run(
                     tool,
@@ -113,20 +113,18 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
                     taskContext(context, control, serving.era, requestCapabilities(server, ctx)),
                     undefined,
                     true,
-                  )) as never,
+                  ),
             // 2025: the client hears of each change (notifications/tasks/status) and need not wait for its next poll.
             serving.era === 'legacy'
               ? (record) =>
-                  void server
-                    .notification({ method: 'notifications/tasks/status', params: legacyTask(record) } as never)
-                    .catch(() => undefined)
+                  void server.notification({ method: 'notifications/tasks/status', params: legacyTask(record) }).catch(() => undefined)
               : undefined,
           ),
         refresh: (taskId) => parts.tasks.store.get(taskId),
         cancel: (taskId) => parts.tasks.cancel(taskId, owner),
       },
     );
-    if (task !== undefined) return task as unknown as CallToolResult;
+    if (task !== undefined) return task;
     // 2026-07-28: a handler's questions go round trip; the state is checked before the handler runs.
     const rounds = serving.era === 'modern' ? await Rounds.take(ctx, tool.name, request.params.arguments, owner, parts.codec) : undefined;
     return run(tool, parsed.ok ? parsed.value : undefined, rounds ? roundsContext(context, rounds) : context, rounds);

@@ -5,21 +5,21 @@
  * each sent on the call's own stream (so on HTTP they reach the right client).
  */
 import { CreateMessageResultSchema, ElicitResultSchema, ListRootsResultSchema } from '@modelcontextprotocol/core';
-import { inputRequired, type Rounds } from './rounds.js';
-import { answerProblem, checkQuestion, expectedOf } from './answers.js';
+import { inputRequired, type Rounds } from './questions/rounds.js';
+import { answerProblem, checkQuestion, expectedOf } from './questions/answers.js';
 import type { Server, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { ToolErrorSignal } from '../errors.js';
 import { defined } from '../json.js';
 import type { Caller, ToolContext } from './define-tool.js';
-import { BoundedStdioServerTransport } from './stdio.js';
+import { BoundedStdioServerTransport } from './serve/stdio.js';
 import os from 'node:os';
 
 type Extra = ServerContext;
 
-// The SDK's Server keeps the level each session set (logging/setLevel); its check is not typed public.
+// The SDK's Server keeps the level each session set (logging/setLevel); its check is private, so it is read as unknown.
 function ignored(server: Server, level: LoggingLevel, sessionId: string | undefined): boolean {
-  const check = (server as unknown as { isMessageIgnored?: (level: LoggingLevel, sessionId?: string) => boolean }).isMessageIgnored;
-  return typeof check === 'function' && check.call(server, level, sessionId);
+  const check: unknown = Reflect.get(server, 'isMessageIgnored');
+  return typeof check === 'function' && check.call(server, level, sessionId) === true;
 }
 
 const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -104,7 +104,7 @@ export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<
         throw new ToolErrorSignal('invalid_answer', `the client's answer to the question ${problem}`, { method: request.method });
       return answer;
     },
-    async startTask() {}, // a task starts here only on the 2026-07-28 path of a taskStart: 'handler' tool (task-after-rounds.ts)
+    async startTask() {}, // a task starts here only on the 2026-07-28 path of a taskStart: 'handler' tool (tasks/task-after-rounds.ts)
     clientCapabilities: Object.freeze({ ...(server.getClientCapabilities() ?? {}) }),
     async ask(questions) {
       const answers: Record<string, unknown> = {};
@@ -128,7 +128,7 @@ export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<
 }
 
 /**
- * The context of a 2026-07-28 call: its questions go round trip (rounds.ts). A
+ * The context of a 2026-07-28 call: its questions go round trip (questions/rounds.ts). A
  * question already answered — in an earlier round, or by this retry — returns
  * its answer; the first one not answered ends the round, and the handler runs
  * again with it answered.
@@ -138,10 +138,7 @@ export function roundsContext(context: ToolContext, rounds: Rounds): ToolContext
     ...context,
     sample: async (params, options) => rounds.ask(() => inputRequired.createMessage(params), options?.key),
     elicit: async (params, options) =>
-      rounds.ask(
-        () => (params.mode === 'url' ? inputRequired.elicitUrl(params as never) : inputRequired.elicit(params as never)),
-        options?.key,
-      ),
+      rounds.ask(() => (params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params)), options?.key),
     roots: async (options) => rounds.ask<{ roots: { uri: string; name?: string }[] }>(() => inputRequired.listRoots(), options?.key).roots,
     ask: async (questions) =>
       rounds.askAll(
@@ -151,8 +148,8 @@ export function roundsContext(context: ToolContext, rounds: Rounds): ToolContext
             () =>
               'elicit' in q
                 ? q.elicit.mode === 'url'
-                  ? inputRequired.elicitUrl(q.elicit as never)
-                  : inputRequired.elicit(q.elicit as never)
+                  ? inputRequired.elicitUrl(q.elicit)
+                  : inputRequired.elicit(q.elicit)
                 : 'sample' in q
                   ? inputRequired.createMessage(q.sample)
                   : inputRequired.listRoots(),

@@ -1,7 +1,7 @@
 /**
  * defineTool (C2): one valibot object schema is the single source of a tool's
  * arguments. The published inputSchema is generated from it (JSON Schema
- * 2020-12, by schema/valibot.ts, which the runtime's framework tools share);
+ * 2020-12, by schema/valibot/valibot.ts, which the runtime's framework tools share);
  * the server checks incoming arguments against that published schema, then
  * shapes them with the valibot schema stripped of its checks (parseArguments).
  * Anything valibot cannot express in JSON Schema (transforms, custom checks)
@@ -12,9 +12,9 @@ import type * as v from 'valibot';
 import { AgtError, ToolErrorSignal } from '../errors.js';
 import { MODEL_TOOL_NAME } from '../tool-names.js';
 import type { HandlerOutput } from '../results.js';
-import { publishValibot } from '../schema/valibot.js';
+import { publishValibot } from '../schema/valibot/valibot.js';
 import { defined } from '../json.js';
-import type { ToolAnnotations } from '../mcp/lists.js';
+import type { ToolAnnotations } from '../mcp/requests/lists.js';
 import type {
   AuthInfo,
   CreateMessageRequest,
@@ -28,7 +28,7 @@ export { ToolErrorSignal } from '../errors.js';
 
 /** How a tool may run as a task (MCP `execution.taskSupport`). */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
-export { parseArguments } from '../schema/valibot.js';
+export { parseArguments } from '../schema/valibot/valibot.js';
 
 /** The authenticated caller of a request. */
 export interface Caller {
@@ -145,7 +145,11 @@ export interface ServableTool extends ToolDescription {
   readonly taskStart?: TaskStart;
   readonly input: v.GenericSchema;
   readonly inputSchema: Record<string, unknown>;
-  readonly handler: (input: never, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
+  /**
+   * The handler, given what its own `input` made of the arguments (parseArguments). A method, whose parameter is
+   * checked both ways, so that a DefinedTool of any input type is a ServableTool.
+   */
+  handler(input: unknown, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 
 /** A tool's definition: its name, description, one valibot object schema per side, and the handler. */

@@ -9,7 +9,7 @@ import { AgtError, isAgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
-import { MODERN_PROTOCOL_VERSION, type ProtocolEra } from '../mcp/era.js';
+import { MODERN_PROTOCOL_VERSION, type ProtocolEra } from '../mcp/settings/era.js';
 import type { McpDocument, McpProtocolChoice, McpServerConfig } from '../config/mcp-config.js';
 
 /** Both eras, in the order checks run them. */

@@ -4,15 +4,15 @@ export type { Caller, DefinedTool, ServableTool, TaskSupport, ToolContext, ToolD
 export { MemoryTaskStore } from './tasks/store.js';
 export type { MemoryTaskStoreOptions, TaskRecord, TaskStatus, TaskStore } from './tasks/store.js';
 export type { TaskServingOptions } from './tasks/policy.js';
-export { serveHttp } from './http.js';
-export type { HttpToolService, ServeHttpOptions } from './http.js';
-export { createToolServer, DEFAULT_CACHE_HINT, serveStdio } from './server.js';
-export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions } from './server.js';
-export type { KitSkillSource } from './skills.js';
+export { serveHttp } from './serve/http.js';
+export type { HttpToolService, ServeHttpOptions } from './serve/http.js';
+export { createToolServer, DEFAULT_CACHE_HINT, serveStdio } from './serve/server.js';
+export type { MessageTransport, ServeStdioOptions, ToolServer, ToolServerOptions } from './serve/server.js';
+export type { KitSkillSource } from './serve/skills.js';
 export type { ServedEra } from './eras.js';
 export { toolResult } from '../results.js';
 export type { CacheHint, CallToolResult } from '@modelcontextprotocol/server';
-export { contractCases, runContract } from './contract.js';
+export { contractCases, runContract } from './contract/contract.js';
 export type {
   ContractCase,
   ContractEraReport,
@@ -22,8 +22,8 @@ export type {
   ContractReport,
   ContractResult,
   ContractTool,
-} from './contract.js';
-export { checkServer } from './server-check.js';
+} from './contract/contract.js';
+export { checkServer } from './contract/server-check.js';
 export type {
   CheckCase,
   CheckCaseResult,
@@ -32,4 +32,4 @@ export type {
   ServerCheckOptions,
   ServerCheckReport,
   ToolCheck,
-} from './server-check.js';
+} from './contract/server-check.js';

@@ -8,7 +8,7 @@
 import { AgtError } from '../errors.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { checkStructuredOutput, type OutputCheck, outputCheckOf } from '../schema/structured-output.js';
+import { checkStructuredOutput, type OutputCheck, outputCheckOf, outputVerdictMessage } from '../schema/structured-output.js';
 import type { ServableTool } from './define-tool.js';
 
 const registry = new ToolSchemaRegistry();
@@ -23,12 +23,7 @@ export function outputProblem(tool: string, result: CallToolResult, output: Outp
   if (output === undefined || result.isError === true) return undefined;
   const verdict = checkStructuredOutput(result.structuredContent, output);
   if (verdict.ok) return undefined;
-  const message =
-    verdict.problem === 'invalid'
-      ? `tool "${tool}" returned a result that does not match its outputSchema${verdict.where}: ${verdict.first}`
-      : verdict.problem === 'missing'
-        ? `tool "${tool}" declares an outputSchema, but its result has no structured content`
-        : `tool "${tool}" returned structured content that is not a JSON object`;
+  const message = outputVerdictMessage(verdict, tool);
   const issues = verdict.issues.map((i) => ({ instancePath: i.instancePath, schemaPath: i.schemaPath, keyword: i.keyword }));
   return new AgtError('output_invalid', message, { details: { issues } });
 }

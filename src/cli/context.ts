@@ -9,9 +9,9 @@ import { ResourceService, type WriteFields, type WriteInput, type WriteResult } 
 import type { ResourceKind } from '../resources/types.js';
 import { SqliteStore } from '../storage/sqlite.js';
 
-import type { McpAuth } from '../mcp/auth.js';
-import { storedOAuth } from '../mcp/stored-oauth.js';
-import type { TokenStore } from '../mcp/token-store.js';
+import type { McpAuth } from '../mcp/auth/auth.js';
+import { storedOAuth } from '../mcp/auth/stored-oauth.js';
+import type { TokenStore } from '../mcp/auth/token-store.js';
 import { FileTokenStore, tokensFile } from './token-file.js';
 import { outsideJson, outsideText } from '../outside-text.js';
 

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { AgtError } from '../errors.js';
 import { FileReadError, readBoundedFile, readBoundedStream } from '../files.js';
 import { setOwn } from '../json.js';
-import { JsoncError, MAX_JSONC_DEPTH, parseJsonc } from '../config/jsonc.js';
+import { JsoncError, parseJsonc } from '../config/jsonc.js';
 
 /** The largest config file the CLI reads. */
-import { HANDSHAKE_MS_RULE, MAX_FILE_BYTES, msProblem } from '../bounds.js';
+import { HANDSHAKE_MS_RULE, MAX_FILE_BYTES, MAX_JSONC_DEPTH, msProblem } from '../bounds.js';
 
 export { MAX_FILE_BYTES };
 

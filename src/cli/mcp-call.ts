@@ -12,13 +12,13 @@ import { connectMcp } from '../mcp/connect.js';
 import type { McpConnection, McpInputRequired } from '../mcp/connection.js';
 import { MountSession } from '../runtime/mount-session.js';
 import type { ToolResult } from '../runtime/types.js';
-import type { ArgumentIssue } from '../schema/issues.js';
+import type { ArgumentIssue } from '../schema/issues/issues.js';
 import { type CliContext, emit, EXIT } from './context.js';
 import { readConfigFile } from './files.js';
 import { interruptible, SESSION_OPTIONS, sessionTarget } from './mcp-session.js';
 import { contentLines, structuredLines, toolArguments } from './tool-output.js';
 import { CODE_EXIT } from './terminal.js';
-import { DEFER } from '../mcp/client-handlers.js';
+import { DEFER } from '../mcp/requests/client-handlers.js';
 import { answeredRetry, parseAnswers, terminalElicitation, waitForAnswers } from './questions.js';
 import { waitingKey, writeWaiting } from './waiting-file.js';
 

@@ -1,9 +1,9 @@
 /** `agt mcp check REF [--all] [--dry-run]`: a contract check of a registered server, generated from its own schemas. */
 import { oneLine } from '../outside-text.js';
-import { resolvedOptions } from '../mcp/resolved-settings.js';
+import { resolvedOptions } from '../mcp/settings/resolved-settings.js';
 import { parseArgs } from 'node:util';
 import { eraLabel } from '../authoring/eras.js';
-import { checkServer, type ServerCheckReport, type ToolCheck } from '../authoring/server-check.js';
+import { checkServer, type ServerCheckReport, type ToolCheck } from '../authoring/contract/server-check.js';
 import { AgtError } from '../errors.js';
 import { type CliContext, emit, EXIT } from './context.js';
 import { timeoutFlag } from './files.js';

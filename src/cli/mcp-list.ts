@@ -8,16 +8,14 @@
 import { oneLine } from '../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
-import { McpProber } from '../mcp/prober.js';
+import { McpProber } from '../mcp/probe/prober.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import { mapLimit } from '../runtime/run-audit.js';
 import { type CliContext, emit, EXIT, shown } from './context.js';
-import type { LoginState } from '../mcp/token-store.js';
+import type { LoginState } from '../mcp/auth/token-store.js';
 import { loginOf, untilText } from './mcp-login.js';
 import { noteOfReport, noteText, type ProbeNote, readProbeNotes, writeProbeNote } from './probe-notes.js';
-
-/** How many servers `--probe` starts at once by default. */
-const PROBE_CONCURRENCY = 8;
+import { DEFAULT_PROBE_CONCURRENCY } from '../bounds.js';
 
 type Row = { reference: string; revision: number; data: unknown; problem?: { message: string }; login?: LoginState };
 
@@ -57,7 +55,7 @@ export async function listCommand(args: string[], ctx: CliContext): Promise<numb
 }
 
 function concurrencyOf(flag: string | undefined): number {
-  if (flag === undefined) return PROBE_CONCURRENCY;
+  if (flag === undefined) return DEFAULT_PROBE_CONCURRENCY;
   const n = Number(flag);
   if (!Number.isInteger(n) || n < 1 || n > 64) throw new AgtError('invalid_input', '--concurrency must be a whole number from 1 to 64');
   return n;

@@ -7,12 +7,13 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
-import { loginMcp } from '../mcp/oauth-login.js';
-import { type LoginState, loginState } from '../mcp/token-store.js';
+import { loginMcp } from '../mcp/auth/oauth-login.js';
+import { type LoginState, loginState } from '../mcp/auth/token-store.js';
 import { type CliContext, emit, EXIT } from './context.js';
 import { milliseconds } from './files.js';
 import { interruptible, sessionTarget } from './mcp-session.js';
 import { outsideText } from '../outside-text.js';
+import { DEFAULT_LOGIN_TIMEOUT_MS } from '../bounds.js';
 
 const USAGE = 'agt mcp login <ref> [--scope S] [--no-browser] [--timeout MS] [--input id=VALUE]…';
 
@@ -27,7 +28,7 @@ export async function loginCommand(args: string[], ctx: CliContext): Promise<num
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options });
   if (positionals.length !== 1) throw new AgtError('invalid_input', `usage: ${USAGE}`);
   const target = await sessionTarget(ctx, positionals[0], { ...(values.input ? { input: values.input } : {}) }, USAGE);
-  const timeoutMs = milliseconds(values.timeout, '--timeout') ?? 300_000;
+  const timeoutMs = milliseconds(values.timeout, '--timeout') ?? DEFAULT_LOGIN_TIMEOUT_MS;
   const browser = values['no-browser'] !== true && process.env.AGT_NO_BROWSER === undefined;
   const state = await interruptible((signal) =>
     loginMcp(target.document, {

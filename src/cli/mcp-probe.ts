@@ -4,7 +4,7 @@ import { MAX_SERVER_TEXT } from '../bounds.js';
 import { noteOfReport, writeProbeNote } from './probe-notes.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../errors.js';
-import { McpProber, type ProbedTool } from '../mcp/prober.js';
+import { McpProber, type ProbedTool } from '../mcp/probe/prober.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import { type CliContext, emit, EXIT, inCli, mcpReference } from './context.js';
 import { timeoutFlag } from './files.js';

@@ -6,8 +6,8 @@
  */
 import { AgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
-import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
-import type { ConnectSettings } from '../mcp/settings.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
+import type { ConnectSettings } from '../mcp/settings/settings.js';
 import { notesVerdictStore } from './probe-notes.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import { type CliContext, inCli, mcpReference } from './context.js';

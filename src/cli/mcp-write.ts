@@ -4,7 +4,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
-import type { McpDocument } from '../config/mcp-config.js';
 import { parseJsonc } from '../config/jsonc.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, revisionFlag, shown } from './context.js';
 import { keyValues, milliseconds, readConfigFile } from './files.js';
@@ -216,10 +215,7 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
   if (data === undefined || values.from === undefined) {
     // Patches only what is given: a new command or URL keeps the stored cwd, env, envFile, headers and timeout.
     const current = await inCli(ctx.service.read({ kind: 'mcp', reference }), 'mcp', reference);
-    data =
-      data === undefined
-        ? patched(current.data as McpDocument, values)
-        : keptFields(current.data as McpDocument, data as McpDocument, values);
+    data = data === undefined ? patched(current.data, values) : keptFields(current.data, data, values);
     revision = expected ?? current.revision; // a change applies to what was read, or not at all
   }
   const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, data, ...defined({ expectedRevision: revision }) });
@@ -229,10 +225,20 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
   return EXIT.ok;
 }
 
+// A document's one server as plain fields, to edit: a stored document was checked when written, a new one is built
+// from the flags, and the service checks the edited one again when it is written.
+function onlyServer(document: unknown): { document: Record<string, unknown>; name: string; config: Record<string, unknown> } {
+  const [name, config] =
+    isPlainObject(document) && isPlainObject(document.mcpServers) ? (Object.entries(document.mcpServers)[0] ?? []) : [];
+  if (!isPlainObject(document) || name === undefined || !isPlainObject(config))
+    throw new AgtError('invalid_input', 'the config has no server in mcpServers');
+  return { document, name, config };
+}
+
 // What a replacing update (a new command or URL) keeps of the stored config: the fields not given again.
-function keptFields(current: McpDocument, next: McpDocument, values: ConfigValues): McpDocument {
-  const [, stored] = Object.entries(current.mcpServers)[0] as unknown as [string, Record<string, unknown>];
-  const [name, given] = Object.entries(next.mcpServers)[0] as unknown as [string, Record<string, unknown>];
+function keptFields(current: unknown, next: unknown, values: ConfigValues): Record<string, unknown> {
+  const { document, config: stored } = onlyServer(current);
+  const { name, config: given } = onlyServer(next);
   const merged: Record<string, unknown> = { ...given };
   const keep = (field: string, flag: unknown) => {
     if (flag === undefined && stored[field] !== undefined) merged[field] = stored[field];
@@ -247,7 +253,7 @@ function keptFields(current: McpDocument, next: McpDocument, values: ConfigValue
   }
   keep('handshakeTimeoutMs', values.timeout);
   return patched(
-    { ...current, mcpServers: { [name]: merged as unknown as McpDocument['mcpServers'][string] } },
+    { ...document, mcpServers: { [name]: merged } },
     {
       ...values,
       env: undefined,
@@ -262,8 +268,8 @@ function keptFields(current: McpDocument, next: McpDocument, values: ConfigValue
   );
 }
 
-function patched(document: McpDocument, values: ConfigValues, replacing = false): McpDocument {
-  const [name, config] = Object.entries(document.mcpServers)[0] as unknown as [string, Record<string, unknown>];
+function patched(edited: unknown, values: ConfigValues, replacing = false): Record<string, unknown> {
+  const { document, name, config } = onlyServer(edited);
   const stdio = 'command' in config;
   rejectMisplaced(values, stdio);
   const next: Record<string, unknown> = { ...config, ...fieldFlags(values, stdio) };
@@ -287,5 +293,5 @@ function patched(document: McpDocument, values: ConfigValues, replacing = false)
       'nothing to change: give the fields to change (--env K=V, --cwd DIR, --timeout MS, …) or a new --command, --url or --from  (agt mcp update --help)',
     );
   }
-  return { ...document, mcpServers: { [name]: next as unknown as McpDocument['mcpServers'][string] } };
+  return { ...document, mcpServers: { [name]: next } };
 }

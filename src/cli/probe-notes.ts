@@ -8,9 +8,9 @@
  */
 import { oneLine } from '../outside-text.js';
 import fs from 'node:fs';
-import type { EraVerdict, ProtocolEra } from '../mcp/era.js';
-import type { ProbeReport } from '../mcp/prober.js';
-import type { EraVerdictStore } from '../mcp/verdicts.js';
+import type { EraVerdict, ProtocolEra } from '../mcp/settings/era.js';
+import type { ProbeReport } from '../mcp/probe/prober.js';
+import type { EraVerdictStore } from '../mcp/settings/verdicts.js';
 import { MAX_STATE_FILE_BYTES } from '../bounds.js';
 
 /** What one probe found. */
@@ -28,8 +28,6 @@ export interface ProbeNote {
   /** What the probe learned of the era, for runs and calls of this revision to skip discovery (E2). */
   verdict?: EraVerdict;
 }
-
-const MAX_NOTES_BYTES = MAX_STATE_FILE_BYTES;
 
 /** The note of a probe that connected: what it found, and the era verdict it learned. */
 export function noteOfReport(report: ProbeReport, revision: number, at: string): ProbeNote {
@@ -53,7 +51,7 @@ export function readProbeNotes(store: string): Record<string, ProbeNote> {
   try {
     const file = notesFile(store);
     const stat = fs.statSync(file);
-    if (!stat.isFile() || stat.size > MAX_NOTES_BYTES) return {};
+    if (!stat.isFile() || stat.size > MAX_STATE_FILE_BYTES) return {};
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
     for (const note of Object.values(parsed as Record<string, unknown>)) counted(note);

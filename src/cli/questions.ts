@@ -7,9 +7,9 @@
 import { createInterface } from 'node:readline/promises';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import type { DEFER } from '../mcp/client-handlers.js';
+import type { DEFER } from '../mcp/requests/client-handlers.js';
 import type { McpInputRequest, McpInputRequired } from '../mcp/connection-types.js';
-import type { ConnectSettings } from '../mcp/settings.js';
+import type { ConnectSettings } from '../mcp/settings/settings.js';
 import { declinable, inputRetry, nextRound } from '../runtime/pending/answers.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
 import { type CliContext, emit, EXIT } from './context.js';

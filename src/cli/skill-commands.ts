@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../errors.js';
 import { agentSkillEntry, storedSkillFiles } from '../resources/skill-data.js';
 import { readSkillFolder, writeSkillFolder } from '../skills/folder.js';
-import { skillFilePath } from '../mcp/skills.js';
+import { skillFilePath } from '../mcp/requests/skills.js';
 import { type CliContext, cliWrite, DEFAULT_SKILL_CATEGORY, emit, EXIT, inCli, skillReference } from './context.js';
 
 /** Runs an `agt skill` subcommand; returns the exit code. */

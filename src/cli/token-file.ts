@@ -9,11 +9,9 @@ import fs from 'node:fs';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/client';
 import { AgtError } from '../errors.js';
 import { isPlainObject } from '../json.js';
-import { readStoredTokens, type StoredTokens, tokenKey, type TokenStore } from '../mcp/token-store.js';
+import { readStoredTokens, type StoredTokens, tokenKey, type TokenStore } from '../mcp/auth/token-store.js';
 import type { ResourceRef } from '../resources/types.js';
 import { MAX_STATE_FILE_BYTES } from '../bounds.js';
-
-const MAX_BYTES = MAX_STATE_FILE_BYTES;
 
 interface Entry {
   tokens?: StoredTokens;
@@ -39,7 +37,7 @@ export class FileTokenStore implements TokenStore {
       return {}; // no logins yet
     }
     const problem =
-      !stat.isFile() || stat.size > MAX_BYTES
+      !stat.isFile() || stat.size > MAX_STATE_FILE_BYTES
         ? 'is not a logins file (not a regular file, or over 1 MiB)'
         : process.platform !== 'win32' && (stat.mode & 0o077) !== 0
           ? `can be read or written by other users (mode ${(stat.mode & 0o777).toString(8)}); run: chmod 600 ${this.#file}`

@@ -44,10 +44,10 @@ export function testMcpConfig(data: unknown, sources: VariableSources = {}): Con
   }
   const at = `mcpServers.${normalised.name}`;
   const problems = [...launchProblems(normalised.config, at)];
-  const { config, unresolved } = resolveServerConfig(normalised.config as unknown as Record<string, unknown>, sources, os.homedir(), at);
+  const { config, unresolved } = resolveServerConfig({ ...normalised.config }, sources, os.homedir(), at);
   problems.push(...unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value now`, fix: u.fix })));
-  if (normalised.transport === 'stdio' && unresolved.length === 0)
-    problems.push(...existenceProblems(config as unknown as NormalisedStdioConfig, at, problems));
+  // A stdio server (transport 'stdio' is the config with a command): do its cwd and command exist?
+  if ('command' in config && unresolved.length === 0) problems.push(...existenceProblems(config, at, problems));
   return { ok: problems.length === 0, transport: normalised.transport, problems, warnings: normalised.warnings };
 }
 

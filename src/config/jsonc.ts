@@ -7,9 +7,7 @@
  */
 import { createScanner, type ParseErrorCode, printParseErrorCode, visit } from 'jsonc-parser';
 import { setOwn } from '../json.js';
-
-/** Nesting deeper than this is refused before parsing (no config comes close). */
-export const MAX_JSONC_DEPTH = 512;
+import { MAX_JSONC_DEPTH } from '../bounds.js';
 
 /** A JSONC text that cannot be read: the first problem, at a character offset of the text (UTF-16, as JSON.parse counts). */
 export class JsoncError extends SyntaxError {

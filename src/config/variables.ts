@@ -175,6 +175,6 @@ export function inputsUsedBy(config: Readonly<Record<string, unknown>>, declared
 
 /** The inputs a document's server refers to (`${input:id}`), with what the document declares about each. */
 export function documentInputs(document: McpDocument): DeclaredInput[] {
-  const config = Object.values(document.mcpServers)[0] as unknown as Record<string, unknown> | undefined;
-  return config === undefined ? [] : inputsUsedBy(config, document.inputs);
+  const config = Object.values(document.mcpServers)[0];
+  return config === undefined ? [] : inputsUsedBy({ ...config }, document.inputs);
 }

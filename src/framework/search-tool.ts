@@ -6,11 +6,20 @@
  */
 import * as v from 'valibot';
 import { TOOL_SEARCH } from '../toolsearch/tool-index.js';
+import { DEFAULT_TOOL_SEARCH_HITS, MAX_TOOL_SEARCH_QUERY, MAX_TOOL_SEARCH_TOOL_HITS } from '../bounds.js';
 import { defineFrameworkTool, type FrameworkTool } from './tools.js';
 
 const input = v.strictObject({
-  query: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description('What the tool should do, in a few words')),
-  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20), v.description('How many tools to find (default 5)'))),
+  query: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_TOOL_SEARCH_QUERY), v.description('What the tool should do, in a few words')),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_TOOL_SEARCH_TOOL_HITS),
+      v.description(`How many tools to find (default ${DEFAULT_TOOL_SEARCH_HITS})`),
+    ),
+  ),
 });
 
 /** tool_search as a framework tool; `context.toolSearch` is the run's. */
@@ -21,7 +30,7 @@ export const TOOL_SEARCH_TOOL: FrameworkTool = defineFrameworkTool(
   async ({ query, limit }, context) => {
     const search = context.toolSearch;
     if (search === undefined) return { result: { tools: [], note: 'tool search is off in this run: every tool is listed' } };
-    const tools = search.search(query, limit ?? 5);
+    const tools = search.search(query, limit ?? DEFAULT_TOOL_SEARCH_HITS);
     search.load(tools.map((t) => t.name));
     return {
       result: {

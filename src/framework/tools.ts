@@ -6,13 +6,13 @@
  * tool, then the valibot parse, then the resource service's domain rules.
  */
 import * as v from 'valibot';
-import type { McpProber } from '../mcp/prober.js';
+import type { McpProber } from '../mcp/probe/prober.js';
 import type { ResourceService } from '../resources/service.js';
 import { redactRecord } from '../config/secrets.js';
 import { REFERENCE_PATTERN } from '../resources/reference.js';
 import { RESOURCE_KINDS, type ResourceKind } from '../resources/types.js';
-import type { ArgumentIssue } from '../schema/issues.js';
-import { publishValibot, shapeArguments } from '../schema/valibot.js';
+import type { ArgumentIssue } from '../schema/issues/issues.js';
+import { publishValibot, shapeArguments } from '../schema/valibot/valibot.js';
 import { defined } from '../json.js';
 
 /** What a framework tool's handler gets besides its input. */
@@ -65,7 +65,7 @@ const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
 const refList = v.array(reference);
 const mountChanges = v.strictObject({ mcps: v.optional(refList), skills: v.optional(refList) });
 
-/** Defines a framework tool from one valibot object schema: published as the kit publishes (schema/valibot.ts), run inside a NativeRun. */
+/** Defines a framework tool from one valibot object schema: published as the kit publishes (schema/valibot/valibot.ts), run inside a NativeRun. */
 export function defineFrameworkTool<S extends v.GenericSchema>(
   name: string,
   description: string,

@@ -8,12 +8,12 @@
 import { AgtError } from '../errors.js';
 import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
 import { defined, isPlainObject } from '../json.js';
-import { NEVER_ABORTED } from '../runtime/abort.js';
-import { readArguments } from '../runtime/arguments.js';
-import { modelCallId } from '../runtime/batch-check.js';
-import { callResult } from '../runtime/call-result.js';
+import { NEVER_ABORTED } from '../runtime/pipeline/abort.js';
+import { readArguments } from '../runtime/pipeline/arguments.js';
+import { modelCallId } from '../runtime/pipeline/batch-check.js';
+import { callResult } from '../runtime/pipeline/call-result.js';
 import { DEFAULT_LIMITS } from '../runtime/limits.js';
-import { type CallPath, runCall } from '../runtime/pipeline.js';
+import { type CallPath, runCall } from '../runtime/pipeline/pipeline.js';
 import type { ToolCall, ToolResult } from '../runtime/types.js';
 import { type CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 

@@ -12,17 +12,17 @@ import { headerProblem, urlProblem } from '../config/remote-rules.js';
 import { secretMasker } from '../config/secrets.js';
 import { launchConfig, type VariableSources } from '../config/variables.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { installHandlers, registryValidator } from './client-handlers.js';
-import { connectStdio, EXITED_ON_PROBE, lateModernAnswer } from './connect-stdio.js';
+import { installHandlers, registryValidator } from './requests/client-handlers.js';
+import { connectStdio, EXITED_ON_PROBE, lateModernAnswer } from './process/connect-stdio.js';
 import { type McpConnection, openConnection } from './connection.js';
-import { type EraVerdict, MODERN_PROTOCOL_VERSION, priorOf, versionNegotiation } from './era.js';
-import { listenForChanges } from './listen.js';
-import { NotificationHub } from './notifications.js';
+import { type EraVerdict, MODERN_PROTOCOL_VERSION, priorOf, versionNegotiation } from './settings/era.js';
+import { listenForChanges } from './requests/listen.js';
+import { NotificationHub } from './requests/notifications.js';
 import { basicToken, connectRemote } from './remote.js';
-import { type ResolvedConnectSettings, settingsOf } from './resolved-settings.js';
-import { authFor, type ConnectSettings } from './settings.js';
-import type { Timeouts } from './timeouts.js';
-import { forgetVerdict, rememberedVerdict, rememberVerdict, type VerdictMemory } from './verdicts.js';
+import { type ResolvedConnectSettings, settingsOf } from './settings/resolved-settings.js';
+import { authFor, type ConnectSettings } from './settings/settings.js';
+import type { Timeouts } from './settings/timeouts.js';
+import { forgetVerdict, rememberedVerdict, rememberVerdict, type VerdictMemory } from './settings/verdicts.js';
 
 /** What the library says it is during initialize: its name and its package version. */
 const CLIENT_INFO = { name: 'agt-mcp', version: pkg.version } as const;

@@ -1,13 +1,10 @@
 /**
- * The types of an open MCP connection: the McpConnection interface, the
- * options of its requests and the shapes of what servers answer.
+ * The types of an open MCP connection's requests: their options and the
+ * shapes of what servers answer. The McpConnection interface itself is in
+ * connection.ts, made of parts declared beside the code of each.
  */
-import type { McpTransport } from '../config/mcp-config.js';
-import type { EraVerdict, ProtocolEra } from './era.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { InputMethod } from './client-handlers.js';
-import type { CacheHints, McpPrompt, McpResource, McpResourceTemplate, RawTool } from './lists.js';
-import type { ListChangedKind, LogLevel, McpLogMessage } from './notifications.js';
+import type { InputMethod } from './requests/client-handlers.js';
 
 /** Options of one request that the server answers (a tool call, a read, a prompt). */
 export interface RequestOptions {
@@ -49,7 +46,7 @@ export interface McpSkillFile {
   body?: string;
 }
 
-/** Options of {@link McpConnection.callTool}. */
+/** Options of a connection's `callTool` and `callToolOrInput`. */
 export interface CallOptions extends RequestOptions {
   /** Progress the server reports for this call (asking for it sets a progress token). */
   onProgress?(progress: { progress: number; total?: number; message?: string }): void;
@@ -123,125 +120,6 @@ export interface ResourceContents {
 export interface PromptResult {
   description?: string;
   messages: { role: 'user' | 'assistant'; content: Record<string, unknown> }[];
-}
-
-/** An open connection to one MCP server. */
-export interface McpConnection {
-  readonly serverInfo: { name: string; version: string };
-  readonly protocolVersion: string;
-  /** The protocol era the connection speaks (E1): `modern` (2026-07-28, server/discover) or `legacy` (2025, initialize). */
-  readonly era: ProtocolEra;
-  /** What this connection learned of the server's era, for the next connection to skip discovery (E2). */
-  readonly verdict: EraVerdict;
-  /**
-   * How long the last tools/list may be reused (E3): the server's `ttlMs` and `cacheScope` on a 2026-07-28
-   * connection, bounded (lists.ts `cacheHints`); undefined on the 2025 era (reused until a list change).
-   */
-  toolListHints(): CacheHints | undefined;
-  /** The server's declared capabilities. */
-  readonly capabilities: Record<string, unknown>;
-  /** The server's instructions from initialize (masked): what a host may put in its system prompt. */
-  readonly instructions?: string;
-  /** The capabilities this client declared (from its handlers). */
-  readonly clientCapabilities: Record<string, unknown>;
-  readonly transport: McpTransport;
-  readonly timings: { spawnMs: number; initializeMs: number };
-  /** Things noticed but tolerated, e.g. non-JSON lines skipped on stdout. */
-  readonly warnings: string[];
-  /** The last part of the server's stderr (stdio only). */
-  stderrTail(): string;
-  /** All pages of tools/list, tolerant of bad entries (each judged later). */
-  listTools(): Promise<RawTool[]>;
-  /** All pages of resources/list ([] when the server declares no resources). */
-  listResources(): Promise<McpResource[]>;
-  /** True when the server declared the MCP Skills extension (SEP-2640). */
-  servesSkills(): boolean;
-  /**
-   * The server's skills (`skills/list`, every page, within `timeouts.listMs` in all — `options.timeoutMs` overrides); none when it
-   * does not declare the extension. Invalid entries are left out with a warning.
-   */
-  listSkills(options?: RequestOptions): Promise<McpSkillListing>;
-  /**
-   * One file of a skill of the last listing (`path` relative to the skill's folder; default its SKILL.md), verified
-   * against the listing (size, sha256 digest, SKILL.md frontmatter): a file that fails is `skill_unverified`, its text never returned.
-   */
-  readSkill(uri: string, path?: string, options?: RequestOptions): Promise<McpSkillFile>;
-  /** All pages of resources/templates/list ([] when the server declares no resources). */
-  listResourceTemplates(): Promise<McpResourceTemplate[]>;
-  /** Reads one resource; an unknown URI rejects with not_found. */
-  readResource(uri: string, options?: RequestOptions): Promise<ResourceContents>;
-  /** All pages of prompts/list ([] when the server declares no prompts). */
-  listPrompts(): Promise<McpPrompt[]>;
-  /** Gets one prompt rendered with `args`. */
-  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<PromptResult>;
-  /**
-   * Calls a tool. Tool errors come back as results with isError. Rejects with
-   * cancelled, call_timeout (both after notifications/cancelled), connection_closed,
-   * auth_required or protocol_error.
-   */
-  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<McpCallResult>;
-  /**
-   * callTool for a caller that can wait for answers: a question the connection defers (`'defer'`) comes back as
-   * McpInputRequired instead of failing the call; retry with `options.input`. On a connection with `tasks: 'defer'`,
-   * a call the server runs as a task comes back as McpTaskStarted (collect it with getTask / getTaskResult).
-   */
-  callToolOrInput(
-    name: string,
-    args: Record<string, unknown>,
-    options?: CallOptions,
-  ): Promise<McpCallResult | McpInputRequired | McpTaskStarted>;
-  /** A task's status (`tasks/get`); a task the server no longer knows (expired, or the server restarted) is task_lost. */
-  getTask(taskId: string, options?: RequestOptions): Promise<McpTaskStatus>;
-  /**
-   * The result of a task that ended (read, masked); one that failed is protocol_error task_failed, one cancelled is
-   * cancelled. `timeoutMs` bounds the whole wait (each poll too): a task not ended by then is call_timeout task_timeout.
-   */
-  getTaskResult(taskId: string, options?: RequestOptions): Promise<McpCallResult>;
-  /** Asks the server to cancel a task (`tasks/cancel`; cooperative: it may still end otherwise). */
-  cancelTask(taskId: string, options?: RequestOptions): Promise<void>;
-  /** Answers the questions a 2026-07-28 task waits on (`tasks/update`): `responses` by key, or `'inline'`: this connection's own handlers answer `requests`. */
-  answerTask(
-    taskId: string,
-    responses: Record<string, unknown> | 'inline',
-    options?: RequestOptions & { requests?: Record<string, McpInputRequest> },
-  ): Promise<void>;
-  /** Pings the server (`ping`); resolves with the round trip in milliseconds. */
-  ping(options?: RequestOptions): Promise<number>;
-  /**
-   * Completion values for an argument of a prompt or a resource template
-   * (`completion/complete`); `context` holds the arguments already chosen.
-   * No values when the server does not declare `completions`.
-   */
-  complete(
-    ref: CompletionRef,
-    argument: { name: string; value: string },
-    context?: Record<string, string>,
-    options?: RequestOptions,
-  ): Promise<Completion>;
-  /** The least severe log level the server should send (`logging/setLevel`); protocol_error when it declares no `logging`. */
-  setLogLevel(level: LogLevel, options?: RequestOptions): Promise<void>;
-  /** Asks for `notifications/resources/updated` of `uri` (see onResourceUpdated); protocol_error unless it declares `resources.subscribe`. */
-  subscribeResource(uri: string, options?: RequestOptions): Promise<void>;
-  /** Ends a subscription of subscribeResource. */
-  unsubscribeResource(uri: string, options?: RequestOptions): Promise<void>;
-  /** Tells the server the roots changed (`notifications/roots/list_changed`); nothing without roots declared. */
-  rootsChanged(): Promise<void>;
-  /** Calls `listener` on each list_changed notification of the server; returns the unsubscribe. */
-  onListChanged(listener: (kind: ListChangedKind) => void): () => void;
-  /** Calls `listener` on each log message of the server (masked; never part of a result); returns the unsubscribe. */
-  onLog(listener: (message: McpLogMessage) => void): () => void;
-  /** Calls `listener` when a subscribed resource changed; returns the unsubscribe. */
-  onResourceUpdated(listener: (update: { uri: string }) => void): () => void;
-  /** Calls `listener` when the server says a URL-mode elicitation finished; returns the unsubscribe. */
-  onElicitationComplete(listener: (notice: { elicitationId: string }) => void): () => void;
-  /** Requests sent and not yet answered, failed or cancelled. */
-  readonly inFlight: number;
-  /** True once the connection is gone (closed, or the server died). */
-  readonly closed: boolean;
-  /** Ends the connection; for stdio, the whole process group. Idempotent. */
-  close(): Promise<void>;
-  /** `await using connection = await connectMcp(…)` closes it at the end of the scope. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** What `complete` completes an argument of: a prompt, or a resource template by its URI template. */

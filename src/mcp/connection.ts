@@ -10,43 +10,82 @@ import type { Client, Tool, Transport } from '@modelcontextprotocol/client';
 import { AgtError, maskError } from '../errors.js';
 import { outsideText } from '../outside-text.js';
 import { type SecretMasker, secretMasker } from '../config/secrets.js';
-import { defined, isPlainObject, jsonProblem } from '../json.js';
+import { defined } from '../json.js';
 import type { McpTransport } from '../config/mcp-config.js';
-import { authRequired, finishAuthorization, isAuthFailure, type McpAuth } from './auth.js';
-import type { McpConnection, PromptResult, RequestOptions, ResourceContents } from './connection-types.js';
-import type { ClientHandlers } from './client-handlers.js';
-import { toolCalls } from './tool-call.js';
-import { verdictOf } from './era.js';
-import type { ChangeListener } from './listen.js';
+import { authRequired, finishAuthorization, isAuthFailure, type McpAuth } from './auth/auth.js';
+import type { RequestOptions } from './connection-types.js';
+import type { ClientHandlers } from './requests/client-handlers.js';
+import { type ConnectionToolCalls, toolCalls } from './requests/tool-call.js';
+import { type EraVerdict, type ProtocolEra, verdictOf } from './settings/era.js';
+import type { ChangeListener } from './requests/listen.js';
 import { keepAlive } from './keepalive.js';
-import { withValidHeaders } from './param-headers.js';
-import { type CacheHints, listAll, type RawTool, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST } from './lists.js';
-import { skillRequests } from './skills.js';
-import { moreRequests } from './more-requests.js';
-import { runsAsTask, serverRunsToolTasks, type TaskMode } from './tasks/capabilities.js';
+import { type ConnectionLists, listRequests } from './requests/list-requests.js';
+import type { RawTool } from './requests/lists.js';
+import { type ConnectionSkills, skillRequests } from './requests/skills.js';
+import { type ConnectionMoreRequests, moreRequests } from './requests/more-requests.js';
+import { serverRunsToolTasks, type TaskMode } from './tasks/capabilities.js';
 import { ConnectionTasks } from './tasks/session.js';
-import { taskMethods } from './tasks/methods.js';
-import type { LogLevel, McpLogMessage, NotificationHub } from './notifications.js';
-import { requestError } from './request-error.js';
-import { boundedDepth, requestSignal, sdkSignal } from './server-answers.js';
-import type { ProcessGroupStdioTransport } from './stdio-transport.js';
-import type { Timeouts } from './timeouts.js';
-import { MAX_JSON_DEPTH } from '../bounds.js';
+import { type ConnectionTaskMethods, taskMethods } from './tasks/methods.js';
+import { type ConnectionEvents, connectionEvents, type LogLevel, type NotificationHub } from './requests/notifications.js';
+import { requestError } from './requests/request-error.js';
+import { requestSignal, sdkSignal } from './requests/server-answers.js';
+import type { ProcessGroupStdioTransport } from './process/stdio-transport.js';
+import type { Timeouts } from './settings/timeouts.js';
 
-export type {
-  CallOptions,
-  Completion,
-  CompletionRef,
-  InputRetry,
-  McpCallResult,
-  McpConnection,
-  McpInputRequest,
-  McpInputRequired,
-  PromptResult,
-  RequestOptions,
-  ResourceContents,
-} from './connection-types.js';
-export type { ListChangedKind } from './notifications.js';
+// The types of a connection's requests and answers, importable with the connection itself.
+export type * from './connection-types.js';
+export type { ListChangedKind } from './requests/notifications.js';
+
+/** What a connection is: the server it reached, the era it speaks, what each side declared. Set at connect, read here. */
+export interface ConnectionInfo {
+  readonly serverInfo: { name: string; version: string };
+  readonly protocolVersion: string;
+  /** The protocol era the connection speaks (E1): `modern` (2026-07-28, server/discover) or `legacy` (2025, initialize). */
+  readonly era: ProtocolEra;
+  /** What this connection learned of the server's era, for the next connection to skip discovery (E2). */
+  readonly verdict: EraVerdict;
+  /** The server's declared capabilities. */
+  readonly capabilities: Record<string, unknown>;
+  /** The server's instructions from initialize (masked): what a host may put in its system prompt. */
+  readonly instructions?: string;
+  /** The capabilities this client declared (from its handlers). */
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly transport: McpTransport;
+  readonly timings: { spawnMs: number; initializeMs: number };
+  /** Things noticed but tolerated, e.g. non-JSON lines skipped on stdout. */
+  readonly warnings: string[];
+  /** The last part of the server's stderr (stdio only). */
+  stderrTail(): string;
+}
+
+/** A connection's life: its requests in flight, and its end. */
+export interface ConnectionLifecycle {
+  /** Requests sent and not yet answered, failed or cancelled. */
+  readonly inFlight: number;
+  /** True once the connection is gone (closed, or the server died). */
+  readonly closed: boolean;
+  /** Ends the connection; for stdio, the whole process group. Idempotent. */
+  close(): Promise<void>;
+  /** `await using connection = await connectMcp(…)` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * An open connection to one MCP server. Its members come in parts, each declared beside the code that implements it:
+ * ConnectionInfo and ConnectionLifecycle here, ConnectionLists (requests/list-requests.ts), ConnectionToolCalls
+ * (requests/tool-call.ts), ConnectionSkills (requests/skills.ts), ConnectionTaskMethods (tasks/methods.ts),
+ * ConnectionMoreRequests (requests/more-requests.ts) and ConnectionEvents (requests/notifications.ts).
+ */
+export interface McpConnection
+  extends
+    ConnectionInfo,
+    ConnectionLists,
+    ConnectionToolCalls,
+    ConnectionSkills,
+    ConnectionTaskMethods,
+    ConnectionMoreRequests,
+    ConnectionEvents,
+    ConnectionLifecycle {}
 
 /** The parts of a connected client. */
 export interface ConnectedParts {
@@ -94,9 +133,8 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     previous?.();
   };
   let lost: AgtError | undefined; // why the keepalive ended the connection
-  let taskTools = new Map<string, RawTool>();
+  const taskTools = new Map<string, RawTool>(); // the tools a 2025 server runs as tasks, as last listed
   const gone = () => closed || stdio?.exit !== undefined;
-  const declares = (capability: 'resources' | 'prompts') => isPlainObject(client.getServerCapabilities()?.[capability]);
 
   // One request: counted while in flight; an interactive OAuth step-up is finished and retried once.
   // The SDK is given a signal of this request alone (see requestSignal), released when it settles.
@@ -141,9 +179,6 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     );
   }
 
-  let toolHints: CacheHints | undefined; // of the last tools/list (2026-07-28)
-  const list = async <T>(spec: Parameters<typeof listAll<T>>[1], onHints?: (hints: CacheHints) => void) =>
-    masked(await send(spec.method, () => listAll(client, spec, timeouts.listMs, gone, warnings, onHints)));
   const sdkOptions = (options: RequestOptions, signal: AbortSignal) => ({
     ...sdkSignal(signal),
     timeout: options.timeoutMs ?? timeouts.callMs,
@@ -151,11 +186,6 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       ? { resetTimeoutOnProgress: true, ...defined({ maxTotalTimeout: options.maxTotalTimeoutMs ?? timeouts.maxTotalMs }) }
       : {}),
   });
-  // A log message's data is server data: masked, and dropped when it nests too deep to read safely.
-  const logged = (message: McpLogMessage): McpLogMessage =>
-    jsonProblem(message.data, { depth: MAX_JSON_DEPTH, bytes: Number.MAX_SAFE_INTEGER }) === 'too_deep'
-      ? { ...masked({ level: message.level, ...defined({ logger: message.logger }) }), data: '(not read: nested too deep)' }
-      : masked(message);
   // 2026-07-28: the log level the host asked for goes with each call (absent: the server sends no logs).
   let requestLogLevel: LogLevel | undefined;
   const metaOf = (meta: Record<string, unknown> | undefined) =>
@@ -195,43 +225,19 @@ export function openConnection(parts: ConnectedParts): McpConnection {
     timings: parts.timings,
     warnings,
     stderrTail: () => masker.text(stdio?.stderr.text() ?? ''),
-    listTools: async () => {
-      const listed = await list(TOOLS_LIST, (hints) => (toolHints = verdict.era === 'modern' ? hints : undefined));
-      const tools = mirrorsHeaders ? withValidHeaders(listed, warnings, headerTools) : listed;
-      taskTools = new Map(tools.filter(runsAsTask).map((t) => [t.name, t])); // the tools a 2025 server runs as tasks
-      return tools;
-    },
-    toolListHints: () => toolHints,
-    listResources: async () => (declares('resources') ? list(RESOURCES_LIST) : []),
-    listResourceTemplates: async () => (declares('resources') ? list(TEMPLATES_LIST) : []),
-    listPrompts: async () => (declares('prompts') ? list(PROMPTS_LIST) : []),
-    readResource: (uri, options = {}) =>
-      send(
-        'resources/read',
-        async (signal) =>
-          masked(
-            boundedDepth(
-              (await client.request({ method: 'resources/read', params: { uri } }, sdkOptions(options, signal))) as ResourceContents,
-              'resources/read',
-            ),
-          ),
-        options,
-      ),
-    getPrompt: (name, args, options = {}) =>
-      send(
-        'prompts/get',
-        async (signal) =>
-          masked(
-            boundedDepth(
-              (await client.request(
-                { method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } },
-                sdkOptions(options, signal),
-              )) as PromptResult,
-              'prompts/get',
-            ),
-          ),
-        options,
-      ),
+    ...listRequests({
+      client,
+      send,
+      sdkOptions,
+      masked,
+      listMs: timeouts.listMs,
+      gone,
+      warnings,
+      mirrorsHeaders,
+      headerTools,
+      taskTools,
+      era: verdict.era,
+    }),
     ...toolCalls({
       client,
       send,
@@ -257,10 +263,7 @@ export function openConnection(parts: ConnectedParts): McpConnection {
       setRequestLogLevel: (level) => (requestLogLevel = level),
     }),
     ...taskMethods({ client, send, masked, tasks, requestMs: timeouts.callMs }),
-    onListChanged: (listener) => parts.hub.add('listChanged', listener),
-    onLog: (listener) => parts.hub.add('log', (message) => listener(logged(message))),
-    onResourceUpdated: (listener) => parts.hub.add('resourceUpdated', (update) => listener(masked(update))),
-    onElicitationComplete: (listener) => parts.hub.add('elicitationComplete', (notice) => listener(masked(notice))),
+    ...connectionEvents(parts.hub, masked),
     get inFlight() {
       return inFlight;
     },

@@ -20,22 +20,22 @@ export type {
   McpRoot,
   SamplingRequest,
   ServerRequestContext,
-} from './client-handlers.js';
-export type { McpAuth } from './auth.js';
-export { McpProber } from './prober.js';
-export type { McpProberOptions, ProbeReport } from './prober.js';
-export type { ConnectSettings } from './settings.js';
-export { resolveConnectSettings } from './resolved-settings.js';
-export type { ResolvedConnectSettings } from './resolved-settings.js';
-export { DEFAULT_TIMEOUTS } from './timeouts.js';
-export type { Timeouts } from './timeouts.js';
-export type { McpPrompt, McpResource, McpResourceTemplate, ToolAnnotations } from './lists.js';
-export { LOG_LEVELS } from './notifications.js';
-export type { LogLevel, McpLogMessage } from './notifications.js';
-export { MemoryTokenStore } from './token-store.js';
-export { storedOAuth } from './stored-oauth.js';
-export type { StoredOAuthOptions } from './stored-oauth.js';
-export { loginMcp } from './oauth-login.js';
-export type { LoginOptions } from './oauth-login.js';
-export type { ProtocolEra } from './era.js';
-export { MemoryVerdictStore } from './verdicts.js';
+} from './requests/client-handlers.js';
+export type { McpAuth } from './auth/auth.js';
+export { McpProber } from './probe/prober.js';
+export type { McpProberOptions, ProbeReport } from './probe/prober.js';
+export type { ConnectSettings } from './settings/settings.js';
+export { resolveConnectSettings } from './settings/resolved-settings.js';
+export type { ResolvedConnectSettings } from './settings/resolved-settings.js';
+export { DEFAULT_TIMEOUTS } from './settings/timeouts.js';
+export type { Timeouts } from './settings/timeouts.js';
+export type { McpPrompt, McpResource, McpResourceTemplate, ToolAnnotations } from './requests/lists.js';
+export { LOG_LEVELS } from './requests/notifications.js';
+export type { LogLevel, McpLogMessage } from './requests/notifications.js';
+export { MemoryTokenStore } from './auth/token-store.js';
+export { storedOAuth } from './auth/stored-oauth.js';
+export type { StoredOAuthOptions } from './auth/stored-oauth.js';
+export { loginMcp } from './auth/oauth-login.js';
+export type { LoginOptions } from './auth/oauth-login.js';
+export type { ProtocolEra } from './settings/era.js';
+export { MemoryVerdictStore } from './settings/verdicts.js';

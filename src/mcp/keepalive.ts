@@ -5,11 +5,19 @@
  * fails at once with connection_closed instead of waiting for its own timeout.
  */
 import { AgtError } from '../errors.js';
-import type { McpConnection } from './connection-types.js';
-import { checkMs } from '../bounds.js';
+import type { RequestOptions } from './connection-types.js';
+import { checkMs } from '../check-ms.js';
+
+/** What a keepalive needs of its connection (an McpConnection, which imports this file: named here by shape). */
+interface Pinged {
+  readonly closed: boolean;
+  readonly inFlight: number;
+  ping(options?: RequestOptions): Promise<number>;
+  close(): Promise<void>;
+}
 
 /** Starts the keepalive of `connection`; `onDead` is told why it ended one. Returns the stop (also stopped once the connection closes). */
-export function keepAlive(connection: McpConnection, intervalMs: number, onDead: (error: AgtError) => void): () => void {
+export function keepAlive(connection: Pinged, intervalMs: number, onDead: (error: AgtError) => void): () => void {
   let pinging = false;
   const stop = () => clearInterval(timer);
   const timer = setInterval(() => {

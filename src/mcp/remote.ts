@@ -16,7 +16,7 @@ import { type SecretMasker, secretMasker } from '../config/secrets.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './oversized.js';
 import type { McpProtocolChoice, RemoteServerConfig } from '../config/mcp-config.js';
-import { eraMismatch, isEraFailure, type priorOf } from './era.js';
+import { eraMismatch, isEraFailure, type priorOf } from './settings/era.js';
 import {
   authRequired,
   authTransportOptions,
@@ -26,11 +26,11 @@ import {
   isBearerProvider,
   isOAuthFlowError,
   type McpAuth,
-} from './auth.js';
-import type { Timeouts } from './timeouts.js';
+} from './auth/auth.js';
+import type { Timeouts } from './settings/timeouts.js';
 import { defined } from '../json.js';
-import { guardRequestState } from './request-state.js';
-import { isRequestTimeout } from './timeouts.js';
+import { guardRequestState } from './requests/request-state.js';
+import { isRequestTimeout } from './settings/timeouts.js';
 
 // Statuses an HTTP+SSE-only server answers a Streamable HTTP POST with. 401/403 are
 // credential problems, reported as such rather than retried over another transport.

@@ -8,7 +8,7 @@
 import { AgtError } from '../errors.js';
 import type { McpConnection } from '../mcp/connection.js';
 import type { McpSkillListing } from '../mcp/connection-types.js';
-import type { RawTool } from '../mcp/lists.js';
+import type { RawTool } from '../mcp/requests/lists.js';
 import type { ServerRequestRouter } from './routing.js';
 import type { PublicLists } from './shared-lists.js';
 import type { PoolClock, PoolKeyStats } from './types.js';

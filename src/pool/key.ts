@@ -5,8 +5,8 @@
  */
 import os from 'node:os';
 import type { ConnectOptions } from '../mcp/connect.js';
-import { resolveConnectSettings, type ResolvedConnectSettings, settingsOf } from '../mcp/resolved-settings.js';
-import { authFor } from '../mcp/settings.js';
+import { resolveConnectSettings, type ResolvedConnectSettings, settingsOf } from '../mcp/settings/resolved-settings.js';
+import { authFor } from '../mcp/settings/settings.js';
 import { resolveServerConfig } from '../config/variables.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { LeaseRequest } from './types.js';

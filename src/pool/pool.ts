@@ -11,10 +11,10 @@
  */
 import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
-import type { ClientHandlers } from '../mcp/client-handlers.js';
+import type { ClientHandlers } from '../mcp/requests/client-handlers.js';
 import type { McpConnection } from '../mcp/connection.js';
-import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
-import type { ConnectSettings } from '../mcp/settings.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
+import type { ConnectSettings } from '../mcp/settings/settings.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
@@ -33,14 +33,15 @@ import {
   SYSTEM_CLOCK,
 } from './types.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { DEFAULT_POOL_COOL_DOWN_MS, DEFAULT_POOL_DRAIN_MS, DEFAULT_POOL_MAX_CONNECTIONS, checkMs } from '../bounds.js';
-
-const DEFAULT_IDLE_MS = 300_000;
-const DEFAULT_MAX_CONNECTIONS = DEFAULT_POOL_MAX_CONNECTIONS;
-const BREAKER_FAILURES = 3;
-const BREAKER_COOL_DOWN_MS = DEFAULT_POOL_COOL_DOWN_MS;
-const BACKOFF_MS = 100;
-const DEFAULT_DRAIN_MS = DEFAULT_POOL_DRAIN_MS;
+import {
+  DEFAULT_POOL_BACKOFF_MS,
+  DEFAULT_POOL_BREAKER_FAILURES,
+  DEFAULT_POOL_COOL_DOWN_MS,
+  DEFAULT_POOL_DRAIN_MS,
+  DEFAULT_POOL_IDLE_MS,
+  DEFAULT_POOL_MAX_CONNECTIONS,
+} from '../bounds.js';
+import { checkMs } from '../check-ms.js';
 
 /** Shares MCP connections between runs within a scope (`NativeRun.start({ pool, scope })`). */
 export class McpPool implements AsyncDisposable {
@@ -144,15 +145,16 @@ export class McpPool implements AsyncDisposable {
 
   // A key without a connection or leases is kept while its breaker may matter, then forgotten.
   #forgetLater(entry: PoolEntry): void {
-    const wait = Math.max(this.#options.idleMs ?? DEFAULT_IDLE_MS, entry.openUntil - this.#clock.now());
+    const wait = Math.max(this.#options.idleMs ?? DEFAULT_POOL_IDLE_MS, entry.openUntil - this.#clock.now());
     entry.schedule(this.#clock.after(wait, () => this.#drop(entry)));
   }
 
   async #start(entry: PoolEntry, document: McpDocument, connect: ConnectOptions, declared: ClientHandlers): Promise<McpConnection> {
     const breaker = this.#options.breaker ?? {};
-    const coolDownMs = breaker.coolDownMs ?? BREAKER_COOL_DOWN_MS;
+    const coolDownMs = breaker.coolDownMs ?? DEFAULT_POOL_COOL_DOWN_MS;
     try {
-      if (entry.failures > 0) await this.#backoff(Math.min(coolDownMs, (breaker.backoffMs ?? BACKOFF_MS) * 2 ** (entry.failures - 1)));
+      if (entry.failures > 0)
+        await this.#backoff(Math.min(coolDownMs, (breaker.backoffMs ?? DEFAULT_POOL_BACKOFF_MS) * 2 ** (entry.failures - 1)));
       entry.starts += 1;
       // Server requests go to the one run with calls in flight on this connection (routing.ts), never to another's user.
       const declined = (request: RoutedRequest) => this.#emit(entry, 'request_declined', { request });
@@ -169,7 +171,7 @@ export class McpPool implements AsyncDisposable {
       return connection;
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'connection_closed';
-      const opened = entry.startFailed(code, this.#clock.now(), breaker.failures ?? BREAKER_FAILURES, coolDownMs);
+      const opened = entry.startFailed(code, this.#clock.now(), breaker.failures ?? DEFAULT_POOL_BREAKER_FAILURES, coolDownMs);
       this.#emit(entry, 'start_failed', { code });
       if (opened) this.#emit(entry, 'breaker_open', { code });
       throw error;
@@ -207,13 +209,13 @@ export class McpPool implements AsyncDisposable {
       if (this.#leases() === 0) this.#drained?.(); // a draining close() goes on
       return;
     }
-    entry.schedule(this.#clock.after(this.#options.idleMs ?? DEFAULT_IDLE_MS, () => void this.#close(entry, 'idle')));
+    entry.schedule(this.#clock.after(this.#options.idleMs ?? DEFAULT_POOL_IDLE_MS, () => void this.#close(entry, 'idle')));
     await this.#evictBeyondLimit();
   }
 
   // Beyond maxConnections, the least recently used idle connections close; leased ones never do.
   async #evictBeyondLimit(): Promise<void> {
-    const limit = this.#options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const limit = this.#options.maxConnections ?? DEFAULT_POOL_MAX_CONNECTIONS;
     const open = [...this.#entries.values()].filter((e) => e.connection !== undefined);
     if (open.length <= limit) return;
     const idle = open.filter((e) => e.routers.size === 0).sort((a, b) => a.lastUsed - b.lastUsed);
@@ -265,7 +267,7 @@ export class McpPool implements AsyncDisposable {
   async close(options: { drainMs?: number } = {}): Promise<void> {
     this.#closed = true;
     this.#closing.abort();
-    await this.#drain(options.drainMs ?? DEFAULT_DRAIN_MS);
+    await this.#drain(options.drainMs ?? DEFAULT_POOL_DRAIN_MS);
     const entries = [...this.#entries.values()];
     await Promise.all(entries.map(async (e) => (await e.starting?.catch(() => undefined), this.#close(e, 'pool_closed'))));
   }

@@ -5,7 +5,7 @@
  * another run's user. And the auth identity of a key: the provider object.
  */
 import { ProtocolError } from '@modelcontextprotocol/client';
-import type { ClientHandlers } from '../mcp/client-handlers.js';
+import type { ClientHandlers } from '../mcp/requests/client-handlers.js';
 
 /** One lease's view of a shared connection: its handlers, and whether it has calls in flight there. */
 export interface ServerRequestRouter {

@@ -6,7 +6,7 @@
  * scope, its auth identity). A list change announced by any connection of
  * the server drops every public list of it.
  */
-import type { CacheHints, RawTool } from '../mcp/lists.js';
+import type { CacheHints, RawTool } from '../mcp/requests/lists.js';
 import type { PoolClock } from './types.js';
 
 /** The public tool lists of a pool, by server (its reference, revision and launch). */

@@ -5,8 +5,8 @@
 import type { McpSkillListing } from '../mcp/connection-types.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { McpConnection } from '../mcp/connection.js';
-import type { RawTool } from '../mcp/lists.js';
-import type { ConnectSettings } from '../mcp/settings.js';
+import type { RawTool } from '../mcp/requests/lists.js';
+import type { ConnectSettings } from '../mcp/settings/settings.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';

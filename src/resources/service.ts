@@ -19,6 +19,7 @@ import { nextData, type WritePlan } from './write.js';
 
 export type { WriteFields, WriteInput, WriteResult } from './write-input.js';
 import { type RevisionChange, withRevision, type WithRevisionOptions, type WithRevisionResult } from './with-revision.js';
+import { DEFAULT_WRITE_ATTEMPTS } from '../bounds.js';
 
 /** A resource named by its kind and reference (agents: the kind may be left out). */
 export interface ResourceTarget<K extends ResourceKind = ResourceKind> {
@@ -66,7 +67,7 @@ export class ResourceService {
     if (options?.store === undefined) throw new AgtError('invalid_input', 'ResourceService needs { store }');
     this.store = options.store;
     this.#maxBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
-    this.#maxAttempts = options.maxAttempts ?? 200;
+    this.#maxAttempts = options.maxAttempts ?? DEFAULT_WRITE_ATTEMPTS;
   }
 
   /** Creates or updates a resource; updates retry their compare-and-set, so concurrent add/remove never lose each other (A3). */

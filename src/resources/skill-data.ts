@@ -10,7 +10,7 @@ import { skillEntry, SkillCatalogError, type Skill } from '@modelcontextprotocol
 import { AgtError } from '../errors.js';
 import { needsEscape, outsideText } from '../outside-text.js';
 import { isPlainObject, setOwn } from '../json.js';
-import { MAX_SKILL_FILES, MAX_SKILL_PATH_DEPTH, MAX_SKILL_PATH_LENGTH } from '../bounds.js';
+import { MAX_SKILL_DESCRIPTION, MAX_SKILL_FILES, MAX_SKILL_PATH_DEPTH, MAX_SKILL_PATH_LENGTH } from '../bounds.js';
 import type { AgentSkillData, LegacySkillData } from './types.js';
 
 const invalid = (field: string, message: string) =>
@@ -105,7 +105,7 @@ export function skillPathProblem(path: string): string | undefined {
 
 /** The SKILL.md of the older form: its description, the instructions as body, a name from the reference. */
 export function legacySkillFiles(reference: string, data: LegacySkillData): AgentSkillData['files'] {
-  const description = data.description.replace(/\s+/g, ' ').trim().slice(0, 1024) || 'a skill';
+  const description = data.description.replace(/\s+/g, ' ').trim().slice(0, MAX_SKILL_DESCRIPTION) || 'a skill';
   return {
     'SKILL.md': `---\nname: ${skillNameOf(reference)}\ndescription: ${JSON.stringify(description)}\n---\n${data.instructions ?? ''}`,
   };

@@ -11,6 +11,7 @@
 import { AgtError, isAgtError } from '../errors.js';
 import type { WriteInput, WriteResult } from './write-input.js';
 import type { ResourceKind, ResourceRecord } from './types.js';
+import { DEFAULT_REVISION_ATTEMPTS, DEFAULT_REVISION_BACKOFF_MS, DEFAULT_REVISION_MAX_DELAY_MS } from '../bounds.js';
 
 /** The change of a write of kind K: its data (typed by kind), or mount changes of an agent. */
 export type RevisionChange<K extends ResourceKind> = Omit<
@@ -58,9 +59,9 @@ export async function withRevision<K extends ResourceKind>(
   update: (record: ResourceRecord) => RevisionChange<K> | undefined | Promise<RevisionChange<K> | undefined>,
   options: WithRevisionOptions = {},
 ): Promise<WithRevisionResult> {
-  const { maxDelayMs = 250, signal } = options;
-  const maxAttempts = options.attempts ?? options.maxAttempts ?? 50;
-  const baseDelayMs = options.backoffMs ?? options.baseDelayMs ?? 5;
+  const { maxDelayMs = DEFAULT_REVISION_MAX_DELAY_MS, signal } = options;
+  const maxAttempts = options.attempts ?? options.maxAttempts ?? DEFAULT_REVISION_ATTEMPTS;
+  const baseDelayMs = options.backoffMs ?? options.baseDelayMs ?? DEFAULT_REVISION_BACKOFF_MS;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
     throw new AgtError('invalid_input', 'withRevision: attempts must be a whole number, 1 or more', {
       details: { field: options.attempts === undefined && options.maxAttempts !== undefined ? 'maxAttempts' : 'attempts' },

@@ -53,9 +53,10 @@ function nextMcp(plan: WritePlan, current: ResourceRecord | undefined, warnings:
   warnings.push(...next.warnings);
   // "***" sent back for a stored secret keeps it: redacted reads can be edited and written again.
   if (current !== undefined) keepMaskedSecrets(next.document, current.data);
-  for (const key of ['env', 'headers'] as const) {
-    const map = (next.config as unknown as Record<string, Record<string, string> | undefined>)[key] ?? {};
-    for (const [name, value] of Object.entries(map))
+  const { config } = next;
+  const maps = { env: 'env' in config ? config.env : undefined, headers: 'headers' in config ? config.headers : undefined };
+  for (const [key, map] of Object.entries(maps)) {
+    for (const [name, value] of Object.entries(map ?? {}))
       if (value === SECRET_MASK)
         warnings.push(`mcpServers.${next.name}.${key}.${name}: the value is "${SECRET_MASK}", a redacted placeholder; give the real value`);
   }

@@ -122,7 +122,7 @@ async function settleWaitingStep(
   if (index < 0) return undefined;
   const message = history[index] as Extract<LoopMessage, { role: 'tool' }>;
   const { decisions } = options;
-  const waitingNow = run.pendingApprovals(message.batchId);
+  const waitingNow = run.pending(message.batchId);
   const tasks = waitingNow.some((p) => p.waitingFor === 'task');
   if (decisions === undefined && !tasks) {
     if (waitingNow.length > 0) return waitingNow;
@@ -137,7 +137,7 @@ async function settleWaitingStep(
   if (tasks) ended.push(await run.collect(message.batchId, { waitMs: options.taskWaitMs ?? 0, ...defined({ signal }) }));
   const order = callOrder(history, index);
   const results = [...message.results, ...ended.flatMap((e) => e.results)].sort((a, b) => rank(order, a) - rank(order, b));
-  const pending = run.pendingApprovals(message.batchId);
+  const pending = run.pending(message.batchId);
   history[index] = {
     role: 'tool',
     batchId: message.batchId,

@@ -5,7 +5,7 @@
  * `task_started`, `task_finished`).
  * None holds an argument or env value; an AuditSink receives them in order.
  */
-import type { InputMethod } from '../mcp/client-handlers.js';
+import type { InputMethod } from '../mcp/requests/client-handlers.js';
 import type { CallIdentity, RefreshTrigger, ToolResult } from './types.js';
 
 /** What every audit event has. Events may grow new fields in later versions; each is listed in its type. */

@@ -1,6 +1,6 @@
 export { toolAlias } from './aliases.js';
-export { policies } from './policies.js';
-export type { AnnotationMatch, AutoAllowMatch } from './policies.js';
+export { policies } from './pipeline/policies.js';
+export type { AnnotationMatch, AutoAllowMatch } from './pipeline/policies.js';
 export { NativeRun } from './native-run.js';
 export type { NativeRunOptions, SuspendedRun } from './run-options.js';
 export type { ModelTool } from './model-tools.js';
@@ -17,7 +17,6 @@ export type {
   BatchResult,
   BeforeHook,
   DelegateTool,
-  PendingApproval,
   PendingCall,
   PermissionDecision,
   PermissionPolicy,
@@ -40,5 +39,5 @@ export type { AuditStore } from './audit-store.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export { RESULT_STATUSES } from './types.js';
 export type { ResultStatus } from './types.js';
-export { DEFAULT_APPROVAL_TTL_MS } from './pending/record.js';
+export { DEFAULT_APPROVAL_TTL_MS } from '../bounds.js';
 export type { RunLimits } from './limits.js';

@@ -1,5 +1,5 @@
 import { AgtError } from '../errors.js';
-import { MAX_JSON_DEPTH } from '../bounds.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_BATCH_CALLS, DEFAULT_MAX_RESULT_BYTES, MAX_JSON_DEPTH } from '../bounds.js';
 
 /**
  * The bounds a run puts on what models and servers send it (docs/security.md).
@@ -19,12 +19,12 @@ export interface RunLimits {
   maxResultBytes: number;
 }
 
-/** The defaults. */
+/** The defaults, each a bound of bounds.ts (an object here: it is typed by RunLimits, which bounds.ts cannot import). */
 export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({
-  maxBatchCalls: 512,
-  maxArgumentBytes: 1024 * 1024,
+  maxBatchCalls: DEFAULT_MAX_BATCH_CALLS,
+  maxArgumentBytes: DEFAULT_MAX_ARGUMENT_BYTES,
   maxArgumentDepth: MAX_JSON_DEPTH,
-  maxResultBytes: 1024 * 1024,
+  maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
 });
 
 /** The defaults with `partial` on top; a limit that is not a positive integer is invalid_input. */

@@ -8,12 +8,12 @@
  * `batch_rejected`. The problems come from stage 1 as data (checkBatch), never
  * as a caught error.
  */
-import { type BatchProblem, type ModelCall, modelCallId } from './batch-check.js';
-import { callResult } from './call-result.js';
+import { type BatchProblem, type ModelCall, modelCallId } from './pipeline/batch-check.js';
+import { callResult } from './pipeline/call-result.js';
 import type { RejectedBatch } from './run-batches.js';
 import type { BatchResult, ToolBatch, ToolCall, ToolResult } from './types.js';
 
-export { type ModelCall, modelCallId } from './batch-check.js';
+export { type ModelCall, modelCallId } from './pipeline/batch-check.js';
 
 /** What runs a model step's calls: a NativeRun (its id, agent and runBatch). */
 export interface BatchRunner {

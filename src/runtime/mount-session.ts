@@ -10,17 +10,17 @@
 import { randomUUID } from 'node:crypto';
 import { AgtError, isAgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
-import { resolvedOptions } from '../mcp/resolved-settings.js';
+import { resolvedOptions } from '../mcp/settings/resolved-settings.js';
 import type { ResourceService } from '../resources/service.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { readArguments } from './arguments.js';
-import { NEVER_ABORTED } from './abort.js';
-import { executeMcp } from './execute.js';
+import { readArguments } from './pipeline/arguments.js';
+import { NEVER_ABORTED } from './pipeline/abort.js';
+import { executeMcp } from './pipeline/execute.js';
 import type { InputRetry, McpInputRequired, McpTaskStarted } from '../mcp/connection-types.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import { loadMount } from './mount.js';
 import type { LoadedMount, McpRoute } from './snapshot.js';
-import { runCall } from './pipeline.js';
+import { runCall } from './pipeline/pipeline.js';
 import type { ToolResult } from './types.js';
 import { closestNames } from '../tool-names.js';
 

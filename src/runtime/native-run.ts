@@ -7,22 +7,18 @@
  */
 import type { SkillInfo } from '../skills/skill-set.js';
 import { randomUUID } from 'node:crypto';
-import { AgtError } from '../errors.js';
+import { AgtError, type AgtErrorCode } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
-import { McpProber } from '../mcp/prober.js';
+import { McpProber } from '../mcp/probe/prober.js';
 import { readAgent } from '../resources/agent-data.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { OpenApprovals } from './pending/open-calls.js';
 import { RunAudit } from './run-audit.js';
 import { type RejectedBatch, RunBatches } from './run-batches.js';
 import type { RecoverResult } from './pending/recover.js';
-import { callChanges, callKey, type InFlightCall, InFlightCalls, type WrittenCalls, writtenCalls } from './pending/in-flight.js';
-import { recordEnd } from './pending/record-end.js';
-import { DecidedCalls, storedResults } from './pending/decided.js';
-import { pendingView } from './pending/record.js';
+import { WaitingCalls } from './pending/waiting-calls.js';
 import { buildSnapshot } from './refresh.js';
-import { fingerprintMismatch, type RunStore, suspendedState, suspendedStateOf } from './run-store.js';
+import { fingerprintMismatch, type RunStore, suspendedState } from './run-store.js';
 import { type NativeRunOptions, type ResolvedRunOptions, resolveRunOptions, type SuspendedRun } from './run-options.js';
 import { RunConnections } from './run-connections.js';
 import { RunMounts } from './run-mounts.js';
@@ -50,20 +46,13 @@ export class NativeRun extends RunMounts {
   readonly #refresher: RunRefresher;
   readonly #stale: Map<string, Set<ListChangedKind>>;
   readonly #seen = new Set<string>();
-  readonly #broken = new Map<string, string>();
+  readonly #broken = new Map<string, AgtErrorCode>();
   #closed = false;
-  readonly #approvals = new OpenApprovals();
-  readonly #inFlight = new InFlightCalls();
   readonly #toolSearch: RunToolSearch;
   /** Stage 1, the calls through the pipeline, and each batch's boundary. */
   readonly #batches: RunBatches;
-  /** The RunStore this run was suspended to or resumed from, and its revision there: every batch is claimed in it. */
-  #store: RunStore | undefined;
-  #storedRevision: number | null = null;
-  /** What the last write stored of the calls (announced changes are the difference), and calls recover() interrupted since. */
-  #written: WrittenCalls = writtenCalls([], []);
-  readonly #interrupted = new Set<string>();
-  readonly #decided: DecidedCalls;
+  /** The calls that wait (approvals, questions, tasks), in flight or decided, and every write of them to the run's store. */
+  readonly #calls: WaitingCalls;
 
   private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
     super();
@@ -73,8 +62,13 @@ export class NativeRun extends RunMounts {
     this.#stale = stale;
     this.#toolSearch = parts.toolSearch;
     const audit = new RunAudit(options.audit, this.id, this.agent);
-    this.#decided = new DecidedCalls(options.decidedRetentionMs);
     this.#refresher = new RunRefresher(snapshot, { agent: this.agent, options, registry, connections, stale, broken: this.#broken, audit });
+    this.#calls = new WaitingCalls({
+      run: { id: this.id, agent: this.agent },
+      leaseMs: options.inFlightLeaseMs,
+      retentionMs: options.decidedRetentionMs,
+      state: () => ({ snapshot: this.#refresher.snapshot, seen: this.#seen, loadedTools: this.#toolSearch.loadedTools() }),
+    });
     this.#batches = new RunBatches({
       run: {
         runId: this.id,
@@ -87,18 +81,8 @@ export class NativeRun extends RunMounts {
       refresher: this.#refresher,
       toolSearch: this.#toolSearch,
       seen: this.#seen,
-      approvals: this.#approvals,
       answers: { registry, route: (method) => connections.questionRoute(method) },
-      claim: (batchId) => this.#claim(batchId),
-      persist: async () => {
-        if (this.#store !== undefined) await this.suspend({ store: this.#store });
-      },
-      inFlight: this.#inFlight,
-      recordEnd: (ended) => this.#recordEnd(ended),
-      interrupted: (call) => void this.#interrupted.add(callKey(call)),
-      decided: this.#decided,
-      storedResults: async (batchId, callIds) =>
-        this.#store === undefined ? undefined : storedResults((await this.#store.get(this.id))?.state.decided, batchId, callIds),
+      calls: this.#calls,
     });
   }
 
@@ -222,14 +206,15 @@ export class NativeRun extends RunMounts {
 
   /** The decided calls running on a host (this one, or one that died), with their leases: a stored run's `inFlight`. */
   inFlightCalls(): InFlightView[] {
-    return this.#inFlight
-      .list()
-      .map((c) => ({ ...pendingView(c.approval), host: c.host, decidedAt: c.decidedAt, leaseUntil: c.leaseUntil }));
+    return this.#calls.inFlight();
   }
 
-  /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
-  pendingApprovals(batchId?: string): PendingCall[] {
-    return this.#batches.pending(batchId);
+  /**
+   * The calls that wait (of one batch), in batch and call order, told apart by `waitingFor`: an approval (run.decide
+   * approves or rejects it), a server's questions (run.decide answers them), a server's task (run.collect, run.cancel).
+   */
+  pending(batchId?: string): PendingCall[] {
+    return this.#calls.pending(batchId);
   }
 
   /**
@@ -261,52 +246,8 @@ export class NativeRun extends RunMounts {
    * the state is also written there, compare-and-set against the revision this
    * run last wrote or resumed from (revision_conflict when another host wrote it since).
    */
-  async suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
-    const state = suspendedStateOf(
-      this,
-      this.#refresher.snapshot,
-      this.#seen,
-      this.#approvals.list(),
-      this.#toolSearch.loadedTools(),
-      this.#inFlight.list(),
-      this.#decided.list(),
-    );
-    if (options.store) {
-      const written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
-      const announce = callChanges(this.#written, written, this.#interrupted);
-      const stored = await options.store.put(
-        { runId: this.id, agent: this.agent, state, ...(announce.length > 0 ? { announce } : {}) },
-        { expectedRevision: this.#storedRevision },
-      );
-      this.#store = options.store;
-      this.#storedRevision = stored.revision;
-      this.#written = written;
-      this.#interrupted.clear();
-    }
-    return state;
-  }
-
-  // The end of decided calls, in the store: this host's run as it has it, or merged into what another host wrote since.
-  async #recordEnd(ended: readonly InFlightCall[]): Promise<void> {
-    const store = this.#store;
-    if (store === undefined) return;
-    const write = () => this.suspend({ store });
-    await recordEnd(store, this, ended, { write, pending: this.#approvals.list(), decided: this.#decided });
-  }
-
-  // A batch of a stored run is claimed there first (compare-and-set): of two hosts that resumed the
-  // same run, one runs the batch and the other gets revision_conflict with nothing executed. No store: nothing to wait for.
-  #claim(batchId: string): Promise<void> | undefined {
-    return this.#store === undefined ? undefined : this.#claimStored(batchId, this.#store);
-  }
-
-  async #claimStored(batchId: string, store: RunStore): Promise<void> {
-    try {
-      await this.suspend({ store });
-    } catch (error) {
-      this.#seen.delete(batchId);
-      throw error;
-    }
+  suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
+    return this.#calls.write(options.store);
   }
 
   /**
@@ -317,18 +258,13 @@ export class NativeRun extends RunMounts {
   static async resume(target: SuspendedRun | string, options: Omit<NativeRunOptions, 'agent'> & { store?: RunStore }): Promise<NativeRun> {
     const { state, revision } = await suspendedState(target, options.store);
     const run = await NativeRun.#open(state.runId, { ...options, agent: state.agent });
-    run.#storedRevision = revision;
-    if (typeof target === 'string') run.#store = options.store;
     const mismatch = fingerprintMismatch(state, run.#refresher.snapshot);
     if (mismatch !== undefined) {
       await run.close();
       throw mismatch;
     }
     for (const id of state.seenBatchIds) run.#seen.add(id);
-    for (const approval of state.pending ?? []) run.#approvals.add(approval);
-    run.#inFlight.add(state.inFlight ?? []);
-    run.#written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
-    run.#decided.load(state.decided ?? []);
+    run.#calls.load(state, revision, typeof target === 'string' ? options.store : undefined);
     run.#toolSearch.restore(state.loadedTools ?? [], run.#refresher.snapshot.routes);
     return run;
   }
@@ -336,8 +272,7 @@ export class NativeRun extends RunMounts {
   /** Closes every connection of the run. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#approvals.clear();
-    this.#inFlight.clear();
+    this.#calls.clear();
     await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
   }
 

@@ -7,6 +7,7 @@
  * and is told (F4), but a restart failing again for the same reason is not
  * news.
  */
+import type { AgtErrorCode } from '../errors.js';
 import { frameworkToolsFor } from '../framework/tools.js';
 import type { ListChangedKind } from '../mcp/connection.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
@@ -26,7 +27,7 @@ export interface RefresherParts {
   /** Mounts whose server announced a list change, with what changed. */
   stale: Map<string, Set<ListChangedKind>>;
   /** Mounts whose server died, with the code their calls fail with. */
-  broken: Map<string, string>;
+  broken: Map<string, AgtErrorCode>;
   audit: RunAudit;
 }
 

@@ -5,7 +5,7 @@
  * argument or env values; a failing sink never breaks the run.
  */
 import type { ListChangedKind } from '../mcp/connection.js';
-import { recordSafely } from './call-identity.js';
+import { recordSafely } from './pipeline/call-identity.js';
 import type { RefreshOutcome } from './refresh.js';
 import type { BatchResult, ToolResult } from './types.js';
 import type { AuditSink } from './audit-events.js';

@@ -1,30 +1,26 @@
 /**
  * A run's batches: stage 1 for the whole batch (checkBatch, as data), then
  * each call through the pipeline within the batch's scope (its signal,
- * deadline and running count), then the batch's boundary — pending approvals,
- * the refresh (F1, never mid-batch: F2) and the tools tool_search loaded.
- * The deferred calls a host decides later (run.decide) end here too.
+ * deadline and running count), then the batch's boundary — the calls that
+ * wait, the refresh (F1, never mid-batch: F2) and the tools tool_search
+ * loaded. The waiting calls a host decides, collects or cancels later end
+ * through the run's WaitingCalls, run here within their batch's scope.
  */
-import { isAgtError } from '../errors.js';
 import { type AnswerCheck, answerCheck, type AnswerRules } from './pending/answers.js';
-import type { OpenApprovals } from './pending/open-calls.js';
-import { pendingView } from './pending/record.js';
-import { batchRejection, type BatchRejection, checkBatch } from './batch-check.js';
-import { type CallOutcome, processCall, RunPath } from './call.js';
-import { batchDeadline, type CallContext, callContext, type RunParts } from './call-context.js';
 import { decideCalls } from './pending/decide.js';
-import { collectable } from './pending/tasks.js';
-import { awaitTasks } from './pending/collect.js';
-import type { CallPath } from './pipeline.js';
+import type { RecoverResult } from './pending/recover.js';
+import { keepWait } from './pending/wait.js';
+import type { TakenCall } from './pending/waiting-call.js';
+import type { CallRunner, CallsEnded, WaitingCalls } from './pending/waiting-calls.js';
+import { batchRejection, type BatchRejection, checkBatch } from './pipeline/batch-check.js';
+import { processCall, RunPath } from './pipeline/call.js';
+import { batchDeadline, type CallContext, callContext, type RunParts } from './pipeline/call-context.js';
+import type { CallPath } from './pipeline/pipeline.js';
 import type { RunRefresher } from './refresher.js';
 import { mapLimit, type RunAudit } from './run-audit.js';
 import { affectsSnapshot, type Route, type SnapshotState } from './snapshot.js';
 import type { RunToolSearch } from './tool-search.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch, ToolResult } from './types.js';
-import { type InFlightCall, type InFlightCalls, inFlightOf } from './pending/in-flight.js';
-import type { TakenApproval } from './pending/record.js';
-import { decidedElsewhere, type DecidedCalls } from './pending/decided.js';
-import { recoverLost, type RecoverResult } from './pending/recover.js';
 
 /** A batch stage 1 rejected (B6): nothing ran. */
 export interface RejectedBatch {
@@ -39,26 +35,10 @@ export interface BatchesParts {
   toolSearch: RunToolSearch;
   /** Batch ids already run (a stored run carries them). */
   seen: Set<string>;
-  approvals: OpenApprovals;
   /** How the answers to a call's questions are checked before any is taken, and made the protocol's responses (pending/answers.ts). */
   answers: AnswerRules;
-  /** Claims batch `batchId` in the run's store first, if it has one (revision_conflict: another host has it); undefined without a store. */
-  claim(batchId: string): Promise<void> | undefined;
-  /** Records the run in its store, if it has one (compare-and-set), before decided calls run. */
-  persist(): Promise<void>;
-  /** Decided calls running (or left running by a host that died), with their hosts' leases. */
-  inFlight: InFlightCalls;
-  /**
-   * Records in the store that decided calls ended (and the questions asked again): the run as this host has it, or,
-   * when another host wrote the run since, merged into what it wrote. Nothing without a store.
-   */
-  recordEnd(ended: readonly InFlightCall[]): Promise<void>;
-  /** Notes a lost call recover() ends without running it, for the next write to announce as interrupted. */
-  interrupted(call: InFlightCall): void;
-  /** The results of decided calls the run record keeps (decidedRetentionMs). */
-  decided: DecidedCalls;
-  /** The results the stored run keeps for calls `callIds` of `batchId` (another host decided them); undefined without. */
-  storedResults(batchId: string, callIds: readonly string[]): Promise<ToolResult[] | undefined>;
+  /** The run's waiting calls: every approval, question and task that waits, in flight or decided, and their writes. */
+  calls: WaitingCalls;
 }
 
 /** The batches of one run. */
@@ -99,154 +79,93 @@ export class RunBatches {
       return { rejected: check.rejection };
     }
     this.#p.seen.add(batch.batchId);
-    const claiming = this.#p.claim(batch.batchId);
-    if (claiming !== undefined) await claiming; // no store (the usual case): not even a microtask
+    // A batch of a stored run is claimed there first (compare-and-set): of two hosts that resumed the same run, one
+    // runs the batch and the other gets revision_conflict with nothing executed.
+    const claiming = this.#p.calls.claim();
+    if (claiming !== undefined) await this.#claimed(batch.batchId, claiming); // no store (the usual case): not even a microtask
     const started = performance.now();
     const sink = run.options.audit;
     if (sink) await audit.started(batch.batchId, check.routed.length); // no sink: not even a microtask
     const scope = this.#scope(batch.batchId, snapshot, signal);
     let outcomes;
     try {
-      outcomes = await mapLimit(check.routed, run.options.concurrency, ({ call, route }) =>
-        processCall(call, route, scope.ctx, scope.path),
-      );
+      // A call left waiting is kept as soon as it waits (its approval_requested or input_requested recorded then).
+      outcomes = await mapLimit(check.routed, run.options.concurrency, async ({ call, route }) => {
+        const outcome = await processCall(call, route, scope.ctx, scope.path);
+        return 'wait' in outcome ? keepWait(outcome.wait, scope.ctx) : outcome;
+      });
     } finally {
       scope.end();
     }
-    const results = this.#settle(outcomes);
+    const results = this.#p.calls.settle(outcomes);
     if (sink) await audit.finished(batch.batchId, results, started);
     return this.#boundary(batch.batchId, results, opening);
   }
 
-  /** Ends deferred calls of batch `batchId` with the host's decisions (NativeRun.decide). */
+  /** Ends waiting calls of batch `batchId` with the host's decisions (NativeRun.decide). */
   async decide(batchId: string, decisions: Record<string, CallDecision>, signal: AbortSignal | undefined): Promise<BatchResult> {
-    const { refresher, approvals } = this.#p;
-    const opening = await refresher.apply(true); // approved calls are checked against the tools as they are now
-    let taken: TakenApproval[];
-    try {
-      taken = approvals.take(batchId, decisions, this.#check); // synchronous: a second decide cannot take them again
-    } catch (error) {
-      // Decided already (here, or by a host this run's copy has not seen): the result, while the run record keeps it.
-      const known = isAgtError(error) && error.code === 'not_found' ? await this.#known(batchId, decisions) : undefined;
-      if (known !== undefined) return known;
-      throw error;
-    }
-    return this.#end(batchId, taken, opening, signal, () => this.#known(batchId, decisions));
+    const opening = await this.#p.refresher.apply(true); // approved calls are checked against the tools as they are now
+    return this.#afterCalls(batchId, await this.#p.calls.decide(batchId, decisions, this.#check, this.#runner(signal)), opening);
   }
 
-  /**
-   * Collects the calls of batch `batchId` whose tasks ended (E6), waiting up to `waitMs` for one (0: looks once):
-   * each is taken with compare-and-set, so of two collectors one gets its result and the other nothing.
-   */
+  /** Collects the calls of batch `batchId` whose tasks ended (E6), waiting up to `waitMs` for one (0: looks once). */
   async collect(batchId: string, waitMs: number, signal: AbortSignal | undefined): Promise<BatchResult> {
-    const { refresher, approvals, run } = this.#p;
+    const { refresher, run } = this.#p;
     const opening = await refresher.apply(true);
-    const looks = await awaitTasks(
-      {
-        approvals,
-        routes: () => refresher.snapshot.routes,
-        route: (method) => this.#answers.route(method),
-        concurrency: run.options.concurrency,
-        requestMs: run.options.connect.timeouts.callMs,
-        context: () => callContext(run, batchId, signal, () => undefined),
-        persist: () => this.#p.persist(),
-      },
-      batchId,
-      waitMs,
-      signal,
-    );
-    // A call the run stopped reading (E7) ends with its failure; the others with their task's result.
-    const ended = looks
-      .filter(collectable)
-      .map((l) => [l.approval.callId, l.failure ? { collect: true, failure: l.failure.toToolError().error } : { collect: true }] as const);
-    if (ended.length === 0) return this.#boundary(batchId, [], opening);
-    const taken = approvals.take(batchId, Object.fromEntries(ended), this.#check, true);
-    return this.#end(batchId, taken, opening, signal, async () => ({ results: [], decidedElsewhere: true }));
+    const parts = {
+      routes: () => refresher.snapshot.routes,
+      route: this.#answers.route,
+      concurrency: run.options.concurrency,
+      requestMs: run.options.connect.timeouts.callMs,
+      context: () => callContext(run, batchId, signal, () => undefined),
+    };
+    return this.#afterCalls(batchId, await this.#p.calls.collect(batchId, waitMs, signal, parts, this.#check, this.#runner(signal)), opening);
   }
 
   /** Cancels the task call `callId` of batch `batchId` on its server; the call ends cancelled (E6). */
   async cancel(batchId: string, callId: string, signal: AbortSignal | undefined): Promise<BatchResult> {
     const opening = await this.#p.refresher.apply(true);
-    const taken = this.#p.approvals.take(batchId, { [callId]: { cancel: true } }, this.#check, true);
-    return this.#end(batchId, taken, opening, signal, () => this.#known(batchId, { [callId]: {} }));
-  }
-
-  // Taken calls end: in flight (leased to this host) in the same compare-and-set that takes them, then run.
-  async #end(
-    batchId: string,
-    taken: TakenApproval[],
-    opening: BatchResult['refresh'],
-    signal: AbortSignal | undefined,
-    known: () => Promise<BatchResult | undefined>,
-  ): Promise<BatchResult> {
-    const { approvals, run, inFlight } = this.#p;
-    const running = inFlightOf(taken, run.options.inFlightLeaseMs);
-    inFlight.add(running);
-    try {
-      await this.#p.persist();
-    } catch (error) {
-      inFlight.end(running);
-      approvals.restore(taken);
-      // Another host decided first: its results, if it has ended them already; else what happened, and what to do.
-      const result = isAgtError(error) && error.code === 'revision_conflict' ? await known() : undefined;
-      if (result !== undefined) return result;
-      throw decidedElsewhere(error, batchId);
-    }
-    const outcomes = await this.#run(batchId, taken, signal);
-    inFlight.end(running); // a call that threw stays in flight: its lease runs out and recover() ends it
-    const results = this.#settle(outcomes);
-    this.#p.decided.add(batchId, results);
-    // Their end and results are recorded; a question asked again waits again, so another process can answer it.
-    if (outcomes.length > 0) await this.#p.recordEnd(running);
-    return this.#boundary(batchId, results, opening);
-  }
-
-  // The stored results of the calls a decision names, when the run record keeps every one (decided elsewhere).
-  async #known(batchId: string, decisions: unknown): Promise<BatchResult | undefined> {
-    if (typeof batchId !== 'string' || decisions === null || typeof decisions !== 'object') return undefined;
-    const results = await this.#p.storedResults(batchId, Object.keys(decisions));
-    return results === undefined ? undefined : { results, decidedElsewhere: true };
-  }
-
-  // Decided calls of one batch through their pipeline, within the batch's scope.
-  async #run(batchId: string, taken: readonly TakenApproval[], signal: AbortSignal | undefined): Promise<CallOutcome[]> {
-    const snapshot = this.#p.refresher.snapshot;
-    const scope = this.#scope(batchId, snapshot, signal);
-    try {
-      return await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, this.#p.run.options.concurrency);
-    } finally {
-      scope.end();
-    }
+    return this.#afterCalls(batchId, await this.#p.calls.cancel(batchId, callId, this.#check, this.#runner(signal)), opening);
   }
 
   /** Ends the decided calls whose host died (their lease ran out): see pending/recover.ts. */
   recover(signal: AbortSignal | undefined): Promise<RecoverResult> {
-    return recoverLost(
-      this.#p,
-      async (batchId, calls) => this.#settle(await this.#run(batchId, calls as unknown as TakenApproval[], signal)),
-      signal,
-    );
+    return this.#p.calls.recover({ run: this.#p.run, refresher: this.#p.refresher }, this.#runner(signal), signal);
   }
 
-  // The results of calls that ended; the calls that wait are kept for run.decide.
-  #settle(outcomes: readonly CallOutcome[]): ToolResult[] {
-    const results: ToolResult[] = [];
-    for (const outcome of outcomes)
-      if ('deferred' in outcome) this.#p.approvals.add(outcome.deferred);
-      else results.push(outcome);
-    return results;
+  // Calls another host decided come back as its results; the others end at this boundary.
+  #afterCalls(batchId: string, ended: CallsEnded, opening: BatchResult['refresh']): BatchResult | Promise<BatchResult> {
+    return ended.decidedElsewhere ? ended : this.#boundary(batchId, ended.results, opening);
   }
 
-  /** The calls waiting for a decision (of one batch), in batch and call order, with their validated arguments. */
-  pending(batchId?: string): PendingCall[] {
-    return this.#p.approvals.list(batchId).map(pendingView);
+  // Decided calls of one batch through their pipeline, within the batch's scope.
+  #runner(signal: AbortSignal | undefined): CallRunner {
+    return async (batchId: string, taken: readonly TakenCall[]) => {
+      const snapshot = this.#p.refresher.snapshot;
+      const scope = this.#scope(batchId, snapshot, signal);
+      try {
+        return await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, this.#p.run.options.concurrency);
+      } finally {
+        scope.end();
+      }
+    };
+  }
+
+  // A claim that failed leaves the batch unseen: it may be run again (here, or on the host that has the run now).
+  async #claimed(batchId: string, claiming: Promise<unknown>): Promise<void> {
+    try {
+      await claiming;
+    } catch (error) {
+      this.#p.seen.delete(batchId);
+      throw error;
+    }
   }
 
   // The end of a batch: its pending approvals, and the refresh of this boundary (else the one it started with).
   // Dead pooled servers are started again at the next start (once per batch, not twice).
   // No promise of its own when nothing is refreshed or loaded (the usual case).
   #boundary(batchId: string, results: ToolResult[], opening: BatchResult['refresh']): BatchResult | Promise<BatchResult> {
-    const pending = this.pending(batchId);
+    const pending = this.#p.calls.pending(batchId);
     const applying = this.#p.refresher.apply(false);
     if (applying !== undefined) return applying.then((refresh) => this.#ended(batchId, results, pending, refresh ?? opening));
     return this.#ended(batchId, results, pending, opening);

@@ -8,12 +8,12 @@
 import { defined } from '../json.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
-import type { McpProberOptions } from '../mcp/prober.js';
-import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
-import type { ConnectSettings } from '../mcp/settings.js';
+import type { McpProberOptions } from '../mcp/probe/prober.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
+import type { ConnectSettings } from '../mcp/settings/settings.js';
 import type { McpDocument } from '../config/mcp-config.js';
-import { DEFER, type InputMethod } from '../mcp/client-handlers.js';
-import { type QuestionRoute, questionRoute } from '../mcp/input-rounds.js';
+import { DEFER, type InputMethod } from '../mcp/requests/client-handlers.js';
+import { type QuestionRoute, questionRoute } from '../mcp/requests/input-rounds.js';
 import type { McpPool } from '../pool/pool.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import type { BuildContext } from './refresh.js';
@@ -48,7 +48,7 @@ export class RunConnections {
     return { service: this.#options.service, registry, settings: this.#settings('') };
   }
 
-  /** The route of each question method in this run (E7): the one decision its connections make too (mcp/input-rounds.ts). */
+  /** The route of each question method in this run (E7): the one decision its connections make too (mcp/requests/input-rounds.ts). */
   questionRoute(method: InputMethod): QuestionRoute {
     return questionRoute(this.#settings('').handlers, method);
   }

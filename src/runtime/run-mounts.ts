@@ -6,8 +6,8 @@
  * connection.
  */
 import type { Completion, CompletionRef, McpConnection, PromptResult, RequestOptions, ResourceContents } from '../mcp/connection.js';
-import type { McpPrompt, McpResource } from '../mcp/lists.js';
-import type { LogLevel } from '../mcp/notifications.js';
+import type { McpPrompt, McpResource } from '../mcp/requests/lists.js';
+import type { LogLevel } from '../mcp/requests/notifications.js';
 
 /** The mount-level requests of a run. */
 export abstract class RunMounts {

@@ -8,14 +8,14 @@ import { type InFlightCall, LEASE_GRACE_MS } from './pending/in-flight.js';
 import { type DecidedCall, DEFAULT_DECIDED_RETENTION_MS } from './pending/decided.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
-import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/resolved-settings.js';
-import type { ConnectSettings } from '../mcp/settings.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
+import type { ConnectSettings } from '../mcp/settings/settings.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { type RunLimits, resolveLimits } from './limits.js';
-import { DEFAULT_APPROVAL_TTL_MS, type StoredApproval } from './pending/record.js';
+import type { WaitingCall } from './pending/waiting-call.js';
 import type { McpPool } from '../pool/pool.js';
-import type { McpLogMessage } from '../mcp/notifications.js';
+import type { McpLogMessage } from '../mcp/requests/notifications.js';
 import type { ToolSearchOptions } from './tool-search.js';
 import { rejectRemovedOptions } from '../config/removed-options.js';
 import type {
@@ -28,7 +28,8 @@ import type {
   RunRequestContext,
 } from './types.js';
 import type { AuditSink } from './audit-events.js';
-import { checkMs } from '../bounds.js';
+import { checkMs } from '../check-ms.js';
+import { DEFAULT_APPROVAL_TTL_MS, DEFAULT_RUN_CONCURRENCY } from '../bounds.js';
 
 /** Options of {@link NativeRun.start}: the ConnectSettings of its mounts (handlers told the run's context), and the run's own. */
 export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
@@ -93,7 +94,7 @@ export interface SuspendedRun {
   mountsHash: string;
   seenBatchIds: string[];
   /** The calls waiting for a decision (format 2). */
-  pending?: StoredApproval[];
+  pending?: WaitingCall[];
   /** Decided calls running on a host, with its lease (format 3): `run.recover()` ends those whose host died. */
   inFlight?: InFlightCall[];
   /** The results of calls decided lately (`decidedRetentionMs`), for a host that decides one again. */
@@ -133,8 +134,6 @@ export interface ResolvedRunOptions {
   readonly notifications: Readonly<Pick<NativeRunOptions, 'onLog' | 'onResourceUpdated' | 'onElicitationComplete'>>;
 }
 
-const DEFAULT_CONCURRENCY = 4;
-
 /**
  * Checks and resolves a run's options once, before anything connects: a
  * removed option is option_removed, a missing policy or a bad limit, time or
@@ -153,7 +152,7 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
       details: { option: 'callTimeoutMs' },
     });
   const limits = resolveLimits(options.limits);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const concurrency = options.concurrency ?? DEFAULT_RUN_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new AgtError('invalid_input', 'concurrency must be a positive integer (how many calls of a batch run at once)', {
       details: { field: 'concurrency' },

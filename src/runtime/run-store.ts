@@ -5,13 +5,13 @@
  * (`agt-mcp/sqlite`), PostgresRunStore (`agt-mcp/postgres`); every adapter
  * passes `runStoreConformanceSuite` (`agt-mcp/testing`).
  */
-import { MAX_RUN_ID_BYTES } from '../bounds.js';
+import { MAX_ANNOUNCEMENT_BYTES, MAX_RUN_ID_BYTES, MAX_RUN_LIST_LIMIT } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import { expectedRevisionOf } from '../resources/conflict.js';
 import type { SuspendedRun } from './run-options.js';
 import type { RunWatchOptions } from './run-watch.js';
 import type { CallChange } from './types.js';
-import { isStoredApproval, type StoredApproval } from './pending/record.js';
+import { isStoredCall, type WaitingCall } from './pending/waiting-call.js';
 import { type InFlightCall, isInFlightCall } from './pending/in-flight.js';
 import { type DecidedCall, isDecidedCall } from './pending/decided.js';
 
@@ -47,9 +47,6 @@ export interface RunListFilter {
   limit?: number;
   cursor?: string;
 }
-
-/** The most runs one `list` call returns when it is given a limit. */
-export const MAX_RUN_LIST_LIMIT = 10_000;
 
 /** Checks a list filter: invalid_input names the field that is wrong. */
 export function checkRunListFilter(filter: unknown): RunListFilter {
@@ -100,9 +97,6 @@ export interface RunAnnouncement {
   /** How many changes did not fit the announcement (PostgreSQL carries at most ~7 kB); read the run for them. */
   omitted?: number;
 }
-
-/** The most bytes of JSON an announcement carries (PostgreSQL's NOTIFY payload is under 8,000 bytes). */
-export const MAX_ANNOUNCEMENT_BYTES = 7_000;
 
 /** The announcement of a write that landed at `revision`, bounded in size; undefined when it changes no call. */
 export function announcementOf(run: RunWrite, revision: number): RunAnnouncement | undefined {
@@ -198,7 +192,7 @@ export function suspendedStateOf(
   run: { id: string; agent: string },
   snapshot: Pick<SuspendedRun, 'fingerprint' | 'settingsHash' | 'mountsHash'>,
   seen: Iterable<string>,
-  pending: StoredApproval[],
+  pending: WaitingCall[],
   loadedTools: string[] = [],
   inFlight: InFlightCall[] = [],
   decided: DecidedCall[] = [],
@@ -221,9 +215,9 @@ export function suspendedStateOf(
  * The state with its pending and in-flight calls replaced (the format each needs: 4 with a call that waits on a task,
  * 3 with calls in flight, 2 with pending ones).
  */
-export function withCalls(state: SuspendedRun, pending: StoredApproval[], inFlight: InFlightCall[]): SuspendedRun {
+export function withCalls(state: SuspendedRun, pending: WaitingCall[], inFlight: InFlightCall[]): SuspendedRun {
   const { pending: _pending, inFlight: _inFlight, ...rest } = state;
-  const tasks = pending.some((a) => a.task !== undefined) || inFlight.some((c) => c.approval.task !== undefined);
+  const tasks = [...pending, ...inFlight.map((c) => c.approval)].some((a) => a.waitingFor !== 'approval' && a.task !== undefined);
   return {
     ...rest,
     version: tasks ? 4 : inFlight.length > 0 ? 3 : pending.length > 0 ? 2 : 1,
@@ -277,7 +271,7 @@ function isShaped(state: unknown): state is SuspendedRun {
     typeof s.mountsHash === 'string' &&
     Array.isArray(s.seenBatchIds) &&
     s.seenBatchIds.every((id) => typeof id === 'string') &&
-    (s.pending === undefined || (s.version !== 1 && Array.isArray(s.pending) && s.pending.every(isStoredApproval))) &&
+    (s.pending === undefined || (s.version !== 1 && Array.isArray(s.pending) && s.pending.every(isStoredCall))) &&
     // Calls in flight are format 3, or 4 beside a call that waits on a task (withCalls): both resume, or no host recovers them (E8).
     (s.inFlight === undefined || ((s.version === 3 || s.version === 4) && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall))) &&
     (s.decided === undefined || (Array.isArray(s.decided) && s.decided.every(isDecidedCall)))

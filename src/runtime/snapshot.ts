@@ -6,7 +6,7 @@
 import { AgtError } from '../errors.js';
 import type { FrameworkOutcome, FrameworkTool } from '../framework/tools.js';
 import type { McpConnection } from '../mcp/connection.js';
-import type { RawTool, ToolAnnotations } from '../mcp/lists.js';
+import type { RawTool, ToolAnnotations } from '../mcp/requests/lists.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { CompiledToolSchema, ToolSchemaRegistry } from '../schema/registry.js';
 import { MODEL_TOOL_NAME } from './aliases.js';

@@ -13,7 +13,7 @@ import { estimateTokens } from '../toolsearch/tokens.js';
 import { ToolIndex } from '../toolsearch/tool-index.js';
 import { TOOL_SEARCH_TOOL } from '../framework/search-tool.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
-import { type AutoAllowMatch, matches } from './policies.js';
+import { type AutoAllowMatch, matches } from './pipeline/policies.js';
 import { type ModelTool, modelTools } from './model-tools.js';
 import { frameworkRoute, type Route } from './snapshot.js';
 

@@ -1,6 +1,10 @@
 /** The shapes that flow through a native run's batch pipeline (SPEC §7). */
-import type { InputMethod } from '../mcp/client-handlers.js';
-import type { ToolAnnotations } from '../mcp/lists.js';
+import type { InputMethod } from '../mcp/requests/client-handlers.js';
+import type { ToolAnnotations } from '../mcp/requests/lists.js';
+import type { ResultError } from '../errors.js';
+
+/** A result's error: one shape with ToolError's (declared in errors.ts, with RESULT_ERROR_CODES). */
+export type { ResultError } from '../errors.js';
 
 /** One tool call as the model produced it. */
 export interface ToolCall {
@@ -18,13 +22,6 @@ export interface ToolBatch {
   agent: string;
   batchId: string;
   calls: ToolCall[];
-}
-
-/** A ToolError carried by a failed result. */
-export interface ResultError {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
 }
 
 /** What every result has: the id of the call it answers. */
@@ -48,30 +45,47 @@ export type ToolResult =
       /** An MCP result's `_meta`, as the server sent it. */
       _meta?: Record<string, unknown>;
     })
-  | (ResultIds & { status: Exclude<ResultStatus, 'ok'>; error: ResultError });
+  | (ResultIds & { status: Exclude<ResultStatus, 'ok' | 'tool_error'>; error: ResultError })
+  /** The tool answered with an error: a listed code, or the tool's own (C4: `toolError('insufficient_funds', …)`). */
+  | (ResultIds & { status: 'tool_error'; error: ResultError<string> });
 
 /**
- * A call that waits, with no result yet; `run.decide(batchId, …)` ends it.
- * `waitingFor: 'approval'`: a policy deferred it (`{ decision: 'defer' }`,
- * policies.approval) and it has not run. `waitingFor: 'input'`: it ran, and
- * its 2026-07-28 server asked questions first (`requests`, by the server's
- * keys: an elicitation, sampling or roots request each) that the run defers
- * (`elicitation: 'defer'` …). The arguments are the validated ones, for the
- * host to show the person who decides.
+ * A call that waits, with no result yet, told apart by `waitingFor` (narrowing on it needs no assertion).
+ * `approval`: a policy deferred it (`{ decision: 'defer' }`, policies.approval) and it has not run; run.decide
+ * approves or rejects it. `input`: it ran, and its 2026-07-28 server asked questions first (`requests`, by the
+ * server's keys: an elicitation, sampling or roots request each) that the run defers (`elicitation: 'defer'` …);
+ * run.decide answers them. `task`: its server runs it as a task the run defers (`tasks: 'defer'`, E6); run.collect
+ * ends it, run.cancel cancels it. The arguments are the validated ones, for the host to show the person who decides.
  */
-export interface PendingCall extends Omit<CallIdentity, 'runId' | 'agent'> {
-  waitingFor: 'approval' | 'input' | 'task';
-  /** task: the task its server runs it as (id and status, as last seen; never the server's internal fields); run.collect ends it. */
-  task?: Readonly<{ id: string; status: string; statusMessage?: string; pollIntervalMs?: number; ttlMs?: number | null }>;
+export type PendingCall = PendingCallBase &
+  (
+    | { waitingFor: 'approval' }
+    | {
+        waitingFor: 'input';
+        /** The server's questions (masked). A URL elicitation's URL is for the host to show a person, never for the model. */
+        requests: Readonly<Record<string, { method: InputMethod; params: Readonly<Record<string, unknown>> }>>;
+        /** Which round of questions this is (1 for the first). */
+        round: number;
+        /** The task the questions were asked in, if any (answered, the call waits on it again). */
+        task?: PendingTask;
+      }
+    | {
+        waitingFor: 'task';
+        /** The task its server runs it as (id and status, as last seen; never the server's internal fields). */
+        task: PendingTask;
+      }
+  );
+
+/** A waiting call's task, as last seen. */
+type PendingTask = Readonly<{ id: string; status: string; statusMessage?: string; pollIntervalMs?: number; ttlMs?: number | null }>;
+
+/** What every waiting call shows, whatever it waits for. */
+interface PendingCallBase extends Omit<CallIdentity, 'runId' | 'agent'> {
   annotations?: Readonly<ToolAnnotations>;
   arguments: Readonly<Record<string, unknown>>;
-  /** input: the server's questions (masked). A URL elicitation's URL is for the host to show a person, never for the model. */
-  requests?: Readonly<Record<string, { method: InputMethod; params: Readonly<Record<string, unknown>> }>>;
-  /** input: which round of questions this is (1 for the first). */
-  round?: number;
   /** approval: why the policy deferred it (its own words). */
   reason?: string;
-  /** ISO 8601: when it began to wait, and when it expires (approvalTtlMs); decided later, it ends as permission_denied. */
+  /** ISO 8601: when it began to wait, and when it expires (approvalTtlMs; a task: its TTL); past it, it ends as permission_denied. */
   deferredAt: string;
   expiresAt: string;
 }
@@ -80,16 +94,13 @@ export interface PendingCall extends Omit<CallIdentity, 'runId' | 'agent'> {
  * A decided call in flight (issue 51): as it waited, with the host process that runs it and that host's lease. A
  * lease that ran out means the host died mid-call: `run.recover()` reruns or ends the call.
  */
-export interface InFlightView extends PendingCall {
+export type InFlightView = PendingCall & {
   /** The host process running it: host name, process id and a random part. */
   host: string;
   /** ISO 8601: when it was decided, and when its host's lease runs out. */
   decidedAt: string;
   leaseUntil: string;
-}
-
-/** A pending call (the name of the approval-only days; same type). */
-export type PendingApproval = PendingCall;
+};
 
 /** A host's answer to one pending approval. */
 export type ApprovalDecision = { approve: true } | { approve: false; reason?: string };

@@ -16,8 +16,8 @@ type Schema = Record<string, unknown>;
 /** How many different guesses {@link exampleArguments} can make (attempt 0 … ATTEMPTS − 1). */
 export const EXAMPLE_ATTEMPTS = 8;
 
+// The walker's own tuning (bounds.ts: it stays beside the walker): an example needs no more depth or $refs than this.
 const MAX_DEPTH = 8;
-const MAX_PROPERTIES = MAX_SCHEMA_PROPERTIES;
 const MAX_REFS = 32;
 
 // Strings tried in turn for a string without const, enum, examples or a known format.
@@ -122,7 +122,7 @@ function objectExample(node: Schema, walk: Walk, depth: number): Record<string, 
   const props = isPlainObject(node.properties) ? node.properties : {};
   const required = Array.isArray(node.required) ? node.required.filter((k): k is string => typeof k === 'string') : [];
   const out: Record<string, unknown> = {};
-  for (const key of required.slice(0, MAX_PROPERTIES)) {
+  for (const key of required.slice(0, MAX_SCHEMA_PROPERTIES)) {
     const value = example(props[key] ?? {}, walk, depth + 1);
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }

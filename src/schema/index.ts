@@ -1,2 +1,2 @@
-export type { ArgumentIssue } from './issues.js';
+export type { ArgumentIssue } from './issues/issues.js';
 export { ToolSchemaRegistry } from './registry.js';

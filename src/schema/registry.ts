@@ -4,10 +4,11 @@
  */
 import { AgtError } from '../errors.js';
 import { canonicalHash } from './canonical.js';
-import { type CompiledJsonSchema, compileJsonSchema, schemaLoadFailed, type ValidateOptions, type ValidationResult } from './compile.js';
-import type { Dialect } from './dialects.js';
+import { type CompiledJsonSchema, compileJsonSchema, schemaLoadFailed, type ValidateOptions, type ValidationResult } from './compile/compile.js';
+import type { Dialect } from './compile/dialects.js';
 import { LruMap } from './lru.js';
 import { isPlainObject } from '../json.js';
+import { DEFAULT_SCHEMA_CACHE_SIZE } from '../bounds.js';
 
 /** A tool's inputSchema, loaded and ready to validate arguments. */
 export interface CompiledToolSchema {
@@ -43,7 +44,7 @@ export class ToolSchemaRegistry {
   readonly #byHash: LruMap<string, CompiledToolSchema>;
 
   constructor(options: ToolSchemaRegistryOptions = {}) {
-    const max = options.maxCached ?? 1000;
+    const max = options.maxCached ?? DEFAULT_SCHEMA_CACHE_SIZE;
     if (!Number.isInteger(max) || max < 1) {
       throw new AgtError('invalid_input', 'ToolSchemaRegistry: maxCached must be a positive integer');
     }

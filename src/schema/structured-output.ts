@@ -4,10 +4,10 @@
  * stage), a kit server (before it sends a result) and `checkServer` /
  * `agt mcp check`. It says what is wrong — missing, not an object, or not
  * valid — with issues whose property names a server made up are hidden
- * (serverSafeIssues): each caller words the verdict for its reader.
+ * (serverSafeIssues), and words a failed verdict one way for every reader.
  */
 import { isPlainObject } from '../json.js';
-import { type ArgumentIssue, declaredNames, serverSafeIssues } from './issues.js';
+import { type ArgumentIssue, declaredNames, serverSafeIssues } from './issues/issues.js';
 import type { CompiledToolSchema } from './registry.js';
 
 /** A tool's outputSchema as a check: its compiled validator and the property names it declares (any other name is data). */
@@ -55,4 +55,20 @@ export function checkStructuredOutput(structured: unknown, output: OutputCheck |
     where: first?.instancePath ? ` at "${first.instancePath}"` : '',
     first: first?.message ?? 'invalid',
   };
+}
+
+/**
+ * A failed verdict in words, the same for every reader (a run's model, a kit server's client, a check's report):
+ * `tool` names the tool when the reader may not know it. Never a value of the result, never a name the server made up.
+ */
+export function outputVerdictMessage(verdict: Exclude<OutputVerdict, { ok: true }>, tool?: string): string {
+  const subject = tool === undefined ? 'the tool' : `tool "${tool}"`;
+  switch (verdict.problem) {
+    case 'missing':
+      return `${subject} declares an outputSchema, but its result has no structuredContent`;
+    case 'not_object':
+      return `${subject} returned structuredContent that is not a JSON object`;
+    case 'invalid':
+      return `${subject} returned structuredContent that does not match its outputSchema${verdict.where}: ${verdict.first}`;
+  }
 }

@@ -7,7 +7,8 @@
 import { isAgtError } from '../errors.js';
 import type { ResourceService } from '../resources/service.js';
 import { agentSkillEntry, storedSkillFiles } from '../resources/skill-data.js';
-import type { McpConnection, McpSkill, McpSkillListing } from '../mcp/connection-types.js';
+import type { McpConnection } from '../mcp/connection.js';
+import type { McpSkill, McpSkillListing } from '../mcp/connection-types.js';
 import type { RegistrySkill } from './skill-set.js';
 
 /** The agent's registry skills as stored now; problems become notices. */

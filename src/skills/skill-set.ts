@@ -11,8 +11,9 @@
  */
 import type { Skill } from '@modelcontextprotocol/server/ext/skills';
 import { AgtError } from '../errors.js';
-import type { McpConnection, McpSkill } from '../mcp/connection-types.js';
-import { skillFilePath } from '../mcp/skills.js';
+import type { McpConnection } from '../mcp/connection.js';
+import type { McpSkill } from '../mcp/connection-types.js';
+import { skillFilePath } from '../mcp/requests/skills.js';
 import { skillPathProblem, splitSkillMd } from '../resources/skill-data.js';
 import { canonicalHash } from '../schema/canonical.js';
 import { closestNames } from './closest.js';

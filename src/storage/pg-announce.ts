@@ -7,8 +7,9 @@
  * run id and agent back, with every change counted in `omitted`.
  */
 import { isPlainObject } from '../json.js';
-import { announcementOf, MAX_ANNOUNCEMENT_BYTES, type RunAnnouncement, type RunWrite } from '../runtime/run-store.js';
+import { announcementOf, type RunAnnouncement, type RunWrite } from '../runtime/run-store.js';
 import type { CallChange } from '../runtime/types.js';
+import { MAX_ANNOUNCEMENT_BYTES } from '../bounds.js';
 
 /**
  * The `pg_notify(…)` column of a put's RETURNING (empty when the write changes no call), its values pushed on `values`.

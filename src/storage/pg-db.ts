@@ -4,33 +4,12 @@
  * store_unavailable, the adapter's schema created on first use (or by an
  * explicit `migrate()`) under an advisory lock held on one checked-out client.
  */
-import { checkMs, DEFAULT_PG_ACQUIRE_TIMEOUT_MS, PG_ACQUIRE_MS_RULE } from '../bounds.js';
+import { DEFAULT_PG_ACQUIRE_TIMEOUT_MS, DEFAULT_PG_POOL_SIZE, PG_ACQUIRE_MS_RULE } from '../bounds.js';
+import { checkMs } from '../check-ms.js';
 import { AgtError, isAgtError } from '../errors.js';
+import { bounded, driverCode, loadPool, type NotificationSource, type PgClientLike, type PgPoolLike } from './pg-driver.js';
 
-/** One connection checked out of a pool (a `pg.PoolClient` fits). */
-export interface PgClientLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
-  /** Back to the pool; with an error the connection is discarded (and with it any lock it held). */
-  release(error?: Error | boolean): void;
-}
-
-/** The events of a `pg` client that LISTEN needs. */
-interface NotificationSource {
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'end', listener: () => void): unknown;
-  off(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
-  off(event: 'error', listener: (error: Error) => void): unknown;
-  off(event: 'end', listener: () => void): unknown;
-}
-
-/** The few pool methods the store uses (a `pg.Pool` fits). */
-export interface PgPoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
-  /** A connection of its own: migrations lock, migrate and unlock on one session. */
-  connect(): Promise<PgClientLike>;
-  end?(): Promise<void>;
-}
+export type { PgClientLike, PgPoolLike } from './pg-driver.js';
 
 /** An adapter's schema: idempotent statements and the advisory-lock key they run under. */
 export interface PgSchema {
@@ -56,41 +35,6 @@ export interface PgListenLink {
 }
 
 const TABLE = /^[a-z_][a-z0-9_]{0,50}$/;
-
-/** `pending`, or the error `late()` makes once `ms` pass first (the timer cleared either way). */
-async function bounded<T>(pending: Promise<T>, ms: number, late: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(late()), ms);
-  });
-  try {
-    return await Promise.race([pending, timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A driver error's code when it looks like one (57P01, ECONNRESET), else "no code": nothing else of the error is shown. */
-function driverCode(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'string' && /^[A-Za-z0-9_]{1,32}$/.test(code) ? code : 'no code';
-}
-
-// How much longer than our own wait an owned pg pool waits: ours ends the call first, pg's then drops the queued request.
-const QUEUE_GRACE_MS = 1_000;
-
-async function loadPool(connectionString: string, max: number, acquireMs: number, who: string): Promise<PgPoolLike> {
-  let mod: { default?: { Pool?: new (o: object) => PgPoolLike }; Pool?: new (o: object) => PgPoolLike };
-  try {
-    const driver = 'pg'; // a non-literal specifier: pg's own types stay out of ours (STYLE 3)
-    mod = (await import(driver)) as typeof mod;
-  } catch (cause) {
-    throw new AgtError('store_unavailable', `${who} needs the optional peer dependency pg (8.x): run "npm install pg@8"`, { cause });
-  }
-  const Pool = mod.Pool ?? mod.default?.Pool;
-  if (Pool === undefined) throw new AgtError('store_unavailable', 'the installed "pg" package has no Pool');
-  return new Pool({ connectionString, max, connectionTimeoutMillis: acquireMs + QUEUE_GRACE_MS });
-}
 
 /** A table name option, checked (it goes into SQL). */
 export function tableName(table: string, who: string): string {
@@ -131,7 +75,7 @@ export class PgConnection {
     if (this.#closed) return Promise.reject(new AgtError('store_unavailable', `this ${this.#who} was closed`));
     this.#pool ??= loadPool(
       (this.#options as { connectionString: string }).connectionString,
-      (this.#options as { max?: number }).max ?? 10,
+      (this.#options as { max?: number }).max ?? DEFAULT_PG_POOL_SIZE,
       this.#acquireMs,
       this.#who,
     );

@@ -20,7 +20,8 @@ import {
   type StoredRun,
   WAITING_FORMAT,
 } from '../runtime/run-store.js';
-import { checkMs, DEFAULT_PG_WATCH_HEARTBEAT_MS, PG_WATCH_HEARTBEAT_MS_RULE } from '../bounds.js';
+import { DEFAULT_PG_WATCH_HEARTBEAT_MS, PG_WATCH_HEARTBEAT_MS_RULE } from '../bounds.js';
+import { checkMs } from '../check-ms.js';
 import { checkRunWatch, type RunWatchOptions } from '../runtime/run-watch.js';
 import { notifyColumn, readAnnouncement } from './pg-announce.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';

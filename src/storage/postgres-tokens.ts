@@ -3,7 +3,7 @@
  * per (subject, server), so every host of a deployment uses (and refreshes)
  * the same login. Tokens are stored as issued: restrict the table's readers.
  */
-import { ColumnTokenStore, tokenKey } from '../mcp/token-store.js';
+import { ColumnTokenStore, tokenKey } from '../mcp/auth/token-store.js';
 import type { ResourceRef } from '../resources/types.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
 

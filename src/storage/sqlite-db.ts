@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { AgtError, isAgtError } from '../errors.js';
 import { type SqliteConnection, type SqliteDriver, sqliteCode, sqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
+import { DEFAULT_SQLITE_BUSY_TIMEOUT_MS } from '../bounds.js';
 
 /** The open database the stores query. */
 export type SqliteDatabase = SqliteConnection;
@@ -126,7 +127,7 @@ export async function openSqlite(options: SqliteOptions, who: string): Promise<S
   const exists = fs.existsSync(options.path);
   const readonly = exists && readOnly(options.path);
   return guard(() => {
-    const db = driver.open(options.path, { readonly, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    const db = driver.open(options.path, { readonly, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS });
     try {
       if (exists) checkFile(db, options.path);
       if (readonly) return db;

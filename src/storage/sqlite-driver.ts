@@ -34,7 +34,6 @@ export interface SqliteDriver {
   open(file: string, options: { readonly: boolean; busyTimeoutMs: number }): SqliteConnection;
 }
 
-type Constructor<T> = new (...args: never[]) => T;
 type NativeDb = { prepare(sql: string): SqliteStatement; exec(sql: string): unknown; close(): unknown };
 
 const isBun = (): boolean => typeof process.versions.bun === 'string';
@@ -58,11 +57,8 @@ async function nodeSqlite(): Promise<SqliteDriver> {
 }
 
 async function betterSqlite3(): Promise<SqliteDriver> {
-  const mod = (await import('better-sqlite3')) as unknown as { default?: Constructor<NativeDb> };
-  const Database = (mod.default ?? mod) as unknown as new (
-    file: string,
-    options: { timeout: number; readonly?: boolean; fileMustExist?: boolean },
-  ) => NativeDb;
+  // A CommonJS module: Node, Bun and the CommonJS build alike give its exports as `default`.
+  const { default: Database } = await import('better-sqlite3');
   new Database(':memory:', { timeout: 0 }).close(); // its native part loads here: one built for another Node fails now, not at first use
   return {
     name: 'better-sqlite3',

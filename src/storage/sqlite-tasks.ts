@@ -11,9 +11,7 @@ import type { TaskRecord, TaskStore } from '../authoring/tasks/store.js';
 import { expired } from '../authoring/tasks/store.js';
 import { isPlainObject } from '../json.js';
 import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
-
-/** The most tasks `list` returns (the newest). */
-const MAX_LISTED = 1000;
+import { MAX_LISTED_TASKS } from '../bounds.js';
 
 /** A kit server's tasks in a SQLite file, safe for several processes. */
 export class SqliteTaskStore implements TaskStore {
@@ -55,7 +53,7 @@ export class SqliteTaskStore implements TaskStore {
         .prepare(
           'SELECT task_id, record FROM agt_tasks WHERE owner IS ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC LIMIT ?',
         )
-        .all(owner, new Date().toISOString(), MAX_LISTED),
+        .all(owner, new Date().toISOString(), MAX_LISTED_TASKS),
     ) as { task_id: string; record: string }[];
     // A row that is not JSON, or whose record names another task, is left out: it stops no other caller's list, and no
     // caller learns its id (issue 58 #3, #12).

@@ -4,7 +4,7 @@
  * the authorization server issued them: keep the file readable by its owner
  * only (the CLI keeps its logins in a file of mode 0600 instead).
  */
-import { ColumnTokenStore, tokenKey } from '../mcp/token-store.js';
+import { ColumnTokenStore, tokenKey } from '../mcp/auth/token-store.js';
 import type { ResourceRef } from '../resources/types.js';
 import { guard, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 

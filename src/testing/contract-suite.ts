@@ -4,7 +4,7 @@
  * per era for all cases, through the same runner as runContract.
  */
 import assert from 'node:assert/strict';
-import { type ContractCase, type ContractOptions, type ContractReport, runContract } from '../authoring/contract.js';
+import { type ContractCase, type ContractOptions, type ContractReport, runContract } from '../authoring/contract/contract.js';
 import { eraLabel, erasOf } from '../authoring/eras.js';
 import type { McpDocument, McpServerConfig } from '../config/mcp-config.js';
 import type { TestFunction } from './store-conformance.js';

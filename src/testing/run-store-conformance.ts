@@ -1,8 +1,8 @@
 /**
- * runStoreConformanceSuite and auditStoreConformanceSuite: one contract test
- * for every RunStore and AuditStore adapter, ours and third parties'. Like
- * storeConformanceSuite, they register cases through your test function and
- * assert with node:assert.
+ * runStoreConformanceSuite: one contract test for every RunStore adapter,
+ * ours and third parties' (auditStoreConformanceSuite, its AuditStore twin,
+ * is in audit-store-conformance.ts). Like storeConformanceSuite, it registers
+ * cases through your test function and asserts with node:assert.
  *
  * ```ts
  * runStoreConformanceSuite(() => new MyRunStore(), { test: it });
@@ -11,14 +11,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { MAX_RUN_ID_BYTES } from '../bounds.js';
-import { isAgtError } from '../errors.js';
-import type { AuditStore } from '../runtime/audit-store.js';
-import type { AuditEvent } from '../runtime/audit-events.js';
 import type { SuspendedRun } from '../runtime/run-options.js';
 import { RUN_FORMAT_VERSION, type RunStore } from '../runtime/run-store.js';
-import { caseRegistrar, type TestFunction } from './store-conformance.js';
+import { caseRegistrar, expectCode, type TestFunction } from './store-conformance.js';
 
-/** Options of the run and audit store suites. */
+/** Options of the run and audit store suites (auditStoreConformanceSuite takes them too). */
 export interface RunStoreConformanceOptions {
   test: TestFunction;
   /** Prefix of every case name. */
@@ -40,19 +37,6 @@ const state = (runId: string, agent = 'team/a', extra: Partial<SuspendedRun> = {
   ...extra,
 });
 const write = (runId: string, agent = 'team/a', extra: Partial<SuspendedRun> = {}) => ({ runId, agent, state: state(runId, agent, extra) });
-
-async function expectCode(
-  promise: Promise<unknown>,
-  code: string,
-  check: (details: Record<string, unknown> | undefined) => void = () => undefined,
-): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(isAgtError(error), 'fails with an AgtError');
-    assert.equal(error.code, code);
-    check(error.details);
-    return true;
-  });
-}
 
 function register<S extends { close?(): Promise<void> }>(
   factory: () => S | Promise<S>,
@@ -254,6 +238,7 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
         batchId: 'b1',
         callId: 'c1',
         index: 0,
+        waitingFor: 'approval' as const,
         tool: 'files__write',
         kind: 'mcp' as const,
         mount: 'tools/files',
@@ -275,33 +260,5 @@ export function runStoreConformanceSuite(factory: () => RunStore | Promise<RunSt
     await expectCode(store.put({ runId: '', agent: 'team/a', state: state('') }, { expectedRevision: null }), 'invalid_input');
     await expectCode(store.put({ runId: 'run-1', agent: 'team/a', state: state('run-2') }, { expectedRevision: null }), 'invalid_input');
     assert.deepEqual(await store.list(), []);
-  });
-}
-
-/** Registers the AuditStore contract cases for stores made by `factory` (a fresh, empty store per case). */
-export function auditStoreConformanceSuite(factory: () => AuditStore | Promise<AuditStore>, options: RunStoreConformanceOptions): void {
-  const run = register(factory, options, 'AuditStore');
-  // `n`: a field a later version may add; stores keep every field of an event.
-  const event = (runId: string, type: 'tool_call' | 'refresh', n: number): AuditEvent => {
-    const base = { at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), runId, agent: 'team/a', n, durationMs: n };
-    return type === 'tool_call'
-      ? { ...base, type, batchId: 'b1', callId: `c${n}`, tool: 'ü/✓', kind: 'mcp', status: 'ok' }
-      : { ...base, type, trigger: 'framework_change', status: 'applied', message: 'tools reloaded' };
-  };
-
-  const nOf = (e: AuditEvent) => (e as AuditEvent & { n?: number }).n;
-  run('events come back per run, in order, filtered by type and limited', async (store) => {
-    for (let n = 0; n < 6; n++) await store.append(event(n % 2 === 0 ? 'run-a' : 'run-b', n < 4 ? 'tool_call' : 'refresh', n));
-    assert.deepEqual((await store.query({ runId: 'run-a' })).map(nOf), [0, 2, 4]);
-    assert.deepEqual((await store.query({ runId: 'run-a', type: 'tool_call' })).map(nOf), [0, 2]);
-    assert.deepEqual((await store.query({ runId: 'run-b', limit: 2 })).map(nOf), [1, 3]);
-    assert.deepEqual(await store.query({ runId: 'run-none' }), []);
-    assert.deepEqual((await store.query({ runId: 'run-a' }))[0], event('run-a', 'tool_call', 0));
-  });
-
-  run('an event without a run id, or a query without one, is invalid_input', async (store) => {
-    await expectCode(store.append({ type: 'tool_call', at: new Date().toISOString() } as unknown as AuditEvent), 'invalid_input');
-    await expectCode(store.query({ runId: '' }), 'invalid_input');
-    await expectCode(store.query({ runId: 'r', limit: 0 }), 'invalid_input');
   });
 }

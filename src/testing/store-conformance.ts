@@ -51,6 +51,20 @@ export function caseRegistrar<S extends { close?(): Promise<void> }>(
   };
 }
 
+/** Asserts that `promise` fails with an AgtError of `code`, and runs `check` on its details (the store suites' one check of a failure). */
+export async function expectCode(
+  promise: Promise<unknown>,
+  code: string,
+  check: (details: Record<string, unknown> | undefined) => void = () => undefined,
+): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(isAgtError(error), 'fails with an AgtError');
+    assert.equal(error.code, code);
+    check(error.details);
+    return true;
+  });
+}
+
 async function expectConflict(promise: Promise<unknown>, currentRevision: number | null): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(isAgtError(error), 'a failed compare-and-set throws an AgtError');

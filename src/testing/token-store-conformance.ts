@@ -8,7 +8,7 @@
  * ```
  */
 import assert from 'node:assert/strict';
-import type { StoredTokens, TokenStore } from '../mcp/token-store.js';
+import type { StoredTokens, TokenStore } from '../mcp/auth/token-store.js';
 import type { RunStoreConformanceOptions } from './run-store-conformance.js';
 import { caseRegistrar } from './store-conformance.js';
 

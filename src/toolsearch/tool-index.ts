@@ -7,13 +7,13 @@
  * words models use for the same action. Deterministic, in memory: no network,
  * no model. Schemas are server data: read to a bounded depth and size.
  */
-import { MAX_SCHEMA_PROPERTIES as MAX_PROPERTIES } from '../bounds.js';
+import { DEFAULT_TOOL_SEARCH_HITS, MAX_SCHEMA_PROPERTIES, MAX_TOOL_FIELD_CHARS, MAX_TOOL_SEARCH_HITS } from '../bounds.js';
 import { isPlainObject } from '../json.js';
 
 /** The name of the framework tool that searches deferred tools (framework/search-tool.ts). */
 export const TOOL_SEARCH = 'tool_search';
 import type { SearchableTool } from './tokens.js';
-import { MAX_FIELD_CHARS, synonyms, words } from './words.js';
+import { synonyms, words } from './words.js';
 
 /** One search hit: the tool's name and its score (higher is better). */
 export interface ToolHit {
@@ -29,6 +29,7 @@ const FIELDS = Object.keys(WEIGHTS) as Field[];
 const K1 = 1.2;
 const B = 0.75;
 const SYNONYM_WEIGHT = 0.4;
+// Ranking tuning, like the weights above: property names deeper than this add little to a tool's text.
 const MAX_SCHEMA_DEPTH = 3;
 
 /** The tools a word occurs in, and its length-normalised, field-weighted frequency in each (BM25F): parallel lists, no object per entry. */
@@ -75,7 +76,7 @@ export class ToolIndex {
 
   /** The best tools for `query`, best first (ties by name); at most `limit` (default 5), only tools that match. */
   search(query: string, options: { limit?: number } = {}): ToolHit[] {
-    const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
+    const limit = Math.max(1, Math.min(options.limit ?? DEFAULT_TOOL_SEARCH_HITS, MAX_TOOL_SEARCH_HITS));
     const asked = [...new Set(words(query))];
     if (asked.length === 0) return [];
     const terms = new Map<string, number>(asked.map((w) => [w, 1]));
@@ -118,7 +119,7 @@ function fieldsOf(tool: SearchableTool): Record<Field, string[]> {
     mount: words(mount),
     description: words(tool.description ?? ''),
     params: params.length === 0 ? [] : words(params.join(' ')),
-    paramText: words(paramText.join(' ').slice(0, MAX_FIELD_CHARS)),
+    paramText: words(paramText.join(' ').slice(0, MAX_TOOL_FIELD_CHARS)),
   };
 }
 
@@ -128,7 +129,7 @@ function collectProperties(schema: unknown, depth: number, seen: { count: number
   const properties = schema.properties;
   if (isPlainObject(properties)) {
     for (const [name, sub] of Object.entries(properties)) {
-      if (seen.count++ >= MAX_PROPERTIES) return;
+      if (seen.count++ >= MAX_SCHEMA_PROPERTIES) return;
       names.push(name);
       if (isPlainObject(sub) && typeof sub.description === 'string') texts.push(sub.description.slice(0, 300));
       collectProperties(sub, depth + 1, seen, names, texts);

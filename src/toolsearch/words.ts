@@ -4,6 +4,7 @@
  * that "files", "reading" and "created" meet "file", "read" and "create".
  * Bounded and linear: no regex that can backtrack on server text.
  */
+import { MAX_TOOL_FIELD_CHARS } from '../bounds.js';
 
 const STOP = new Set(
   'a an the of to for and or in on with by from is it this that be as at are your you its if all any into via use used using can will'.split(
@@ -11,12 +12,9 @@ const STOP = new Set(
   ),
 );
 
-/** The longest text read from one field of a tool (server data: bounded before anything runs on it). */
-export const MAX_FIELD_CHARS = 600;
-
 /** The search words of `text`, stemmed, in order. */
 export function words(text: string): string[] {
-  const n = Math.min(text.length, MAX_FIELD_CHARS);
+  const n = Math.min(text.length, MAX_TOOL_FIELD_CHARS);
   const out: string[] = [];
   let start = -1;
   let previousLowerOrDigit = false;

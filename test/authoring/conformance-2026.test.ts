@@ -82,7 +82,7 @@ const TASK_SCENARIOS = [
 
 describe('@modelcontextprotocol/conformance 0.2 (Node 24 runner) tasks-* server scenarios, against a kit server', () => {
   it.skipIf(!installed)(
-    'E6: every tasks-* scenario passes, tasks-mrtr-composition included (issue 58, Also): none listed (needs .ci/node24.sh: .ci/run runs it)',
+    'E6: every tasks-* scenario passes, tasks-mrtr-composition included: none listed (needs .ci/node24.sh: .ci/run runs it)',
     async () => {
       for (const scenario of TASK_SCENARIOS) {
         const { code, out } = await run('2026-07-28', server!.url, scenario);

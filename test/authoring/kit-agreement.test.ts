@@ -1,6 +1,6 @@
 /**
- * The published schema and the server agree by construction (issue 25,
- * defect 3): a kit server checks arguments against the published inputSchema
+ * The published schema and the server agree by construction:
+ * a kit server checks arguments against the published inputSchema
  * with the ToolSchemaRegistry, then shapes them with a copy of the valibot
  * schema without its checks; an action JSON Schema would publish only as an
  * annotation is refused when the tool is defined (one checked by a regular

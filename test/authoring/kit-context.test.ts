@@ -1,5 +1,5 @@
 /**
- * The handler context of the authoring kit (issue 25): progress, log
+ * The handler context of the authoring kit: progress, log
  * messages, sampling and elicitation mid-call, the request's authentication,
  * and output schemas with title and annotations — through the SDK's own
  * client (C2, C4).

@@ -1,5 +1,5 @@
 /**
- * serveHttp and caller identity (issue 25): one server per session, sessions
+ * serveHttp and caller identity: one server per session, sessions
  * bound to who opened them, DNS-rebinding protection, bearer authentication
  * whose identity reaches handlers — and on stdio the process owner — never the
  * request's own `_meta.caller` (C4).

@@ -1,5 +1,5 @@
 /**
- * The authoring kit, round two (issue 25): what a handler returns reaches the
+ * The authoring kit's results: what a handler returns reaches the
  * client as meant (isError and structuredContent kept; data with a `content`
  * field stays data), crashes are reported to the author but not the client,
  * and a kit server on stdio survives over-long and malformed lines (C2, C4).

@@ -1,6 +1,6 @@
 /**
  * A hostile client of a kit task server, and a task store written by hand
- * (issue 58 #3, #4, #12; E4, E6), over real HTTP on loopback with raw
+ * (E4, E6), over real HTTP on loopback with raw
  * JSON-RPC in both eras, on real SQLite files: abandoned `tasks/result`
  * requests cost no store reads each; a task whose TTL ends while its handler
  * ignores its signal answers its waiters; a record edited by hand (bad JSON,
@@ -24,7 +24,7 @@ import {
 } from '../../src/authoring/index.js';
 import { MAX_MEMORY_TASK_CHARS, MIN_TASK_POLL_MS } from '../../src/bounds.js';
 import { SqliteTaskStore } from '../../src/storage/sqlite.js';
-import { tempDir } from '../support/index.js';
+import { answerOf, rawSession, type RpcAnswer, taskIdOf, tempDir } from '../support/index.js';
 import { rawSqlite } from '../support/sqlite.js';
 import { taskTools } from './fixtures/task-tools.js';
 
@@ -41,48 +41,8 @@ afterEach(async () => {
   for (const s of stores.splice(0)) await s.close();
 });
 
-interface Answer {
-  result?: Record<string, unknown> & { task?: { taskId: string }; tasks?: { taskId: string }[] };
-  error?: { code: number; message: string; data?: unknown };
-}
-
-// The answer to request `id` in a POST's body: plain JSON, or the SSE stream the SDK's transport answers with.
-function answerOf(body: string, id: number): Answer {
-  const messages = body.trimStart().startsWith('{')
-    ? [JSON.parse(body) as { id?: number }]
-    : body
-        .split('\n')
-        .filter((l) => l.startsWith('data:') && l.slice(5).trim() !== '')
-        .map((l) => JSON.parse(l.slice(5)) as { id?: number });
-  const answer = messages.find((m) => m.id === id);
-  if (answer === undefined) throw new Error(`no answer to request ${id}`);
-  return answer as Answer;
-}
-
-/** A raw anonymous 2025 session over HTTP; `rpc` may be abandoned (its fetch aborted) like a client that went away. */
-async function session(url: string) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const post = (body: object, signal?: AbortSignal) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
-  const opened = await post({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, clientInfo: { name: 'raw', version: '1.0.0' } },
-  });
-  expect(opened.status).toBe(200);
-  await opened.text();
-  headers['mcp-session-id'] = opened.headers.get('mcp-session-id') as string;
-  headers['mcp-protocol-version'] = '2025-11-25';
-  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
-  let next = 0;
-  return async (method: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Answer> => {
-    const id = ++next;
-    return answerOf(await (await post({ jsonrpc: '2.0', id, method, params }, signal)).text(), id);
-  };
-}
-
 /** One raw 2026-07-28 request (no session), declaring the Tasks extension and elicitation. */
-async function modern(url: string, method: string, params: Record<string, unknown>): Promise<Answer> {
+async function modern(url: string, method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
@@ -119,13 +79,8 @@ const sqlite = (file: string) => {
   return store;
 };
 
-const taskIdOf = (answer: Answer) => {
-  expect(answer.error).toBeUndefined();
-  return answer.result?.task?.taskId as string;
-};
-
-describe('tasks/result requests a client abandoned (issue 58 #12)', () => {
-  it('E6: however many tasks/result requests wait on a task another server runs, its store is read once per poll interval, not once per request (issue 58 #12)', async () => {
+describe('tasks/result requests a client abandoned', () => {
+  it('E6: however many tasks/result requests wait on a task another server runs, its store is read once per poll interval, not once per request', async () => {
     const file = path.join(tmp.dir, 'waits.db');
     const hold = path.join(tmp.dir, 'waits-hold');
     // The runner and the reader share one SQLite file, as two processes of a service do; the reader's reads are counted.
@@ -138,8 +93,8 @@ describe('tasks/result requests a client abandoned (issue 58 #12)', () => {
     }
     const counted = new Counted({ path: file });
     stores.push(counted);
-    const runner = await session(await serve('waits-runner', { store: sqlite(file) }));
-    const reader = await session(await serve('waits-reader', { store: counted }));
+    const runner = await rawSession(await serve('waits-runner', { store: sqlite(file) }));
+    const reader = await rawSession(await serve('waits-reader', { store: counted }));
     const taskId = taskIdOf(await runner('tools/call', { name: 'report', arguments: { id: 'w', hold }, task: {} }));
     // 40 requests wait, then their client goes away (its fetches aborted); one more stays.
     const gone = new AbortController();
@@ -158,7 +113,7 @@ describe('tasks/result requests a client abandoned (issue 58 #12)', () => {
     expect((await kept).result).toMatchObject({ content: [{ type: 'text', text: 'report w' }] });
   }, 60_000);
 
-  it('E6: a tasks/result waiting on a task whose TTL ends while its handler ignores its signal is answered at the TTL (unknown task), not when the handler returns (issue 58 #4)', async () => {
+  it('E6: a tasks/result waiting on a task whose TTL ends while its handler ignores its signal is answered at the TTL (unknown task), not when the handler returns', async () => {
     const stubborn = defineTool({
       name: 'stubborn',
       description: 'Never returns, and ignores its signal.',
@@ -166,19 +121,19 @@ describe('tasks/result requests a client abandoned (issue 58 #12)', () => {
       execution: { taskSupport: 'optional' },
       handler: () => new Promise<string>(() => undefined),
     });
-    const rpc = await session(await serve('stubborn', { ttlMs: 1_000 }, [stubborn]));
+    const rpc = await rawSession(await serve('stubborn', { ttlMs: 1_000 }, [stubborn]));
     const taskId = taskIdOf(await rpc('tools/call', { name: 'stubborn', arguments: {}, task: {} }));
     const waited = await rpc('tasks/result', { taskId }); // before: never answered
     expect(waited.error).toMatchObject({ code: -32602, message: expect.stringContaining('unknown task') });
   }, 30_000);
 });
 
-describe('a task store edited by hand (issue 58 #12)', () => {
-  it("E6: a SQLite task row that is not JSON never stops another session's tasks/list, and no error names a task id (issue 58 #3, #12)", async () => {
+describe('a task store edited by hand', () => {
+  it("E6: a SQLite task row that is not JSON never stops another session's tasks/list, and no error names a task id", async () => {
     const file = path.join(tmp.dir, 'corrupt.db');
     const url = await serve('corrupt', { store: sqlite(file) });
-    const alice = await session(url);
-    const bob = await session(url);
+    const alice = await rawSession(url);
+    const bob = await rawSession(url);
     const hers = taskIdOf(await alice('tools/call', { name: 'quick', arguments: { text: 'a' }, task: {} }));
     const his = taskIdOf(await bob('tools/call', { name: 'quick', arguments: { text: 'b' }, task: {} }));
     const db = rawSqlite(file);
@@ -197,10 +152,10 @@ describe('a task store edited by hand (issue 58 #12)', () => {
     expect((await alice('tasks/list')).result?.tasks).toEqual([]);
   });
 
-  it("E6: a task record edited by hand (a status, TTL, poll interval or date no kit writes, another task's id, not an object) is never shown as it is: tasks/get and tasks/cancel answer an internal error naming neither a value nor an id, tasks/list leaves it out (issue 58 #12)", async () => {
+  it("E6: a task record edited by hand (a status, TTL, poll interval or date no kit writes, another task's id, not an object) is never shown as it is: tasks/get and tasks/cancel answer an internal error naming neither a value nor an id, tasks/list leaves it out", async () => {
     const file = path.join(tmp.dir, 'edited.db');
     const url = await serve('edited', { store: sqlite(file) });
-    const rpc = await session(url);
+    const rpc = await rawSession(url);
     const other = taskIdOf(await rpc('tools/call', { name: 'quick', arguments: { text: 'other' }, task: {} }));
     const edits: [string, (r: Record<string, unknown>) => unknown][] = [
       ['status', (r) => ({ ...r, status: 'SECRET-STATUS' })],
@@ -236,7 +191,7 @@ describe('a task store edited by hand (issue 58 #12)', () => {
   });
 });
 
-describe('tasks/update answers that are no answers (E4, issue 58)', () => {
+describe('tasks/update answers that are no answers (E4)', () => {
   it('E4: a 2026-07-28 tasks/update whose answer to a question the task waits on is not an object is refused (-32602 naming the question), not dropped in silence; a good answer then goes through', async () => {
     const url = await serve('update', {});
     const created = await modern(url, 'tools/call', { name: 'confirm', arguments: { id: 'u' } });
@@ -258,8 +213,8 @@ describe('tasks/update answers that are no answers (E4, issue 58)', () => {
   });
 });
 
-describe("a task store's own errors (issue 58 #4)", () => {
-  it("E6: a task store that throws (its driver's message quoting a connection string) is never quoted to a client, in either era; a refused creation frees its place (issue 58 #4)", async () => {
+describe("a task store's own errors", () => {
+  it("E6: a task store that throws (its driver's message quoting a connection string) is never quoted to a client, in either era; a refused creation frees its place", async () => {
     const secret = 'postgres://admin:SECRET-PW@db.internal/tasks';
     let refusing = true;
     class Failing extends MemoryTaskStore {
@@ -277,7 +232,7 @@ describe("a task store's own errors (issue 58 #4)", () => {
       }
     }
     const url = await serve('failing', { store: new Failing(), maxRunningPerCaller: 1 });
-    const rpc = await session(url);
+    const rpc = await rawSession(url);
     const answers = [
       await rpc('tools/call', { name: 'report', arguments: { id: 'f' }, task: {} }),
       await rpc('tools/call', { name: 'report', arguments: { id: 'g' }, task: {} }),
@@ -299,7 +254,7 @@ describe("a task store's own errors (issue 58 #4)", () => {
   });
 });
 
-describe('the memory task store, filled by a hostile caller (issue 58 #4)', () => {
+describe('the memory task store, filled by a hostile caller', () => {
   // A tool whose result the caller sizes (an echo would do): results, not records, are what fill a store.
   const sized = defineTool({
     name: 'sized',
@@ -309,11 +264,11 @@ describe('the memory task store, filled by a hostile caller (issue 58 #4)', () =
     handler: ({ chars }) => 'x'.repeat(chars),
   });
 
-  it('E6: the memory task store holds at most maxChars (default MAX_MEMORY_TASK_CHARS) of records: past it the oldest ended tasks go first, and a result larger than all of it ends its task failed, not kept (issue 58 #4)', async () => {
+  it('E6: the memory task store holds at most maxChars (default MAX_MEMORY_TASK_CHARS) of records: past it the oldest ended tasks go first, and a result larger than all of it ends its task failed, not kept', async () => {
     expect(MAX_MEMORY_TASK_CHARS).toBe(64 * 1024 * 1024);
     const maxChars = 200_000;
     const url = await serve('memory-chars', { store: new MemoryTaskStore({ maxChars }) }, [sized]);
-    const rpc = await session(url);
+    const rpc = await rawSession(url);
     const ended = async (taskId: string) => {
       let status: unknown;
       await vi.waitFor(

@@ -1,17 +1,16 @@
 /**
- * A kit server's tasks held to who started them and to how many may run
- * (issue 58 #3, #4, #13, #14), over real HTTP on loopback with raw 2025
+ * A kit server's tasks held to who started them and to how many may run,
+ * over real HTTP on loopback with raw 2025
  * sessions: an anonymous session lists only the tasks it started, so no other
  * caller learns their ids; a caller and the whole server run
  * a bounded number of tasks, and the one past the bound is refused with an
  * error the client reads; invalid task options are refused where the server is
  * made; two servers of one name in one process keep their own tasks.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToolServer, type HttpToolService, MemoryTaskStore, serveHttp, type TaskServingOptions } from '../../src/authoring/index.js';
-import { tempDir } from '../support/index.js';
+import { fileLines, rawSession, taskIdOf, tempDir } from '../support/index.js';
 import { taskTools } from './fixtures/task-tools.js';
 
 let tmp: { dir: string; cleanup(): void };
@@ -24,56 +23,9 @@ afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
 });
 
-const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
-
-interface Answer {
-  result?: Record<string, unknown> & { task?: { taskId: string; status: string; ttl: number }; tasks?: { taskId: string }[] };
-  error?: { code: number; message: string; data?: unknown };
-}
-
-// The answer to request `id` in a POST's body: plain JSON, or the SSE stream the SDK's transport answers with.
-function answerOf(body: string, id: number): Answer {
-  const messages = body.trimStart().startsWith('{')
-    ? [JSON.parse(body) as { id?: number }]
-    : body
-        .split('\n')
-        .filter((l) => l.startsWith('data:') && l.slice(5).trim() !== '') // a resumable stream's priming event is empty
-        .map((l) => JSON.parse(l.slice(5)) as { id?: number });
-  const answer = messages.find((m) => m.id === id);
-  if (answer === undefined) throw new Error(`no answer to request ${id}`);
-  return answer as Answer;
-}
-
 /** A raw 2025 session over HTTP (its own Mcp-Session-Id), optionally with a bearer token. */
 async function session(url: string, token?: string) {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    ...(token ? { authorization: `Bearer ${token}` } : {}),
-  };
-  const opened = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, clientInfo: { name: 'raw', version: '1.0.0' } },
-    }),
-  });
-  expect(opened.status).toBe(200);
-  await opened.text();
-  headers['mcp-session-id'] = opened.headers.get('mcp-session-id') as string;
-  headers['mcp-protocol-version'] = '2025-11-25';
-  await (
-    await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
-  ).text();
-  let next = 0;
-  const rpc = async (method: string, params: Record<string, unknown> = {}): Promise<Answer> => {
-    const id = ++next;
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
-    return answerOf(await res.text(), id);
-  };
+  const rpc = await rawSession(url, token);
   return {
     rpc,
     /** Starts `report` as a task that runs until it is cancelled (its hold file never appears). */
@@ -91,19 +43,14 @@ async function serve(name: string, tasks: TaskServingOptions = {}, auth?: Record
   return { url: service.url, log };
 }
 
-const taskIdOf = (answer: Answer) => {
-  expect(answer.error).toBeUndefined();
-  return answer.result?.task?.taskId as string;
-};
-
-describe('kit tasks of anonymous 2025 sessions (issue 58 #3)', () => {
-  it("E6: without authentication a 2025 session's tasks/list shows only the tasks it started: no other session learns their ids (UUID v4, the task's only key) (issue 58 #3)", async () => {
+describe('kit tasks of anonymous 2025 sessions', () => {
+  it("E6: without authentication a 2025 session's tasks/list shows only the tasks it started: no other session learns their ids (UUID v4, the task's only key)", async () => {
     const { url, log } = await serve('sessions');
     const alice = await session(url);
     const bob = await session(url);
     const taskId = taskIdOf(await alice.start('a'));
     expect(taskId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    await vi.waitFor(() => expect(lines(log)).toContain('started a'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(fileLines(log)).toContain('started a'), { timeout: 20_000 });
     const bobs = taskIdOf(await bob.start('b'));
     // Each session lists its own: before, both listed both (and so could read and cancel the other's).
     expect((await bob.rpc('tasks/list')).result?.tasks?.map((t) => t.taskId)).toEqual([bobs]);
@@ -112,7 +59,7 @@ describe('kit tasks of anonymous 2025 sessions (issue 58 #3)', () => {
     expect((await bob.rpc('tasks/get', { taskId: bobs })).result).toMatchObject({ taskId: bobs, status: 'working' });
     expect((await alice.rpc('tasks/cancel', { taskId })).result).toMatchObject({ taskId, status: 'cancelled' });
     await bob.rpc('tasks/cancel', { taskId: bobs });
-    await vi.waitFor(() => expect(lines(log)).toEqual(expect.arrayContaining(['cancelled a', 'cancelled b'])), { timeout: 20_000 });
+    await vi.waitFor(() => expect(fileLines(log)).toEqual(expect.arrayContaining(['cancelled a', 'cancelled b'])), { timeout: 20_000 });
     // 2025-11-25: the cancel of a task that already ended MUST be refused with -32602 (it answered the record).
     const again = await alice.rpc('tasks/cancel', { taskId });
     expect(again.error?.code).toBe(-32602);
@@ -120,8 +67,8 @@ describe('kit tasks of anonymous 2025 sessions (issue 58 #3)', () => {
   });
 });
 
-describe('bounds on running kit tasks (issue 58 #4)', () => {
-  it('E6: a caller past maxRunningPerCaller, or anyone past maxRunning, is refused with a JSON-RPC error naming the limit; an ended task frees its place (issue 58 #4)', async () => {
+describe('bounds on running kit tasks', () => {
+  it('E6: a caller past maxRunningPerCaller, or anyone past maxRunning, is refused with a JSON-RPC error naming the limit; an ended task frees its place', async () => {
     const { url, log } = await serve('bounded', { maxRunningPerCaller: 2, maxRunning: 3 });
     const alice = await session(url);
     const bob = await session(url);
@@ -134,20 +81,20 @@ describe('bounds on running kit tasks (issue 58 #4)', () => {
     const all = await bob.start('b2'); // bob has one running, but the server runs three: its own bound
     expect(all.error).toMatchObject({ code: -32000, message: expect.stringContaining('maxRunning'), data: { limit: 3 } });
     expect(all.error?.message).not.toContain('maxRunningPerCaller');
-    await vi.waitFor(() => expect(lines(log).filter((l) => l.startsWith('started'))).toHaveLength(3), { timeout: 20_000 });
-    expect(lines(log)).not.toContain('started a3');
-    expect(lines(log)).not.toContain('started b2');
+    await vi.waitFor(() => expect(fileLines(log).filter((l) => l.startsWith('started'))).toHaveLength(3), { timeout: 20_000 });
+    expect(fileLines(log)).not.toContain('started a3');
+    expect(fileLines(log)).not.toContain('started b2');
     // A cancelled task no longer runs: its caller may start another.
     await alice.rpc('tasks/cancel', { taskId: first });
     taskIdOf(await alice.start('a4'));
-    await vi.waitFor(() => expect(lines(log)).toContain('started a4'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(fileLines(log)).toContain('started a4'), { timeout: 20_000 });
   });
 });
 
-describe('task options checked where the server is made (issue 58 #13)', () => {
+describe('task options checked where the server is made', () => {
   const made = (tasks: unknown) => () =>
     createToolServer({ name: 'checked', version: '1.0.0', tools: taskTools('/dev/null'), tasks: tasks as TaskServingOptions });
-  it('E6: an invalid ttlMs, pollIntervalMs, store or bound of a kit server is invalid_input naming the option (issue 58 #13)', () => {
+  it('E6: an invalid ttlMs, pollIntervalMs, store or bound of a kit server is invalid_input naming the option', () => {
     const cases: [unknown, string][] = [
       [{ ttlMs: Number.NaN }, 'tasks.ttlMs'],
       [{ ttlMs: '1h' }, 'tasks.ttlMs'],
@@ -182,8 +129,8 @@ describe('task options checked where the server is made (issue 58 #13)', () => {
   });
 });
 
-describe('two kit servers of one name in one process (issue 58 #14)', () => {
-  it("E6: two servers of one name keep their own tasks and their own options: neither reads the other's task; the second's ttlMs and store hold (issue 58 #14)", async () => {
+describe('two kit servers of one name in one process', () => {
+  it("E6: two servers of one name keep their own tasks and their own options: neither reads the other's task; the second's ttlMs and store hold", async () => {
     const token = { tok: 'alice' }; // one caller on both: only the servers differ
     const storeB = new MemoryTaskStore();
     const a = await serve('twin', { ttlMs: 60_000 }, token);

@@ -1,5 +1,5 @@
 /**
- * A kit service of the 2026-07-28 era only (issue 50, item 7): `eras:
+ * A kit service of the 2026-07-28 era only: `eras:
  * ['modern']` on serveHttp and serveStdio. A 2025 `initialize` is refused
  * with the SDK's unsupported-version error naming 2026-07-28 (no session is
  * opened), a modern client lists and calls, and a client pinned to the 2025

@@ -1,6 +1,6 @@
 /**
  * A kit stdio server's questions on its defaults, across host processes
- * (E4, E5; issue 50 item 1): every host process starts its own server
+ * (E4, E5): every host process starts its own server
  * process, and no `requestStateKey` is given. The default key is the
  * machine's key file of the server's name ($AGT_HOME/request-state, 0600),
  * so a state one server process sealed is taken by the next one; the states
@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { connectMcp, isAgtError, type McpInputRequired } from '../../src/index.js';
-import { runAgt, REPO_ROOT, runTs, tempDir } from '../support/index.js';
-import { REQUEST_STATE_KEY_ENV } from '../../src/authoring/state-key.js';
+import { runAgt, REPO_ROOT, runTs, tempDir, text } from '../support/index.js';
+import { REQUEST_STATE_KEY_ENV } from '../../src/authoring/questions/state-key.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/authoring/fixtures/questions-server.ts');
 const STEP = 'test/authoring/fixtures/kit-host-step.ts';
@@ -32,7 +32,6 @@ const serverConfig = (env: Record<string, string> = {}) => ({
 });
 // A kit server through tsx takes seconds to start on a loaded machine (a clean clone compiles it first).
 const HANDSHAKE_MS = 45_000;
-const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('E5: a kit stdio server on its defaults, a new server process per host process', () => {
   it('E5: host A asks and exits; host B answers the first question; host C the second; the call completes', async () => {

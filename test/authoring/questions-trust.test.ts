@@ -1,5 +1,5 @@
 /**
- * What a kit server trusts of a question's answer (E4, E5; issue 58, "Also"):
+ * What a kit server trusts of a question's answer (E4, E5):
  * a sealed state is spent only once every check it is bound to holds — the
  * caller, the tool, the arguments — so a refused presentation costs its owner
  * nothing; and every answer the kit receives (a 2026-07-28 retry's
@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createToolServer, defineTool, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
 import { connectMcp, isAgtError, type McpInputRequired } from '../../src/index.js';
 import type { McpTaskStarted } from '../../src/adapters.js';
-import { REPO_ROOT, tempDir } from '../support/index.js';
+import { REPO_ROOT, tempDir, text } from '../support/index.js';
 import { deleteFileTool } from './fixtures/delete-file.js';
 import { taskTools } from './fixtures/task-tools.js';
 
@@ -71,10 +71,9 @@ const refusal = (p: Promise<unknown>) =>
     () => undefined,
     (e: unknown) => e,
   );
-const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
-describe('E5: a refused state costs its owner nothing (issue 58, Also)', () => {
-  it("E5: bob presenting alice's sealed state is refused, and so is the state on other arguments or another tool; alice's own retry then goes on (issue 58, Also)", async () => {
+describe('E5: a refused state costs its owner nothing', () => {
+  it("E5: bob presenting alice's sealed state is refused, and so is the state on other arguments or another tool; alice's own retry then goes on", async () => {
     const service = await start();
     const [alice, bob] = [await as(service, 'tok-a'), await as(service, 'tok-b')];
     const round1 = (await alice.callToolOrInput('delete_file', { path: '/a' })) as McpInputRequired;
@@ -101,8 +100,8 @@ describe('E5: a refused state costs its owner nothing (issue 58, Also)', () => {
   });
 });
 
-describe('E5: two rounds alike seal two states (issue 58, Also)', () => {
-  it('E5: the same caller making the same call twice at once gets two states, and each retry is taken (neither is a replay of the other) (issue 58, Also)', async () => {
+describe('E5: two rounds alike seal two states', () => {
+  it('E5: the same caller making the same call twice at once gets two states, and each retry is taken (neither is a replay of the other)', async () => {
     const service = await start();
     const [one, two] = [await as(service, 'tok-a'), await as(service, 'tok-a')];
     const rounds = (await Promise.all([one, two].map((c) => c.callToolOrInput('delete_file', { path: '/same' })))) as McpInputRequired[];
@@ -116,8 +115,8 @@ describe('E5: two rounds alike seal two states (issue 58, Also)', () => {
   });
 });
 
-describe('E5: the kit checks answers against the questions it asked (issue 58, Also)', () => {
-  it('E5: a 2026-07-28 retry whose answer breaks the requestedSchema is refused (-32602 naming the question and the path), the handler does not run, and the state stays good for a right answer (issue 58, Also)', async () => {
+describe('E5: the kit checks answers against the questions it asked', () => {
+  it('E5: a 2026-07-28 retry whose answer breaks the requestedSchema is refused (-32602 naming the question and the path), the handler does not run, and the state stays good for a right answer', async () => {
     const service = await start();
     const alice = await as(service, 'tok-a');
     const round1 = (await alice.callToolOrInput('delete_file', { path: '/w' })) as McpInputRequired;
@@ -154,7 +153,7 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     expect('content' in declined && text(declined)).toBe('kept /x');
   });
 
-  it("E5: a first call's own answer (no state yet, SEP-2322) that breaks the question's schema is not used: the question is asked (issue 58, Also)", async () => {
+  it("E5: a first call's own answer (no state yet, SEP-2322) that breaks the question's schema is not used: the question is asked", async () => {
     const service = await start();
     const alice = await as(service, 'tok-a');
     const asked = (await alice.callToolOrInput(
@@ -168,7 +167,7 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     expect(Object.values(asked.inputRequests)[0]).toMatchObject({ params: { message: 'Delete /f?' } });
   });
 
-  it("E5: a first call's answer to a later question, sealed unchecked in the state, is still checked when the handler asks it in a later round (issue 58, Also)", async () => {
+  it("E5: a first call's answer to a later question, sealed unchecked in the state, is still checked when the handler asks it in a later round", async () => {
     const service = await start();
     const alice = await as(service, 'tok-a');
     // q2 ("Why?") answered up front with a number for the string the question will ask; q1 not answered: round 1 asks it.
@@ -188,7 +187,7 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     expect(Object.values((round2 as McpInputRequired).inputRequests)[0]).toMatchObject({ params: { message: 'Why?' } });
   });
 
-  it("E5: a first call's answers under keys no question asks are not sealed: 100 KB of them neither fail the round nor fill its state (issue 58, Also)", async () => {
+  it("E5: a first call's answers under keys no question asks are not sealed: 100 KB of them neither fail the round nor fill its state", async () => {
     const service = await start();
     const alice = await as(service, 'tok-a');
     const round1 = (await alice.callToolOrInput(
@@ -200,7 +199,7 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     expect(round1.requestState!.length).toBeLessThan(4096);
   });
 
-  it('E6: a 2026-07-28 tasks/update whose answer breaks the requestedSchema is refused; the task still waits, and a right answer ends it (issue 58, Also)', async () => {
+  it('E6: a 2026-07-28 tasks/update whose answer breaks the requestedSchema is refused; the task still waits, and a right answer ends it', async () => {
     const tmp = tempDir('agt-answers-');
     closers.push(async () => tmp.cleanup());
     const log = path.join(tmp.dir, 'log');
@@ -242,7 +241,7 @@ describe('E5: the kit checks answers against the questions it asked (issue 58, A
     ['a call', 'test/authoring/fixtures/questions-server.ts', { name: 'delete_file', arguments: { path: '/p' } }],
     ['a task', 'test/authoring/fixtures/task-server.ts', { name: 'confirm', arguments: { id: 'p' }, task: { ttl: 60_000 } }],
   ] as const)
-    it(`E5: a 2025 client's answer to a pushed question in ${label} that breaks the requestedSchema ends the call with the tool error invalid_answer (issue 58, Also)`, async () => {
+    it(`E5: a 2025 client's answer to a pushed question in ${label} that breaks the requestedSchema ends the call with the tool error invalid_answer`, async () => {
       const server = rawStdio(path.join(REPO_ROOT, script), (request) =>
         request.method === 'elicitation/create' ? { action: 'accept', content: { confirm: 'yes', ok: 'yes' } } : {},
       );

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolServer, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
 import { connectMcp, isAgtError, type McpInputRequired } from '../../src/index.js';
-import { REPO_ROOT } from '../support/index.js';
+import { REPO_ROOT, text } from '../support/index.js';
 import { deleteFileTool } from './fixtures/delete-file.js';
 import { DEFAULT_MAX_SERVED_MESSAGE_BYTES } from '../../src/bounds.js';
 
@@ -32,7 +32,6 @@ const start = async (key: string = KEY) => {
 
 const answers = (request: { message: string }): Record<string, string | boolean> =>
   request.message.startsWith('Delete') ? { confirm: true } : { reason: 'cleanup' };
-const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 describe('E5: a handler asks once, in both eras', () => {
   for (const protocol of ['2026-07-28', 'legacy'] as const) {
@@ -146,7 +145,7 @@ describe('E5: a handler asks once, in both eras', () => {
   });
 });
 
-describe('E5: the kit state is single-use, sealed answers stay, unasked answers are ignored (issue 46)', () => {
+describe('E5: the kit state is single-use, sealed answers stay, unasked answers are ignored', () => {
   const respond = (state: McpInputRequired, responses: Record<string, unknown>) => ({
     input: { requests: state.inputRequests, responses, ...(state.requestState ? { requestState: state.requestState } : {}) },
   });

@@ -1,5 +1,5 @@
 /**
- * Input first, then a task (E5, E6; issue 58, "Also": the conformance
+ * Input first, then a task (E5, E6; the conformance
  * scenario tasks-mrtr-composition): a kit tool declaring `execution.taskStart:
  * 'handler'` asks by rounds on 2026-07-28 and becomes a task at
  * `ctx.startTask()` — the final round is answered with the task
@@ -20,6 +20,7 @@ import {
 } from '../../src/authoring/index.js';
 import { connectMcp, isAgtError, type McpConnection, type McpInputRequired } from '../../src/index.js';
 import type { McpTaskStarted } from '../../src/adapters.js';
+import { text } from '../support/index.js';
 
 const services: HttpToolService[] = [];
 const connections: McpConnection[] = [];
@@ -66,7 +67,6 @@ const connect = async (url: string, options: Parameters<typeof connectMcp>[1], p
   connections.push(connection);
   return connection;
 };
-const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 // Polls a task (at its own interval, on the server's clock) until it ends.
 async function ended(c: McpConnection, taskId: string) {
@@ -74,8 +74,8 @@ async function ended(c: McpConnection, taskId: string) {
     if (['completed', 'failed', 'cancelled'].includes(status.status)) return status;
 }
 
-describe('E6: input first, then a task (issue 58, Also: tasks-mrtr-composition)', () => {
-  it('E6: on 2026-07-28 the first round asks (no task), the final round is answered with the task, whose result carries the answer (issue 58, Also)', async () => {
+describe('E6: input first, then a task', () => {
+  it('E6: on 2026-07-28 the first round asks (no task), the final round is answered with the task, whose result carries the answer', async () => {
     events.length = 0;
     const service = await start();
     const c = await connect(service.url, { elicitation: 'defer', tasks: 'defer' });
@@ -101,13 +101,13 @@ describe('E6: input first, then a task (issue 58, Also: tasks-mrtr-composition)'
     expect(events).toEqual(['asked', 'asked', 'task']); // the rounds ran up to the question; the task's part once
   });
 
-  it('E6: the project client answers the round inline and waits for the task: one callTool, the greeting (issue 58, Also)', async () => {
+  it('E6: the project client answers the round inline and waits for the task: one callTool, the greeting', async () => {
     const service = await start();
     const c = await connect(service.url, { elicitation: async () => ({ action: 'accept', content: { name: 'Bo' } }) });
     expect(text(await c.callTool('greet_later', {}))).toBe('Hello, Bo!');
   });
 
-  it('E6: once the task started, its cancel reaches the handler (ctx.signal is the task’s), and the task ends cancelled (issue 58, Also)', async () => {
+  it('E6: once the task started, its cancel reaches the handler (ctx.signal is the task’s), and the task ends cancelled', async () => {
     const service = await start();
     const c = await connect(service.url, { elicitation: async () => ({ action: 'accept', content: { name: 'Cy' } }), tasks: 'defer' });
     const reason = new Promise<unknown>((resolve) => (aborted = resolve));
@@ -118,19 +118,19 @@ describe('E6: input first, then a task (issue 58, Also: tasks-mrtr-composition)'
     expect((await ended(c, started.task.id)).status).toBe('cancelled');
   });
 
-  it('E6: a client whose requests do not declare the Tasks extension gets a plain result (startTask does nothing) (issue 58, Also)', async () => {
+  it('E6: a client whose requests do not declare the Tasks extension gets a plain result (startTask does nothing)', async () => {
     const service = await start();
     const c = await connect(service.url, { elicitation: async () => ({ action: 'accept', content: { name: 'Di' } }), tasks: false });
     expect(text(await c.callTool('greet_later', {}))).toBe('Hello, Di!');
   });
 
-  it('E6: in the 2025 era the same tool is a task from the call, its question pushed (issue 58, Also)', async () => {
+  it('E6: in the 2025 era the same tool is a task from the call, its question pushed', async () => {
     const service = await start();
     const c = await connect(service.url, { elicitation: async () => ({ action: 'accept', content: { name: 'Ed' } }) }, 'legacy');
     expect(text(await c.callTool('greet_later', {}))).toBe('Hello, Ed!');
   });
 
-  it('E6: taskStart must be "call" or "handler", and "handler" needs a taskSupport that allows a task: invalid_input (issue 58, Also)', () => {
+  it('E6: taskStart must be "call" or "handler", and "handler" needs a taskSupport that allows a task: invalid_input', () => {
     const def = (execution: unknown) => () =>
       defineTool({ name: 't', description: 'd', input: v.object({}), execution: execution as never, handler: () => 'x' });
     for (const bad of [
@@ -153,7 +153,7 @@ describe('E6: input first, then a task (issue 58, Also: tasks-mrtr-composition)'
 });
 
 describe('E6: startTask() after the call was answered', () => {
-  it('E6: a handler that kept its context and calls startTask() after it returned starts no task nobody could name (issue 58, Also)', async () => {
+  it('E6: a handler that kept its context and calls startTask() after it returned starts no task nobody could name', async () => {
     let kept: ToolContext | undefined;
     const early = defineTool({
       name: 'answers_first',

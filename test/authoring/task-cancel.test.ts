@@ -7,10 +7,9 @@
  * together every time.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { REPO_ROOT, tempDir } from '../support/index.js';
+import { fileLines, REPO_ROOT, tempDir } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/authoring/fixtures/task-server.ts');
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -19,8 +18,6 @@ beforeAll(() => {
   tmp = tempDir();
 });
 afterAll(() => tmp.cleanup());
-
-const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 
 // The messages before the call: 2025 opens with initialize; 2026-07-28 carries its metadata on the call itself.
 function messages(era: 'legacy' | 'modern', hold: string): object[] {
@@ -61,8 +58,8 @@ describe('E6: a kit task whose creating request was cancelled', () => {
             .map((m) => JSON.stringify(m) + '\n')
             .join(''),
         );
-        await vi.waitFor(() => expect(lines(log)).toEqual(['started x', 'cancelled x']), { timeout: 30_000, interval: 50 });
-        expect(lines(log)).not.toContain('done x');
+        await vi.waitFor(() => expect(fileLines(log)).toEqual(['started x', 'cancelled x']), { timeout: 30_000, interval: 50 });
+        expect(fileLines(log)).not.toContain('done x');
         // The SDK sent no answer to the cancelled request (an initialize answer is all a 2025 client got).
         const answered = out
           .split('\n')

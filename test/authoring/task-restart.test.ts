@@ -1,5 +1,5 @@
 /**
- * A kit task whose server process died while it ran (issue 58 #12): a real
+ * A kit task whose server process died while it ran: a real
  * kit server on stdio keeping its tasks in a SQLite file
  * (test/authoring/fixtures/task-server.ts --task-store) is killed with SIGKILL
  * while a task runs, and started again on the same file. The orphaned task
@@ -11,7 +11,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { REPO_ROOT, tempDir } from '../support/index.js';
+import { fileLines, REPO_ROOT, tempDir } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/authoring/fixtures/task-server.ts');
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -20,8 +20,6 @@ beforeAll(() => {
   tmp = tempDir();
 });
 afterAll(() => tmp.cleanup());
-
-const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 
 interface Answer {
   id?: number;
@@ -88,9 +86,9 @@ function server(store: string, log: string, era: 'legacy' | 'modern') {
   };
 }
 
-describe('E6: a kit task whose server process was killed (issue 58 #12)', () => {
+describe('E6: a kit task whose server process was killed', () => {
   for (const era of ['legacy', 'modern'] as const) {
-    it(`E6: ${era}: a task running when its process was killed (SIGKILL) ends failed "the server restarted" when the server is started again on the same SQLite file; tasks/get and its result agree (issue 58 #12)`, async () => {
+    it(`E6: ${era}: a task running when its process was killed (SIGKILL) ends failed "the server restarted" when the server is started again on the same SQLite file; tasks/get and its result agree`, async () => {
       const store = path.join(tmp.dir, `${era}.db`);
       const log = path.join(tmp.dir, `${era}.log`);
       const first = server(store, log, era);
@@ -101,7 +99,7 @@ describe('E6: a kit task whose server process was killed (issue 58 #12)', () => 
         const created = await first.rpc('tools/call', era === 'legacy' ? { ...call, task: {} } : call);
         taskId = ((created.result?.task as { taskId?: string } | undefined)?.taskId ?? created.result?.taskId) as string;
         expect(taskId).toEqual(expect.any(String));
-        await vi.waitFor(() => expect(lines(log)).toContain('started orphan'), { timeout: 30_000 });
+        await vi.waitFor(() => expect(fileLines(log)).toContain('started orphan'), { timeout: 30_000 });
       } finally {
         await first.kill('SIGKILL'); // no handler, no exit hook: the task is left `working` in the file
       }
@@ -121,14 +119,14 @@ describe('E6: a kit task whose server process was killed (issue 58 #12)', () => 
         // An ended task stays ended: cancelling it changes nothing.
         await second.rpc('tasks/cancel', { taskId });
         expect((await second.rpc('tasks/get', { taskId })).result).toMatchObject({ status: 'failed' });
-        expect(lines(log)).toEqual(['started orphan']); // nothing ran it again
+        expect(fileLines(log)).toEqual(['started orphan']); // nothing ran it again
       } finally {
         await second.kill('SIGTERM');
       }
     }, 90_000);
   }
 
-  it('E6: a task another live process runs on the same SQLite file is not an orphan: it reads working there, and tasks/result waits for its end (issue 58 #12)', async () => {
+  it('E6: a task another live process runs on the same SQLite file is not an orphan: it reads working there, and tasks/result waits for its end', async () => {
     const store = path.join(tmp.dir, 'shared.db');
     const log = path.join(tmp.dir, 'shared.log');
     const hold = path.join(tmp.dir, 'shared-hold');
@@ -139,7 +137,7 @@ describe('E6: a kit task whose server process was killed (issue 58 #12)', () => 
       await reader.open();
       const created = await runner.rpc('tools/call', { name: 'report', arguments: { id: 'shared', hold }, task: {} });
       const taskId = (created.result?.task as { taskId: string }).taskId;
-      await vi.waitFor(() => expect(lines(log)).toContain('started shared'), { timeout: 30_000 });
+      await vi.waitFor(() => expect(fileLines(log)).toContain('started shared'), { timeout: 30_000 });
       expect((await reader.rpc('tasks/get', { taskId })).result).toMatchObject({ taskId, status: 'working' });
       const result = reader.rpc('tasks/result', { taskId }); // before: an empty result at once
       fs.writeFileSync(hold, '');

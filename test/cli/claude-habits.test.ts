@@ -1,5 +1,5 @@
 /**
- * `claude mcp` habits in `agt mcp` (issue 22 items 5 and 7): -e and -H, a URL
+ * `claude mcp` habits in `agt mcp`: -e and -H, a URL
  * after the name with --transport http, add-json, bare names in a default
  * category, the current folder as cwd, --unset-env, and updates that patch
  * only what is given (R2, R3, A4). The real bin.
@@ -97,7 +97,7 @@ describe('claude mcp habits', () => {
   });
 });
 
-describe('import infers the project folder (issue 22 item 5)', () => {
+describe('import infers the project folder', () => {
   it('R3: .vscode/mcp.json and .cursor/mcp.json belong to the folder above, a project .mcp.json to its own; Claude Desktop files still need --cwd', async () => {
     const project = tempDir('agt-project-');
     const files: Record<string, string> = {
@@ -128,7 +128,7 @@ describe('import infers the project folder (issue 22 item 5)', () => {
   });
 });
 
-describe('agt mcp list shows each server as claude mcp list does (issue 22 item 10)', () => {
+describe('agt mcp list shows each server as claude mcp list does', () => {
   it('P4: transport, command or URL, revision, and the last probe: tool count, failure code, or stale after a change', async () => {
     const agt = fresh();
     await agt('mcp', 'add', 'tools/py', '--cwd', home.dir, '--', 'python3', PYTHON_SERVER);

@@ -1,4 +1,4 @@
-/** `agt completion bash|zsh|fish` (issue 28): scripts generated from the usage texts, completing verbs, flags and stored references. */
+/** `agt completion bash|zsh|fish`: scripts generated from the usage texts, completing verbs, flags and stored references. */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

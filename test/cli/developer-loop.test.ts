@@ -1,5 +1,5 @@
 /**
- * The tool developer's loop (issue 28): `agt mcp call`, `read`, `prompt`,
+ * The tool developer's loop: `agt mcp call`, `read`, `prompt`,
  * `resources`, `prompts`, `ping`, `check` and `list --probe`, run as the real
  * bin against the Python fixture and reference servers from npm.
  */

@@ -230,7 +230,7 @@ describe('agt mcp import with real host files', () => {
     const ok = await agt(['mcp', 'test', 'imported/fixture'], { AGT_FIXTURE_NAME: 'n', AGT_FIXTURE_KEY: 'k' });
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok: imported\/fixture \(stdio\)/) });
     const probe = await agt(['mcp', 'probe', 'imported/fixture'], { AGT_FIXTURE_NAME: 'from-env', AGT_FIXTURE_KEY: 'k' });
-    expect(probe.stdout).toMatch(/^ok: \*\*\* 1\.0\.0/); // the server repeats a resolved value: masked (issue 21 item 6)
+    expect(probe.stdout).toMatch(/^ok: \*\*\* 1\.0\.0/); // the server repeats a resolved value: masked
     const shown = await agt(['mcp', 'probe', 'imported/fixture', '--show-secrets'], { AGT_FIXTURE_NAME: 'from-env', AGT_FIXTURE_KEY: 'k' });
     expect(shown.stdout).toMatch(/^ok: from-env 1\.0\.0/);
     expect(JSON.stringify(JSON.parse((await agt(['--json', '--show-secrets', 'mcp', 'show', 'imported/fixture'])).stdout))).toContain(

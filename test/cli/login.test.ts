@@ -1,5 +1,5 @@
 /**
- * `agt mcp login` / `logout` end to end (issue 28): the real bin against a real authorization server on
+ * `agt mcp login` / `logout` end to end: the real bin against a real authorization server on
  * loopback (the SDK's auth router); the browser step is driven by HTTP from the URL the CLI prints.
  */
 import { spawn } from 'node:child_process';

@@ -124,7 +124,7 @@ describe('E4: agt mcp call on a terminal', () => {
   });
 });
 
-describe('E4: agt mcp call answers through the one waiting-call path (issue 46)', () => {
+describe('E4: agt mcp call answers through the one waiting-call path', () => {
   it('E4: one question answered and the other declined, in protocol shape, as run.decide takes them', async () => {
     expect((await agt('mcp', 'call', 'v2', 'poll')).code).toBe(6);
     const done = await agt('mcp', 'call', 'v2', 'poll', '--answer', 'name={"name":"Ada"}', '--answer', 'age={"action":"decline"}');

@@ -1,6 +1,6 @@
 /**
- * `agt skill import|export` against hostile folders and records (issue 58
- * #19-#21): a folder far heavier than a skill may be, read only up to the
+ * `agt skill import|export` against hostile folders and records:
+ * a folder far heavier than a skill may be, read only up to the
  * bound; filesystem failures (a dangling or looping link, a file where a
  * folder goes) refused as invalid_input, exit 2; an export that fails half
  * way leaves nothing behind.
@@ -51,7 +51,7 @@ const stored = async (reference: string) => {
 };
 
 describe('agt skill import|export with hostile files', () => {
-  it('K1: import reads no more than a skill may weigh: 400 MB of hard links stop at the bound (issue 58 #19)', async () => {
+  it('K1: import reads no more than a skill may weigh: 400 MB of hard links stop at the bound', async () => {
     const dir = folder('links');
     const big = path.join(tmp.dir, 'big.txt');
     fs.writeFileSync(big, 'x'.repeat(4_000_000)); // 4 MB on disk, under the 4 MiB file bound
@@ -63,7 +63,7 @@ describe('agt skill import|export with hostile files', () => {
     expect(await stored('skills/links')).toBeUndefined();
   }, 120_000);
 
-  it('K1: import counts the bytes of all files together against the document bound (issue 58 #19)', async () => {
+  it('K1: import counts the bytes of all files together against the document bound', async () => {
     const chunk = 'y'.repeat(100_000);
     const dir = folder('together', { 'a.md': chunk, 'b.md': chunk, 'c.md': chunk });
     const result = await agt('skill', 'import', dir, 'skills/together');
@@ -72,7 +72,7 @@ describe('agt skill import|export with hostile files', () => {
     expect(await stored('skills/together')).toBeUndefined();
   });
 
-  it('K1: a dangling or looping link, and an export into a file or a dangling link, are invalid_input, exit 2 (issue 58 #20)', async () => {
+  it('K1: a dangling or looping link, and an export into a file or a dangling link, are invalid_input, exit 2', async () => {
     const dangling = folder('dangling');
     fs.symlinkSync('missing.md', path.join(dangling, 'gone.md'));
     const first = await agt('skill', 'import', dangling, 'skills/dangling');
@@ -99,7 +99,7 @@ describe('agt skill import|export with hostile files', () => {
     expect([under.code, under.stderr]).toEqual([2, expect.stringContaining('invalid_input')]);
   });
 
-  it('K1: export writes all or nothing: a failure half way leaves no folder behind (issue 58 #21)', async () => {
+  it('K1: export writes all or nothing: a failure half way leaves no folder behind', async () => {
     // A name the registry takes (255 characters at most) that this filesystem does not (255 bytes at most).
     const long = `${'é'.repeat(200)}.md`;
     const store = new SqliteStore({ path: db });
@@ -138,7 +138,7 @@ describe('agt skill import|export with hostile files', () => {
     expect(fs.readdirSync(empty)).toEqual(['SKILL.md']);
   });
 
-  it('R2: show and export of a hand-edited skill row are store_unavailable corrupt_record, exit 5, and write nothing (issue 58 #20)', async () => {
+  it('R2: show and export of a hand-edited skill row are store_unavailable corrupt_record, exit 5, and write nothing', async () => {
     const edited: Record<string, unknown> = {
       'skills/e-number': { description: 5 },
       'skills/e-array': { files: ['SKILL.md'] },
@@ -175,7 +175,7 @@ describe('agt skill import|export with hostile files', () => {
     expect(fs.readdirSync(parent)).toEqual([]);
   });
 
-  it('K1: export into an empty folder keeps that folder (the shell in it still sees the files; its mode stays) (issue 58 #21)', async () => {
+  it('K1: export into an empty folder keeps that folder (the shell in it still sees the files; its mode stays)', async () => {
     expect((await agt('skill', 'import', folder('kept', { 'references/a.md': 'A' }), 'skills/kept')).code).toBe(0);
     const into = path.join(tmp.dir, 'into-here');
     fs.mkdirSync(into, { mode: 0o700 });
@@ -189,7 +189,7 @@ describe('agt skill import|export with hostile files', () => {
     expect(fs.readFileSync(path.join(into, 'references/a.md'), 'utf8')).toBe('A');
   });
 
-  it('K1: import refuses a file named with C1 or bidi controls or not in UTF-8; show lists each file by its path as stored (issue 58 #8, #16)', async () => {
+  it('K1: import refuses a file named with C1 or bidi controls or not in UTF-8; show lists each file by its path as stored', async () => {
     const odd = folder('odd-names', { [`gnp\u202e.md`]: 'x' });
     const refused = await agt('skill', 'import', odd, 'skills/odd-names');
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('must not hold control characters')]);

@@ -9,13 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolServer, type HttpToolService, serveHttp } from '../../src/authoring/index.js';
-import { REPO_ROOT, runAgt, tempDir, waitFor } from '../support/index.js';
+import { fileLines, REPO_ROOT, runAgt, tempDir, waitFor } from '../support/index.js';
 import { taskTools } from '../authoring/fixtures/task-tools.js';
 
 const tmp = tempDir('agt-tasks-cli-');
 const db = path.join(tmp.dir, 'agt.db');
 const log = path.join(tmp.dir, 'tools.log');
-const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
 const agt = (...args: string[]) => runAgt(args, { home: tmp.dir, db });
 let service: HttpToolService;
 beforeAll(async () => {
@@ -42,10 +41,10 @@ describe('E6: agt mcp call --detach and agt mcp task', () => {
     const got = await agt('mcp', 'task', 'get', 'jobs', task.id);
     expect(got).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^task ${task.id} working: writing x`)) });
     fs.writeFileSync(hold, '');
-    await waitFor(() => lines().includes('done x'));
+    await waitFor(() => fileLines(log).includes('done x'));
     const result = await agt('mcp', 'task', 'result', 'jobs', task.id);
     expect(result).toMatchObject({ code: 0, stdout: 'report x\n' });
-    expect(lines().filter((l) => l.endsWith(' x'))).toEqual(['started x', 'done x']);
+    expect(fileLines(log).filter((l) => l.endsWith(' x'))).toEqual(['started x', 'done x']);
   });
 
   it('E6: task cancel reaches the handler (its signal fires, nothing is done); an unknown task is task_lost (exit 1)', async () => {
@@ -63,8 +62,8 @@ describe('E6: agt mcp call --detach and agt mcp task', () => {
     const id = /^task (\S+) working/.exec(detached.stdout)?.[1];
     expect(id).toBeDefined();
     expect((await agt('mcp', 'task', 'cancel', 'jobs', id!)).code).toBe(0);
-    await waitFor(() => lines().includes('cancelled y'));
-    expect(lines()).not.toContain('done y');
+    await waitFor(() => fileLines(log).includes('cancelled y'));
+    expect(fileLines(log)).not.toContain('done y');
     const unknown = await agt('mcp', 'task', 'get', 'jobs', 'no-such-task');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/task_lost/);
@@ -75,7 +74,7 @@ describe('E6: agt mcp call --detach and agt mcp task', () => {
 describe('E6: agt mcp task get against a server that never answers tasks/get', () => {
   const hostile = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
   for (const protocol of ['legacy', '2026-07-28'] as const) {
-    it(`E6: task get --timeout is call_timeout saying tasks/get timed out, not the server's fault (${protocol}; issue 58 #5)`, async () => {
+    it(`E6: task get --timeout is call_timeout saying tasks/get timed out, not the server's fault (${protocol})`, async () => {
       const name = `silent-${protocol === 'legacy' ? 'legacy' : 'modern'}`;
       const config = { command: process.execPath, args: ['--import', 'tsx', hostile], cwd: REPO_ROOT, protocol };
       expect((await agt('mcp', 'add-json', name, JSON.stringify(config))).code).toBe(0);
@@ -93,7 +92,7 @@ describe('E6: agt mcp call --timeout bounds a task’s whole wait', () => {
   // A plain-node server (no tsx: it starts fast on a busy machine) whose `report` task works until cancelled.
   const words = path.join(REPO_ROOT, 'test/hardening/fixtures/hostile-words.mjs');
   for (const protocol of ['legacy', '2026-07-28'] as const) {
-    it(`E6: a task that never ends is call_timeout after --timeout, not the task's 30 minutes (${protocol}; issue 58)`, async () => {
+    it(`E6: a task that never ends is call_timeout after --timeout, not the task's 30 minutes (${protocol})`, async () => {
       const name = `endless-${protocol === 'legacy' ? 'legacy' : 'modern'}`;
       const config = { command: process.execPath, args: [words], cwd: REPO_ROOT, protocol };
       expect((await agt('mcp', 'add-json', name, JSON.stringify(config))).code).toBe(0);

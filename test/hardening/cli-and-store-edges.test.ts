@@ -1,5 +1,5 @@
 /**
- * The hostile-input findings of issue 15, each reproduced and fixed: detached
+ * Hostile-input findings, each reproduced and fixed: detached
  * grandchildren, foreign and newer SQLite files, bad import files and homes,
  * prototype keys from the CLI, terminal escapes, conflicting and dash-led
  * flags, read-only stores (P3, R2, R3).
@@ -33,8 +33,8 @@ function agt(
   });
 }
 
-describe('issue 15', () => {
-  it('P3 (item 2): children a server starts in their own session, directly or by a double fork, are ended by close', async () => {
+describe('hostile input at the CLI and the store', () => {
+  it('P3: children a server starts in their own session, directly or by a double fork, are ended by close', async () => {
     for (const mode of ['detach-child', 'detach-orphan']) {
       const mark = marker();
       const report = await new McpProber().probe({ mcpServers: { s: pythonConfig({ mode, mark }) } });
@@ -44,7 +44,7 @@ describe('issue 15', () => {
     }
   });
 
-  it("R2 (item 3): a SQLite file of a newer schema is store_unavailable naming the version; another application's file is refused; an empty file is used", async () => {
+  it("R2: a SQLite file of a newer schema is store_unavailable naming the version; another application's file is refused; an empty file is used", async () => {
     const newer = path.join(tmp.dir, 'newer.db');
     const raw = rawSqlite(newer);
     raw.exec('PRAGMA user_version = 7');
@@ -77,7 +77,7 @@ describe('issue 15', () => {
     await store.close();
   });
 
-  it('R2 (item 4): importing [], null or {"mcpServers": 5} is invalid_input (exit 2); a home that cannot be created is store_unavailable (exit 5)', async () => {
+  it('R2: importing [], null or {"mcpServers": 5} is invalid_input (exit 2); a home that cannot be created is store_unavailable (exit 5)', async () => {
     for (const body of ['[]', 'null', '{"mcpServers": 5}']) {
       const file = path.join(tmp.dir, `import-${n++}.json`);
       fs.writeFileSync(file, body);
@@ -100,7 +100,7 @@ describe('issue 15', () => {
     });
   });
 
-  it('R2 (item 5): --env __proto__=x and --header "__proto__: v" are kept as keys, like the library keeps them', async () => {
+  it('R2: --env __proto__=x and --header "__proto__: v" are kept as keys, like the library keeps them', async () => {
     const db = path.join(tmp.dir, 'proto.db');
     await agt(['mcp', 'create', 'a/s', '--command', 'node', '--cwd', tmp.dir, '--env', '__proto__=x', '--env', 'constructor=y'], { db });
     await agt(['mcp', 'create', 'a/r', '--url', 'https://mcp.example.test/mcp', '--header', '__proto__: v'], { db });
@@ -113,7 +113,7 @@ describe('issue 15', () => {
     expect(Object.entries(r.data.mcpServers.r.headers)).toEqual([['__proto__', 'v']]);
   });
 
-  it('R2 (item 6): terminal escape bytes in stored names are escaped in human output and exact in --json', async () => {
+  it('R2: terminal escape bytes in stored names are escaped in human output and exact in --json', async () => {
     const db = path.join(tmp.dir, 'esc.db');
     const evil = 'Alice\u001b[2J\u001b]0;pwned\u0007\r';
     await agt(['agent', 'create', 'team/alice', '--name', evil], { db });
@@ -123,7 +123,7 @@ describe('issue 15', () => {
     expect(JSON.parse((await agt(['agent', 'show', 'team/alice', '--json'], { db })).stdout).name).toBe(evil);
   });
 
-  it('R3 (item 7): --url with --command is rejected; --arg takes dash-led values (npx -y pkg)', async () => {
+  it('R3: --url with --command is rejected; --arg takes dash-led values (npx -y pkg)', async () => {
     const both = await agt(['mcp', 'create', 'a/x', '--url', 'https://h/mcp', '--command', 'node', '--cwd', tmp.dir]);
     expect(both).toMatchObject({
       code: 2,
@@ -147,7 +147,7 @@ describe('issue 15', () => {
 
   const root = process.getuid?.() === 0 && fs.existsSync('/usr/sbin/runuser');
   it.skipIf(!root)(
-    `R2 (item 8): a store the user may only read is opened read-only: reads work, writes say read-only${root ? '' : ' (skipped: needs root and runuser to act as another user)'}`,
+    `R2: a store the user may only read is opened read-only: reads work, writes say read-only${root ? '' : ' (skipped: needs root and runuser to act as another user)'}`,
     async () => {
       const dir = path.join(tmp.dir, 'ro');
       fs.mkdirSync(dir);

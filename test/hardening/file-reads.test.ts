@@ -1,14 +1,14 @@
 /**
- * File reads (found by the hostile trial of issue 21): files named by configs and users
- * are read only when they are regular files, within a limit, without blocking
- * (item 4). The real bin and real server launches.
+ * File reads (found by a hostile trial): files named by configs and users
+ * are read only when they are regular files, within a limit, without blocking.
+ * The real bin and real server launches.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, MemoryStore, ResourceService } from '../../src/index.js';
-import { createServerCgroup } from '../../src/mcp/cgroup.js';
+import { createServerCgroup } from '../../src/mcp/process/cgroup.js';
 import { failure, livingWithMarker, marker, PYTHON_SERVER, pythonConfig, REPO_ROOT, runAgt, tempDir, waitFor } from '../support/index.js';
 
 const tmp = tempDir('agt-files-');
@@ -22,7 +22,7 @@ const fifo = (name: string) => {
   return file;
 };
 
-describe('envFile is read bounded, asynchronously, and only as a regular text file (item 4)', () => {
+describe('envFile is read bounded, asynchronously, and only as a regular text file', () => {
   it('R3: a FIFO, /dev/zero and /proc/self/environ as envFile are spawn_failed env_file_unreadable naming why; nothing hangs or leaks', async () => {
     const cases: [string, string][] = [
       [fifo('env.fifo'), 'not_regular_file'],
@@ -62,7 +62,7 @@ describe('envFile is read bounded, asynchronously, and only as a regular text fi
   });
 });
 
-describe('config files are read bounded (item 4)', () => {
+describe('config files are read bounded', () => {
   it('R2: agt mcp import of /dev/zero, a FIFO and a directory is invalid_input, exit 2, at once', async () => {
     for (const file of ['/dev/zero', fifo('import.fifo'), tmp.dir]) {
       const { code, stderr } = await agt(['mcp', 'import', file]);
@@ -83,7 +83,7 @@ describe('config files are read bounded (item 4)', () => {
   });
 });
 
-describe('processes that try to escape close (item 11)', () => {
+describe('processes that try to escape close', () => {
   const cgroups = () => {
     try {
       return fs.readdirSync('/sys/fs/cgroup/unified').filter((d) => d.startsWith(`agt-mcp-${process.pid}-`));

@@ -1,5 +1,5 @@
 /**
- * Outside text (issue 58: items 7, 8, 15 and the one function): text from a
+ * Outside text: text from a
  * server, a client, a file or a store that reaches a terminal, a prompt, a log
  * or a one-line field goes through `outsideText`. The function's rules, then a
  * walk of every place that prints or renders such text, fed by a real hostile
@@ -16,7 +16,7 @@ import { stdioLine } from '../../src/json.js';
 import { renderSkills } from '../../src/adapters.js';
 import { runAgt, tempDir } from '../support/index.js';
 import { rawSqlite } from '../support/sqlite.js';
-import { withValidHeaders } from '../../src/mcp/param-headers.js';
+import { withValidHeaders } from '../../src/mcp/requests/param-headers.js';
 import { askOnTerminal, questionLines } from '../../src/cli/questions.js';
 import { REPO_ROOT } from '../support/paths.js';
 
@@ -75,13 +75,13 @@ describe('every place that prints or renders outside text', () => {
     expect(forged(text), `${what} forged a line`).toBe(false);
   };
 
-  it('K3: renderSkills gives the model one line per skill, no controls or bidi overrides (issue 58 #15)', () => {
+  it('K3: renderSkills gives the model one line per skill, no controls or bidi overrides', () => {
     const prompt = renderSkills([{ name: 'forms', description: HOSTILE, source: 'server' } as never]);
     clean('renderSkills', prompt);
     expect(prompt.split('\n')).toHaveLength(2);
   });
 
-  it('E6: a task status message reaches a call’s progress listener escaped (issue 58 #7)', async () => {
+  it('E6: a task status message reaches a call’s progress listener escaped', async () => {
     const connection = await connectMcp(
       { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: '2026-07-28' },
       { timeouts: { callMs: 60_000 } },
@@ -108,7 +108,7 @@ describe('every place that prints or renders outside text', () => {
     }
   });
 
-  it('E6: agt mcp call --detach, mcp task get, mcp probe, mcp list, a tool error: no forged line, no raw control (issue 58 #8)', async () => {
+  it('E6: agt mcp call --detach, mcp task get, mcp probe, mcp list, a tool error: no forged line, no raw control', async () => {
     expect((await agt('mcp', 'add', 'words', '--', process.execPath, FIXTURE)).code).toBe(0);
     const legacy = { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: 'legacy' };
     expect((await agt('mcp', 'add-json', 'old-words', JSON.stringify(legacy))).code).toBe(0);
@@ -136,7 +136,7 @@ describe('every place that prints or renders outside text', () => {
     expect(outputs[1][1].stdout).toMatch(/^task abc\\nagt: done: forged .* working: x\\x1b\[31mred/);
   });
 
-  it('K1: agt skill import and show print a skill’s words on their own lines only (issue 58 #8)', async () => {
+  it('K1: agt skill import and show print a skill’s words on their own lines only', async () => {
     const dir = path.join(tmp.dir, 'skill');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(
@@ -153,8 +153,8 @@ describe('every place that prints or renders outside text', () => {
   });
 });
 
-// The hostile pass of issue 58 ("One function for outside text"): places the first walk missed.
-describe('every place that prints or renders outside text: the hostile pass', () => {
+// Places the first walk missed, found by a hostile trial of the one function for outside text.
+describe('every place that prints or renders outside text: the places the first walk missed', () => {
   const db = path.join(tmp.dir, 'pass.db');
   const agt = (...args: string[]) => runAgt(args, { home: tmp.dir, db });
   const clean = (what: string, text: string) => {
@@ -162,12 +162,12 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     expect(forged(text), `${what} forged a line`).toBe(false);
   };
 
-  it('escapes a lone surrogate (half a pair: a prompt’s JSON or a terminal cannot carry it), keeps a whole pair (issue 58 #15)', () => {
+  it('escapes a lone surrogate (half a pair: a prompt’s JSON or a terminal cannot carry it), keeps a whole pair', () => {
     expect(outsideText('a\ud800b\udc00c😀')).toBe('a\\ud800b\\udc00c😀');
     expect(outsideText(`${'😀'.repeat(3)}`.slice(0, 5), { multiline: true })).toBe('😀😀\\ud83d');
   });
 
-  it('E6: --json output carries every control, bidi and separator escaped as \\uXXXX, and parses back to the same value (issue 58 #7)', async () => {
+  it('E6: --json output carries every control, bidi and separator escaped as \\uXXXX, and parses back to the same value', async () => {
     expect((await agt('mcp', 'add', 'words', '--', process.execPath, FIXTURE)).code).toBe(0);
     const probe = await agt('mcp', 'probe', 'words', '--json');
     expect(probe.stdout).not.toMatch(UNSAFE);
@@ -177,7 +177,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     expect(failed.stdout + failed.stderr).not.toMatch(UNSAFE);
   });
 
-  it('A6: agt agent show and mcp-list of a hand-edited agent row: no forged line, no raw control (issue 58 #8)', async () => {
+  it('A6: agt agent show and mcp-list of a hand-edited agent row: no forged line, no raw control', async () => {
     expect((await agt('agent', 'create', 'team/edited')).code).toBe(0);
     const raw = rawSqlite(db);
     try {
@@ -201,7 +201,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     }
   });
 
-  it("P2: agt mcp probe bounds a server's name, version and tool names: a million characters each are not a line of megabytes (issue 58 #8)", async () => {
+  it("P2: agt mcp probe bounds a server's name, version and tool names: a million characters each are not a line of megabytes", async () => {
     const long = {
       command: process.execPath,
       args: [path.join(REPO_ROOT, 'test/skills/fixtures/raw-skills-server.mjs'), '--long'],
@@ -213,7 +213,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     for (const line of probe.stdout.split('\n')) expect(line.length).toBeLessThan(2_000);
   });
 
-  it('A6: agt agent show and mcp list with a hand-edited probe notes file: its counts are numbers or nothing (issue 58 #8)', async () => {
+  it('A6: agt agent show and mcp list with a hand-edited probe notes file: its counts are numbers or nothing', async () => {
     expect((await agt('mcp', 'add', 'noted', '--', process.execPath, 'x.js')).code).toBe(0);
     expect((await agt('agent', 'create', 'team/noted', '--mcp', 'noted')).code).toBe(0);
     const note = { revision: 1, at: HOSTILE, ok: true, tools: `5${HOSTILE}`, toolTokens: `7${HOSTILE}`, protocolVersion: HOSTILE };
@@ -224,7 +224,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     clean('mcp list', (await agt('mcp', 'list')).stdout);
   });
 
-  it("E4: a question on a terminal: the server's field names, types and options never reach the prompt raw (issue 58 #8)", async () => {
+  it("E4: a question on a terminal: the server's field names, types and options never reach the prompt raw", async () => {
     const asked: string[] = [];
     const said: string[] = [];
     const typed = ['maybe', 'maybe', 'y', 'x'];
@@ -251,7 +251,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     clean('the questions of a waiting call', lines.join('\n'));
   });
 
-  it("B1: a run's notices quote a server's tool names escaped: a tool listed twice, a schema that does not compile (issue 58, one function)", async () => {
+  it("B1: a run's notices quote a server's tool names escaped: a tool listed twice, a schema that does not compile", async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     const server = {
       command: process.execPath,
@@ -269,7 +269,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     }
   });
 
-  it("B1: a run's servers' instructions, for the host's system prompt, keep their lines but no control or bidi override (issue 58 #15)", async () => {
+  it("B1: a run's servers' instructions, for the host's system prompt, keep their lines but no control or bidi override", async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     const server = { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: 'legacy' as const };
     await service.write({ kind: 'mcp', reference: 'tools/words', create: true, data: { mcpServers: { words: server } } });
@@ -284,7 +284,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     }
   });
 
-  it('E1: a tool left out for its x-mcp-header declarations is named escaped in connection.warnings (SEP-2243; issue 58, one function)', () => {
+  it('E1: a tool left out for its x-mcp-header declarations is named escaped in connection.warnings (SEP-2243)', () => {
     const warnings: string[] = [];
     const property = { type: 'object', 'x-mcp-header': 'Region' };
     withValidHeaders([{ name: HOSTILE, inputSchema: { type: 'object', properties: { a: property } } } as never], warnings, new Map());
@@ -292,7 +292,7 @@ describe('every place that prints or renders outside text: the hostile pass', ()
     clean('a header warning', warnings[0]!);
   });
 
-  it("K2: a server's skills/list problems reach connection.warnings escaped, one line each (issue 58, one function)", async () => {
+  it("K2: a server's skills/list problems reach connection.warnings escaped, one line each", async () => {
     const connection = await connectMcp({
       command: process.execPath,
       args: [path.join(REPO_ROOT, 'test/skills/fixtures/raw-skills-server.mjs')],

@@ -1,5 +1,5 @@
 /**
- * Limits on server results and arguments (found by the hostile trial of issue 21): server results as hostile as
+ * Limits on server results and arguments (found by a hostile trial): server results as hostile as
  * model arguments, and limits at their documented boundary. Real Python
  * servers over stdio; each case failed before its fix. What a call leaves
  * behind (heap and listeners over many runs) is in test/soak/.
@@ -8,14 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { ToolSchemaRegistry } from '../../src/index.js';
 import { jsonProblem } from '../../src/json.js';
 import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
-import { parseAndValidate } from '../../src/runtime/stages.js';
+import { parseAndValidate } from '../../src/runtime/pipeline/stages.js';
 import { EVIL_PATTERNS } from '../support/evil-patterns.js';
 import { batch, py, runFixture } from '../support/runs.js';
 
 const fx = runFixture(['big', 'hostile']);
 const statusOf = (r: { status: string; error?: { code: string } }) => (r.status === 'ok' ? 'ok' : `${r.status}:${r.error?.code}`);
 
-describe('server results are bounded before anything recurses on them (issue 21 items 2 and 9)', () => {
+describe('server results are bounded before anything recurses on them', () => {
   it('B5: a result nested 10,000 levels deep ends that call as tool_failed result_too_deep; the sibling calls return', async () => {
     const run = await fx.start();
     const { results } = await run.executeBatch(
@@ -57,7 +57,7 @@ describe('server results are bounded before anything recurses on them (issue 21 
   });
 });
 
-describe('argument limits at their documented boundary (issue 21 item 10)', () => {
+describe('argument limits at their documented boundary', () => {
   const registry = new ToolSchemaRegistry();
   const route = { validator: registry.compile({ type: 'object' }, { tool: 't' }) };
   const limit = DEFAULT_LIMITS.maxArgumentBytes;
@@ -108,7 +108,7 @@ describe('argument limits at their documented boundary (issue 21 item 10)', () =
   });
 });
 
-describe('patterns never block the event loop (issue 21 item 3)', () => {
+describe('patterns never block the event loop', () => {
   const registry = new ToolSchemaRegistry();
 
   it('S7: every classic evil pattern either runs in linear time or fails to load as unsafe_pattern (that tool alone); none blocks', () => {

@@ -1,8 +1,8 @@
 /**
- * Secret leaks (found by the hostile trial of issue 21): secrets never leave through
- * errors (item 5), through what a server repeats (item 6), through error
- * causes or userinfo URLs (item 7), nor through oversized remote bodies
- * (item 9). Real Python servers over stdio, a real HTTP server on loopback,
+ * Secret leaks (found by a hostile trial): secrets never leave through
+ * errors, through what a server repeats, through error
+ * causes or userinfo URLs, nor through oversized remote bodies.
+ * Real Python servers over stdio, a real HTTP server on loopback,
  * the real bin.
  */
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import util from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
 import { redactRecord } from '../../src/config.js';
-import { StderrTail } from '../../src/mcp/stderr-buffer.js';
+import { StderrTail } from '../../src/mcp/process/stderr-buffer.js';
 import { startAuthCheckingServer } from '../mcp/http-server.js';
 import { failure, pythonConfig, runAgt, tempDir } from '../support/index.js';
 import type { McpDocument } from '../../src/index.js';
@@ -34,7 +34,7 @@ const leaky = {
 const shows = (text: string) => Object.values(SECRETS).filter((s) => text.includes(s));
 const everything = (value: unknown) => `${JSON.stringify(value)}\n${util.inspect(value, { depth: 10 })}`;
 
-describe('what a server repeats of its secrets is masked (item 6)', () => {
+describe('what a server repeats of its secrets is masked', () => {
   it('R7: env, envFile, resolved placeholder and input values in server info, tool lists and results are ***; revealSecrets shows them', async () => {
     {
       await using connection = await connectMcp(leaky, { variables });
@@ -82,7 +82,7 @@ describe('what a server repeats of its secrets is masked (item 6)', () => {
   });
 });
 
-describe('errors name placeholders as written, never what they resolved to (item 5)', () => {
+describe('errors name placeholders as written, never what they resolved to', () => {
   it('R3: command "${HOST_TOKEN}" that is not found: the message, details and --json name ${HOST_TOKEN}', async () => {
     const env = { ...process.env, HOST_TOKEN: 'sk-host-token-value' } as Record<string, string>;
     const error = await failure(connectMcp({ command: '${HOST_TOKEN}', cwd: tmp.dir }, { variables: { env } }));
@@ -103,7 +103,7 @@ describe('errors name placeholders as written, never what they resolved to (item
   });
 });
 
-describe('userinfo URLs and error causes (item 7)', () => {
+describe('userinfo URLs and error causes', () => {
   it('R7: a url with user:password@ connects with Basic authorization, as curl does', async () => {
     const server = await startAuthCheckingServer((a) => a === `Basic ${Buffer.from('me:pa ss:wörd').toString('base64')}`);
     try {
@@ -148,7 +148,7 @@ describe('userinfo URLs and error causes (item 7)', () => {
   });
 });
 
-describe('auth failures in their own words (issue 26 defect 5)', () => {
+describe('auth failures in their own words', () => {
   it('R7: a server that echoes only the token in its 401 body: no token in util.inspect or JSON.stringify of the error, its cause included', async () => {
     const server = await startAuthCheckingServer(() => false, { echo: 'token' });
     try {
@@ -182,7 +182,7 @@ describe('auth failures in their own words (issue 26 defect 5)', () => {
   });
 });
 
-describe('remote bodies are bounded (item 9)', () => {
+describe('remote bodies are bounded', () => {
   it("B5: a remote result over maxMessageBytes is that call's protocol_error; the connection still answers", async () => {
     const server = await startAuthCheckingServer(() => true);
     try {
@@ -196,7 +196,7 @@ describe('remote bodies are bounded (item 9)', () => {
   });
 });
 
-describe('what a reviewer sees of a config (items 8 and 15)', () => {
+describe('what a reviewer sees of a config', () => {
   const home = tempDir('agt-review-');
   afterAll(() => home.cleanup());
   const db = path.join(home.dir, 'agt.db');
@@ -283,7 +283,7 @@ describe('what a reviewer sees of a config (items 8 and 15)', () => {
   });
 });
 
-describe('the stderr tail masks before it trims (item 12)', () => {
+describe('the stderr tail masks before it trims', () => {
   it('R7: a secret split across the dropped and the kept part of the ring never shows its second half', () => {
     const secret = 'sk-split-secret-value-0042';
     for (let cut = 1; cut < secret.length; cut++) {
@@ -305,7 +305,7 @@ describe('the stderr tail masks before it trims (item 12)', () => {
   });
 });
 
-describe("a server's JSON-RPC error reaches the model in its own words (issue 22 item 3)", () => {
+describe("a server's JSON-RPC error reaches the model in its own words", () => {
   it('B5: tools/call answered with -32603 is tool_failed server_error with the code and the escaped, masked message; the sibling runs', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     await service.write({ kind: 'mcp', reference: 'tools/leaky', create: true, data: { mcpServers: { leaky } } });

@@ -1,6 +1,6 @@
 /**
- * Stored records (found by the hostile trial of issue 21): tampered or corrupt stored rows
- * (item 13) and two hosts resuming one run (item 14). Real SQLite files, real
+ * Stored records (found by a hostile trial): tampered or corrupt stored rows
+ * and two hosts resuming one run. Real SQLite files, real
  * Python servers, the real bin.
  */
 import path from 'node:path';
@@ -24,7 +24,7 @@ const sql = (db: string, statement: string, ...params: unknown[]) => {
   }
 };
 
-describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
+describe('corrupt rows are reported, never a raw SyntaxError', () => {
   it('R2: a corrupt resource row: get is store_unavailable corrupt_record; list returns the rest and marks it; agt mcp list shows both', async () => {
     const db = file();
     const store = new SqliteStore({ path: db });
@@ -118,7 +118,7 @@ describe('corrupt rows are reported, never a raw SyntaxError (item 13)', () => {
   });
 });
 
-describe('tampered run records never resume as something else (item 13)', () => {
+describe('tampered run records never resume as something else', () => {
   async function suspendedRuns() {
     const env = await setup();
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });
@@ -167,7 +167,7 @@ describe('tampered run records never resume as something else (item 13)', () => 
   });
 });
 
-describe('a batch is claimed before it runs (item 14)', () => {
+describe('a batch is claimed before it runs', () => {
   it('B3: two hosts that resumed one run both send step-1: the server sees it once; the other gets revision_conflict with nothing executed', async () => {
     const env = await setup();
     await env.service.write({ kind: 'agent', reference: 'team/alice', create: true, data: { mcps: ['tools/py'] } });

@@ -10,7 +10,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authTransportOptions, type McpOAuthProvider } from '../../src/mcp/auth.js';
+import { authTransportOptions, type McpOAuthProvider } from '../../src/mcp/auth/auth.js';
 
 let base = '';
 const server = createServer((req, res) => {

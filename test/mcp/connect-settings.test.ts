@@ -1,5 +1,5 @@
 /**
- * One check of the connect settings (issue 36, item 6): connectMcp, McpProber,
+ * One check of the connect settings: connectMcp, McpProber,
  * NativeRun and McpPool refuse a bad value the moment they are given it, with
  * the same invalid_input naming the field, before anything starts.
  */

@@ -8,12 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, isAgtError, type McpInputRequired } from '../../src/index.js';
 import path from 'node:path';
-import { REPO_ROOT } from '../support/index.js';
+import { REPO_ROOT, text } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from './fixtures/v2-server.js';
 
 const V2_SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/v2-server.ts');
-
-const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 let server: V2HttpServer;
 beforeAll(async () => {

@@ -97,11 +97,11 @@ describe('E1: a server that breaks the 2026-07-28 rules', () => {
   });
 });
 
-// Issue 46: what a hostile trial of the 2026-07-28 surface found, each case against the hand-written server above.
+// What a hostile trial of the 2026-07-28 surface found, each case against the hand-written server above.
 const SECRET = 'sekret-value-1234';
 const withSecret = (url: string, extra: Record<string, unknown> = {}) => ({ url, headers: { 'X-Token': SECRET }, ...extra });
 
-describe('E1: server data is as hostile as model data (issue 46)', () => {
+describe('E1: server data is as hostile as model data', () => {
   it('E1: a secret the server repeats in its server/discover result is masked in the verdict, the probe report and the verdict store', async () => {
     const echo = await startHostileModern({ discoverExtra: { instructions: `use ${SECRET}`, echo: { deep: [[SECRET]] } } });
     try {
@@ -236,7 +236,7 @@ describe('E1: server data is as hostile as model data (issue 46)', () => {
   });
 });
 
-describe('E7: every round of questions is read by one path, under one bound (issue 46)', () => {
+describe('E7: every round of questions is read by one path, under one bound', () => {
   it('E7: 2,000 questions in one round are refused before any handler runs, whoever would answer them', async () => {
     let sampled = 0;
     const sampling = async () => {
@@ -307,7 +307,7 @@ describe('E7: every round of questions is read by one path, under one bound (iss
   });
 });
 
-describe('E1: a broken connection is a connection error, never an invalid answer (issue 46)', () => {
+describe('E1: a broken connection is a connection error, never an invalid answer', () => {
   it('E1: a socket reset during tools/list is connection_closed (reason network), not "not a valid MCP result"', async () => {
     const resetting = await startHostileModern({ resetOn: 'tools/list' });
     try {

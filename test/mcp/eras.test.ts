@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
-import { batch, failure, pythonConfig, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
+import { batch, failure, pythonConfig, REPO_ROOT, tempDir, text, waitFor } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from './fixtures/v2-server.js';
 import type { McpDocument } from '../../src/index.js';
 
@@ -19,7 +19,6 @@ const v2Stdio = (legacy: 'reject' | 'serve') => ({
   args: ['--import', 'tsx', V2_SERVER, '--stdio', '--legacy', legacy],
   cwd: REPO_ROOT,
 });
-const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 let modernOnly: V2HttpServer;
 let bothEras: V2HttpServer;

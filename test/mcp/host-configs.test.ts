@@ -29,7 +29,7 @@ function imported(relative: string, name: string): McpDocument {
 }
 
 // Calls whereami on the server of `document` and returns what the server saw.
-// revealSecrets: the fixture repeats resolved values (its --name) that are masked by default (issue 21 item 6).
+// revealSecrets: the fixture repeats resolved values (its --name) that are masked by default.
 async function whereami(document: McpDocument, variables: VariableSources, envVar: string) {
   const connection = await connectMcp(document, { variables, revealSecrets: true });
   try {
@@ -85,7 +85,7 @@ describe('host config files', () => {
     expect(plan.entries[0]?.warnings.join('\n')).toMatch(/\$\{command:pickFile\}.*not supported/);
   });
 
-  it('R2/R4: an unsupported placeholder gets one rule in one message: the import warning says the launch refuses it, and the launch does (issue 22 item 6)', async () => {
+  it('R2/R4: an unsupported placeholder gets one rule in one message: the import warning says the launch refuses it, and the launch does', async () => {
     const plan = planImport({ mcpServers: { odd: { command: 'python3', args: ['${command:pickFile}'], cwd: REPO_ROOT } } });
     const warning = plan.entries[0]?.warnings.join('\n') ?? '';
     const launch = await failure(connectMcp(plan.entries[0]?.document as McpDocument));

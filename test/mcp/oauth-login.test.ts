@@ -1,12 +1,12 @@
 /**
- * OAuth login to a remote server (issue 28) against a real authorization server on loopback (the SDK's
+ * OAuth login to a remote server against a real authorization server on loopback (the SDK's
  * auth router): loginMcp with a loopback redirect, storedOAuth for later connections, probes and runs,
  * refresh by itself, the state check, cancellation; the browser is driven by HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber, MemoryStore, MemoryTokenStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
-import { loginMcp } from '../../src/mcp/oauth-login.js';
-import { storedOAuth } from '../../src/mcp/stored-oauth.js';
+import { loginMcp } from '../../src/mcp/auth/oauth-login.js';
+import { storedOAuth } from '../../src/mcp/auth/stored-oauth.js';
 import { failure } from '../support/index.js';
 import { type OAuthServer, startOAuthServer } from './fixtures/oauth-server.js';
 

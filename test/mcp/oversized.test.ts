@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { connectMcp } from '../../src/index.js';
-import { LineReader } from '../../src/mcp/line-reader.js';
+import { LineReader } from '../../src/mcp/process/line-reader.js';
 import { batch, failure, py, pythonConfig, runFixture } from '../support/index.js';
 
 const LIMIT = 64 * 1024;

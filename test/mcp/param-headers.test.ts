@@ -5,7 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { headerDeclarations, withValidHeaders } from '../../src/mcp/param-headers.js';
+import { headerDeclarations, withValidHeaders } from '../../src/mcp/requests/param-headers.js';
 
 const schema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 

@@ -1,16 +1,16 @@
 /**
- * The platform seam (issue 29), tested on Linux: Windows command lines compared with what cross-spawn
+ * The platform seam, tested on Linux: Windows command lines compared with what cross-spawn
  * (the SDK's stdio transport's spawner) builds, Windows path rules (R3, P1), the macOS `ps` parser on
  * recorded output. The Linux paths themselves run in every process test of the suite.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toLaunchSpec } from '../../src/mcp/launch.js';
-import { descendantsOf, parsePsTable } from '../../src/mcp/platform/darwin.js';
-import { DARWIN, LINUX, processPlatform, WIN32, windowsDefaultEnvironment } from '../../src/mcp/platform/index.js';
-import { ProcessGroupStdioTransport } from '../../src/mcp/stdio-transport.js';
-import { taskkillTree, windowsSpawn } from '../../src/mcp/platform/win32.js';
+import { toLaunchSpec } from '../../src/mcp/process/launch.js';
+import { descendantsOf, parsePsTable } from '../../src/mcp/process/platform/darwin.js';
+import { DARWIN, LINUX, processPlatform, WIN32, windowsDefaultEnvironment } from '../../src/mcp/process/platform/index.js';
+import { ProcessGroupStdioTransport } from '../../src/mcp/process/stdio-transport.js';
+import { taskkillTree, windowsSpawn } from '../../src/mcp/process/platform/win32.js';
 import { findInPath, POSIX_PATHS, WIN32_PATHS } from '../../src/config/host-paths.js';
 import { launchProblems } from '../../src/config/launch-rules.js';
 import { livingWithMarker, marker, pythonConfig, waitFor } from '../support/index.js';

@@ -1,5 +1,5 @@
 /**
- * One resolved connect policy (issue 36 item 6): ConnectSettings resolved once
+ * One resolved connect policy: ConnectSettings resolved once
  * into one frozen value that connectMcp, McpProber, NativeRun, McpPool and the
  * CLI sessions take; one secret rule (one length threshold, one scheme rule)
  * for everything a server sends back, the stderr tail included (P2, R7).

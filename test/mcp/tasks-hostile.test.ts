@@ -1,5 +1,5 @@
 /**
- * A server whose task answers lie (E6, issue 58), both eras, against a
+ * A server whose task answers lie (E6), both eras, against a
  * scripted server process over stdio (fixtures/hostile-tasks.ts): a TTL past
  * any date, a completed task whose result is another task, a `tasks/result`
  * that names another task, a `tasks/get` that never comes, a task that never
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, type McpConnection } from '../../src/index.js';
 import type { McpTaskStarted } from '../../src/adapters.js';
 import { MAX_SERVER_TASK_TTL_MS, MAX_TASK_ID_LENGTH } from '../../src/bounds.js';
-import { failure, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
+import { failure, REPO_ROOT, tempDir, text, waitFor } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
 const tmp = tempDir('agt-hostile-tasks-');
@@ -24,7 +24,6 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void; // the heap as it is, not as it was before the last collection
 const MB = 1024 * 1024;
 
-const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
 const asked = (log: string, method: string) =>
   fs.existsSync(log)
     ? fs
@@ -53,13 +52,13 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
     const started = async (tool: string, args: Record<string, unknown> = {}) =>
       ((await deferring.callToolOrInput(tool, args)) as McpTaskStarted).task;
 
-    it('E6: cancelling a task that already ended is no error, even from a server that refuses it with -32602 as 2025-11-25 asks; an unknown task is task_lost (issue 58)', async () => {
+    it('E6: cancelling a task that already ended is no error, even from a server that refuses it with -32602 as 2025-11-25 asks; an unknown task is task_lost', async () => {
       const ended = await started('done');
       await expect(deferring.cancelTask(ended.id)).resolves.toBeUndefined();
       expect(await failure(deferring.cancelTask('no-such-task'))).toMatchObject({ code: 'task_lost' });
     });
 
-    it('E6: a task TTL past the last Date, or finite and huge, is cut to MAX_SERVER_TASK_TTL_MS before any date is made (issue 58 #1)', async () => {
+    it('E6: a task TTL past the last Date, or finite and huge, is cut to MAX_SERVER_TASK_TTL_MS before any date is made', async () => {
       for (const ttl of ['8700000000000000', '1000000000000000'])
         expect((await started('ttl', { ttl })).ttlMs).toBe(MAX_SERVER_TASK_TTL_MS);
       expect((await started('ttl', { ttl: '60000' })).ttlMs).toBe(60_000);
@@ -72,14 +71,14 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
 
     // 2026-07-28 only: on 2025 results carry no resultType (the SDK's decoder drops the field; the result is read as one).
     if (protocol === '2026-07-28')
-      it('E6: a completed task whose result says resultType "task" ends its call protocol_error, never a TypeError (issue 58 #2)', async () => {
+      it('E6: a completed task whose result says resultType "task" ends its call protocol_error, never a TypeError', async () => {
         const f = await failure(waiting.callTool('task_result', {}));
         expect(f).toMatchObject({ code: 'protocol_error', details: { reason: 'invalid_result' } });
         expect(f.message).toMatch(/not a final result/);
         expect(text(await waiting.callTool('done', {}))).toBe('done answered');
       });
 
-    it("E6: a tasks/get the client stops waiting for is call_timeout saying tasks/get timed out, not the server's fault (issue 58 #5)", async () => {
+    it("E6: a tasks/get the client stops waiting for is call_timeout saying tasks/get timed out, not the server's fault", async () => {
       const id = 'silent_get-1'; // known to the server by its id: it never answers tasks/get about it
       const got = await failure(deferring.getTask(id, { timeoutMs: 500 }));
       expect(got).toMatchObject({ code: 'call_timeout', details: { method: 'tasks/get', timeoutMs: 500 } });
@@ -91,7 +90,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       expect(text(await waiting.callTool('done', {}))).toBe('done answered');
     });
 
-    it("E6: getTaskResult's timeoutMs bounds the whole wait for a task that never ends, not each poll; the task is not cancelled (issue 58 #9)", async () => {
+    it("E6: getTaskResult's timeoutMs bounds the whole wait for a task that never ends, not each poll; the task is not cancelled", async () => {
       const { id } = await started('never');
       const before = asked(log, 'tasks/get');
       const f = await failure(deferring.getTaskResult(id, { timeoutMs: 1500 }));
@@ -159,7 +158,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       }, 180_000);
 
     if (protocol === 'legacy')
-      it('E6: a 2025 tasks/result whose related-task metadata names another task is refused, inline and by id (issue 58 #6)', async () => {
+      it('E6: a 2025 tasks/result whose related-task metadata names another task is refused, inline and by id', async () => {
         const inline = await failure(waiting.callTool('other_result', {}));
         expect(inline).toMatchObject({ code: 'protocol_error', details: { reason: 'wrong_task' } });
         const { id } = await started('other_result');

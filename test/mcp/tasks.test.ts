@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectMcp, type McpConnection } from '../../src/index.js';
 import { checkServer } from '../../src/authoring/index.js';
 import type { McpTaskStarted } from '../../src/adapters.js';
-import { REPO_ROOT, tempDir } from '../support/index.js';
+import { fileLines, REPO_ROOT, tempDir, text } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/authoring/fixtures/task-server.ts');
 let tmp: { dir: string; cleanup(): void };
@@ -21,8 +21,6 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
-const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 const failure = (p: Promise<unknown>) =>
   p.then(
     () => expect.fail('expected a failure'),
@@ -55,18 +53,18 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
 
     it('E6: a tool the server runs as a task is waited for inline (tasks "wait", the default); its side effect happens once', async () => {
       expect(text(await connection.callTool('report', { id: 'a' }))).toBe('report a');
-      expect(lines(log).filter((l) => l.endsWith(' a'))).toEqual(['started a', 'done a']);
+      expect(fileLines(log).filter((l) => l.endsWith(' a'))).toEqual(['started a', 'done a']);
       expect(connection.inFlight).toBe(0);
     });
 
     it('E6: cancelling the call cancels the task on its server: the handler sees its signal, nothing is done', async () => {
       const controller = new AbortController();
       const call = connection.callTool('report', { id: 'b', hold: path.join(tmp.dir, `${protocol}-never`) }, { signal: controller.signal });
-      await vi.waitFor(() => expect(lines(log)).toContain('started b'), { timeout: 20_000 });
+      await vi.waitFor(() => expect(fileLines(log)).toContain('started b'), { timeout: 20_000 });
       controller.abort();
       expect(await failure(call)).toMatchObject({ code: 'cancelled' });
-      await vi.waitFor(() => expect(lines(log)).toContain('cancelled b'), { timeout: 20_000 });
-      expect(lines(log)).not.toContain('done b');
+      await vi.waitFor(() => expect(fileLines(log)).toContain('cancelled b'), { timeout: 20_000 });
+      expect(fileLines(log)).not.toContain('done b');
       expect(text(await connection.callTool('quick', { text: 'still here' }))).toBe('still here');
     });
 
@@ -78,24 +76,24 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       const call = connection.callTool('report', { id: 'e', hold: path.join(tmp.dir, `${protocol}-never`) }, { signal: controller.signal });
       controller.abort(); // the creating request is on its way: only its answer names the task
       expect(await failure(call)).toMatchObject({ code: 'cancelled' });
-      await vi.waitFor(() => expect(lines(log)).toContain('cancelled e'), { timeout: 20_000 });
-      expect(lines(log)).not.toContain('done e');
+      await vi.waitFor(() => expect(fileLines(log)).toContain('cancelled e'), { timeout: 20_000 });
+      expect(fileLines(log)).not.toContain('done e');
     });
 
     it("E6: a task past the call's total deadline is call_timeout task_timeout, and cancelled on its server", async () => {
       const call = connection.callTool('report', { id: 'c', hold: path.join(tmp.dir, `${protocol}-never`) }, { maxTotalTimeoutMs: 1500 });
       expect(await failure(call)).toMatchObject({ code: 'call_timeout', details: { reason: 'task_timeout' } });
-      await vi.waitFor(() => expect(lines(log)).toContain('cancelled c'), { timeout: 20_000 });
-      expect(lines(log)).not.toContain('done c');
+      await vi.waitFor(() => expect(fileLines(log)).toContain('cancelled c'), { timeout: 20_000 });
+      expect(fileLines(log)).not.toContain('done c');
     });
 
     it("E6: a held task finishes when its hold is released; the result is the handler's", async () => {
       const hold = path.join(tmp.dir, `${protocol}-hold-d`);
       const call = connection.callTool('report', { id: 'd', hold });
-      await vi.waitFor(() => expect(lines(log)).toContain('started d'), { timeout: 20_000 });
+      await vi.waitFor(() => expect(fileLines(log)).toContain('started d'), { timeout: 20_000 });
       fs.writeFileSync(hold, '');
       expect(text(await call)).toBe('report d');
-      expect(lines(log).filter((l) => l.endsWith(' d'))).toEqual(['started d', 'done d']);
+      expect(fileLines(log).filter((l) => l.endsWith(' d'))).toEqual(['started d', 'done d']);
     });
   });
 }
@@ -121,7 +119,7 @@ describe('E6: tasks that outlive their server process', () => {
     }
     await using second = await connectMcp(stored('2026-07-28'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
     expect(text(await second.getTaskResult(taskId))).toBe('report kept');
-    expect(lines(log).filter((l) => l.endsWith(' kept'))).toEqual(['started kept', 'done kept']);
+    expect(fileLines(log).filter((l) => l.endsWith(' kept'))).toEqual(['started kept', 'done kept']);
     expect(await failure(second.getTask('no-such-task'))).toMatchObject({ code: 'task_lost' });
   });
 });
@@ -151,7 +149,7 @@ describe('E6: a kit server whose task store fails', () => {
     await using connection = await connectMcp(refusing(log, 'ends'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
     await connection.listTools();
     const taskId = await started(connection, 'unwritten');
-    await vi.waitFor(() => expect(lines(log)).toContain('done unwritten'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(fileLines(log)).toContain('done unwritten'), { timeout: 20_000 });
     // Its end was never stored: the task reads as it was; before the fix the rejected write ended the process.
     expect((await connection.getTask(taskId)).status).toBe('working');
     expect(await connection.ping()).toBeGreaterThanOrEqual(0);
@@ -204,7 +202,7 @@ describe('E6: a question inside a task', () => {
     await connection.listTools();
     expect(text(await connection.callTool('confirm', { id: 'q' }))).toBe('acted on q');
     expect(asked).toEqual(['Act on q?']);
-    expect(lines(log)).toEqual(['acted q']);
+    expect(fileLines(log)).toEqual(['acted q']);
   });
 
   it('E6: with tasks false, a tool that runs only as a task is refused by the server, and nothing runs', async () => {
@@ -212,6 +210,6 @@ describe('E6: a question inside a task', () => {
     await using connection = await connectMcp(config(log, '2026-07-28'), { timeouts: { handshakeMs: 20_000 }, tasks: false });
     await connection.listTools();
     expect(await failure(connection.callTool('confirm', { id: 'r' }))).toMatchObject({ code: expect.any(String) });
-    expect(lines(log)).toEqual([]);
+    expect(fileLines(log)).toEqual([]);
   });
 });

@@ -19,7 +19,7 @@ import {
   toolAlias,
 } from '../../src/index.js';
 import { type EraVerdict } from '../../src/adapters.js';
-import { usableVerdict } from '../../src/mcp/verdicts.js';
+import { usableVerdict } from '../../src/mcp/settings/verdicts.js';
 import { notesVerdictStore, readProbeNotes, writeProbeNote } from '../../src/cli/probe-notes.js';
 import { batch, failure, FIXTURES, pythonConfig, runAgt, tempDir } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from './fixtures/v2-server.js';
@@ -207,7 +207,7 @@ describe('E2: the CLI remembers what agt mcp probe learned', () => {
   });
 });
 
-describe('E2: a verdict store is a convenience, never a wait (issue 46)', () => {
+describe('E2: a verdict store is a convenience, never a wait', () => {
   it('E2: a store whose get, put and delete never settle is skipped after the handshake timeout, with a warning; the connection negotiates', async () => {
     const never = () => new Promise<never>(() => undefined);
     const hanging = { get: never, put: never, delete: never };

@@ -1,20 +1,23 @@
 /**
- * One place for each bound and each rule (issue 37): the time a caller gives
+ * One place for each bound and each rule: the time a caller gives
  * is checked by one rule, a handshake timeout has the same rule in a config
  * and in ConnectSettings (and `--timeout`), and one depth bound holds for
  * every JSON from outside.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkMs, HANDSHAKE_MS_RULE, MAX_JSON_DEPTH, MAX_NAME_LENGTH, msProblem } from '../../src/bounds.js';
+import { HANDSHAKE_MS_RULE, MAX_JSON_DEPTH, MAX_NAME_LENGTH, msProblem } from '../../src/bounds.js';
+import { checkMs } from '../../src/check-ms.js';
 import { isReference } from '../../src/resources/reference.js';
 import { toolAlias } from '../../src/runtime/aliases.js';
 import { MODEL_TOOL_NAME } from '../../src/tool-names.js';
 import { McpPool, MemoryStore, ResourceService, resolveConnectSettings } from '../../src/index.js';
 import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
-import { failure } from '../support/index.js';
+import { failure, REPO_ROOT } from '../support/index.js';
 import type { AgentData } from '../../src/index.js';
 
-describe('issue 37: one checker for a time, one rule for a handshake timeout', () => {
+describe('one checker for a time, one rule for a handshake timeout', () => {
   it('P2: a time is a finite number of milliseconds above 0 (or its rule); the error names the field and says what fits', () => {
     expect(() => checkMs(undefined, 'x')).not.toThrow(); // the default applies
     expect(() => checkMs(0.5, 'x')).not.toThrow();
@@ -60,7 +63,7 @@ describe('issue 37: one checker for a time, one rule for a handshake timeout', (
   });
 });
 
-describe('issue 48: every bound in bounds.ts', () => {
+describe('every bound in bounds.ts', () => {
   it('P2: one name length for what a model sees and what names a registry entry: an alias, a reference part and a server name all stop at MAX_NAME_LENGTH', async () => {
     const longest = 'a'.repeat(MAX_NAME_LENGTH);
     expect(MODEL_TOOL_NAME.test(longest)).toBe(true);
@@ -83,5 +86,46 @@ describe('issue 48: every bound in bounds.ts', () => {
     expect(toolAlias('tools/x', 'a'.repeat(MAX_NAME_LENGTH - 'tools__x__'.length)).length).toBe(MAX_NAME_LENGTH);
     expect(toolAlias('tools/x', 'a'.repeat(MAX_NAME_LENGTH)).length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
     expect(toolAlias('tools/x', 'a'.repeat(MAX_NAME_LENGTH))).not.toContain('__');
+  });
+});
+
+const SRC = path.join(REPO_ROOT, 'src');
+const sources = (dir: string): string[] =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return entry.name.endsWith('.ts') ? [path.relative(SRC, full).split(path.sep).join('/')] : [];
+  });
+const textOf = (file: string) => fs.readFileSync(path.join(SRC, file), 'utf8');
+
+// `export const MAX_…`/`DEFAULT_…`/`MIN_…` outside bounds.ts, each with why it is not a bound of bounds.ts.
+const CONSTANTS_ELSEWHERE: Record<string, string> = {
+  'schema/compile/dialects.ts DEFAULT_DIALECT': 'a dialect name, not a number',
+  'cli/context.ts DEFAULT_CATEGORY': 'a registry category name, not a number',
+  'cli/context.ts DEFAULT_SKILL_CATEGORY': 'a registry category name, not a number',
+  'secret-rule.ts MIN_SECRET_LENGTH': 'the one secret rule lives in secret-rule.ts (docs/concepts.md)',
+  'runtime/limits.ts DEFAULT_LIMITS': "an object typed by RunLimits, built of bounds.ts's numbers (bounds.ts imports no type)",
+  'mcp/settings/timeouts.ts DEFAULT_TIMEOUTS': "an object typed by Timeouts, built of bounds.ts's numbers",
+  'authoring/serve/server.ts DEFAULT_CACHE_HINT': "an object typed by CacheHint, built of bounds.ts's number",
+  'runtime/pending/decided.ts DEFAULT_DECIDED_RETENTION_MS': 'runtime/pending/ is being rebuilt: moves to bounds.ts with it',
+  'runtime/pending/decided.ts MAX_DECIDED_KEPT': 'runtime/pending/ is being rebuilt: moves to bounds.ts with it',
+};
+
+describe("the source's own bounds: one definition of each bound, small files", () => {
+  it('bounds.ts imports nothing, so every file (errors.ts too) may import it without a circle', () => {
+    expect(textOf('bounds.ts')).not.toMatch(/^import |\bfrom '|\bimport\(/m);
+    expect(textOf('errors.ts')).toMatch(/^import \{[^}]*\bMAX_JSON_DEPTH\b[^}]*\} from '\.\/bounds\.js';$/m);
+  });
+
+  it('no MAX_, DEFAULT_ or MIN_ constant is exported outside bounds.ts but the listed ones, each for its reason', () => {
+    const found = sources(SRC)
+      .filter((file) => file !== 'bounds.ts')
+      .flatMap((file) => [...textOf(file).matchAll(/^export const ((?:MAX|DEFAULT|MIN)_[A-Z0-9_]+)\b/gm)].map((m) => `${file} ${m[1]}`));
+    expect(found.sort()).toEqual(Object.keys(CONSTANTS_ELSEWHERE).sort());
+  });
+
+  it('no source file is over 300 lines (a longer one is split by concept)', () => {
+    const lines = (file: string) => textOf(file).split('\n').length - 1;
+    expect(sources(SRC).filter((file) => lines(file) > 300)).toEqual([]);
   });
 });

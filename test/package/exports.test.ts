@@ -89,10 +89,8 @@ describe('package exports', () => {
     'agt-mcp': [
       'AGT_ERROR_CODES',
       'AgtError',
-      'DEFAULT_APPROVAL_TTL_MS',
       'DEFAULT_LIMITS',
       'DEFAULT_TIMEOUTS',
-      'FRAMEWORK_TOOL_NAMES',
       'HarnessToolSet',
       'LOG_LEVELS',
       'McpPool',
@@ -104,6 +102,7 @@ describe('package exports', () => {
       'MemoryVerdictStore',
       'NativeRun',
       'RESOURCE_KINDS',
+      'RESULT_ERROR_CODES',
       'RESULT_STATUSES',
       'ResourceService',
       'StoreAuditSink',
@@ -121,7 +120,9 @@ describe('package exports', () => {
       'withRevision',
     ],
     'agt-mcp/adapters': [
+      'DEFAULT_APPROVAL_TTL_MS',
       'DEFAULT_LEGACY_VERDICT_MS',
+      'FRAMEWORK_TOOL_NAMES',
       'RUN_FORMAT_VERSION',
       'SKILL_READ',
       'TOOL_SEARCH',
@@ -369,6 +370,8 @@ describe('package exports', () => {
       'RejectedBatch',
       'ResourceStore',
       'ResourceWrite',
+      'ResultErrorCode',
+      'ResultErrorDetails',
       'RevisionChange',
       'RevisionService',
       'RouteKind',
@@ -507,7 +510,7 @@ describe('package exports', () => {
     expect(JSON.parse(out)).toEqual(Object.fromEntries(Object.entries(PUBLIC).map(([k, v]) => [k, [...v].sort()])));
   });
 
-  it('the entries are tiered: the root keeps what a host programs against (at most ~120 names), adapters and config the rest', async () => {
+  it('the entries are tiered: the root keeps what a host programs against (at most 125 names), adapters and config the rest', async () => {
     const ts = (await import('typescript')).default;
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
       exports: Record<string, string | { import: { types: string } }>;
@@ -539,7 +542,8 @@ describe('package exports', () => {
       Object.fromEntries(Object.entries(PUBLIC).map(([k, v]) => [k, [...v].sort()])),
     );
     const root = found['agt-mcp']!;
-    expect(root.values.length + root.types.length).toBeLessThanOrEqual(126); // ~120; 126 since withRevision (API.md) joined
+    // ~120, at most 125: 124 after DEFAULT_APPROVAL_TTL_MS and FRAMEWORK_TOOL_NAMES went to adapters, room for one name (the result codes).
+    expect(root.values.length + root.types.length).toBeLessThanOrEqual(125);
     // No name is in two entries of the core (a name has one home).
     const core = ['agt-mcp', 'agt-mcp/adapters', 'agt-mcp/config'].flatMap((e) => [...found[e]!.values, ...found[e]!.types]);
     expect(core.length).toBe(new Set(core).size);

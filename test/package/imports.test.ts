@@ -65,7 +65,7 @@ function circles(): string[][] {
 
 // The layers the README draws, lowest first: a file imports only from its own folder or a lower layer.
 const LAYERS: readonly (readonly string[])[] = [
-  ['(leaf files)'], // errors, bounds, json, results, secret-rule, tool-names, files: the root's files, one unit
+  ['(leaf files)'], // errors, bounds, check-ms, json, results, secret-rule, tool-names, files: the root's files, one unit
   ['schema', 'toolsearch'],
   ['config'],
   ['resources'],
@@ -120,5 +120,33 @@ describe('the layout of src (DESIGN.md: arrows point one way)', () => {
           .map((t) => `${name(file)} → ${name(t)}`),
       );
     expect(outside).toEqual([]);
+  });
+});
+
+// At most this many source files directly in one folder: past it, a reader cannot tell the folder's parts apart, and it gets rooms.
+const MAX_FOLDER_TOP = 15;
+// The folders still over the bound: each entry goes once its folder has rooms (the test fails while an entry is no longer over).
+const FOLDERS_STILL_OVER: ReadonlySet<string> = new Set(['cli', 'runtime']);
+
+// Every folder of src (src itself as '.') with the number of `.ts` files directly in it.
+function folderTops(dir: string): [string, number][] {
+  const entries = fs.readdirSync(dir, { withFileTypes: true });
+  const own = entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).length;
+  const below = entries.filter((e) => e.isDirectory()).flatMap((e) => folderTops(path.join(dir, e.name)));
+  return [[path.relative(SRC, dir) || '.', own], ...below];
+}
+
+describe('the rooms of src', () => {
+  const tops = folderTops(SRC);
+
+  it(`no folder has more than ${MAX_FOLDER_TOP} files at its top (mcp/ and its rooms included), beyond the folders still over`, () => {
+    const over = tops.filter(([folder, count]) => count > MAX_FOLDER_TOP && !FOLDERS_STILL_OVER.has(folder));
+    expect(over).toEqual([]);
+    expect(tops.filter(([folder]) => folder === 'mcp' || folder.startsWith('mcp/')).length).toBeGreaterThan(5); // the walk found mcp's rooms
+  });
+
+  it('every folder listed as still over is still over (an entry goes when its folder gets rooms)', () => {
+    const counts = new Map(tops);
+    expect([...FOLDERS_STILL_OVER].filter((folder) => (counts.get(folder) ?? 0) <= MAX_FOLDER_TOP)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The rules live in the repository (issue 48, item 8): docs/rules.md defines
+ * The rules live in the repository: docs/rules.md defines
  * every rule id that a comment or a test cites, so a reader of the code can
  * look any of them up. An id is cited where it stands in a comment or in the
  * title of a test (`it('B4: …')`, `describe('E7: …')`).

@@ -1,5 +1,5 @@
 /**
- * Type tests (issue 48, items 6 and 7): `runCall`'s overloads, the kind-tagged
+ * Type tests: `runCall`'s overloads, the kind-tagged
  * unions of a call's end and the pipeline's outcomes, the public result
  * unions, and AgtError details that narrow on the code. The `expectTypeOf`
  * lines are checked by `npm run typecheck` (tsc includes test/); each test
@@ -9,9 +9,9 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { AgtError, isAgtError, MemoryStore, ResourceService, type ToolResult, type WriteInput } from '../../src/index.js';
 import type { AgtErrorDetails, AnyAgtError } from '../../src/adapters.js';
 import type { McpDocument } from '../../src/index.js';
-import { callResult, type CallEnd, type FailedResult } from '../../src/runtime/call-result.js';
-import { type CallAsked, type CallDeferred, type CallEnded, type PipelineOutcome, runCall } from '../../src/runtime/pipeline.js';
-import { NEVER_ABORTED } from '../../src/runtime/abort.js';
+import { callResult, type CallEnd, type FailedResult } from '../../src/runtime/pipeline/call-result.js';
+import { type CallAsked, type CallDeferred, type CallEnded, type PipelineOutcome, runCall } from '../../src/runtime/pipeline/pipeline.js';
+import { NEVER_ABORTED } from '../../src/runtime/pipeline/abort.js';
 import { ToolSchemaRegistry } from '../../src/schema/registry.js';
 
 const route = { validator: new ToolSchemaRegistry().compile({ type: 'object' }, { tool: 't' }) };

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpPool, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
-import { cacheHints, MAX_LIST_TTL_MS } from '../../src/mcp/lists.js';
+import { cacheHints, MAX_LIST_TTL_MS } from '../../src/mcp/requests/lists.js';
 import { PublicLists } from '../../src/pool/shared-lists.js';
 import { batch, waitFor } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
@@ -108,7 +108,7 @@ describe('E3: list caching by ttlMs (2026-07-28)', () => {
   });
 });
 
-describe('E7: connections that differ in what they defer are never shared (issue 46)', () => {
+describe('E7: connections that differ in what they defer are never shared', () => {
   it('E7: in one scope, a run that defers elicitation and a run with none get their own connections, whichever starts first', async () => {
     for (const order of [
       ['defer', 'plain'],
@@ -143,7 +143,7 @@ describe('E7: connections that differ in what they defer are never shared (issue
   });
 });
 
-describe('E3: public lists and tenants (issue 46)', () => {
+describe('E3: public lists and tenants', () => {
   it('E3: runs that bring their own credentials never share a public list; one pool-wide credential does; `publicLists: "any"` opts in', async () => {
     const server: V2HttpServer = await startV2Http({ legacy: 'reject', toolsTtlMs: 60_000, toolsScope: 'public' });
     cleanups.push(() => server.close());

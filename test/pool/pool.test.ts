@@ -1,5 +1,5 @@
 /**
- * McpPool (issue 24, first step): runs lease their mounts' connections from a
+ * McpPool: runs lease their mounts' connections from a
  * pool, shared only within a scope; real Python server processes, counted by
  * their marker.
  */

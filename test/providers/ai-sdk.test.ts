@@ -93,7 +93,7 @@ describe('aiSdkModel', () => {
     expect(fx.env.calls()).toEqual([{ tool: 'add', arguments: { a: 1, b: 2 } }]);
   });
 
-  it("B6: a rejected step's notice goes to the model in a user turn, never a system message (issue 22 item 8)", async () => {
+  it("B6: a rejected step's notice goes to the model in a user turn, never a system message", async () => {
     const run = await fx.start();
     const { model, prompts } = scripted([[toolCall('u1', 'no_such_tool', {})], [{ type: 'text', text: 'ok' }]]);
     const outcome = await runAgentLoop({ run, model: aiSdkModel({ generateText, model, input: 'go' }), maxSteps: 3 });

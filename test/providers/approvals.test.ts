@@ -1,5 +1,5 @@
 /**
- * Durable approvals through the provider adapters (issue 24): a step whose
+ * Durable approvals through the provider adapters: a step whose
  * call waits ends the loop as awaiting_approval without asking the model
  * again; after the decision (the history kept as JSON, as a host keeps it
  * between requests) the next request holds one tool result per call id, in
@@ -125,7 +125,7 @@ describe('approvals with provider histories', () => {
     const toolMessage = JSON.stringify(prompts[1]?.prompt.at(-1));
     expect(toolMessage).toContain('sdk');
     expect(toolMessage).toMatch(/permission_denied.*cannot wait/);
-    expect(run.pendingApprovals()).toEqual([]);
+    expect(run.pending()).toEqual([]);
     expect(fx.env.calls().map((c) => c.tool)).toEqual(['echo']);
   });
 });

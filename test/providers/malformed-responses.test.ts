@@ -1,7 +1,7 @@
 /**
  * A provider response an adapter cannot read is an error that names the
  * missing field (`model_response_invalid`), never a completed loop with no
- * text (issue 50, item 4). The OpenAI and Anthropic cases go through the real
+ * text. The OpenAI and Anthropic cases go through the real
  * SDK clients with a recorded fetch (no network), but for the Responses API
  * (the SDK throws on that one itself); the AI SDK case through a
  * generateText of the shape the adapter takes.

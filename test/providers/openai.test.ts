@@ -53,7 +53,7 @@ describe('tool formats', () => {
   });
 });
 
-describe("OpenAI's documented tool limits (issue 22 item 4)", () => {
+describe("OpenAI's documented tool limits", () => {
   it('B1: 192 tools become the first 128, and the host is told what was left out and how to fix it; bad names are left out too', () => {
     const many = Array.from({ length: 192 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: 'object' } }));
     const notices: string[] = [];

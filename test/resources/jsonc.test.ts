@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonc } from '../../src/config.js';
-import { JsoncError, MAX_JSONC_DEPTH } from '../../src/config/jsonc.js';
+import { JsoncError } from '../../src/config/jsonc.js';
+import { MAX_JSONC_DEPTH } from '../../src/bounds.js';
 import { runAgt } from '../support/cli.js';
 import { tempDir } from '../support/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * The bounds of the PostgreSQL stores (issue 58 #24, #25), against a real
+ * The bounds of the PostgreSQL stores, against a real
  * PostgreSQL server (AGT_TEST_PG_URL, set by `.ci/run`; skipped without it):
  * a write never depends on the size of its announcement (NOTIFY carries under
  * 8,000 bytes), and no call waits forever for a pooled connection.
@@ -60,7 +60,7 @@ function announced(seen: RunAnnouncement[], runId: string): Promise<RunAnnouncem
 }
 
 describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
-  it('E8: a run id and agent whose JSON escapes grow them past what NOTIFY carries write, and watchers are told them in full (issue 58 #24)', async () => {
+  it('E8: a run id and agent whose JSON escapes grow them past what NOTIFY carries write, and watchers are told them in full', async () => {
     const store = new PostgresRunStore({ connectionString: url as string, table: table() });
     const seen: RunAnnouncement[] = [];
     const watch = await store.watch((a) => seen.push(a));
@@ -91,7 +91,7 @@ describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
     }
   }, 60_000);
 
-  it('E8: a watch passes on only announcements as stores send them: forged NOTIFY payloads on its channel reach no listener (issue 58 #24)', async () => {
+  it('E8: a watch passes on only announcements as stores send them: forged NOTIFY payloads on its channel reach no listener', async () => {
     const name = table();
     const store = new PostgresRunStore({ connectionString: url as string, table: name });
     const seen: RunAnnouncement[] = [];
@@ -128,7 +128,7 @@ describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
     }
   }, 60_000);
 
-  it('E8: with a watch holding the only pooled connection, a put ends store_unavailable (pool_timeout), not waits forever (issue 58 #25)', async () => {
+  it('E8: with a watch holding the only pooled connection, a put ends store_unavailable (pool_timeout), not waits forever', async () => {
     const store = new PostgresRunStore({ connectionString: url as string, table: table(), max: 1, acquireTimeoutMs: 300 });
     try {
       await store.migrate();
@@ -147,7 +147,7 @@ describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
     }
   }, 60_000);
 
-  it('E8: a PostgresStore on a pool whose every client is checked out ends store_unavailable (pool_timeout); the pool stays usable (issue 58 #25)', async () => {
+  it('E8: a PostgresStore on a pool whose every client is checked out ends store_unavailable (pool_timeout); the pool stays usable', async () => {
     const pool = await pgPool(1);
     const store = new PostgresStore({ pool, table: table(), acquireTimeoutMs: 300 });
     try {
@@ -170,7 +170,7 @@ describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
     }
   }, 60_000);
 
-  it('E8: max must be a whole number of connections, 1 or more: invalid_input naming it (issue 58 #25, hostile pass)', () => {
+  it('E8: max must be a whole number of connections, 1 or more: invalid_input naming it', () => {
     // Before: -1 made every call wait out acquireTimeoutMs ("raise the pool's max"); 0 and NaN became pg's 10, Infinity no bound.
     for (const max of [0, -1, 1.5, Number.NaN, '8', Number.POSITIVE_INFINITY])
       expect(() => new PostgresRunStore({ connectionString: 'postgres://x@127.0.0.1:1/y', max } as never)).toThrow(
@@ -178,7 +178,7 @@ describe.skipIf(!url)(`PostgreSQL store bounds${why}`, () => {
       );
   });
 
-  it('E8: acquireTimeoutMs must be a whole number of milliseconds in range: invalid_input naming it (issue 58 #25)', () => {
+  it('E8: acquireTimeoutMs must be a whole number of milliseconds in range: invalid_input naming it', () => {
     for (const acquireTimeoutMs of [0, -1, 1.5, Number.NaN, '30s', 1e12])
       expect(() => new PostgresStore({ connectionString: 'postgres://x@127.0.0.1:1/y', acquireTimeoutMs } as never)).toThrow(
         expect.objectContaining({ code: 'invalid_input', details: { field: 'acquireTimeoutMs' } }),

@@ -1,5 +1,5 @@
 /**
- * A PostgresRunStore watch outlives its connection (E8, issue 58): lost to a terminated backend, a refusing server
+ * A PostgresRunStore watch outlives its connection (E8): lost to a terminated backend, a refusing server
  * or a silent network, it reconnects with a bounded backoff, LISTENs again and tells the host of the gap; stop()
  * while it reconnects leaves nothing behind. Against a real PostgreSQL (AGT_TEST_PG_URL, set by `.ci/run`; skipped
  * without it), cut through a real TCP proxy on loopback.
@@ -120,7 +120,7 @@ function expectMasked(gap: RunWatchGap) {
 }
 
 describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
-  it('E8: a watch whose connection is lost reconnects and tells the host of the gap (issue 58)', async () => {
+  it('E8: a watch whose connection is lost reconnects and tells the host of the gap', async () => {
     const name = table();
     const pool = await pgPool({ connectionString: at(), max: 3 });
     const released = new Set<EventEmitter>(); // every client the watch (or a put) gave back, lost or not
@@ -159,7 +159,7 @@ describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
     }
   }, 60_000);
 
-  it('E8: stop() while the database refuses connections ends the reconnecting watch and leaves nothing behind (issue 58)', async () => {
+  it('E8: stop() while the database refuses connections ends the reconnecting watch and leaves nothing behind', async () => {
     const { hostname, port } = new URL(url as string);
     const proxy = await TcpProxy.start(hostname, Number(port));
     // A pool of the host's own through the proxy, no idle timers: what the watch leaves is what the pool holds.
@@ -191,7 +191,7 @@ describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
     }
   }, 60_000);
 
-  it('E8: a watch whose network goes silent notices by its heartbeat, reconnects and tells the host of the gap (issue 58)', async () => {
+  it('E8: a watch whose network goes silent notices by its heartbeat, reconnects and tells the host of the gap', async () => {
     const name = table();
     const { hostname, port } = new URL(url as string);
     const proxy = await TcpProxy.start(hostname, Number(port));
@@ -219,7 +219,7 @@ describe.skipIf(!url)(`PostgreSQL watch reconnects${why}`, () => {
 });
 
 describe('RunStore watch options', () => {
-  it("E8: every store's watch takes the same options, checked before any I/O: a bad listener, onGap or option, a heartbeat out of range are invalid_input (issue 58)", async () => {
+  it("E8: every store's watch takes the same options, checked before any I/O: a bad listener, onGap or option, a heartbeat out of range are invalid_input", async () => {
     const nowhere = 'postgres://agt@127.0.0.1:1/none'; // never reached: the checks come first
     for (const store of [new MemoryRunStore(), new PostgresRunStore({ connectionString: nowhere })]) {
       const cases: [unknown, unknown, string][] = [

@@ -1,5 +1,5 @@
 /**
- * The SQLite driver seam (issue 40): every SQLite store passes the exported
+ * The SQLite driver seam: every SQLite store passes the exported
  * conformance suites on each driver this runtime has — node:sqlite (Node ≥
  * 22.13, nothing native), better-sqlite3 (the optional peer) — and the file
  * format is one: a file written through one driver opens through the other,

@@ -1,5 +1,5 @@
 /**
- * Announcements of a run store (issue 51, item 3): every write that changes a
+ * Announcements of a run store: every write that changes a
  * call says so to watchers — a call waits, was decided, ended, or was
  * interrupted — so a host stops polling. MemoryRunStore announces in this
  * process; PostgresRunStore to every process sharing the database
@@ -20,7 +20,7 @@ const PG = process.env.AGT_TEST_PG_URL;
 const deferWithdraw = () => policies.chain(policies.approval(py('withdraw')), policies.autoAllow('*'));
 const changes = (seen: RunAnnouncement[]) => seen.flatMap((a) => a.changes.map((c) => `${c.change} ${c.callId}`));
 
-describe('issue 51: a run store announces what happens to calls', () => {
+describe('a run store announces what happens to calls', () => {
   it('E8: MemoryRunStore: waiting on suspend, decided then ended on decide, each with the revision the write made', async () => {
     const store = new MemoryRunStore();
     const seen: RunAnnouncement[] = [];
@@ -51,7 +51,7 @@ describe('issue 51: a run store announces what happens to calls', () => {
   });
 });
 
-describe.skipIf(PG === undefined)('issue 51: PostgreSQL announcements reach other processes (needs the server .ci/run starts)', () => {
+describe.skipIf(PG === undefined)('PostgreSQL announcements reach other processes (needs the server .ci/run starts)', () => {
   const tables = { resources: `agt_ann_res_${process.pid}`, runs: `agt_ann_runs_${process.pid}` };
   afterAll(async () => {
     if (PG === undefined) return;

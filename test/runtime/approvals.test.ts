@@ -1,5 +1,5 @@
 /**
- * Durable approvals (issue 24): a policy defers a call, the batch returns the
+ * Durable approvals: a policy defers a call, the batch returns the
  * others' results and the call pending; `run.decide` ends it — in this
  * process, or in another that resumed the run from its store — exactly once,
  * checked again on the live snapshot (G4, B3, B4, B5, F2, F6).
@@ -54,7 +54,7 @@ describe('deferring a call', () => {
     const [p] = out.pending ?? [];
     expect(Date.parse(p!.expiresAt) - Date.parse(p!.deferredAt)).toBe(24 * 60 * 60 * 1000); // the default approvalTtlMs
     expect(fx.env.calls().map((c) => c.tool)).toEqual(['echo']);
-    expect(run.pendingApprovals()).toEqual(out.pending);
+    expect(run.pending()).toEqual(out.pending);
     const requested = audit.filter((e) => e.type === 'approval_requested');
     expect(requested).toEqual([expect.objectContaining({ callId: 'w1', batchId: 'b-defer', decidedBy: 'policy', mount: 'tools/py' })]);
     expect(audit.filter((e) => e.type === 'tool_call').map((e) => e.callId)).toEqual(['e1']); // the pending call has no end yet
@@ -66,7 +66,7 @@ describe('deferring a call', () => {
     const out = await run.executeBatch(batch(run, [{ callId: 'w1', name: py('withdraw'), arguments: { amount: -1 } }]));
     expect(out.results.map((r) => [r.callId, r.status])).toEqual([['w1', 'invalid_arguments']]);
     expect(out.pending).toBeUndefined();
-    expect(run.pendingApprovals()).toEqual([]);
+    expect(run.pending()).toEqual([]);
   });
 });
 
@@ -123,7 +123,7 @@ describe('run.decide', () => {
     expect(await failure(run.decide('b-check', { w1: { approve: 'yes' } as never }))).toMatchObject({ code: 'invalid_input' });
     expect(await failure(run.decide('b-check', {}))).toMatchObject({ code: 'invalid_input' });
     expect(fx.env.calls()).toEqual([]);
-    expect(run.pendingApprovals().map((p) => p.callId)).toEqual(['w1']);
+    expect(run.pending().map((p) => p.callId)).toEqual(['w1']);
     expect((await run.decide('b-check', { w1: { approve: true } })).results.map((r) => r.status)).toEqual(['ok']);
   });
 
@@ -176,7 +176,7 @@ describe('approvals that wait across runs and processes', () => {
     expect(state).toMatchObject({ version: 2, pending: [{ callId: 'w1', arguments: { amount: 3 }, batchId: 'b-carry' }] });
     const other = await NativeRun.resume(run.id, { store, service: fx.env.service, policy: policies.denyAll() });
     try {
-      expect(other.pendingApprovals()).toEqual(run.pendingApprovals());
+      expect(other.pending()).toEqual(run.pending());
       const decided = await other.decide('b-carry', { w1: { approve: true } });
       expect(decided.results.map((r) => r.status)).toEqual(['ok']); // decided, not reviewed again by this host's policy
       expect((await store.get(run.id))?.state).toMatchObject({ version: 1 }); // nothing pending any more
@@ -246,7 +246,7 @@ describe('approvals that wait across runs and processes', () => {
     const store = new SqliteRunStore({ path: file });
     const resumed = await NativeRun.resume(out.runId, { store, service: fx.env.service, policy: policies.denyAll() });
     try {
-      expect(resumed.pendingApprovals().map((p) => [p.callId, p.arguments])).toEqual([['w1', { amount: 5 }]]);
+      expect(resumed.pending().map((p) => [p.callId, p.arguments])).toEqual([['w1', { amount: 5 }]]);
       const decided = await resumed.decide(out.batchId, { w1: { approve: true } });
       expect(decided.results.map((r) => r.status)).toEqual(['ok']);
       expect(fx.env.calls()).toEqual([{ tool: 'withdraw', arguments: { amount: 5 } }]);

@@ -1,5 +1,5 @@
 /**
- * MCP Apps metadata (issue 22 item 9): a tool's `_meta` and `execution` and a
+ * MCP Apps metadata: a tool's `_meta` and `execution` and a
  * result's `_meta` are kept; a tool whose `_meta.ui.visibility` leaves out the
  * model is not shown to it but stays callable by the host (B1).
  */

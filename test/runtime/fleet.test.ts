@@ -1,5 +1,5 @@
 /**
- * A fleet of hosts on one PostgreSQL (issue 51): four host processes find the
+ * A fleet of hosts on one PostgreSQL: four host processes find the
  * waiting runs by query and decide them in races; one kills itself (SIGKILL)
  * with a call in flight before the server saw it, one after the server ran it
  * but before its end was recorded. Once the dead hosts' leases ran out, this
@@ -43,7 +43,7 @@ async function host(killPoint: 'none' | 'before' | 'after', nth: number, offset:
   return { go: () => child.stdin!.end('go\n'), ended };
 }
 
-describe.skipIf(PG === undefined)('issue 51: a fleet of hosts on one PostgreSQL (needs the server .ci/run starts)', () => {
+describe.skipIf(PG === undefined)('a fleet of hosts on one PostgreSQL (needs the server .ci/run starts)', () => {
   afterAll(async () => {
     if (PG === undefined) return;
     const { default: pg } = (await import('pg' as string)) as {

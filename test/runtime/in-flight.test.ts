@@ -1,5 +1,5 @@
 /**
- * Decided calls in flight (issue 51, item 1): deciding records the call as in
+ * Decided calls in flight: deciding records the call as in
  * flight with the deciding host's lease, in the same compare-and-set; its end
  * is recorded when it comes (merged into what another host wrote since). A
  * host that dies mid-call leaves it in flight; once its lease ran out any
@@ -35,7 +35,7 @@ function gate() {
   return { reached, open, hook: async (call: { callId: string }) => void (reached.push(call.callId), await opened) };
 }
 
-describe('issue 51: a decided call is in flight until it ends', () => {
+describe('a decided call is in flight until it ends', () => {
   it('E8: deciding records the call in flight with this host and its lease (format 3) before it runs; its end is recorded', async () => {
     const store = new MemoryRunStore();
     const held = gate();
@@ -130,7 +130,7 @@ describe('issue 51: a decided call is in flight until it ends', () => {
   });
 });
 
-describe('issue 51: a host killed mid-call (SIGKILL)', () => {
+describe('a host killed mid-call (SIGKILL)', () => {
   it('E8: another host recovers: the idempotent call runs again once, the other ends interrupted, audited; nothing is lost', async () => {
     const run = await fx.start({ policy: deferBoth() });
     const file = path.join(fx.env.tmp.dir, 'runs.db');

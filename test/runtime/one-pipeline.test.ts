@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AgtError, executeModelCalls, policies, RESULT_STATUSES, type PermissionRequest } from '../../src/index.js';
 import type { BatchRunner } from '../../src/runtime/model-calls.js';
-import { readArguments } from '../../src/runtime/arguments.js';
-import { batchDeadlineReason, callResult } from '../../src/runtime/call-result.js';
+import { readArguments } from '../../src/runtime/pipeline/arguments.js';
+import { batchDeadlineReason, callResult } from '../../src/runtime/pipeline/call-result.js';
 import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
-import { type CallPath, NOT_COPIED, runCall } from '../../src/runtime/pipeline.js';
+import { type CallPath, NOT_COPIED, runCall } from '../../src/runtime/pipeline/pipeline.js';
 import type { ToolResult } from '../../src/runtime/types.js';
 import { ToolSchemaRegistry } from '../../src/schema/registry.js';
 
@@ -102,7 +102,7 @@ describe('one call pipeline', () => {
   });
 
   it('G4: a policy or hook sees a frozen copy of the arguments, equal to what the backend gets', async () => {
-    const { permissionRequest } = await import('../../src/runtime/call.js');
+    const { permissionRequest } = await import('../../src/runtime/pipeline/call.js');
     const args = { n: 1, nested: { list: [1, 2] } };
     const ctx = { runId: 'r', agent: 'a', batchId: 'b' } as Parameters<typeof permissionRequest>[0];
     const request: PermissionRequest = permissionRequest(ctx, 'c1', { kind: 'delegate', name: 't' } as never, args);

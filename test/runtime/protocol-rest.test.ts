@@ -24,7 +24,7 @@ import { batch, failure, py, pythonConfig, referenceServer, runFixture, setup, t
 const fx = runFixture(['list-changed', 'slow', 'logs']);
 const names = (run: { tools(): { name: string }[] }) => run.tools().map((t) => t.name);
 
-describe('the start of every batch is a boundary (issue 26 defect 4)', () => {
+describe('the start of every batch is a boundary', () => {
   it('F1: a list_changed that arrives between batches is applied before the next batch: its new tool can be called in it', async () => {
     const run = await fx.start();
     const first = await run.executeBatch(batch(run, [{ callId: 'g', name: py('grow'), arguments: { name: 'late_one', later: 1000 } }])); // 1 s: a loaded machine once took over 50 ms to end the batch

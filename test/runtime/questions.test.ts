@@ -30,12 +30,11 @@ import { SqliteRunStore } from '../../src/storage/sqlite.js';
 import { PostgresRunStore } from '../../src/storage/postgres.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { aiSdkTools } from '../../src/providers/ai-sdk/index.js';
-import { REPO_ROOT, tempDir, waitFor } from '../support/index.js';
+import { REPO_ROOT, tempDir, text, waitFor, waitingOf } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
 import { startHostileModern } from '../mcp/fixtures/hostile-modern.js';
 import { MAX_INPUT_ANSWERS_BYTES } from '../../src/bounds.js';
 
-const text = (r: { status: string }) => ((r as unknown as { content: { text: string }[] }).content[0] as { text: string }).text;
 const tool = (name: string) => toolAlias('tools/v2', name);
 
 let server: V2HttpServer;
@@ -84,7 +83,7 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     expect(out.pending).toHaveLength(1);
     const pending = out.pending![0]!;
     expect(pending).toMatchObject({ callId: 'c1', waitingFor: 'input', round: 1, arguments: { what: 'deploy' } });
-    expect(pending.requests).toEqual({
+    expect(waitingOf(pending, 'input').requests).toEqual({
       confirm: { method: 'elicitation/create', params: expect.objectContaining({ message: 'Really deploy?' }) },
     });
     expect(JSON.stringify(pending)).not.toMatch(/requestState/);
@@ -103,7 +102,7 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     await first.close();
     const second = await NativeRun.resume(first.id, { service, policy: policies.autoAllow('*'), elicitation: 'defer', store });
     runs.push(second);
-    expect(second.pendingApprovals('b1').map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'input']]);
+    expect(second.pending('b1').map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'input']]);
     const decided = await second.decide('b1', { c1: { answers: { confirm: { confirm: true } } } });
     expect(decided.results.map((r) => [r.status, text(r)])).toEqual([['ok', 'ship: confirmed (modern)']]);
     expect(decided.pending).toBeUndefined();
@@ -121,7 +120,7 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     expect(isAgtError(unknown) && unknown.details?.key).toBe('other');
     const approval = await run.decide('b1', { c1: { approve: true } }).catch((e: unknown) => e);
     expect(isAgtError(approval) && approval.code).toBe('invalid_input'); // a question is answered, not approved
-    expect(run.pendingApprovals('b1')).toHaveLength(1);
+    expect(run.pending('b1')).toHaveLength(1);
     const done = await run.decide('b1', { c1: { answers: { confirm: { confirm: false } } } });
     expect(text(done.results[0]!)).toBe('x: not confirmed (modern)');
   });
@@ -138,10 +137,10 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     const run = await start();
     const calls = server.state.calls;
     const first = await call(run, 'b1', 'wipe');
-    expect(Object.keys(first.pending![0]!.requests!)).toEqual(['confirm']);
+    expect(Object.keys(waitingOf(first.pending?.[0], 'input').requests)).toEqual(['confirm']);
     const second = await run.decide('b1', { c1: { answers: { confirm: { confirm: true } } } });
     expect(second.results).toEqual([]);
-    expect(second.pending?.map((p) => [p.callId, p.round, Object.keys(p.requests ?? {})])).toEqual([['c1', 2, ['scope']]]);
+    expect(second.pending?.map((p) => [p.callId, waitingOf(p, 'input').round, Object.keys(waitingOf(p, 'input').requests)])).toEqual([['c1', 2, ['scope']]]);
     const done = await run.decide('b1', { c1: { answers: { scope: { scope: 'sessions' } } } });
     expect(done.results.map(text)).toEqual(['wiped sessions']);
     expect(server.state.calls).toBe(calls + 1);
@@ -150,7 +149,7 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
   it('E4: several questions in one round: all are pending, each needs its answer, all go back in one retry', async () => {
     const run = await start();
     const out = await call(run, 'b1', 'survey');
-    expect(Object.keys(out.pending![0]!.requests!)).toEqual(['name', 'age']);
+    expect(Object.keys(waitingOf(out.pending?.[0], 'input').requests)).toEqual(['name', 'age']);
     const missing = await run.decide('b1', { c1: { answers: { name: { name: 'Ada' } } } }).catch((e: unknown) => e);
     expect(isAgtError(missing) && [missing.code, missing.details?.key]).toEqual(['invalid_input', 'age']);
     const negative = await run.decide('b1', { c1: { answers: { name: { name: 'Ada' }, age: { age: -1 } } } }).catch((e: unknown) => e);
@@ -253,7 +252,7 @@ describe('E4: a call whose server asks a question waits like an approval', () =>
     const execute = tools[tool('ask')]!.execute as (input: unknown, options: { toolCallId: string }) => Promise<string>;
     const text = await execute({ what: 'auto' }, { toolCallId: 'a1' });
     expect(text).toMatch(/declined auto/);
-    expect(run.pendingApprovals()).toEqual([]);
+    expect(run.pending()).toEqual([]);
   });
 
   it('E4: runAgentLoop ends as awaiting_input with the question, and goes on with the answers', async () => {
@@ -375,7 +374,7 @@ describe('E4: across processes and a restarted server', () => {
     await service.write({ kind: 'agent', reference: 'team/q', create: true, data: { mcps: ['tools/v2'] } });
     const resumed = await NativeRun.resume(out.runId, { store, service, policy: policies.autoAllow('*'), elicitation: 'defer' });
     try {
-      expect(resumed.pendingApprovals(out.batchId).map((p) => [p.callId, p.waitingFor, p.round])).toEqual([['w1', 'input', 2]]);
+      expect(resumed.pending(out.batchId).map((p) => [p.callId, p.waitingFor, waitingOf(p, 'input').round])).toEqual([['w1', 'input', 2]]);
       const decided = await resumed.decide(out.batchId, { w1: { answers: { scope: { scope: 'sessions' } } } });
       expect(decided.results.map(text)).toEqual(['wiped sessions']);
       const stats = await resumed.executeBatch({
@@ -395,11 +394,11 @@ describe('E4: across processes and a restarted server', () => {
   }, 90_000);
 });
 
-describe('E4: answers in the protocol own shape, per question (issue 46)', () => {
+describe('E4: answers in the protocol own shape, per question', () => {
   it('E4: one question of a round answered, the other declined, in one decision; the server sees each as its result', async () => {
     const run = await start();
     const out = await call(run, 'p1', 'poll');
-    expect(out.pending?.[0]?.requests && Object.keys(out.pending[0].requests).sort()).toEqual(['age', 'name']);
+    expect(Object.keys(waitingOf(out.pending?.[0], 'input').requests).sort()).toEqual(['age', 'name']);
     const decided = await run.decide('p1', {
       c1: { answers: { name: { action: 'accept', content: { name: 'Ada' } }, age: { action: 'decline' } } },
     });
@@ -424,7 +423,7 @@ describe('E4: answers in the protocol own shape, per question (issue 46)', () =>
       MAX_INPUT_ANSWERS_BYTES,
     ]);
     expect((refused as Error).message).not.toContain('xxxx');
-    expect(run.pendingApprovals('p3').map((p) => p.callId)).toEqual(['c1']); // still waits
+    expect(run.pending('p3').map((p) => p.callId)).toEqual(['c1']); // still waits
     const decided = await run.decide('p3', { c1: { answers: { name: { name: 'Cy' }, age: { age: 3 } } } });
     expect(decided.results.map(text)).toEqual(['name: accept {"name":"Cy"}; age: accept {"age":3}']);
   });

@@ -1,6 +1,6 @@
 /**
  * run.recover() decides what runs again from the tool as its server lists it
- * now, not from the run record alone (E8; issue 58 #23): a record is data
+ * now, not from the run record alone (E8): a record is data
  * someone may have edited, so a lost call runs again only when the record's
  * `idempotentHint` and the live tool's both say so. A real Python server over
  * stdio, a real SQLite file edited with SQL.
@@ -17,7 +17,7 @@ const fx = runFixture();
 // add declares idempotentHint: true; withdraw is destructive and declares no idempotentHint (test/fixtures/mcp_server.py).
 const deferAll = () => policies.chain(policies.approval(py('withdraw')), policies.approval(py('add')), policies.autoAllow('*'));
 
-it('E8: recover() reruns a lost call only when its record and the tool as listed now both say idempotentHint (issue 58 #23)', async () => {
+it('E8: recover() reruns a lost call only when its record and the tool as listed now both say idempotentHint', async () => {
   const run = await fx.start({ policy: deferAll() });
   const file = path.join(fx.env.tmp.dir, 'runs.db');
   const store = new SqliteRunStore({ path: file });
@@ -34,13 +34,19 @@ it('E8: recover() reruns a lost call only when its record and the tool as listed
     const { pending, ...state } = (await store.get(run.id))!.state;
     const lapsed = new Date(Date.now() - 60_000).toISOString();
     const hint = { a1: true, a2: undefined, w1: true } as Record<string, true | undefined>;
-    const inFlight: InFlightCall[] = pending!.map((approval) => ({
-      approval: { ...approval, annotations: { ...approval.annotations, idempotentHint: hint[approval.callId] } },
-      decision: { approve: true },
-      host: 'dead-host:1:00000000',
-      decidedAt: lapsed,
-      leaseUntil: lapsed,
-    }));
+    const inFlight: InFlightCall[] = pending!.flatMap((approval) =>
+      approval.waitingFor === 'approval'
+        ? [
+            {
+              approval: { ...approval, annotations: { ...approval.annotations, idempotentHint: hint[approval.callId] } },
+              decision: { approve: true },
+              host: 'dead-host:1:00000000',
+              decidedAt: lapsed,
+              leaseUntil: lapsed,
+            },
+          ]
+        : [],
+    );
     expect(inFlight.map((c) => c.approval.annotations?.destructiveHint === true)).toEqual([false, false, true]);
     const raw = rawSqlite(file);
     try {

@@ -1,7 +1,7 @@
 /**
  * A run whose call waits on a task (format 4) can still have decided calls in
- * flight, and its record must resume on any host (E6, E8; issue 58, hostile
- * pass): the host deciding a call can die, and then another host recovers the
+ * flight, and its record must resume on any host (E6, E8):
+ * the host deciding a call can die, and then another host recovers the
  * call and collects the task. A kit task server over loopback HTTP, the
  * Python server over stdio (its `never` tool holds the call in flight), a real
  * SQLite file.

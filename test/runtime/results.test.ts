@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defineTool, toolError } from '../../src/authoring/index.js';
-import { createToolServer } from '../../src/authoring/server.js';
+import { createToolServer } from '../../src/authoring/serve/server.js';
 import { AgtError, HarnessToolSet, policies, RESULT_STATUSES, toolAlias } from '../../src/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';

@@ -1,5 +1,5 @@
 /**
- * A run whose server's task answers lie (E6, issue 58), both eras: a scripted
+ * A run whose server's task answers lie (E6), both eras: a scripted
  * server process over stdio (test/mcp/fixtures/hostile-tasks.ts) mounted beside
  * the Python fixture server. A hostile answer fails only its own call — the
  * batch's other results stay — and a deferred task is bounded as an inline
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, NativeRun, type NativeRunOptions, policies, ResourceService, toolAlias } from '../../src/index.js';
 import { MAX_INPUT_ROUNDS, MAX_SERVER_TASK_TTL_MS, MIN_TASK_POLL_MS } from '../../src/bounds.js';
-import { py, pythonConfig, REPO_ROOT, tempDir } from '../support/index.js';
+import { py, pythonConfig, REPO_ROOT, tempDir, waitingOf } from '../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
 const tmp = tempDir('agt-hostile-run-');
@@ -52,7 +52,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       run.executeBatch({ runId: run.id, agent: run.agent, batchId, calls });
     const echo = { callId: 'echo', name: py('echo'), arguments: { message: 'kept' } };
 
-    it('E6: a deferred task whose TTL is past the last Date, or huge, waits at most MAX_SERVER_TASK_TTL_MS; the batch keeps its other results (issue 58 #1)', async () => {
+    it('E6: a deferred task whose TTL is past the last Date, or huge, waits at most MAX_SERVER_TASK_TTL_MS; the batch keeps its other results', async () => {
       const run = await start({ tasks: 'defer' });
       const before = Date.now();
       const ended = await batch(run, 'b1', [
@@ -71,14 +71,14 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
         });
       expect(waiting.map((p) => p.callId).sort()).toEqual(protocol === 'legacy' ? ['far', 'past'] : ['beyond', 'far', 'past']);
       for (const p of waiting) {
-        expect(p.task?.ttlMs).toBe(MAX_SERVER_TASK_TTL_MS);
+        expect(waitingOf(p, 'task').task.ttlMs).toBe(MAX_SERVER_TASK_TTL_MS);
         expect(Date.parse(p.expiresAt) - before).toBeLessThanOrEqual(Math.max(MAX_SERVER_TASK_TTL_MS, DAY) + 60_000);
       }
     });
 
     // 2026-07-28 only: on 2025 results carry no resultType (the SDK's decoder drops the field; the result is read as one).
     if (protocol === '2026-07-28')
-      it('E6: under tasks "wait", a task whose result says resultType "task" fails its call protocol_error; the batch keeps its other results (issue 58 #2)', async () => {
+      it('E6: under tasks "wait", a task whose result says resultType "task" fails its call protocol_error; the batch keeps its other results', async () => {
         const run = await start();
         const ended = await batch(run, 'b1', [echo, { callId: 'inner', name: hostile('task_result'), arguments: {} }]);
         expect(ended.results.find((r) => r.callId === 'echo')).toMatchObject({ status: 'ok' });
@@ -88,7 +88,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
         });
       });
 
-    it('E6: a deferred task whose tasks/get answer nests too deep is collected at once and fails as it does inline (issue 58 #10)', async () => {
+    it('E6: a deferred task whose tasks/get answer nests too deep is collected at once and fails as it does inline', async () => {
       const inline = await start();
       const failedInline = (await batch(inline, 'b1', [{ callId: 'deep', name: hostile('deep_get'), arguments: {} }])).results[0];
       expect(failedInline).toMatchObject({
@@ -106,12 +106,12 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
           error: expect.objectContaining({ code: 'protocol_error', details: expect.objectContaining({ reason: 'result_too_deep' }) }),
         }),
       ]);
-      expect(run.pendingApprovals('b1')).toEqual([]);
+      expect(run.pending('b1')).toEqual([]);
     }, 60_000);
 
     // 2026-07-28 only: there a task's status answer carries its questions and its result.
     if (protocol === '2026-07-28')
-      it('E6: a deferred task whose tasks/get answer is too large, or asks more questions than a round may, is collected at once and fails as inline (issue 58 #10)', async () => {
+      it('E6: a deferred task whose tasks/get answer is too large, or asks more questions than a round may, is collected at once and fails as inline', async () => {
         const questions = Object.fromEntries(
           Array.from({ length: 1000 }, (_, i) => [
             `q${i}`,
@@ -148,7 +148,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
             expect.objectContaining({ callId: 'many', ...failed('invalid_input_request') }),
           ]),
         );
-        expect(run.pendingApprovals('b1')).toEqual([]);
+        expect(run.pending('b1')).toEqual([]);
       }, 90_000);
 
     it('E6: a deferred task whose server exits mid-wait is never stuck: it waits, and a resumed run (a new server process) collects it', async () => {
@@ -160,13 +160,13 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       expect(started.pending?.map((p) => p.callId)).toEqual(['gone']);
       const collected = await run.collect('b1', { waitMs: 1000 });
       expect(collected.results).toEqual([]); // the server is gone: the call waits (its TTL bounds it), the batch is not spent
-      expect(run.pendingApprovals('b1').map((p) => p.callId)).toEqual(['gone']);
+      expect(run.pending('b1').map((p) => p.callId)).toEqual(['gone']);
       const resumed = await NativeRun.resume(await run.suspend(), options({ tasks: 'defer' }));
       runs.push(resumed);
       // The fixture's new process knows the task by its id, and says it completed.
       const ended = await resumed.collect('b1', { waitMs: 20_000 });
       expect(ended.results).toEqual([expect.objectContaining({ callId: 'gone', status: 'ok' })]);
-      expect(resumed.pendingApprovals('b1')).toEqual([]);
+      expect(resumed.pending('b1')).toEqual([]);
     }, 60_000);
 
     it('E6: run.cancel of a task whose server never answers tasks/cancel ends the call at once (TASK_CANCEL_TIMEOUT_MS), and says the cancel was not confirmed', async () => {
@@ -215,7 +215,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
         expect(collected.results).toEqual([exceeded]);
         expect(answered).toBeLessThanOrEqual(MAX_INPUT_ROUNDS);
         expect(gets() - before).toBeLessThanOrEqual(MAX_INPUT_ROUNDS + 2);
-        expect(run.pendingApprovals('b1')).toEqual([]);
+        expect(run.pending('b1')).toEqual([]);
       }, 60_000);
 
     it("E6: a task its server cancelled, or that outlived maxTotalMs, is told in the task's words — never 'cancelled by the host' nor 'the server did not answer'", async () => {
@@ -235,12 +235,12 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       expect(collected.error.message).toMatch(/the server cancelled the task of this call/); // before: "cancelled by the host"
     }, 60_000);
 
-    it('E6: a stored pollIntervalMs edited to 0 is clamped as the resumed run reads it back: no busy loop of tasks/get (issue 58 #11)', async () => {
+    it('E6: a stored pollIntervalMs edited to 0 is clamped as the resumed run reads it back: no busy loop of tasks/get', async () => {
       const run = await start({ tasks: 'defer' });
       const started = await batch(run, 'b1', [{ callId: 'busy', name: hostile('erring_get'), arguments: {} }]);
       expect(started.pending?.map((p) => p.callId)).toEqual(['busy']);
       const state = await run.suspend();
-      for (const p of state.pending ?? []) if (p.task !== undefined) p.task = { ...p.task, pollIntervalMs: 0 };
+      for (const p of state.pending ?? []) if (p.waitingFor === 'task') p.task = { ...p.task, pollIntervalMs: 0 };
       const resumed = await NativeRun.resume(state, options({ tasks: 'defer' }));
       runs.push(resumed);
       const before = gets();
@@ -248,7 +248,7 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       // Every tasks/get is refused (-32603): the stored interval is all the collector has to pace itself by.
       expect((await resumed.collect('b1', { waitMs })).results).toEqual([]);
       expect(gets() - before).toBeLessThanOrEqual(waitMs / 100 + 3); // MIN_TASK_POLL_MS apart; before the fix, hundreds
-      expect(resumed.pendingApprovals('b1')[0]?.task?.pollIntervalMs).toBe(100);
+      expect(waitingOf(resumed.pending('b1')[0], 'task').task.pollIntervalMs).toBe(100);
     }, 60_000);
   });
 }

@@ -26,13 +26,11 @@ import {
 } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { SqliteRunStore } from '../../src/storage/sqlite.js';
-import { REPO_ROOT, tempDir, waitFor } from '../support/index.js';
+import { fileLines, REPO_ROOT, tempDir, text, waitFor, waitingOf } from '../support/index.js';
 import { taskTools } from '../authoring/fixtures/task-tools.js';
 
-const text = (r: { status: string }) => ((r as unknown as { content: { text: string }[] }).content[0] as { text: string }).text;
 const tmp = tempDir('agt-tasks-');
 const log = path.join(tmp.dir, 'tools.log');
-const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
 const hold = (id: string) => path.join(tmp.dir, `hold-${id}`);
 
 let service: HttpToolService;
@@ -97,7 +95,7 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
           task: expect.objectContaining({ id: expect.any(String), status: 'working' }),
         }),
       ]);
-      const taskId = started.pending![0]!.task!.id;
+      const taskId = waitingOf(started.pending?.[0], 'task').task.id;
       expect(events.find((e) => e.type === 'task_started')).toMatchObject({ callId: 'c1', taskId, status: 'working' });
       expect(JSON.stringify(events)).not.toContain(hold(id));
       // Looking once while it runs: nothing to collect, the call still waits.
@@ -106,10 +104,10 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       const collected = await run.collect('b1', { waitMs: 20_000 });
       expect(collected.results.map((r) => [r.callId, r.status, text(r)])).toEqual([['c1', 'ok', `report ${id}`]]);
       expect(collected.pending).toBeUndefined();
-      expect(lines().filter((l) => l.endsWith(` ${id}`))).toEqual([`started ${id}`, `done ${id}`]);
+      expect(fileLines(log).filter((l) => l.endsWith(` ${id}`))).toEqual([`started ${id}`, `done ${id}`]);
       expect(events.find((e) => e.type === 'task_finished')).toMatchObject({ callId: 'c1', taskId, status: 'completed' });
-      // Collected once: looking again finds nothing.
-      expect((await run.collect('b1')).results).toEqual([]);
+      // Collected once: nothing of the batch waits any more, so collecting it again is not_found.
+      await expect(run.collect('b1')).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('E6: collected in another run resumed from SQLite; two collectors at once: one result, the other nothing', async () => {
@@ -126,13 +124,13 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
         return run;
       };
       const [x, y] = [await resume(), await resume()];
-      expect(x.pendingApprovals('b1').map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'task']]);
+      expect(x.pending('b1').map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'task']]);
       fs.writeFileSync(hold(id), '');
       const outcomes = await Promise.allSettled([x.collect('b1', { waitMs: 20_000 }), y.collect('b1', { waitMs: 20_000 })]);
       const results = outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value.results : []));
       expect(results.map((r) => [r.status, text(r)])).toEqual([['ok', `report ${id}`]]);
       for (const o of outcomes) if (o.status === 'rejected') expect(isAgtError(o.reason) && o.reason.code).toBe('revision_conflict');
-      expect(lines().filter((l) => l === `done ${id}`)).toHaveLength(1);
+      expect(fileLines(log).filter((l) => l === `done ${id}`)).toHaveLength(1);
       await store.close();
     });
 
@@ -152,11 +150,11 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       const store = new SqliteRunStore({ path: file });
       const resumed = await NativeRun.resume(out.runId, { ...options(), store });
       runs.push(resumed);
-      expect(resumed.pendingApprovals().map((p) => [p.callId, p.waitingFor, p.task?.id])).toEqual([['t1', 'task', out.taskId]]);
+      expect(resumed.pending().map((p) => [p.callId, p.waitingFor, waitingOf(p, 'task').task.id])).toEqual([['t1', 'task', out.taskId]]);
       fs.writeFileSync(hold(id), '');
       const collected = await resumed.collect(out.batchId, { waitMs: 20_000 });
       expect(collected.results.map((r) => [r.callId, r.status, text(r)])).toEqual([['t1', 'ok', `report ${id}`]]);
-      expect(lines().filter((l) => l.endsWith(` ${id}`))).toEqual([`started ${id}`, `done ${id}`]);
+      expect(fileLines(log).filter((l) => l.endsWith(` ${id}`))).toEqual([`started ${id}`, `done ${id}`]);
       await store.close();
     }, 60_000);
 
@@ -164,14 +162,14 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       const run = await start();
       const id = `${protocol}-c`;
       await call(run, 'b1', id);
-      await waitFor(() => lines().includes(`started ${id}`));
+      await waitFor(() => fileLines(log).includes(`started ${id}`));
       const cancelled = await run.cancel('b1', 'c1');
       expect(cancelled.results).toEqual([
         expect.objectContaining({ callId: 'c1', status: 'tool_failed', error: expect.objectContaining({ code: 'cancelled' }) }),
       ]);
-      await waitFor(() => lines().includes(`cancelled ${id}`));
-      expect(lines()).not.toContain(`done ${id}`);
-      expect(run.pendingApprovals('b1')).toEqual([]);
+      await waitFor(() => fileLines(log).includes(`cancelled ${id}`));
+      expect(fileLines(log)).not.toContain(`done ${id}`);
+      expect(run.pending('b1')).toEqual([]);
     });
 
     it('E6: runAgentLoop ends a step that waits on tasks as awaiting_tasks; called again with its history it collects them and goes on', async () => {
@@ -198,7 +196,7 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       const wrong = await run.decide('b1', { c1: { approve: true } }).catch((e: unknown) => e);
       expect(isAgtError(wrong) && wrong.code).toBe('invalid_input');
       expect((wrong as Error).message).toMatch(/run\.collect.*run\.cancel/);
-      expect(run.pendingApprovals('b1')).toHaveLength(1);
+      expect(run.pending('b1')).toHaveLength(1);
       await run.cancel('b1', 'c1');
     });
   });
@@ -236,7 +234,7 @@ describe('E6: a question inside a task waits like any question (E4)', () => {
     expect(answered.pending?.map((p) => [p.callId, p.waitingFor])).toEqual([['c1', 'task']]);
     const collected = await second.collect('b1', { waitMs: 20_000 });
     expect(collected.results.map((r) => [r.callId, r.status, text(r)])).toEqual([['c1', 'ok', 'acted on q']]);
-    expect(lines()).toContain('acted q');
+    expect(fileLines(log)).toContain('acted q');
     await store.close();
   });
 });
@@ -263,9 +261,9 @@ describe('E6: a task its server no longer knows', () => {
       expect(collected.results).toEqual([
         expect.objectContaining({ callId: 'c1', status: 'tool_failed', error: expect.objectContaining({ code: 'task_lost' }) }),
       ]);
-      expect(run.pendingApprovals('b1')).toEqual([]);
-      await waitFor(() => lines().includes('cancelled lost')); // its handler was stopped: nobody will read its result
-      expect(lines()).not.toContain('done lost');
+      expect(run.pending('b1')).toEqual([]);
+      await waitFor(() => fileLines(log).includes('cancelled lost')); // its handler was stopped: nobody will read its result
+      expect(fileLines(log)).not.toContain('done lost');
     } finally {
       await short.close();
     }

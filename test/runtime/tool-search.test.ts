@@ -1,5 +1,5 @@
 /**
- * Large tool sets (issue 27): with 300 tools mounted, the model sees
+ * Large tool sets: with 300 tools mounted, the model sees
  * tool_search and what it loaded; a search loads its hits at the batch
  * boundary, never mid-batch (F2); a call to a deferred tool is validated and
  * reviewed like any call, never a batch rejection (B4); loads survive

@@ -44,7 +44,7 @@ describe('variables in runs', () => {
       argv: string[];
     };
     expect(seen.var_sha256).toBe(createHash('sha256').update('run-secret').digest('hex'));
-    expect(seen.argv).toEqual(['--name', '***']); // a resolved input value the server repeats is masked (issue 21 item 6)
+    expect(seen.argv).toEqual(['--name', '***']); // a resolved input value the server repeats is masked
     const stored = await service.read({ kind: 'mcp', reference: 'imported/fixture' });
     expect(JSON.stringify(stored.data)).toContain('${input:fixture-key}');
   });

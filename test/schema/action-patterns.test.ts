@@ -1,6 +1,6 @@
 /**
- * Valibot's common string actions published as exact patterns (C2, issue 39
- * item 5): `v.email()`, `v.uuid()`, `v.isoDate()`, `v.isoDateTime()` … are
+ * Valibot's common string actions published as exact patterns (C2):
+ * `v.email()`, `v.uuid()`, `v.isoDate()`, `v.isoDateTime()` … are
  * published as the JSON Schema `pattern` that matches exactly what valibot's
  * own check matches, so the published schema (what the server and hosts check)
  * and valibot agree. Proved by a property test per action: strings near
@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { exactPattern } from '../../src/schema/action-patterns.js';
+import { exactPattern } from '../../src/schema/valibot/action-patterns.js';
 import { defineTool, parseArguments } from '../../src/authoring/index.js';
 
 type Action = v.PipeItem<string, string, v.BaseIssue<unknown>>;

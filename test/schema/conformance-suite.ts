@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@cfworker/json-schema';
-import { compileJsonSchema } from '../../src/schema/compile.js';
-import type { Dialect } from '../../src/schema/dialects.js';
-import { metaschemaDocuments } from '../../src/schema/metaschemas.js';
+import { compileJsonSchema } from '../../src/schema/compile/compile.js';
+import type { Dialect } from '../../src/schema/compile/dialects.js';
+import { metaschemaDocuments } from '../../src/schema/compile/metaschemas.js';
 import { isAgtError } from '../../src/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { type Schema, validate as cfValidate } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quickCheck } from '../../src/schema/fast-valid.js';
+import { quickCheck } from '../../src/schema/compile/fast-valid.js';
 import { ToolSchemaRegistry } from '../../src/schema/registry.js';
 import { REAL_SCHEMAS_DIR } from './fixtures.js';
 

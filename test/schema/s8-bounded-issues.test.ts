@@ -1,5 +1,5 @@
 /**
- * Issue 47: a hostile schema's errors are counted, not built (S2, S8). One
+ * A hostile schema's errors are counted, not built (S2, S8). One
  * validation builds at most MAX_VALIDATION_ISSUES issues, in schema order,
  * and counts the rest; a validity-only check stops at the first problem; the
  * `invalid_arguments` result carries the bounded issues and says how many
@@ -10,7 +10,7 @@ import { MAX_VALIDATION_ISSUES } from '../../src/bounds.js';
 import { HarnessToolSet, ToolSchemaRegistry } from '../../src/index.js';
 import { hostileSchema } from '../../bench/schema-hostile.js';
 
-describe('S8: issues are bounded where they are built (issue 47)', () => {
+describe('S8: issues are bounded where they are built', () => {
   it('S8: an object missing 5,000 required properties gets 20 issues in schema order and the count of the rest', () => {
     const compiled = new ToolSchemaRegistry().compile(hostileSchema(), { tool: 'hostile' });
     const result = compiled.validate({ huge: 'x' });

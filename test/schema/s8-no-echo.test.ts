@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { declaredNames, serverSafeIssues } from '../../src/schema/issues.js';
+import { declaredNames, serverSafeIssues } from '../../src/schema/issues/issues.js';
 import { ToolSchemaRegistry } from '../../src/index.js';
 import { SUITE_ROOT } from './conformance-suite.js';
 

@@ -1,5 +1,5 @@
 /**
- * service.withRevision (issue 51, item 4): a read-modify-write under compare-and-set
+ * service.withRevision: a read-modify-write under compare-and-set
  * (A4) that retries for the caller. Several services on one SQLite file race
  * to increment one counter: every increment lands once (no lost update, no
  * double), conflicts were met and retried; the bound, a change of nothing and

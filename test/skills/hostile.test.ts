@@ -1,5 +1,5 @@
 /**
- * Skills against hostile input (issue 58 #16-#18, #21): a scripted stdio
+ * Skills against hostile input: a scripted stdio
  * server that lists its files under raw path spellings or never answers
  * `skills/list`, a run with a thousand skills, a registry skill whose paths
  * cannot coexist on disk.
@@ -35,7 +35,7 @@ const read = (run: NativeRun, args: { name: string; path?: string }[]) =>
 const body = (r: unknown) => JSON.parse((r as { content: { text: string }[] }).content[0]!.text) as Record<string, unknown>;
 
 describe('hostile skills', () => {
-  it("K3: skill_read lists a server's files only as paths it reads, normalised, and reads each of them (issue 58 #16)", async () => {
+  it("K3: skill_read lists a server's files only as paths it reads, normalised, and reads each of them", async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     await service.write({ kind: 'mcp', reference: 'tools/raw', create: true, data: hostile('--raw-paths') });
     await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/raw'] } });
@@ -56,7 +56,7 @@ describe('hostile skills', () => {
     expect(raw).toMatchObject({ status: 'tool_error', error: { code: 'invalid_input', details: { reason: 'path_outside_skill' } } });
   });
 
-  it('K3: the unknown-skill error of skill_read is bounded: how many skills, and the closest names (issue 58 #17)', async () => {
+  it('K3: the unknown-skill error of skill_read is bounded: how many skills, and the closest names', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     const references = Array.from({ length: 1000 }, (_, i) => `lib/skill-${i}`);
     await Promise.all(
@@ -75,7 +75,7 @@ describe('hostile skills', () => {
     expect(message).toContain('skill-number-12');
   });
 
-  it('K4: skills/list is bounded by the list timeout, not the call timeout: a server that never answers it (issue 58 #18)', async () => {
+  it('K4: skills/list is bounded by the list timeout, not the call timeout: a server that never answers it', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     await service.write({ kind: 'mcp', reference: 'tools/hang', create: true, data: hostile('--hang-list') });
     await service.write({ kind: 'agent', reference: 'team/a', create: true, data: { mcps: ['tools/hang'] } });
@@ -86,7 +86,7 @@ describe('hostile skills', () => {
     expect(run.notices.join('\n')).toContain('skills/list did not complete within 3000 ms');
   }, 60_000);
 
-  it('K1: the registry refuses a skill whose paths cannot coexist on disk, naming both (issue 58 #21)', async () => {
+  it('K1: the registry refuses a skill whose paths cannot coexist on disk, naming both', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     const refused = async (files: { 'SKILL.md': string; [path: string]: string }) => {
       const error = await service.write({ kind: 'skill', reference: 'docs/clash', create: true, data: { files } }).then(
@@ -106,7 +106,7 @@ describe('hostile skills', () => {
     await service.write({ kind: 'skill', reference: 'docs/fine', create: true, data: { files: kept } });
   });
 
-  it('K3: three skills of one name on one server are each listed under a name of their own, and each reads its own text (issue 58 #16)', async () => {
+  it('K3: three skills of one name on one server are each listed under a name of their own, and each reads its own text', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     const raw = { command: process.execPath, cwd: REPO_ROOT, args: [path.join(REPO_ROOT, 'test/skills/fixtures/raw-skills-server.mjs')] };
     await service.write({ kind: 'mcp', reference: 'tools/raw', create: true, data: { mcpServers: { raw } } });
@@ -129,7 +129,7 @@ describe('hostile skills', () => {
     expect(results.map((r) => body(r).text)).toEqual(['The a/twin skill.\n', 'The b/twin skill.\n', 'The c/twin skill.\n']);
   });
 
-  it('K1: a hand-edited registry skill row is left out of a run with a notice, never a raw TypeError or an unreadable file (issue 58 #16, #20)', async () => {
+  it('K1: a hand-edited registry skill row is left out of a run with a notice, never a raw TypeError or an unreadable file', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     const edited: Record<string, unknown> = {
       'lib/number': { description: 5 },
@@ -151,7 +151,7 @@ describe('hostile skills', () => {
       expect(run.notices.find((n) => n.includes(`"${reference}"`))).toMatch(/as stored breaks the registry's rules.*\(skipped\)$/);
   });
 
-  it('K1: a skill path holding C1 controls, bidi controls, line separators or half a surrogate pair is refused at write (issue 58 #16)', async () => {
+  it('K1: a skill path holding C1 controls, bidi controls, line separators or half a surrogate pair is refused at write', async () => {
     const service = new ResourceService({ store: new MemoryStore() });
     for (const bad of ['a\u009b2J.md', 'a\u0085.md', 'gnp\u202e.md', 'a\u2066.md', 'a\u2028.md', 'a\ud800.md']) {
       const error = await service

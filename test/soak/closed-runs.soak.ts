@@ -1,18 +1,18 @@
 /**
- * Soak (issue 21 item 1, issue 26 defect 1): nothing a call or a run creates
+ * Soak: nothing a call or a run creates
  * outlives it — heap after many closed runs, listeners after 1,000 calls.
  * Long: `npm run test:soak` (CI runs it on Node 20), not `npm test`.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { connectMcp } from '../../src/index.js';
-import { NO_SIGNAL } from '../../src/mcp/server-answers.js';
+import { NO_SIGNAL } from '../../src/mcp/requests/server-answers.js';
 import { batch, py, runFixture } from '../support/runs.js';
 import { pythonConfig, readEvents, runTs, tempDir } from '../support/index.js';
 
 const fx = runFixture(['big', 'hostile']);
 
-describe('nothing a call creates outlives it (issue 21 item 1)', () => {
+describe('nothing a call creates outlives it', () => {
   it('B1: heap after 10 closed runs of 1 MB results stays within 1.2x the heap after one; the host signal keeps no listener', async () => {
     const out = JSON.parse(await runTs('test/hardening/fixtures/heap-runs.ts', ['10', '20', '1000000'], ['--expose-gc']));
     expect(out.listeners).toBe(0);
@@ -54,7 +54,7 @@ describe('nothing a call creates outlives it (issue 21 item 1)', () => {
   });
 });
 
-describe('a run leaves no abort listener behind (issue 26 defect 1)', () => {
+describe('a run leaves no abort listener behind', () => {
   it('B1: 1,000 calls of a run (a host signal, and a signal per batch) leave both at their listener count; aborting later cancels no finished request', async () => {
     const host = new AbortController();
     const run = await fx.start({ signal: host.signal });

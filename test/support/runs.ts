@@ -1,10 +1,9 @@
 /** Shared test helpers of runs: a registry with the Python fixture server registered, agents, batches. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach } from 'vitest';
 import { MemoryStore, NativeRun, type PermissionPolicy, policies, ResourceService, type ToolCall } from '../../src/index.js';
 import { tempDir } from './paths.js';
-import { pythonConfig, readEvents } from './servers.js';
+import { fileLines, pythonConfig, readEvents } from './servers.js';
 
 export { py } from './servers.js';
 
@@ -38,15 +37,7 @@ export async function setup(options: { mode?: string; features?: string[] } = {}
     create: true,
     data: { mcpServers: { other: pythonConfig({ extra: ['--name', 'other'] }) } },
   });
-  const calls = (): { tool: string; arguments: unknown }[] =>
-    fs.existsSync(log)
-      ? fs
-          .readFileSync(log, 'utf8')
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l))
-      : [];
+  const calls = (): { tool: string; arguments: unknown }[] => fileLines(log).map((l) => JSON.parse(l));
   return { tmp, log, events, store, service, calls, serverEvents: () => readEvents(events) };
 }
 

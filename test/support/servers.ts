@@ -51,16 +51,14 @@ export function referenceServer(name: 'everything' | 'filesystem' | 'memory'): s
   return path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', `server-${name}`, 'dist', 'index.js');
 }
 
+/** The lines of a log file a test server writes, none before it exists. */
+export function fileLines(file: string): string[] {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
+}
+
 /** The JSON lines of an --events file of the Python server (list requests, cancellations). */
 export function readEvents(file: string): { event: string; method?: string; requestId?: unknown; reason?: string }[] {
-  return fs.existsSync(file)
-    ? fs
-        .readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
+  return fileLines(file).map((l) => JSON.parse(l));
 }
 
 /** Waits until `check()` is true, polling; rejects after `timeoutMs` (a bound that proves "not hung", not a timing). */

@@ -1,5 +1,5 @@
 /**
- * ToolIndex: deterministic lexical search over a run's tools (issue 27):
+ * ToolIndex: deterministic lexical search over a run's tools:
  * names split and stemmed, synonyms of model words, schema property names,
  * bounded reading of hostile schemas (B1: what the model is shown).
  */

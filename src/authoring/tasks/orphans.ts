@@ -14,7 +14,9 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import type { TaskRecord } from './store.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { TaskRecord, TaskStore } from './store.js';
+import { wholeTask } from './stored.js';
 
 /** The process that runs a task, as the task's record keeps it. */
 export type TaskRunner = NonNullable<TaskRecord['runner']>;
@@ -73,4 +75,24 @@ export function runnerGone(record: TaskRecord): boolean {
   if (runner.host !== me.host) return false;
   if (runner.pid === me.pid) return runner.since !== me.since; // an earlier life of this pid, when start times tell
   return !alive(runner.pid, runner.since);
+}
+
+/**
+ * The record as it truly is: a running task whose process ended before it did ends failed, once, for every reader
+ * (issue 58 #12). Read again first: a reader in another process may have ended it (or its owner cancelled it).
+ */
+export async function settledTask(store: TaskStore, record: TaskRecord): Promise<TaskRecord> {
+  if (!runnerGone(record)) return record;
+  const fresh = wholeTask(await store.get(record.taskId), record.taskId) ?? record;
+  if (!runnerGone(fresh)) return fresh;
+  const ended: TaskRecord = {
+    ...fresh,
+    status: 'failed',
+    error: { code: ProtocolErrorCode.InternalError, message: ORPHANED_MESSAGE },
+    statusMessage: ORPHANED_MESSAGE,
+    lastUpdatedAt: new Date().toISOString(),
+  };
+  delete ended.inputRequests;
+  await store.put(ended).catch(() => undefined); // a store that cannot write it still gets one answer per read
+  return ended;
 }

@@ -4,8 +4,15 @@
  * it, never a task that misbehaves later: issue 58 #13), the bounds on tasks
  * running at once (#4), and who starts a task (#3).
  */
-import type { ServerContext } from '@modelcontextprotocol/server';
-import { checkMs, DEFAULT_MAX_RUNNING_TASKS, DEFAULT_MAX_RUNNING_TASKS_PER_CALLER, MAX_TASK_TTL_MS } from '../../bounds.js';
+import { ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  DEFAULT_MAX_RUNNING_TASKS,
+  DEFAULT_MAX_RUNNING_TASKS_PER_CALLER,
+  DEFAULT_SERVED_TASK_POLL_MS,
+  DEFAULT_SERVED_TASK_TTL_MS,
+  MAX_TASK_TTL_MS,
+} from '../../bounds.js';
+import { checkMs } from '../../check-ms.js';
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import type { Caller } from '../define-tool.js';
@@ -34,8 +41,6 @@ export interface TaskSettings {
   maxRunningPerCaller: number;
 }
 
-const DEFAULT_TTL_MS = 60 * 60_000;
-const DEFAULT_POLL_MS = 500;
 const OPTIONS = ['store', 'ttlMs', 'pollIntervalMs', 'maxRunning', 'maxRunningPerCaller'];
 
 const invalid = (field: string, message: string) => new AgtError('invalid_input', message, { details: { field } });
@@ -58,7 +63,7 @@ export function taskSettings(given: unknown): TaskSettings {
   }
   const { store, ttlMs, pollIntervalMs } = given;
   checkMs(ttlMs, 'tasks.ttlMs', { whole: true, min: 1 });
-  const ttl = Math.min((ttlMs as number | undefined) ?? DEFAULT_TTL_MS, MAX_TASK_TTL_MS);
+  const ttl = Math.min((ttlMs as number | undefined) ?? DEFAULT_SERVED_TASK_TTL_MS, MAX_TASK_TTL_MS);
   // A poll interval past the TTL would have the client look again only after the task is gone.
   checkMs(pollIntervalMs, 'tasks.pollIntervalMs', { whole: true, min: 1, max: ttl });
   const isStore = isPlainObject(store) && ['get', 'put', 'list'].every((m) => typeof (store as Record<string, unknown>)[m] === 'function');
@@ -67,7 +72,7 @@ export function taskSettings(given: unknown): TaskSettings {
   return {
     store: (store as TaskStore | undefined) ?? new MemoryTaskStore(),
     ttlMs: ttl,
-    pollMs: Math.min((pollIntervalMs as number | undefined) ?? DEFAULT_POLL_MS, ttl),
+    pollMs: Math.min((pollIntervalMs as number | undefined) ?? DEFAULT_SERVED_TASK_POLL_MS, ttl),
     maxRunning: count(given.maxRunning, 'tasks.maxRunning', DEFAULT_MAX_RUNNING_TASKS),
     maxRunningPerCaller: count(given.maxRunningPerCaller, 'tasks.maxRunningPerCaller', DEFAULT_MAX_RUNNING_TASKS_PER_CALLER),
   };
@@ -95,3 +100,26 @@ export function taskCaller(caller: Caller | undefined, ctx: Pick<ServerContext, 
 /** The key one caller's running tasks are counted under (maxRunningPerCaller). */
 export const callerKey = (caller: TaskCaller): string | null =>
   caller.owner ?? (caller.session === undefined ? null : `session ${caller.session}`);
+
+// -32000 (a server error of the implementation's own): the server takes no more tasks now, as serveHttp answers a
+// session past its bound. `data.limit` is the bound, for a client that reads it.
+const tooMany = (message: string, limit: number) => new ProtocolError(-32000, message, { limit });
+
+/**
+ * Refuses a task past the bounds (issue 58 #4), before anything is stored or run: one caller cannot fill the server,
+ * and the server holds a bounded number of handlers. `running`: the tasks this server runs now, each with its caller key.
+ */
+export function admitTask(running: readonly { caller: string | null }[], caller: string | null, settings: TaskSettings): void {
+  const { maxRunning, maxRunningPerCaller } = settings;
+  const mine = running.filter((r) => r.caller === caller).length;
+  if (mine >= maxRunningPerCaller)
+    throw tooMany(
+      `too many running tasks: this caller has ${mine} running, the server's limit (maxRunningPerCaller); wait for one to end or cancel one`,
+      maxRunningPerCaller,
+    );
+  if (running.length >= maxRunning)
+    throw tooMany(
+      `too many running tasks: the server runs ${running.length}, its limit (maxRunning); try again when one has ended`,
+      maxRunning,
+    );
+}

@@ -12,11 +12,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { MIN_TASK_POLL_MS } from '../../bounds.js';
+import { MAX_TASK_STATUS_MESSAGE, MIN_TASK_POLL_MS } from '../../bounds.js';
 import { isPlainObject } from '../../json.js';
-import { answerProblem, expectedOf, invalidAnswer } from '../answers.js';
-import { ORPHANED_MESSAGE, runnerGone, thisRunner } from './orphans.js';
-import { callerKey, type TaskCaller, type TaskServingOptions, type TaskSettings, taskSettings } from './policy.js';
+import { answerProblem, expectedOf, invalidAnswer } from '../questions/answers.js';
+import { settledTask, thisRunner } from './orphans.js';
+import { admitTask, callerKey, type TaskCaller, type TaskServingOptions, type TaskSettings, taskSettings } from './policy.js';
 import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 import { isWholeTask, ownedTask, wholeTask } from './stored.js';
 import { changeOf, SharedPolls } from './waits.js';
@@ -50,10 +50,6 @@ interface Running {
 /** The unknown-task error both eras answer with (no task, an expired one, or another caller's). */
 export const unknownTask = () => new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown task: no task of this caller has that taskId');
 
-// -32000 (a server error of the implementation's own): the server takes no more tasks now, as serveHttp answers a
-// session past its bound. `data.limit` is the bound, for a client that reads it.
-const tooMany = (message: string, limit: number) => new ProtocolError(-32000, message, { limit });
-
 /** The tasks of one kit server (every instance serveHttp builds of one service shares one). */
 export class KitTasks {
   readonly store: TaskStore;
@@ -68,24 +64,6 @@ export class KitTasks {
     this.#polls = new SharedPolls(this.store, Math.max(this.#settings.pollMs, MIN_TASK_POLL_MS));
   }
 
-  // A task past the bounds is refused before anything is stored or run (issue 58 #4): one caller cannot fill the
-  // server, and the server holds a bounded number of handlers.
-  #admit(caller: string | null): void {
-    const { maxRunning, maxRunningPerCaller } = this.#settings;
-    let mine = 0;
-    for (const running of this.#running.values()) if (running.caller === caller) mine += 1;
-    if (mine >= maxRunningPerCaller)
-      throw tooMany(
-        `too many running tasks: this caller has ${mine} running, the server's limit (maxRunningPerCaller); wait for one to end or cancel one`,
-        maxRunningPerCaller,
-      );
-    if (this.#running.size >= maxRunning)
-      throw tooMany(
-        `too many running tasks: the server runs ${this.#running.size}, its limit (maxRunning); try again when one has ended`,
-        maxRunning,
-      );
-  }
-
   /** Starts `run` as a task of `caller` and returns its first record (already stored); refused past the running bounds. */
   async start(
     tool: string,
@@ -94,7 +72,7 @@ export class KitTasks {
     run: (control: TaskControl) => Promise<Record<string, unknown>>,
     notify?: (record: TaskRecord) => void,
   ): Promise<TaskRecord> {
-    this.#admit(callerKey(caller));
+    admitTask([...this.#running.values()], callerKey(caller), this.#settings);
     const now = new Date().toISOString();
     const { ttlMs: most, pollMs } = this.#settings;
     const ttlMs = requestedTtlMs !== undefined && requestedTtlMs >= 0 ? Math.min(requestedTtlMs, most) : most;
@@ -143,7 +121,7 @@ export class KitTasks {
   async #drive(taskId: string, running: Running, run: (control: TaskControl) => Promise<Record<string, unknown>>): Promise<void> {
     const control: TaskControl = {
       signal: running.controller.signal,
-      status: (message) => this.#change(taskId, { statusMessage: message.slice(0, 500) }),
+      status: (message) => this.#change(taskId, { statusMessage: message.slice(0, MAX_TASK_STATUS_MESSAGE) }),
       ask: (request) =>
         new Promise((resolve) => {
           const key = `t${++running.asked}`; // unique over the task's life, as the extension asks
@@ -209,7 +187,7 @@ export class KitTasks {
   async #visible(read: unknown, taskId: string, owner: string | null): Promise<TaskRecord> {
     const record = ownedTask(read, taskId, owner);
     if (record === undefined || expired(record)) throw unknownTask();
-    return this.#settled(record);
+    return settledTask(this.store, record);
   }
 
   /**
@@ -222,25 +200,7 @@ export class KitTasks {
     const records = (await this.store.list(owner)).filter(
       (r) => isWholeTask(r) && r.owner === owner && (owner !== null || r.session === session),
     );
-    return Promise.all(records.map((record) => this.#settled(record)));
-  }
-
-  // The record as it truly is: a running task whose process ended before it did ends failed, once, for every reader
-  // (issue 58 #12). Read again first: a reader in another process may have ended it (or its owner cancelled it).
-  async #settled(record: TaskRecord): Promise<TaskRecord> {
-    if (!runnerGone(record)) return record;
-    const fresh = wholeTask(await this.store.get(record.taskId), record.taskId) ?? record;
-    if (!runnerGone(fresh)) return fresh;
-    const ended: TaskRecord = {
-      ...fresh,
-      status: 'failed',
-      error: { code: ProtocolErrorCode.InternalError, message: ORPHANED_MESSAGE },
-      statusMessage: ORPHANED_MESSAGE,
-      lastUpdatedAt: new Date().toISOString(),
-    };
-    delete ended.inputRequests;
-    await this.store.put(ended).catch(() => undefined); // a store that cannot write it still gets one answer per read
-    return ended;
+    return Promise.all(records.map((record) => settledTask(this.store, record)));
   }
 
   /** Cancels a task that has not ended: its handler's signal aborts, and it ends cancelled. */

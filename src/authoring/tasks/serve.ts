@@ -7,7 +7,14 @@
  * shapes of `@modelcontextprotocol/ext-tasks` (the SDK has no server side of
  * the extension yet; when it ships, it replaces this folder).
  */
-import { inputRequired, ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import * as v from 'valibot';
 import { isPlainObject } from '../../json.js';
 import { isAgtError, ToolErrorSignal } from '../../errors.js';
@@ -56,7 +63,7 @@ export async function callAsTask(
     refresh: (taskId: string) => Promise<TaskRecord | undefined>;
     cancel: (taskId: string) => Promise<unknown>;
   },
-): Promise<Record<string, unknown> | undefined> {
+): Promise<CallToolResult | undefined> {
   if (support === undefined || support === 'forbidden') return undefined;
   const { era, params } = call;
   if (!asked(era, params, call.server, call.ctx)) {
@@ -76,7 +83,9 @@ export async function callAsTask(
   // (Checked last: the SDK sends the answer in the same turn, before any other message is read.)
   if (call.ctx.mcpReq.signal.aborted) await task.cancel(first.taskId).catch(() => undefined);
   // The SDK's tools/call check wants content beside a 2025 task (the task is what the client reads).
-  return era === 'legacy' ? { task: legacyTask(record), content: [] } : { resultType: 'task', ...modernTask(record) };
+  if (era === 'legacy') return { task: legacyTask(record), content: [] };
+  // The SDK types a tools/call handler's result as CallToolResult | InputRequiredResult (its v2 has no tasks); the Tasks extension's CreateTaskResult has no content, and the SDK's check lets `resultType: 'task'` through.
+  return { resultType: 'task', ...modernTask(record) } as unknown as CallToolResult;
 }
 
 // What a client is told of an error of the task methods: the kit's refusals (ProtocolError) and its stores' errors
@@ -102,8 +111,8 @@ export function serveTaskMethods(
   ) =>
     server.setRequestHandler(method, { params: TaskIdParams }, (params, ctx) => {
       // 2026-07-28: the task methods belong to the extension; a request that does not declare it is refused.
-      if (era === 'modern' && !asked(era, {}, server, ctx as ServerContext)) throw missingExtension();
-      return run(params, ctx as ServerContext).catch((error: unknown) => Promise.reject(toClient(error))) as never;
+      if (era === 'modern' && !asked(era, {}, server, ctx)) throw missingExtension();
+      return run(params, ctx).catch((error: unknown) => Promise.reject(toClient(error)));
     });
   if (era === 'legacy') {
     handle('tasks/get', async (p, ctx) => legacyTask(await tasks.get(p.taskId, owner(ctx))));
@@ -180,10 +189,9 @@ export function taskContext(
   };
   const modern: ToolContext = {
     ...context,
-    sample: (params) => ask(inputRequired.createMessage(params) as never),
-    elicit: (params) =>
-      ask((params.mode === 'url' ? inputRequired.elicitUrl(params as never) : inputRequired.elicit(params as never)) as never),
-    roots: async () => (await ask<{ roots: { uri: string; name?: string }[] }>(inputRequired.listRoots() as never)).roots,
+    sample: (params) => ask(inputRequired.createMessage(params)),
+    elicit: (params) => ask(params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params)),
+    roots: async () => (await ask<{ roots: { uri: string; name?: string }[] }>(inputRequired.listRoots())).roots,
     ask: async (questions) => {
       const answers: Record<string, unknown> = {};
       for (const [key, q] of Object.entries(questions))

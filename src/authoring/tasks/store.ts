@@ -7,7 +7,7 @@
  * next reads it (orphans.ts). Records are plain JSON; expired ones are dropped
  * as the store is read, with no timer of its own.
  */
-import { MAX_MEMORY_TASK_CHARS } from '../../bounds.js';
+import { MAX_MEMORY_TASK_CHARS, MAX_MEMORY_TASKS } from '../../bounds.js';
 import { AgtError } from '../../errors.js';
 
 /** A task's status, as both eras name it. */
@@ -54,9 +54,6 @@ export interface TaskStore {
 /** True when a task's TTL ran out at `now`. */
 export const expired = (record: TaskRecord, now = Date.now()): boolean =>
   record.ttlMs !== null && Date.parse(record.createdAt) + record.ttlMs <= now;
-
-/** The most tasks the memory store keeps; beyond it the oldest ended ones go first. */
-export const MAX_MEMORY_TASKS = 10_000;
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {

@@ -10,12 +10,12 @@
  * keeps running on the server for a call that gave up on it.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import type { RawTool } from '../lists.js';
+import type { RawTool } from '../requests/lists.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS, MAX_TASK_ID_LENGTH, TASK_CANCEL_TIMEOUT_MS } from '../../bounds.js';
-import { roundsExceeded } from '../input-rounds.js';
+import { roundsExceeded } from '../requests/input-rounds.js';
 import { serverWords } from '../server-words.js';
 import type { McpInputRequest } from '../connection-types.js';
 import { clampPoll } from './port.js';
@@ -28,7 +28,6 @@ export { fromExt, notFinal, outcomeResult } from './outcome.js';
 /** How long a task-augmented call may take in all unless `maxTotalTimeoutMs` says otherwise: 30 minutes. */
 export { DEFAULT_TASK_TOTAL_MS } from '../../bounds.js';
 
-const DEFAULT_POLL_MS = DEFAULT_TASK_POLL_MS;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /** How one task call is bounded and cancelled. */
@@ -166,7 +165,7 @@ export async function followModernTask(
         if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded('task');
         const answers = await questions.answer(questions.read(task), signal);
         await controller.update(answers as never, signal).catch((error: unknown) => Promise.reject(fromExt(error)));
-      } else if (!first) await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_POLL_MS, undefined, { signal });
+      } else if (!first) await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS, undefined, { signal });
       const view = await controller.snapshot(signal).catch((error: unknown) => Promise.reject(fromExt(error)));
       if (view.statusMessage !== undefined && view.statusMessage !== told) options.onStatus?.(serverWords((told = view.statusMessage)));
       task = { ...view.raw };

@@ -10,7 +10,7 @@ import { outsideText } from '../../outside-text.js';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
-import { readInputRequired } from '../input-rounds.js';
+import { readInputRequired } from '../requests/input-rounds.js';
 import type { McpTaskStatus } from '../connection-types.js';
 import { taskOf } from './task-of.js';
 import { fromExt, outcomeResult } from './outcome.js';

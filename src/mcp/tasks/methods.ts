@@ -5,10 +5,10 @@
  * connection (counted, its errors mapped, its answer masked).
  */
 import type { Client } from '@modelcontextprotocol/client';
-import type { McpConnection } from '../connection-types.js';
-import { answerInline } from '../input-rounds.js';
-import type { Send } from '../more-requests.js';
-import { ownSignal, readCallResult } from '../server-answers.js';
+import type { McpCallResult, McpInputRequest, McpTaskStatus, RequestOptions } from '../connection-types.js';
+import { answerInline } from '../requests/input-rounds.js';
+import type { Send } from '../requests/more-requests.js';
+import { ownSignal, readCallResult } from '../requests/server-answers.js';
 import { answerTask, cancelTask, getTask, getTaskResult, noTasks } from './handles.js';
 import type { ConnectionTasks } from './session.js';
 
@@ -23,8 +23,27 @@ export interface TaskMethodParts {
   requestMs: number;
 }
 
+/** A connection's tasks by id: the part of McpConnection that {@link taskMethods} implements. */
+export interface ConnectionTaskMethods {
+  /** A task's status (`tasks/get`); a task the server no longer knows (expired, or the server restarted) is task_lost. */
+  getTask(taskId: string, options?: RequestOptions): Promise<McpTaskStatus>;
+  /**
+   * The result of a task that ended (read, masked); one that failed is protocol_error task_failed, one cancelled is
+   * cancelled. `timeoutMs` bounds the whole wait (each poll too): a task not ended by then is call_timeout task_timeout.
+   */
+  getTaskResult(taskId: string, options?: RequestOptions): Promise<McpCallResult>;
+  /** Asks the server to cancel a task (`tasks/cancel`; cooperative: it may still end otherwise). */
+  cancelTask(taskId: string, options?: RequestOptions): Promise<void>;
+  /** Answers the questions a 2026-07-28 task waits on (`tasks/update`): `responses` by key, or `'inline'`: this connection's own handlers answer `requests`. */
+  answerTask(
+    taskId: string,
+    responses: Record<string, unknown> | 'inline',
+    options?: RequestOptions & { requests?: Record<string, McpInputRequest> },
+  ): Promise<void>;
+}
+
 /** getTask, getTaskResult, cancelTask and answerTask of a connection. */
-export function taskMethods(parts: TaskMethodParts): Pick<McpConnection, 'getTask' | 'getTaskResult' | 'cancelTask' | 'answerTask'> {
+export function taskMethods(parts: TaskMethodParts): ConnectionTaskMethods {
   const { client, send, masked, requestMs } = parts;
   const tasksOf = (): ConnectionTasks => {
     if (parts.tasks === undefined) throw noTasks();

@@ -13,9 +13,9 @@ import type { ConnectedMcpSessionPort } from '@modelcontextprotocol/ext-tasks/cl
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { MAX_TASK_POLL_MS, MIN_TASK_POLL_MS } from '../../bounds.js';
-import { readInputRequired } from '../input-rounds.js';
-import { boundedDepth } from '../server-answers.js';
-import { isRequestTimeout } from '../timeouts.js';
+import { readInputRequired } from '../requests/input-rounds.js';
+import { boundedDepth } from '../requests/server-answers.js';
+import { isRequestTimeout } from '../settings/timeouts.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 

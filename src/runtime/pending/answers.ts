@@ -14,9 +14,9 @@
 import { MAX_INPUT_ANSWERS_BYTES, MAX_JSON_DEPTH, MAX_INPUT_ROUNDS } from '../../bounds.js';
 import { AgtError } from '../../errors.js';
 import { defined, isPlainObject, jsonProblem, setOwn } from '../../json.js';
-import type { InputMethod } from '../../mcp/client-handlers.js';
+import type { InputMethod } from '../../mcp/requests/client-handlers.js';
 import type { InputRetry, McpInputRequest } from '../../mcp/connection-types.js';
-import { type QuestionRoute, roundsExceeded } from '../../mcp/input-rounds.js';
+import { type QuestionRoute, roundsExceeded } from '../../mcp/requests/input-rounds.js';
 import type { ToolSchemaRegistry } from '../../schema/registry.js';
 import type { InputDecision } from '../types.js';
 

@@ -10,19 +10,20 @@
  * Returns the looks; the ended ones are collected.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { InputMethod } from '../../mcp/client-handlers.js';
-import { type QuestionRoute, roundsExceeded } from '../../mcp/input-rounds.js';
+import type { InputMethod } from '../../mcp/requests/client-handlers.js';
+import { type QuestionRoute, roundsExceeded } from '../../mcp/requests/input-rounds.js';
 import { clampPoll } from '../../mcp/tasks/port.js';
 import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS } from '../../bounds.js';
-import { NEVER_ABORTED } from '../abort.js';
-import type { CallContext } from '../call-context.js';
+import { NEVER_ABORTED } from '../pipeline/abort.js';
+import type { CallContext } from '../pipeline/call-context.js';
 import type { Route } from '../snapshot.js';
-import type { OpenApprovals } from './open-calls.js';
+import type { OpenCalls } from './open-calls.js';
 import { askedInTask, collectable, lookAtTasks, type TaskLook, waitingTasks } from './tasks.js';
 
 /** What waiting on a batch's tasks needs of its run. */
 export interface CollectParts {
-  approvals: OpenApprovals;
+  /** The run's open calls: what is seen of a task is kept in its call's record. */
+  calls: OpenCalls;
   routes(): ReadonlyMap<string, Route>;
   route(method: InputMethod): QuestionRoute;
   concurrency: number;
@@ -45,14 +46,14 @@ export async function awaitTasks(
   const keyOf = (look: TaskLook, key: string) => `${look.task.id}\u0000${key}`;
   const asks = (look: TaskLook) => Object.keys(look.questions ?? {}).some((key) => !answered.has(keyOf(look, key)));
   for (;;) {
-    const looks = await lookAtTasks(waitingTasks(parts.approvals.list(batchId)), parts.routes(), {
+    const looks = await lookAtTasks(waitingTasks(parts.calls.list(batchId)), parts.routes(), {
       waitMs: Math.max(0, deadline - performance.now()),
       concurrency: parts.concurrency,
       signal: signal ?? NEVER_ABORTED,
       requestMs: parts.requestMs,
       asks,
     });
-    for (const look of looks) parts.approvals.update({ ...look.approval, task: look.task }); // what hosts see is as just read
+    for (const look of looks) parts.calls.update({ ...look.approval, task: look.task }); // what hosts see is as just read
     const { deferred, inline } = await asked(parts, looks.filter(asks), signal);
     for (const look of looks) for (const key of Object.keys(look.questions ?? {})) answered.add(keyOf(look, key));
     if (deferred || looks.some(collectable) || performance.now() >= deadline || signal?.aborted) return looks;
@@ -74,7 +75,7 @@ async function asked(
   const inline: TaskLook[] = [];
   for (const look of looks) {
     if (look.task.status !== 'input_required' || look.questions === undefined) continue;
-    const round = (Number.isInteger(look.approval.round) ? (look.approval.round as number) : 0) + 1;
+    const round = (look.approval.round ?? 0) + 1; // a stored round is checked as it is read (isStoredCall)
     if (round > MAX_INPUT_ROUNDS) {
       look.failure = roundsExceeded('task');
       continue;
@@ -83,13 +84,13 @@ async function asked(
     const route = parts.routes().get(look.approval.tool);
     if (route?.kind === 'mcp' && Object.values(requests).every((q) => parts.route(q.method) === 'inline')) {
       await route.connection.answerTask(look.task.id, 'inline', { requests, ...(signal ? { signal } : {}) }).catch(() => undefined);
-      parts.approvals.update({ ...look.approval, task: look.task, round });
+      parts.calls.update({ ...look.approval, task: look.task, round });
       inline.push(look);
     } else deferred.push(look);
   }
   if (deferred.length === 0) return { deferred: false, inline };
   const ctx = parts.context();
-  for (const look of deferred) parts.approvals.update(await askedInTask(look, ctx));
+  for (const look of deferred) parts.calls.update(await askedInTask(look, ctx));
   await parts.persist();
   return { deferred: true, inline };
 }

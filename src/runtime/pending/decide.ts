@@ -11,18 +11,18 @@
  * hooks ran when the call first ran); a server that asks again makes the call
  * wait for the next round, up to MAX_INPUT_ROUNDS (answers.ts, nextRound).
  */
-import { readArguments } from '../arguments.js';
-import { ApprovedPath, callAudit, type CallOutcome } from '../call.js';
-import type { CallContext } from '../call-context.js';
-import { recordSafely } from '../call-identity.js';
-import { callResult } from '../call-result.js';
-import { execute } from '../execute.js';
-import { type Asked as AskedOutcome, runCall } from '../pipeline.js';
+import { readArguments } from '../pipeline/arguments.js';
+import { ApprovedPath, callAudit } from '../pipeline/call.js';
+import type { CallContext } from '../pipeline/call-context.js';
+import { recordSafely } from '../pipeline/call-identity.js';
+import { callResult } from '../pipeline/call-result.js';
+import { execute } from '../pipeline/execute.js';
+import { type Asked as AskedOutcome, runCall } from '../pipeline/pipeline.js';
 import { mapLimit } from '../run-audit.js';
 import type { Route } from '../snapshot.js';
-import type { CallIdentity, InputDecision, ToolResult } from '../types.js';
+import type { CallIdentity, InputDecision, ResultError, ToolResult } from '../types.js';
 import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
-import { approvalIdentity, isExpired, type StoredApproval, type TakenApproval, type TaskDecision, toolHashOf } from './record.js';
+import { type DecidedOutcome, type InputWait, isExpired, type TakenCall, takenFor, toolHashOf, waitingIdentity, type WaitingCall } from './waiting-call.js';
 import { endTask } from './tasks.js';
 import { waitForInput, waitForTask } from './wait.js';
 import type { InFlightCall } from './in-flight.js';
@@ -33,12 +33,12 @@ const APPROVER = 'human';
 
 /** Ends the decided calls of one batch, in call order, up to `concurrency` at once; a question asked again waits again. */
 export function decideCalls(
-  taken: readonly TakenApproval[],
+  taken: readonly TakenCall[],
   routes: ReadonlyMap<string, Route>,
   ctx: CallContext,
   rules: AnswerRules,
   concurrency: number,
-): Promise<CallOutcome[]> {
+): Promise<DecidedOutcome[]> {
   const now = Date.now();
   const approved = new ApprovedPath(ctx, APPROVER); // permitted by the approver: no stage 3
   return mapLimit(taken, concurrency, (t) => decideOne(t, routes.get(t.approval.tool), ctx, approved, rules, now));
@@ -62,24 +62,20 @@ class RetryPath extends ApprovedPath {
 }
 
 async function decideOne(
-  taken: TakenApproval,
+  taken: TakenCall,
   route: Route | undefined,
   ctx: CallContext,
   approved: ApprovedPath,
   rules: AnswerRules,
   now: number,
-) {
+): Promise<DecidedOutcome> {
   const { approval: a } = taken;
-  const audit = callAudit(ctx, () => identityOf(a, ctx));
+  const audit = callAudit(ctx, () => waitingIdentity(a, ctx));
   // A call that waited on its task (E6): collected, or cancelled on its server (pending/tasks.ts).
-  if (a.waitingFor === 'task')
-    return endTask(a as StoredApproval & { waitingFor: 'task' }, taken.decision as TaskDecision, route, ctx, audit);
+  if (takenFor(taken, 'task')) return endTask(taken.approval, taken.decision, route, ctx, audit);
   const input = a.waitingFor === 'input';
-  const fail = (
-    status: 'permission_denied' | 'tool_failed',
-    error: { code: string; message: string; details?: Record<string, unknown> },
-    by: string,
-  ) => audit(callResult(a.callId, { kind: 'failed', failed: status, error }), by);
+  const fail = (status: 'permission_denied' | 'tool_failed', error: ResultError, by: string) =>
+    audit(callResult(a.callId, { kind: 'failed', failed: status, error }), by);
   if (isExpired(a, now)) {
     const message = `the ${input ? 'questions' : 'approval'} expired before ${input ? 'they were answered' : 'it was decided'} (approvalTtlMs); the call did not ${input ? 'finish' : 'run'}: call again if it is still needed`;
     return fail(
@@ -88,7 +84,7 @@ async function decideOne(
       'policy',
     );
   }
-  if ('approve' in taken.decision && !taken.decision.approve) {
+  if (takenFor(taken, 'approval') && !taken.decision.approve) {
     const message = taken.decision.reason ?? 'the approver rejected this call';
     return fail('permission_denied', { code: 'permission_denied', message, details: { by: APPROVER } }, APPROVER);
   }
@@ -102,33 +98,31 @@ async function decideOne(
     );
   }
   const read = readArguments(a.arguments, ctx.limits); // a stored record is read like model input
-  if (!input) {
-    const ended = await runCall(a.callId, route, read, approved);
-    if (ended.kind === 'asked')
-      return waitForInput({ callId: a.callId, index: a.index, args: ended.args, by: APPROVER, round: 1 }, route, ended.asked, ctx);
-    return audit(ended.result, ended.decidedBy);
-  }
-  return answerOne(a, taken.decision as InputDecision, route, read, ctx, rules, audit);
+  if (takenFor(taken, 'input')) return answerOne(taken.approval, taken.decision, route, read, ctx, rules, audit);
+  const ended = await runCall(a.callId, route, read, approved);
+  if (ended.kind === 'asked')
+    return waitForInput({ callId: a.callId, index: a.index, args: ended.args, by: APPROVER, round: 1 }, route, ended.asked, ctx);
+  return audit(ended.result, ended.decidedBy);
 }
 
 // A call's questions answered (or declined): recorded, then the call retried with the answers and the state as it was.
 async function answerOne(
-  a: StoredApproval,
+  a: InputWait,
   decision: InputDecision,
   route: Route,
   read: ReturnType<typeof readArguments>,
   ctx: CallContext,
   rules: AnswerRules,
   audit: ReturnType<typeof callAudit>,
-): Promise<CallOutcome> {
+): Promise<DecidedOutcome> {
   const declined = 'decline' in decision;
-  const round = a.round ?? 1;
+  const round = a.round;
   await recordSafely(ctx.audit, {
     type: 'input_decided',
     at: new Date().toISOString(),
     ...identityOf(a, ctx),
     decision: declined ? 'declined' : 'answered',
-    keys: Object.keys(declined ? (a.requests ?? {}) : decision.answers),
+    keys: Object.keys(declined ? a.requests : decision.answers),
     round,
   });
   if (declined && !declinable(a)) {
@@ -176,4 +170,4 @@ export function interruptedCall(call: InFlightCall, ctx: CallContext): Promise<T
 }
 
 // The call's identity from what was stored (its tool may be gone from the snapshot).
-const identityOf = (a: StoredApproval, ctx: CallContext): CallIdentity => approvalIdentity(a, ctx);
+const identityOf = (a: WaitingCall, ctx: CallContext): CallIdentity => waitingIdentity(a, ctx);

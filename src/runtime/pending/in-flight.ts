@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isPlainObject } from '../../json.js';
 import type { Route } from '../snapshot.js';
-import type { CallChange, CallDecision } from '../types.js';
-import { isExpired, isStoredApproval, type StoredApproval, type TakenApproval, type TaskDecision } from './record.js';
+import type { CallChange } from '../types.js';
+import { decisionFits, isExpired, isStoredCall, readWaitingCall, type TakenCall, takenFor, type WaitingCall } from './waiting-call.js';
 
 /** This host process, as leases name it: host name, process id and a random part (a pid is reused). */
 export const HOST_ID = `${hostname().slice(0, 64)}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -20,32 +20,32 @@ export const HOST_ID = `${hostname().slice(0, 64)}:${process.pid}:${randomUUID()
 /** How long past the longest a call may take (its call timeout) a lease lasts before its host is taken as dead: 60 s. */
 export const LEASE_GRACE_MS = 60_000;
 
-/** A decided call that runs (or ran) on `host`; its end removes it. */
-export interface InFlightCall {
-  /** The call as it waited: its record (arguments, tool, server state). */
-  approval: StoredApproval;
-  /** What the host decided: an approval, the answers to the call's questions, or a waiting task collected or cancelled. */
-  decision: CallDecision | TaskDecision;
+/**
+ * A decided call that runs (or ran) on `host`; its end removes it. `approval` is the call as it waited (its record:
+ * arguments, tool, server state — the field keeps the name of the record format since 0.1), `decision` what the host
+ * decided: an approval, the answers to its questions, or its task collected or cancelled.
+ */
+export type InFlightCall = TakenCall & {
   /** The host process running it (HOST_ID). */
   host: string;
   /** ISO 8601: when it was decided. */
   decidedAt: string;
   /** ISO 8601: past this the host is taken as dead, and `recover()` ends or reruns the call. */
   leaseUntil: string;
-}
+};
 
 /** The calls that run when decided: an approval granted in time, answers, or a declined question. */
-function runs(t: TakenApproval, now: number): boolean {
-  return !isExpired(t.approval, now) && (!('approve' in t.decision) || t.decision.approve);
+function runs(t: TakenCall, now: number): boolean {
+  return !isExpired(t.approval, now) && (!takenFor(t, 'approval') || t.decision.approve);
 }
 
 /** The in-flight records of the taken calls that will run, leased to this host for `leaseMs`. */
-export function inFlightOf(taken: readonly TakenApproval[], leaseMs: number, now = Date.now()): InFlightCall[] {
+export function inFlightOf(taken: readonly TakenCall[], leaseMs: number, now = Date.now()): InFlightCall[] {
   const decidedAt = new Date(now).toISOString();
   const leaseUntil = new Date(now + leaseMs).toISOString();
   return taken
     .filter((t) => runs(t, now))
-    .map((t) => ({ approval: t.approval, decision: t.decision, host: HOST_ID, decidedAt, leaseUntil }));
+    .map((t) => ({ ...t, host: HOST_ID, decidedAt, leaseUntil }));
 }
 
 /**
@@ -62,8 +62,15 @@ export const rerunsSafely = (call: InFlightCall, route: Route | undefined): bool
  */
 export function releasedOf(lost: readonly InFlightCall[], leaseMs: number, now = Date.now()): InFlightCall[] {
   const leaseUntil = new Date(now + leaseMs).toISOString();
-  return lost.map((c) => ({ ...c, approval: { ...c.approval, expiresAt: leaseUntil }, host: HOST_ID, leaseUntil }));
+  return lost.map((c) => released(c, leaseUntil));
 }
+
+const released = <C extends InFlightCall>(c: C, leaseUntil: string): C => ({
+  ...c,
+  approval: { ...c.approval, expiresAt: leaseUntil },
+  host: HOST_ID,
+  leaseUntil,
+});
 
 /** True when the call's host is taken as dead at `now`: its lease ran out. */
 export const leaseExpired = (call: InFlightCall, now: number): boolean => now >= Date.parse(call.leaseUntil);
@@ -74,19 +81,23 @@ export const idsKey = (ids: { batchId: string; callId: string }): string => `${i
 /** The key of an in-flight call within a run. */
 export const callKey = (c: { approval: { batchId: string; callId: string } }): string => idsKey(c.approval);
 
-/** True for an in-flight record as suspend() writes it (resume checks every field it reads). */
-export function isInFlightCall(value: unknown): value is InFlightCall {
+/** True for an in-flight record as suspend() writes it (resume checks every field it reads, and that the decision fits the call). */
+export function isInFlightCall(value: unknown): boolean {
   const c = value as Partial<Record<keyof InFlightCall, unknown>> | null;
   return (
     isPlainObject(c) &&
-    isStoredApproval(c.approval) &&
-    isPlainObject(c.decision) &&
+    isStoredCall(c.approval) &&
+    decisionFits(readWaitingCall(c.approval as WaitingCall), c.decision) &&
     typeof c.host === 'string' &&
     typeof c.decidedAt === 'string' &&
     typeof c.leaseUntil === 'string' &&
     !Number.isNaN(Date.parse(c.leaseUntil))
   );
 }
+
+/** A stored in-flight record (checked by {@link isInFlightCall}) as the run keeps it: a 0.1 approval gains `waitingFor`. */
+export const readInFlightCall = (call: InFlightCall): InFlightCall =>
+  'waitingFor' in call.approval ? call : ({ ...call, approval: readWaitingCall(call.approval) } as InFlightCall);
 
 /** The in-flight calls of a run, by batch and call id. */
 export class InFlightCalls {
@@ -132,7 +143,7 @@ const idsOf = (key: string) => {
 };
 
 /** The keys of a run's pending and in-flight calls, as a write stores them. */
-export function writtenCalls(pending: readonly StoredApproval[], inFlight: readonly InFlightCall[]): WrittenCalls {
+export function writtenCalls(pending: readonly WaitingCall[], inFlight: readonly InFlightCall[]): WrittenCalls {
   return { pending: new Set(pending.map(idsKey)), inFlight: new Set(inFlight.map(callKey)) };
 }
 

@@ -8,20 +8,20 @@ import { AgtError } from '../../errors.js';
 import { defined, isPlainObject } from '../../json.js';
 import type { ApprovalDecision, InputDecision } from '../types.js';
 import type { AnswerCheck } from './answers.js';
-import type { StoredApproval, TakenApproval, TaskDecision } from './record.js';
+import type { TakenCall, TaskDecision, TaskFailure, WaitingCall } from './waiting-call.js';
 
-/** The open batches of a run and their pending approvals. */
-export class OpenApprovals {
-  readonly #batches = new Map<string, Map<string, StoredApproval>>();
+/** The open batches of a run and their waiting calls. */
+export class OpenCalls {
+  readonly #batches = new Map<string, Map<string, WaitingCall>>();
 
-  /** Keeps a deferred call. */
-  add(approval: StoredApproval): void {
+  /** Keeps a waiting call. */
+  add(approval: WaitingCall): void {
     const batch = this.#batches.get(approval.batchId) ?? this.#batches.set(approval.batchId, new Map()).get(approval.batchId)!;
     batch.set(approval.callId, approval);
   }
 
-  /** The pending approvals (of one batch), in batch and call order. */
-  list(batchId?: string): StoredApproval[] {
+  /** The waiting calls (of one batch), in batch and call order. */
+  list(batchId?: string): WaitingCall[] {
     if (this.#batches.size === 0 || (batchId !== undefined && !this.#batches.has(batchId))) return []; // the usual case: nothing waits
     const batches = batchId === undefined ? [...this.#batches.values()] : [this.#batches.get(batchId)!];
     return batches.flatMap((b) => [...b.values()].sort((x, y) => x.index - y.index));
@@ -34,12 +34,12 @@ export class OpenApprovals {
    * nothing pending or a call that is not pending, invalid_input for a
    * malformed decision.
    */
-  take(batchId: string, decisions: unknown, answers: AnswerCheck, tasks = false): TakenApproval[] {
+  take(batchId: string, decisions: unknown, answers: AnswerCheck, tasks = false): TakenCall[] {
     const batch = typeof batchId === 'string' ? this.#batches.get(batchId) : undefined;
     if (batch === undefined)
       throw new AgtError(
         'not_found',
-        `batch "${String(batchId)}" has no pending approvals in this run (decided already, or never deferred)`,
+        `batch "${String(batchId)}" has no waiting calls in this run (decided or collected already, or none waited)`,
         {
           details: { batchId },
         },
@@ -49,7 +49,7 @@ export class OpenApprovals {
         'invalid_input',
         'decide needs { [callId]: { approve: true } | { approve: false, reason? } | { answers } | { decline: true } } for at least one pending call',
       );
-    const taken: TakenApproval[] = [];
+    const taken: TakenCall[] = [];
     for (const [callId, decision] of Object.entries(decisions)) {
       const approval = batch.get(callId);
       if (approval === undefined)
@@ -64,37 +64,58 @@ export class OpenApprovals {
             : `call "${callId}" waits on its server's task: collect its result with run.collect, or cancel it with run.cancel`,
           { details: { batchId, callId } },
         );
-      taken.push(
-        approval.waitingFor === 'task'
-          ? { approval: approval as StoredApproval & { waitingFor: 'task' }, decision: decision as TaskDecision }
-          : approval.waitingFor === 'input'
-            ? { approval: approval as StoredApproval & { waitingFor: 'input' }, decision: checkInputDecision(approval, decision, answers) }
-            : { approval, decision: checkDecision(callId, decision) },
-      );
+      taken.push(takeOne(approval, decision, answers));
     }
     for (const { approval } of taken) batch.delete(approval.callId);
     if (batch.size === 0) this.#batches.delete(batchId);
     return taken.sort((x, y) => x.approval.index - y.approval.index);
   }
 
-  /** Puts taken approvals back (their decision could not be recorded). */
-  restore(taken: readonly TakenApproval[]): void {
+  /** Puts taken calls back (their decision could not be recorded). */
+  restore(taken: readonly TakenCall[]): void {
     for (const { approval } of taken) this.add(approval);
   }
 
   /** Replaces the record of a waiting call (a task's status as last seen), if it still waits. */
-  update(approval: StoredApproval): void {
+  update(approval: WaitingCall): void {
     const batch = this.#batches.get(approval.batchId);
     if (batch?.has(approval.callId)) batch.set(approval.callId, approval);
   }
 
-  /** Forgets every pending approval (the run closed). */
+  /** Forgets every waiting call (the run closed). */
   clear(): void {
     this.#batches.clear();
   }
 }
 
-function checkInputDecision(approval: StoredApproval, decision: unknown, check: AnswerCheck): InputDecision {
+// A waiting call with the decision of its kind, checked (invalid_input names the fix, never a value).
+function takeOne(call: WaitingCall, decision: unknown, answers: AnswerCheck): TakenCall {
+  switch (call.waitingFor) {
+    case 'approval':
+      return { approval: call, decision: checkDecision(call.callId, decision) };
+    case 'input':
+      return { approval: call, decision: checkInputDecision(call, decision, answers) };
+    case 'task':
+      return { approval: call, decision: checkTaskDecision(call.callId, decision) };
+  }
+}
+
+// What ends a task call comes from the run itself (collect, cancel), never from a host's decide: checked all the same.
+function checkTaskDecision(callId: string, decision: unknown): TaskDecision {
+  if (isPlainObject(decision) && decision.cancel === true) return { cancel: true };
+  if (isPlainObject(decision) && decision.collect === true)
+    return isTaskFailure(decision.failure) ? { collect: true, failure: decision.failure } : { collect: true };
+  throw new AgtError(
+    'invalid_input',
+    `call "${callId}" waits on its server's task: collect its result with run.collect, or cancel it with run.cancel`,
+    { details: { callId } },
+  );
+}
+
+const isTaskFailure = (value: unknown): value is TaskFailure =>
+  isPlainObject(value) && typeof value.code === 'string' && typeof value.message === 'string';
+
+function checkInputDecision(approval: WaitingCall, decision: unknown, check: AnswerCheck): InputDecision {
   const d = decision as { answers?: unknown; decline?: unknown; reason?: unknown } | null;
   if (isPlainObject(d) && d.decline === true && (d.reason === undefined || typeof d.reason === 'string'))
     return { decline: true, ...defined({ reason: d.reason as string | undefined }) };

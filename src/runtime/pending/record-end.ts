@@ -8,7 +8,7 @@
 import { AgtError, isAgtError } from '../../errors.js';
 import { type RunStore, withCalls } from '../run-store.js';
 import { callKey, HOST_ID, idsKey, type InFlightCall } from './in-flight.js';
-import type { StoredApproval } from './record.js';
+import type { WaitingCall } from './waiting-call.js';
 import { DecidedCalls } from './decided.js';
 
 /** How often a merged end is tried against a run other hosts keep writing. */
@@ -22,7 +22,7 @@ export async function recordEnd(
   store: RunStore,
   run: { id: string; agent: string },
   ended: readonly InFlightCall[],
-  parts: { write: () => Promise<unknown>; pending: readonly StoredApproval[]; decided: DecidedCalls },
+  parts: { write: () => Promise<unknown>; pending: readonly WaitingCall[]; decided: DecidedCalls },
 ): Promise<void> {
   try {
     await parts.write();
@@ -39,7 +39,7 @@ export async function mergeEnded(
   store: RunStore,
   run: { id: string; agent: string },
   ended: readonly InFlightCall[],
-  asked: readonly StoredApproval[],
+  asked: readonly WaitingCall[],
   decided: DecidedCalls,
 ): Promise<void> {
   const keys = new Set(ended.map(callKey));

@@ -7,7 +7,7 @@
  * server lists it now, and as the record says — runs again; any other ends
  * `interrupted`, audited. They leave the record when they end.
  */
-import { callContext, type RunParts } from '../call-context.js';
+import { callContext, type RunParts } from '../pipeline/call-context.js';
 import type { RunRefresher } from '../refresher.js';
 import type { BatchResult, ToolResult } from '../types.js';
 import { interruptedCall } from './decide.js';
@@ -29,10 +29,14 @@ export interface RecoverResult extends BatchResult {
   recovered: RecoveredCall[];
 }
 
-/** What recovering needs of a run's batches (RunBatches' parts have it all). */
-export interface RecoverParts {
+/** What recovering needs of the run: its parts (for the calls' context) and the boundary applied first. */
+export interface RecoverRun {
   run: RunParts;
   refresher: Pick<RunRefresher, 'apply' | 'snapshot'>;
+}
+
+/** What recovering needs of the run's waiting calls (WaitingCalls has it all). */
+export interface RecoverParts extends RecoverRun {
   inFlight: InFlightCalls;
   decided: DecidedCalls;
   persist(): Promise<void>;

@@ -11,20 +11,20 @@
  * inline. A stored poll interval is clamped as it is read back.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgtError, isAgtError } from '../../errors.js';
+import { AgtError, isAgtError, resultErrorOf } from '../../errors.js';
 import type { McpInputRequest, McpTask } from '../../mcp/connection-types.js';
 import { DEFAULT_TASK_POLL_MS, TASK_CANCEL_TIMEOUT_MS } from '../../bounds.js';
 import { clampPoll } from '../../mcp/tasks/port.js';
-import { ApprovedPath, type callAudit, type CallOutcome } from '../call.js';
-import type { CallContext } from '../call-context.js';
-import { recordSafely } from '../call-identity.js';
-import { callResult } from '../call-result.js';
-import { readArguments } from '../arguments.js';
-import { runCall } from '../pipeline.js';
+import { ApprovedPath, type callAudit } from '../pipeline/call.js';
+import type { CallContext } from '../pipeline/call-context.js';
+import { recordSafely } from '../pipeline/call-identity.js';
+import { callResult } from '../pipeline/call-result.js';
+import { readArguments } from '../pipeline/arguments.js';
+import { runCall } from '../pipeline/pipeline.js';
 import { mapLimit } from '../run-audit.js';
 import type { McpRoute, Route } from '../snapshot.js';
 import type { ToolResult } from '../types.js';
-import { approvalIdentity, isExpired, type StoredApproval, type TaskDecision } from './record.js';
+import { type InputWait, isExpired, type TaskDecision, type TaskWait, waitingIdentity, type WaitingCall } from './waiting-call.js';
 
 const TERMINAL: ReadonlySet<McpTask['status']> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -33,7 +33,7 @@ const TERMINAL: ReadonlySet<McpTask['status']> = new Set(['completed', 'failed',
  * answer breaks the protocol — too deep, not a task, another task's — and collecting it fails the call as inline).
  */
 export interface TaskLook {
-  approval: StoredApproval & { waitingFor: 'task' };
+  approval: TaskWait;
   task: McpTask;
   lost: boolean;
   unreadable?: boolean;
@@ -66,8 +66,8 @@ const UNREADABLE: ReadonlySet<unknown> = new Set([
 
 // The task a call waits on as stored, its poll interval clamped as read back (issue 58 #11: a record edited to 0
 // must not make a busy loop of tasks/get).
-function storedTask(approval: StoredApproval & { waitingFor: 'task' }): McpTask {
-  const { pollIntervalMs, ...task } = approval.task!;
+function storedTask(approval: TaskWait): McpTask {
+  const { pollIntervalMs, ...task } = approval.task;
   const poll = clampPoll(pollIntervalMs);
   return { ...task, ...(poll === undefined ? {} : { pollIntervalMs: poll }) };
 }
@@ -77,7 +77,7 @@ function storedTask(approval: StoredApproval & { waitingFor: 'task' }): McpTask 
  * servers ask (clamped), at most `concurrency` requests at once. A status that cannot be read keeps the last one.
  */
 export async function lookAtTasks(
-  waiting: readonly (StoredApproval & { waitingFor: 'task' })[],
+  waiting: readonly (TaskWait)[],
   routes: ReadonlyMap<string, Route>,
   options: { waitMs: number; concurrency: number; signal: AbortSignal; requestMs: number; asks?: (look: TaskLook) => boolean },
 ): Promise<TaskLook[]> {
@@ -93,7 +93,7 @@ export async function lookAtTasks(
 }
 
 async function lookAt(
-  approval: StoredApproval & { waitingFor: 'task' },
+  approval: TaskWait,
   route: Route | undefined,
   options: { signal: AbortSignal; requestMs: number },
 ): Promise<TaskLook> {
@@ -112,18 +112,18 @@ async function lookAt(
 
 /** Ends a taken task call: its result collected (the rest of the pipeline), or its task cancelled on the server. */
 export async function endTask(
-  a: StoredApproval & { waitingFor: 'task' },
+  a: TaskWait,
   decision: TaskDecision,
   route: Route | undefined,
   ctx: CallContext,
   audit: ReturnType<typeof callAudit>,
-): Promise<CallOutcome> {
-  const task = a.task!;
+): Promise<ToolResult> {
+  const task = a.task;
   const finished = (status: string) =>
     recordSafely(ctx.audit, {
       type: 'task_finished',
       at: new Date().toISOString(),
-      ...approvalIdentity(a, ctx),
+      ...waitingIdentity(a, ctx),
       taskId: task.id,
       status,
     });
@@ -159,7 +159,7 @@ export async function endTask(
     const told = await cancel();
     await finished('expired');
     const message = `the task of this call did not end before ${a.expiresAt} (its TTL); ${told}`;
-    const error = { code: 'task_lost', message, details: { taskId: task.id, reason: 'expired' } };
+    const error = resultErrorOf('task_lost', message, { taskId: task.id, reason: 'expired' });
     return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error }), a.by);
   }
   let fetched: ToolResult | undefined;
@@ -208,23 +208,22 @@ class CollectPath extends ApprovedPath {
 }
 
 /** The calls of `pending` that wait on a task. */
-export const waitingTasks = (pending: readonly StoredApproval[]): (StoredApproval & { waitingFor: 'task' })[] =>
-  pending.filter((a): a is StoredApproval & { waitingFor: 'task' } => a.waitingFor === 'task' && a.task !== undefined);
+export const waitingTasks = (pending: readonly WaitingCall[]): TaskWait[] => pending.filter((a) => a.waitingFor === 'task');
 
 /**
  * A waiting task asked questions the run defers (E6, E4): the call now waits for the host's answers
  * (`waitingFor: 'input'`, the task kept), and input_requested is recorded. Answered with run.decide, the answers go
  * to the task (`tasks/update`) and the call waits on its task again.
  */
-export async function askedInTask(look: TaskLook, ctx: CallContext): Promise<StoredApproval> {
+export async function askedInTask(look: TaskLook, ctx: CallContext): Promise<InputWait> {
   const a = look.approval;
   const round = (a.round ?? 0) + 1;
-  const asked: StoredApproval = { ...a, waitingFor: 'input', requests: look.questions ?? {}, round, task: look.task };
+  const asked: InputWait = { ...a, waitingFor: 'input', requests: look.questions ?? {}, round, task: look.task };
   await recordSafely(ctx.audit, {
     type: 'input_requested',
     at: new Date().toISOString(),
-    ...approvalIdentity(a, ctx),
-    requests: Object.entries(asked.requests ?? {}).map(([key, r]) => ({ key, method: r.method })),
+    ...waitingIdentity(a, ctx),
+    requests: Object.entries(asked.requests).map(([key, r]) => ({ key, method: r.method })),
     round,
     expiresAt: a.expiresAt,
   });

@@ -10,26 +10,13 @@
 import { defined } from '../../json.js';
 import type { McpInputRequired, McpTask, McpTaskStarted } from '../../mcp/connection-types.js';
 import { clampTtl } from '../../mcp/tasks/task-of.js';
-import type { CallContext } from '../call-context.js';
-import { callIdentity, recordSafely } from '../call-identity.js';
+import type { CallContext } from '../pipeline/call-context.js';
+import { callIdentity, recordSafely } from '../pipeline/call-identity.js';
 import type { Route } from '../snapshot.js';
-import type { Deferred } from '../stages.js';
+import type { Deferred } from '../pipeline/stages.js';
 import type { PermissionRequest } from '../types.js';
-import { type StoredApproval, toolHashOf } from './record.js';
-
-/** A call that waits: its record, for the run's open batch and its run record. */
-export interface Waiting {
-  deferred: StoredApproval;
-}
-
-/** The call to keep: its id and place in the batch, the arguments it ran with, who permitted it, which round asked. */
-export interface AskedCall {
-  callId: string;
-  index: number;
-  args: Record<string, unknown>;
-  by: string;
-  round: number;
-}
+import type { AskedCall, CallWait } from '../pipeline/call.js';
+import { type ApprovalWait, type InputWait, type TaskWait, toolHashOf, type Waiting } from './waiting-call.js';
 
 // The record both kinds share: the call's identity and tool, its arguments, who let it through, when it began and ends.
 function recordOf(ctx: CallContext, route: Route, call: { callId: string; index: number; args: Record<string, unknown>; by: string }) {
@@ -47,6 +34,13 @@ function recordOf(ctx: CallContext, route: Route, call: { callId: string; index:
   };
 }
 
+/** Keeps a call the pipeline left waiting (its wait, as data): a policy deferred it, or its server asked or runs a task. */
+export function keepWait(wait: CallWait, ctx: CallContext): Promise<Waiting> {
+  return wait.kind === 'approval'
+    ? waitForApproval(wait.index, wait.route, wait.request, wait.deferred, ctx)
+    : waitForInput(wait.call, wait.route, wait.asked, ctx);
+}
+
 /** Keeps a call a policy deferred, and records approval_requested. */
 export async function waitForApproval(
   index: number,
@@ -56,8 +50,9 @@ export async function waitForApproval(
   ctx: CallContext,
 ): Promise<Waiting> {
   const args = request.arguments as Record<string, unknown>;
-  const approval: StoredApproval = {
+  const approval: ApprovalWait = {
     ...recordOf(ctx, route, { callId: request.callId, index, args, by: verdict.by }),
+    waitingFor: 'approval',
     ...defined({ reason: verdict.reason }),
   };
   if (ctx.audit !== undefined) {
@@ -80,7 +75,7 @@ export async function waitForInput(
   ctx: CallContext,
 ): Promise<Waiting> {
   if (asked.resultType === 'task') return waitForTask(call, route, asked.task, ctx);
-  const approval: StoredApproval = {
+  const approval: InputWait = {
     ...recordOf(ctx, route, call),
     waitingFor: 'input',
     requests: asked.inputRequests,
@@ -106,7 +101,7 @@ export async function waitForTask(call: AskedCall, route: Route, task: McpTask, 
   // A task waits as long as its server keeps it (its TTL), at least as long as an approval would; a TTL is cut to
   // MAX_SERVER_TASK_TTL_MS before a date is made of it (issue 58 #1: a connection's taskOf cuts it already).
   const ttl = Math.max(clampTtl(task.ttlMs) ?? 0, ctx.approvalTtlMs);
-  const approval: StoredApproval = {
+  const approval: TaskWait = {
     ...record,
     expiresAt: new Date(Date.parse(record.deferredAt) + ttl).toISOString(),
     waitingFor: 'task',

@@ -1,0 +1,152 @@
+/**
+ * Resolved connect settings: ConnectSettings resolved once into one frozen value —
+ * every timeout (the call timeout among them), the message bound, auth,
+ * placeholder values, the handlers and the capabilities they declare, the
+ * keepalive, tasks, era verdicts and the secret rule. connectMcp, McpProber,
+ * NativeRun, McpPool and the CLI sessions all take it, so each rule is
+ * checked and defaulted in this one place.
+ */
+import { type TaskMode, taskMode } from '../tasks/capabilities.js';
+import { AgtError } from '../../errors.js';
+import type { VariableSources } from '../../config/variables.js';
+import { type ClientHandlers, clientCapabilities, type ServerRequestContext } from '../requests/client-handlers.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../oversized.js';
+import { type AuthSetting, checkMaxMessageBytes, clientHandlersOf, type ConnectSettings } from './settings.js';
+import { checkPingInterval } from '../keepalive.js';
+import { resolveTimeouts, type Timeouts } from './timeouts.js';
+import { checkVerdictAge, DEFAULT_LEGACY_VERDICT_MS, type EraVerdictStore } from './verdicts.js';
+
+/** ConnectSettings resolved: checked, defaults filled in, frozen. Build one with {@link resolveConnectSettings}. */
+export interface ResolvedConnectSettings {
+  /** The settings as given (what a pool layers a run's own values from). */
+  readonly given: Readonly<ConnectSettings>;
+  /** Every time limit, defaults filled in; `callMs` is the call timeout. */
+  readonly timeouts: Readonly<Timeouts>;
+  /** Longest accepted message (a stdio line, a response body, one stream event). */
+  readonly maxMessageBytes: number;
+  /** The authorization: one provider, or a function of the stored server; undefined: none. */
+  readonly auth: AuthSetting | undefined;
+  /** Values for the configs' placeholders. */
+  readonly variables: VariableSources;
+  /** The handlers of server-initiated requests (a roots list already checked). */
+  readonly handlers: Readonly<ClientHandlers>;
+  /** The client capabilities those handlers declare. */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  /** The keepalive interval; undefined: off. */
+  readonly pingIntervalMs: number | undefined;
+  /** What calls the server runs as tasks do: 'off' (never asked for), 'wait' (inline) or 'defer'. */
+  readonly tasks: TaskMode;
+  /** Where era verdicts are remembered (E2); undefined: every connection negotiates. */
+  readonly verdicts: EraVerdictStore | undefined;
+  /** How long a legacy verdict is used before the server is asked again. */
+  readonly legacyVerdictMs: number;
+  /** Shortest config value masked in what a server sends back, stderr included. */
+}
+
+const RESOLVED = Symbol.for('agt-mcp.ResolvedConnectSettings');
+
+/** The names of ConnectSettings fields: what may not stand beside resolved `settings`. */
+export const CONNECT_SETTING_FIELDS = [
+  'timeouts',
+  'auth',
+  'variables',
+  'maxMessageBytes',
+  'elicitation',
+  'elicitationModes',
+  'sampling',
+  'samplingTools',
+  'roots',
+  'tasks',
+  'pingIntervalMs',
+  'verdicts',
+  'legacyVerdictMs',
+] as const satisfies readonly (keyof ConnectSettings)[];
+
+/**
+ * Resolves `settings` into a frozen ResolvedConnectSettings: invalid_input names the
+ * first bad field, before anything connects. With `base`, the fields
+ * `settings` gives replace those of `base` (a probe's own timeouts, a run's
+ * own auth over a pool's).
+ */
+export function resolveConnectSettings(settings: ConnectSettings = {}, base?: ResolvedConnectSettings): ResolvedConnectSettings {
+  const given: ConnectSettings = Object.freeze({
+    ...base?.given,
+    ...pickSettings(settings),
+    ...(settings.timeouts || base?.given.timeouts ? { timeouts: { ...base?.given.timeouts, ...settings.timeouts } } : {}),
+  });
+  // Every value checked once, in this order, so the first bad field is the one named.
+  const timeouts = Object.freeze(resolveTimeouts(given.timeouts));
+  checkMaxMessageBytes(given.maxMessageBytes);
+  checkPingInterval(given.pingIntervalMs);
+  checkVerdictAge(given.legacyVerdictMs);
+  const handlers = Object.freeze(clientHandlersOf(given)); // a roots list is checked here
+  const out: ResolvedConnectSettings = {
+    given,
+    timeouts,
+    maxMessageBytes: given.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    auth: given.auth,
+    variables: given.variables ?? {},
+    handlers,
+    capabilities: Object.freeze(clientCapabilities(handlers)),
+    pingIntervalMs: given.pingIntervalMs,
+    tasks: taskMode(given.tasks),
+    verdicts: given.verdicts,
+    legacyVerdictMs: given.legacyVerdictMs ?? DEFAULT_LEGACY_VERDICT_MS,
+  };
+  Object.defineProperty(out, RESOLVED, { value: true });
+  return Object.freeze(out);
+}
+
+/** True for a value {@link resolveConnectSettings} made. */
+export function isResolvedConnectSettings(value: unknown): value is ResolvedConnectSettings {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RESOLVED] === true;
+}
+
+/**
+ * The resolved settings of options that carry either resolved `settings` or
+ * the ConnectSettings fields themselves (resolved here); both at once is
+ * invalid_input naming the field.
+ */
+export function settingsOf<C extends ServerRequestContext>(
+  options: ConnectSettings<C> & { settings?: ResolvedConnectSettings },
+): ResolvedConnectSettings {
+  const { settings } = options;
+  if (settings === undefined) return resolveConnectSettings(options as ConnectSettings);
+  if (!isResolvedConnectSettings(settings))
+    throw new AgtError('invalid_input', 'settings must be made by resolveConnectSettings', { details: { field: 'settings' } });
+  const beside = CONNECT_SETTING_FIELDS.find((field) => options[field] !== undefined);
+  if (beside !== undefined)
+    throw new AgtError(
+      'invalid_input',
+      `give either resolved settings or ConnectSettings fields, not both ("${beside}" is set beside settings)`,
+      {
+        details: { field: beside },
+      },
+    );
+  return settings;
+}
+
+// The ConnectSettings fields (but timeouts) a larger options object sets (a run's, a pool's, a prober's).
+function pickSettings<C extends ServerRequestContext>(options: ConnectSettings<C>): ConnectSettings {
+  const out: Record<string, unknown> = {};
+  for (const field of CONNECT_SETTING_FIELDS) if (field !== 'timeouts' && options[field] !== undefined) out[field] = options[field];
+  return out as ConnectSettings;
+}
+
+/** The ConnectSettings field names. */
+export type ConnectSettingField = (typeof CONNECT_SETTING_FIELDS)[number];
+
+/**
+ * `options` with its connect settings resolved once into `settings` (its
+ * ConnectSettings fields taken out), `extra` settings layered over them: what
+ * a caller that connects more than once, or adds its own auth, passes on.
+ */
+export function resolvedOptions<T extends ConnectSettings & { settings?: ResolvedConnectSettings }>(
+  options: T,
+  extra?: ConnectSettings,
+): Omit<T, ConnectSettingField> & { settings: ResolvedConnectSettings } {
+  const base = settingsOf(options);
+  const rest = { ...options } as Record<string, unknown>;
+  for (const field of CONNECT_SETTING_FIELDS) delete rest[field];
+  return { ...(rest as Omit<T, ConnectSettingField>), settings: extra === undefined ? base : resolveConnectSettings(extra, base) };
+}

@@ -1,0 +1,143 @@
+/**
+ * One call of a run's batch through the pipeline (pipeline.ts: validate →
+ * permission → before hooks → execute → output check → bound → after hooks),
+ * with exactly one audit event per call. One call's failure never stops the
+ * others (B5). Audit events carry no argument values.
+ */
+import { setOwn } from '../../json.js';
+import type { AfterHook, BeforeHook, CallIdentity, PermissionPolicy, PermissionRequest, ToolResult } from '../types.js';
+import type { McpInputRequired, McpTaskStarted } from '../../mcp/connection-types.js';
+import type { Deferred } from './stages.js';
+import type { CheckedCall } from './batch-check.js';
+import { execute } from './execute.js';
+import type { Route } from '../snapshot.js';
+import { type Asked, type CallPath, NOT_COPIED, runCall } from './pipeline.js';
+import type { CallContext } from './call-context.js';
+import { callIdentity, recordSafely } from './call-identity.js';
+
+/** The stages a run's calls go through, with the batch's policy, hooks and bounds (one per batch, no closures). */
+export class RunPath implements CallPath<Route> {
+  readonly signal: AbortSignal;
+  readonly policy: PermissionPolicy | undefined;
+  readonly before: readonly BeforeHook[];
+  readonly after: readonly AfterHook[];
+  readonly maxResultBytes: number;
+  readonly #ctx: CallContext;
+
+  constructor(ctx: CallContext) {
+    this.#ctx = ctx;
+    this.signal = ctx.signal;
+    this.policy = ctx.policy;
+    this.before = ctx.before;
+    this.after = ctx.after;
+    this.maxResultBytes = ctx.limits.maxResultBytes;
+  }
+
+  /** The permission request of a call of this batch. */
+  request(callId: string, route: Route, args: Record<string, unknown>, withArguments: boolean): PermissionRequest {
+    return permissionRequest(this.#ctx, callId, route, withArguments ? args : undefined);
+  }
+
+  /** Stage 5 on the call's route. */
+  execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult | Asked> {
+    return execute(callId, route, args, this.#ctx);
+  }
+
+  /** Structured results come from servers: only theirs are checked against an outputSchema. */
+  checksOutput(route: Route): boolean {
+    return route.kind === 'mcp';
+  }
+}
+
+/** The path of calls a host approved (run.decide): no policy stage, `decidedBy` the approver; the rest as in the batch. */
+export class ApprovedPath extends RunPath {
+  override readonly policy = undefined;
+  readonly decidedBy: string;
+
+  constructor(ctx: CallContext, approver: string) {
+    super(ctx);
+    this.decidedBy = approver;
+  }
+}
+
+// One pass: a frozen deep copy of JSON arguments (hooks and policies get this; the backend gets the original).
+function frozenCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) setOwn(out, key, frozenCopy((value as Record<string, unknown>)[key]));
+    return Object.freeze(out);
+  }
+  return value;
+}
+
+/** Records a call's one tool_call event when it ends (no sink: builds nothing); returns the result. */
+export type CallAudit = (result: ToolResult, decidedBy?: string) => Promise<ToolResult>;
+
+/** The audit of one call, timed from now. */
+export function callAudit(ctx: CallContext, identity: () => CallIdentity): CallAudit {
+  const started = performance.now();
+  return async (result, decidedBy) => {
+    if (ctx.audit === undefined) return result; // no sink: build no event
+    const issues =
+      result.status !== 'ok' && result.error.code === 'output_invalid'
+        ? (result.error.details?.issues as { instancePath: string; keyword: string }[])
+        : undefined;
+    await recordSafely(ctx.audit, {
+      type: 'tool_call',
+      at: new Date().toISOString(),
+      ...identity(),
+      status: result.status,
+      ...(result.status === 'ok' ? {} : { code: result.error.code }),
+      ...(decidedBy ? { decidedBy } : {}),
+      ...(issues ? { outputIssues: issues.map((i) => ({ instancePath: i.instancePath, keyword: i.keyword })) } : {}),
+      durationMs: Math.round(performance.now() - started),
+    });
+    return result;
+  };
+}
+
+/** The permission request of a valid call: its identity, the tool's annotations and a frozen copy of the arguments (undefined: NOT_COPIED). */
+export function permissionRequest(
+  ctx: CallContext,
+  callId: string,
+  route: Route,
+  args: Record<string, unknown> | undefined,
+): PermissionRequest {
+  const request = callIdentity(ctx, callId, route) as PermissionRequest; // completed here, then frozen
+  if (route.kind === 'mcp' && route.annotations !== undefined) request.annotations = route.annotations;
+  request.arguments = args === undefined ? NOT_COPIED : (frozenCopy(args) as Readonly<Record<string, unknown>>);
+  return Object.freeze(request);
+}
+
+/** A call the pipeline left waiting, as data (the run's waiting calls keep it: pending/wait.ts). */
+export type CallWait =
+  /** A policy deferred it, with its permission request (the validated arguments). */
+  | { kind: 'approval'; index: number; route: Route; request: PermissionRequest; deferred: Deferred }
+  /** Its server asked questions the run defers (E4), or runs it as a task the run defers (E6). */
+  | { kind: 'asked'; call: AskedCall; route: Route; asked: McpInputRequired | McpTaskStarted };
+
+/** The call that waits for answers or its task: its id and place in the batch, the arguments it ran with, who permitted it, which round asked. */
+export interface AskedCall {
+  callId: string;
+  index: number;
+  args: Record<string, unknown>;
+  by: string;
+  round: number;
+}
+
+/** What a call of a batch came to: its result, or the wait it was left in. */
+export type CallOutcome = ToolResult | { wait: CallWait };
+
+/** Runs one call of a batch through the run's path and records its audit event; a call left waiting comes back as its wait (no event yet). */
+export async function processCall(call: CheckedCall, route: Route, ctx: CallContext, path: CallPath<Route>): Promise<CallOutcome> {
+  const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
+  const outcome = await runCall(call.callId, route, call.arguments, path);
+  if (outcome.kind === 'deferred')
+    return { wait: { kind: 'approval', index: call.index, route, request: outcome.request, deferred: outcome.deferred } };
+  if (outcome.kind === 'asked') {
+    const asked = { callId: call.callId, index: call.index, args: outcome.args, by: outcome.decidedBy ?? 'auto', round: 1 };
+    return { wait: { kind: 'asked', call: asked, route, asked: outcome.asked } };
+  }
+  return audit(outcome.result, outcome.decidedBy);
+}
