@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMcp, MemoryStore, NativeRun, policies, ResourceService, ToolSchemaRegistry } from '../src/index.js';
-import { DELEGATE_INPUT_SCHEMA } from '../src/runtime/snapshot.js';
+import { DELEGATE_INPUT_SCHEMA } from '../src/runtime/assembly/snapshot.js';
 import { type BenchReport, formatNs, median } from './harness.js';
 import { cancelRows, heapRows, listChangedRows, outputCheckRows } from './protocol.bench.js';
 

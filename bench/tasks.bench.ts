@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { connectMcp, type McpConnection, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../src/index.js';
 import { type BenchReport, median } from './harness.js';
 import { createToolServer, serveHttp } from '../src/authoring/index.js';
-import { mapLimit } from '../src/runtime/run-audit.js';
+import { mapLimit } from '../src/runtime/audit/run-audit.js';
 import { taskTools } from '../test/authoring/fixtures/task-tools.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

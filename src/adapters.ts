@@ -45,12 +45,12 @@ export type { PoolClock, PoolKeyStats } from './pool/types.js';
 export { checkExpectedRevision, expectedRevisionOf, revisionConflict } from './resources/conflict.js';
 export type { ConflictTarget } from './resources/conflict.js';
 export type { ResourceStore, ResourceWrite } from './resources/store.js';
-export type { AuditQuery } from './runtime/audit-store.js';
+export type { AuditQuery } from './runtime/audit/audit-store.js';
 export type { BatchProblem, BatchRejectReason } from './runtime/pipeline/batch-check.js';
 export type { ModelCall } from './runtime/model-calls.js';
-export { RUN_FORMAT_VERSION } from './runtime/run-store.js';
-export type { RunAnnouncement, RunListFilter, RunWatch, RunWrite, StoredRun } from './runtime/run-store.js';
-export type { RunWatchGap, RunWatchOptions } from './runtime/run-watch.js';
+export { RUN_FORMAT_VERSION } from './runtime/store/run-store.js';
+export type { RunAnnouncement, RunListFilter, RunWatch, RunWrite, StoredRun } from './runtime/store/run-store.js';
+export type { RunWatchGap, RunWatchOptions } from './runtime/store/run-watch.js';
 export type { CallChange, CallIdentity, InFlightView, RefreshTrigger, RouteKind } from './runtime/types.js';
 export type {
   ApprovalRequestedEvent,
@@ -65,7 +65,7 @@ export type {
   ToolCallEvent,
   ToolsLoadedEvent,
   TraceContext,
-} from './runtime/audit-events.js';
+} from './runtime/audit/audit-events.js';
 export type { SchemaLoadReason, ValidateOptions, ValidationResult } from './schema/compile/compile.js';
 export type { Dialect } from './schema/compile/dialects.js';
 export type { CompiledToolSchema, SchemaPart, ToolSchemaRegistryOptions } from './schema/registry.js';

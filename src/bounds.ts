@@ -75,6 +75,14 @@ export const MAX_SKILL_READ_BYTES = 256 * 1024;
 export const MAX_LIST_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a deferred call waits for `run.decide` by default. */
 export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long past its call timeout a decided call's lease lasts before its host is taken as dead (run.recover, E8): the default `inFlightLeaseMs` is the call timeout plus this. */
+export const LEASE_GRACE_MS = 60_000;
+/** How long a decided call's result stays in the run record by default (`decidedRetentionMs`): 15 minutes. */
+export const DEFAULT_DECIDED_RETENTION_MS = 15 * 60_000;
+/** The most decided results a run record keeps (the newest). */
+export const MAX_DECIDED_KEPT = 100;
+/** How often the end of decided calls is merged into a run other hosts keep writing before revision_conflict. */
+export const MAX_MERGE_ATTEMPTS = 20;
 /** How long a legacy era verdict is trusted by default. */
 export const DEFAULT_LEGACY_VERDICT_MS = 24 * 60 * 60 * 1000;
 

@@ -73,7 +73,8 @@ export interface AgtErrorDetails {
   input_rounds_exceeded: { rounds?: number } & Open;
   model_response_invalid: { provider?: string; field?: string } & Open;
   interrupted: { batchId?: string; decidedAt?: string; leaseUntil?: string } & Open;
-  task_lost: { taskId?: string; reason?: string } & Open;
+  /** `unknown_to_server`: the server does not know the task (its TTL ran out there, or it restarted); `ttl_expired`: it did not end within its TTL here; `server_ended`: its server ended it without a result to give. */
+  task_lost: { taskId: string; reason: 'unknown_to_server' | 'ttl_expired' | 'server_ended' } & Open;
   skill_unverified: { reason?: string } & Open;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CODE_EXIT } from '../src/cli/terminal.js';
+import { CODE_EXIT } from '../src/cli/terminal/terminal.js';
 import {
   AGT_ERROR_CODES,
   AgtError,

@@ -5,8 +5,8 @@ import { AgtError } from '../errors.js';
 import type { MountStatus } from '../resources/describe.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, positional, revisionFlag, skillReference } from './context.js';
 import { defined } from '../json.js';
-import { TOOL_SEARCH_DEFAULTS } from '../runtime/tool-search.js';
-import { type ProbeNote, readProbeNotes } from './probe-notes.js';
+import { TOOL_SEARCH_DEFAULTS } from '../runtime/assembly/tool-search.js';
+import { type ProbeNote, readProbeNotes } from './store-files/probe-notes.js';
 
 function mountLines(mounts: MountStatus[]): string[] {
   if (mounts.length === 0) return ['  (no MCP servers mounted)'];

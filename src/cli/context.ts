@@ -12,10 +12,10 @@ import { SqliteStore } from '../storage/sqlite.js';
 import type { McpAuth } from '../mcp/auth/auth.js';
 import { storedOAuth } from '../mcp/auth/stored-oauth.js';
 import type { TokenStore } from '../mcp/auth/token-store.js';
-import { FileTokenStore, tokensFile } from './token-file.js';
+import { FileTokenStore, tokensFile } from './store-files/token-file.js';
 import { outsideJson, outsideText } from '../outside-text.js';
 
-export { EXIT } from './terminal.js';
+export { EXIT } from './terminal/terminal.js';
 
 /** A command's context. */
 export interface CliContext {

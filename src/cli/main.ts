@@ -4,10 +4,10 @@
  * command modules (and the SDK, the store) load only when a command runs, so
  * `agt --help` and usage errors answer at once.
  */
-import { cliMessage } from './words.js';
+import { cliMessage } from './terminal/words.js';
 import { isAgtError } from '../errors.js';
-import { ALIASES, usage, verbs } from './help.js';
-import { CODE_EXIT, EXIT, stderrBlock } from './terminal.js';
+import { ALIASES, usage, verbs } from './usage/help.js';
+import { CODE_EXIT, EXIT, stderrBlock } from './terminal/terminal.js';
 import { outsideJson, outsideText } from '../outside-text.js';
 import { defined } from '../json.js';
 
@@ -112,7 +112,7 @@ export async function main(rawArgv: string[]): Promise<number> {
     const invocation = { verb, args: line.args, ...(line.command ? { command: line.command } : {}) };
     if (group === 'agent') return await (await import('./agent-commands.js')).agentCommand(invocation.verb, invocation.args, ctx);
     if (group === 'skill') return await (await import('./skill-commands.js')).skillCommand(invocation.verb, invocation.args, ctx);
-    return await (await import('./mcp-commands.js')).mcpCommand(invocation, ctx);
+    return await (await import('./mcp/mcp-commands.js')).mcpCommand(invocation, ctx);
   } catch (error) {
     return reportError(error, line);
   } finally {
@@ -138,7 +138,7 @@ async function completion(line: CommandLine): Promise<number> {
       return EXIT.store; // completion stays quiet: no store, no references
     }
   }
-  const { completionScript } = await import('./completion.js');
+  const { completionScript } = await import('./usage/completion.js');
   const script = line.verb === undefined ? undefined : completionScript(line.verb);
   if (script === undefined) {
     process.stderr.write('agt: usage: agt completion bash|zsh|fish\n');

@@ -6,7 +6,7 @@
  * The harness's own commands, files and MCP tools are its own business (H3).
  */
 import { AgtError } from '../errors.js';
-import { MODEL_TOOL_NAME } from '../runtime/aliases.js';
+import { MODEL_TOOL_NAME } from '../runtime/assembly/aliases.js';
 import { defined, isPlainObject } from '../json.js';
 import { NEVER_ABORTED } from '../runtime/pipeline/abort.js';
 import { readArguments } from '../runtime/pipeline/arguments.js';

@@ -17,7 +17,7 @@
  * values or results, as the audit events they come from.
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import type { AuditEvent, AuditSink, BatchFinishedEvent, BatchStartedEvent, ToolCallEvent } from '../runtime/audit-events.js';
+import type { AuditEvent, AuditSink, BatchFinishedEvent, BatchStartedEvent, ToolCallEvent } from '../runtime/audit/audit-events.js';
 
 /** Options of {@link otelAuditSink}. */
 export interface OtelAuditSinkOptions {

@@ -3,7 +3,7 @@
  * (MCP Apps) left out unless asked for.
  */
 import { defined } from '../json.js';
-import type { Route } from './snapshot.js';
+import type { Route } from './assembly/snapshot.js';
 
 /** A tool as the model sees it. */
 export interface ModelTool {

@@ -19,7 +19,7 @@ import { executeMcp } from './pipeline/execute.js';
 import type { InputRetry, McpInputRequired, McpTaskStarted } from '../mcp/connection-types.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import { loadMount } from './mount.js';
-import type { LoadedMount, McpRoute } from './snapshot.js';
+import type { LoadedMount, McpRoute } from './assembly/snapshot.js';
 import { runCall } from './pipeline/pipeline.js';
 import type { ToolResult } from './types.js';
 import { closestNames } from '../tool-names.js';

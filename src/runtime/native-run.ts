@@ -13,19 +13,19 @@ import type { ListChangedKind, McpConnection } from '../mcp/connection.js';
 import { McpProber } from '../mcp/probe/prober.js';
 import { readAgent } from '../resources/agent-data.js';
 import { ToolSchemaRegistry } from '../schema/registry.js';
-import { RunAudit } from './run-audit.js';
+import { RunAudit } from './audit/run-audit.js';
 import { type RejectedBatch, RunBatches } from './run-batches.js';
 import type { RecoverResult } from './pending/recover.js';
 import { WaitingCalls } from './pending/waiting-calls.js';
-import { buildSnapshot } from './refresh.js';
-import { fingerprintMismatch, type RunStore, suspendedState } from './run-store.js';
+import { buildSnapshot } from './assembly/refresh.js';
+import { fingerprintMismatch, type RunStore, suspendedState } from './store/run-store.js';
 import { type NativeRunOptions, type ResolvedRunOptions, resolveRunOptions, type SuspendedRun } from './run-options.js';
-import { RunConnections } from './run-connections.js';
-import { RunMounts } from './run-mounts.js';
-import { RunRefresher } from './refresher.js';
-import { RunToolSearch } from './tool-search.js';
+import { RunConnections } from './assembly/run-connections.js';
+import { RunMounts } from './assembly/run-mounts.js';
+import { RunRefresher } from './assembly/refresher.js';
+import { RunToolSearch } from './assembly/tool-search.js';
 import type { ModelTool } from './model-tools.js';
-import { type RunSnapshot, type SnapshotState, snapshotView } from './snapshot.js';
+import { type RunSnapshot, type SnapshotState, snapshotView } from './assembly/snapshot.js';
 import type { BatchResult, CallDecision, InFlightView, PendingCall, ToolBatch } from './types.js';
 
 // What a run is built from besides its options: its id, schemas, connections and the state its parts share.

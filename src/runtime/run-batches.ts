@@ -16,10 +16,10 @@ import { batchRejection, type BatchRejection, checkBatch } from './pipeline/batc
 import { processCall, RunPath } from './pipeline/call.js';
 import { batchDeadline, type CallContext, callContext, type RunParts } from './pipeline/call-context.js';
 import type { CallPath } from './pipeline/pipeline.js';
-import type { RunRefresher } from './refresher.js';
-import { mapLimit, type RunAudit } from './run-audit.js';
-import { affectsSnapshot, type Route, type SnapshotState } from './snapshot.js';
-import type { RunToolSearch } from './tool-search.js';
+import type { RunRefresher } from './assembly/refresher.js';
+import { mapLimit, type RunAudit } from './audit/run-audit.js';
+import { affectsSnapshot, type Route, type SnapshotState } from './assembly/snapshot.js';
+import type { RunToolSearch } from './assembly/tool-search.js';
 import type { BatchResult, CallDecision, PendingCall, ToolBatch, ToolResult } from './types.js';
 
 /** A batch stage 1 rejected (B6): nothing ran. */

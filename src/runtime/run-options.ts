@@ -4,8 +4,8 @@
  * every part of the run reads, so nothing is resolved twice and a bad option
  * fails before anything connects.
  */
-import { type InFlightCall, LEASE_GRACE_MS } from './pending/in-flight.js';
-import { type DecidedCall, DEFAULT_DECIDED_RETENTION_MS } from './pending/decided.js';
+import type { InFlightCall } from './pending/in-flight.js';
+import type { DecidedCall } from './pending/decided.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
 import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
@@ -16,7 +16,7 @@ import { type RunLimits, resolveLimits } from './limits.js';
 import type { WaitingCall } from './pending/waiting-call.js';
 import type { McpPool } from '../pool/pool.js';
 import type { McpLogMessage } from '../mcp/requests/notifications.js';
-import type { ToolSearchOptions } from './tool-search.js';
+import type { ToolSearchOptions } from './assembly/tool-search.js';
 import { rejectRemovedOptions } from '../config/removed-options.js';
 import type {
   AfterHook,
@@ -27,9 +27,9 @@ import type {
   RunNotificationContext,
   RunRequestContext,
 } from './types.js';
-import type { AuditSink } from './audit-events.js';
+import type { AuditSink } from './audit/audit-events.js';
 import { checkMs } from '../check-ms.js';
-import { DEFAULT_APPROVAL_TTL_MS, DEFAULT_RUN_CONCURRENCY } from '../bounds.js';
+import { DEFAULT_APPROVAL_TTL_MS, DEFAULT_DECIDED_RETENTION_MS, DEFAULT_RUN_CONCURRENCY, LEASE_GRACE_MS } from '../bounds.js';
 
 /** Options of {@link NativeRun.start}: the ConnectSettings of its mounts (handlers told the run's context), and the run's own. */
 export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {

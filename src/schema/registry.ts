@@ -4,8 +4,15 @@
  */
 import { AgtError } from '../errors.js';
 import { canonicalHash } from './canonical.js';
-import { type CompiledJsonSchema, compileJsonSchema, schemaLoadFailed, type ValidateOptions, type ValidationResult } from './compile/compile.js';
+import {
+  type CompiledJsonSchema,
+  compileJsonSchema,
+  schemaLoadFailed,
+  type ValidateOptions,
+  type ValidationResult,
+} from './compile/compile.js';
 import type { Dialect } from './compile/dialects.js';
+import type { ArgumentIssue } from './issues/issues.js';
 import { LruMap } from './lru.js';
 import { isPlainObject } from '../json.js';
 import { DEFAULT_SCHEMA_CACHE_SIZE } from '../bounds.js';
@@ -28,12 +35,12 @@ export interface ToolSchemaRegistryOptions {
   maxCached?: number;
 }
 
-const NOT_AN_OBJECT: ValidationResult = Object.freeze({
-  ok: false,
-  issues: Object.freeze([
-    Object.freeze({ instancePath: '', schemaPath: '', keyword: 'type', message: 'tool arguments must be a JSON object' }),
-  ]) as never,
-});
+// One shared answer, frozen throughout: no caller can change it for the next.
+const NOT_AN_OBJECT_ISSUES: ArgumentIssue[] = [
+  Object.freeze({ instancePath: '', schemaPath: '', keyword: 'type', message: 'tool arguments must be a JSON object' }),
+];
+Object.freeze(NOT_AN_OBJECT_ISSUES);
+const NOT_AN_OBJECT: ValidationResult = Object.freeze({ ok: false, issues: NOT_AN_OBJECT_ISSUES });
 
 /** Compiles and caches tool inputSchemas; the only door to the JSON Schema engine. */
 export class ToolSchemaRegistry {

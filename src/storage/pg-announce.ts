@@ -7,7 +7,7 @@
  * run id and agent back, with every change counted in `omitted`.
  */
 import { isPlainObject } from '../json.js';
-import { announcementOf, type RunAnnouncement, type RunWrite } from '../runtime/run-store.js';
+import { announcementOf, type RunAnnouncement, type RunWrite } from '../runtime/store/run-store.js';
 import type { CallChange } from '../runtime/types.js';
 import { MAX_ANNOUNCEMENT_BYTES } from '../bounds.js';
 

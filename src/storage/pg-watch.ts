@@ -6,7 +6,7 @@
  * then tells the host of the gap (`onGap`), ahead of the announcements heard since, so it re-reads what waits.
  */
 import { PG_WATCH_RETRY_FIRST_MS, PG_WATCH_RETRY_MAX_MS } from '../bounds.js';
-import { callSafely, type RunWatchGap } from '../runtime/run-watch.js';
+import { callSafely, type RunWatchGap } from '../runtime/store/run-watch.js';
 import type { PgConnection, PgListenLink } from './pg-db.js';
 
 /** What a channel watch listens to, how it reads a payload, and whom it tells. */

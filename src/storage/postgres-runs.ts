@@ -4,8 +4,8 @@
  * another. Every write is one statement (compare-and-set in the WHERE clause);
  * tables are created on first use, or ahead of time by `migrate()`.
  */
-import type { AuditEvent } from '../runtime/audit-events.js';
-import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
+import type { AuditEvent } from '../runtime/audit/audit-events.js';
+import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit/audit-store.js';
 import { revisionConflict } from '../resources/conflict.js';
 import {
   checkRunId,
@@ -19,10 +19,10 @@ import {
   type RunWrite,
   type StoredRun,
   WAITING_FORMAT,
-} from '../runtime/run-store.js';
+} from '../runtime/store/run-store.js';
 import { DEFAULT_PG_WATCH_HEARTBEAT_MS, PG_WATCH_HEARTBEAT_MS_RULE } from '../bounds.js';
 import { checkMs } from '../check-ms.js';
-import { checkRunWatch, type RunWatchOptions } from '../runtime/run-watch.js';
+import { checkRunWatch, type RunWatchOptions } from '../runtime/store/run-watch.js';
 import { notifyColumn, readAnnouncement } from './pg-announce.js';
 import { PgConnection, type PgOptions, tableName } from './pg-db.js';
 import { watchChannel } from './pg-watch.js';

@@ -3,8 +3,8 @@
  * audit events in the registry's SQLite file, each in its own table. Writes are
  * IMMEDIATE transactions, so several processes share the file safely.
  */
-import type { AuditEvent } from '../runtime/audit-events.js';
-import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit-store.js';
+import type { AuditEvent } from '../runtime/audit/audit-events.js';
+import { type AuditQuery, type AuditStore, checkAuditQuery, eventRunId } from '../runtime/audit/audit-store.js';
 import { checkExpectedRevision } from '../resources/conflict.js';
 import {
   checkRunId,
@@ -16,7 +16,7 @@ import {
   type RunWrite,
   type StoredRun,
   WAITING_FORMAT,
-} from '../runtime/run-store.js';
+} from '../runtime/store/run-store.js';
 import { guard, immediate, parseStored, SqliteHandle, type SqliteOptions } from './sqlite-db.js';
 
 interface RunRow {

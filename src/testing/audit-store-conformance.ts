@@ -8,8 +8,8 @@
  * ```
  */
 import assert from 'node:assert/strict';
-import type { AuditStore } from '../runtime/audit-store.js';
-import type { AuditEvent } from '../runtime/audit-events.js';
+import type { AuditStore } from '../runtime/audit/audit-store.js';
+import type { AuditEvent } from '../runtime/audit/audit-events.js';
 import type { RunStoreConformanceOptions } from './run-store-conformance.js';
 import { caseRegistrar, expectCode } from './store-conformance.js';
 
@@ -35,7 +35,9 @@ export function auditStoreConformanceSuite(factory: () => AuditStore | Promise<A
   });
 
   run('an event without a run id, or a query without one, is invalid_input', async (store) => {
-    await expectCode(store.append({ type: 'tool_call', at: new Date().toISOString() } as unknown as AuditEvent), 'invalid_input');
+    // The store as a JavaScript caller may reach it (its append takes `unknown`, so every AuditStore is one).
+    const unchecked: { append(event: unknown): Promise<void> } = store;
+    await expectCode(unchecked.append({ type: 'tool_call', at: new Date().toISOString() }), 'invalid_input');
     await expectCode(store.query({ runId: '' }), 'invalid_input');
     await expectCode(store.query({ runId: 'r', limit: 0 }), 'invalid_input');
   });

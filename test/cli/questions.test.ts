@@ -9,8 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { askOnTerminal, questionLines } from '../../src/cli/questions.js';
-import { waitingFile } from '../../src/cli/waiting-file.js';
+import { askOnTerminal, questionLines } from '../../src/cli/terminal/questions.js';
+import { waitingFile } from '../../src/cli/store-files/waiting-file.js';
 import { runAgt, tempDir } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from '../mcp/fixtures/v2-server.js';
 

@@ -17,7 +17,7 @@ import { renderSkills } from '../../src/adapters.js';
 import { runAgt, tempDir } from '../support/index.js';
 import { rawSqlite } from '../support/sqlite.js';
 import { withValidHeaders } from '../../src/mcp/requests/param-headers.js';
-import { askOnTerminal, questionLines } from '../../src/cli/questions.js';
+import { askOnTerminal, questionLines } from '../../src/cli/terminal/questions.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/hardening/fixtures/hostile-words.mjs');

@@ -120,7 +120,10 @@ describe('E6: tasks that outlive their server process', () => {
     await using second = await connectMcp(stored('2026-07-28'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
     expect(text(await second.getTaskResult(taskId))).toBe('report kept');
     expect(fileLines(log).filter((l) => l.endsWith(' kept'))).toEqual(['started kept', 'done kept']);
-    expect(await failure(second.getTask('no-such-task'))).toMatchObject({ code: 'task_lost' });
+    expect(await failure(second.getTask('no-such-task'))).toMatchObject({
+      code: 'task_lost',
+      details: { taskId: 'no-such-task', reason: 'unknown_to_server' },
+    });
   });
 });
 

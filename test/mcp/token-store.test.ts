@@ -6,7 +6,7 @@ import { loginState } from '../../src/adapters.js';
 import { PostgresTokenStore } from '../../src/storage/postgres.js';
 import { SqliteTokenStore } from '../../src/storage/sqlite.js';
 import { tokenStoreConformanceSuite } from '../../src/testing/index.js';
-import { FileTokenStore } from '../../src/cli/token-file.js';
+import { FileTokenStore } from '../../src/cli/store-files/token-file.js';
 import { tempDir } from '../support/index.js';
 
 const tmp = tempDir('agt-tokens-');

@@ -20,7 +20,7 @@ import {
 } from '../../src/index.js';
 import { type EraVerdict } from '../../src/adapters.js';
 import { usableVerdict } from '../../src/mcp/settings/verdicts.js';
-import { notesVerdictStore, readProbeNotes, writeProbeNote } from '../../src/cli/probe-notes.js';
+import { notesVerdictStore, readProbeNotes, writeProbeNote } from '../../src/cli/store-files/probe-notes.js';
 import { batch, failure, FIXTURES, pythonConfig, runAgt, tempDir } from '../support/index.js';
 import { startV2Http, type V2HttpServer } from './fixtures/v2-server.js';
 

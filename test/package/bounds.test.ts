@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { HANDSHAKE_MS_RULE, MAX_JSON_DEPTH, MAX_NAME_LENGTH, msProblem } from '../../src/bounds.js';
 import { checkMs } from '../../src/check-ms.js';
 import { isReference } from '../../src/resources/reference.js';
-import { toolAlias } from '../../src/runtime/aliases.js';
+import { toolAlias } from '../../src/runtime/assembly/aliases.js';
 import { MODEL_TOOL_NAME } from '../../src/tool-names.js';
 import { McpPool, MemoryStore, ResourceService, resolveConnectSettings } from '../../src/index.js';
 import { DEFAULT_LIMITS } from '../../src/runtime/limits.js';
@@ -107,8 +107,6 @@ const CONSTANTS_ELSEWHERE: Record<string, string> = {
   'runtime/limits.ts DEFAULT_LIMITS': "an object typed by RunLimits, built of bounds.ts's numbers (bounds.ts imports no type)",
   'mcp/settings/timeouts.ts DEFAULT_TIMEOUTS': "an object typed by Timeouts, built of bounds.ts's numbers",
   'authoring/serve/server.ts DEFAULT_CACHE_HINT': "an object typed by CacheHint, built of bounds.ts's number",
-  'runtime/pending/decided.ts DEFAULT_DECIDED_RETENTION_MS': 'runtime/pending/ is being rebuilt: moves to bounds.ts with it',
-  'runtime/pending/decided.ts MAX_DECIDED_KEPT': 'runtime/pending/ is being rebuilt: moves to bounds.ts with it',
 };
 
 describe("the source's own bounds: one definition of each bound, small files", () => {

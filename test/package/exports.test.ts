@@ -71,6 +71,13 @@ describe('package exports', () => {
     expect(seen).toMatchObject({ ok: true, tools: ['add', 'echo', 'env', 'fail', 'sleep'], sum: 5, failed: true });
   });
 
+  it('E6: run.pending() is the one name of what waits (approvals, questions, tasks), in ESM and CJS; pendingApprovals is gone, no alias', () => {
+    const probe = (load: string) =>
+      `const { NativeRun } = ${load}; console.log(JSON.stringify([typeof NativeRun.prototype.pending, typeof NativeRun.prototype.pendingApprovals]));`;
+    expect(JSON.parse(run(['--input-type=module', '-e', probe("await import('agt-mcp')")]))).toEqual(['function', 'undefined']);
+    expect(JSON.parse(run(['-e', probe("require('agt-mcp')")]))).toEqual(['function', 'undefined']);
+  });
+
   it('CJS: require() gets the same API, and isAgtError recognises errors across the ESM and CJS copies', () => {
     const out = run([
       '--input-type=module',
@@ -270,7 +277,6 @@ describe('package exports', () => {
       'ModelTool',
       'MountStatus',
       'NativeRunOptions',
-      'PendingApproval',
       'PendingCall',
       'PermissionDecision',
       'PermissionPolicy',

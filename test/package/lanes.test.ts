@@ -29,7 +29,7 @@ describe('the unit lane', () => {
     expect(showing).toEqual([]);
     expect(lane).toContain('test/package/rules.test.ts');
     expect(lane).not.toContain('test/package/exports.test.ts'); // reads dist/
-    expect(lane).not.toContain('test/resources/postgres-store.test.ts'); // a PostgreSQL server
+    expect(lane).not.toContain('test/resources/postgres-store.test.ts'); // runs a TypeScript child
     expect(lane.length).toBeGreaterThan(40);
   });
 
@@ -49,9 +49,10 @@ describe('the unit lane', () => {
     expect(signsIn("import { execFile } from 'node:child_process';")).toEqual(['starts a child process']);
     expect(signsIn('const config = pythonConfig({ mode: "slow" });')).toEqual(['connects a stdio server (a process)']);
     expect(signsIn('const run = runFixture();')).toEqual(['runs on the Python fixture server']);
+    expect(signsIn("await runAgt(['mcp', 'list'], { home, db, spawn: true });")).toEqual(['starts a child process']); // the built bin
     expect(signsIn('async function setup() {}\nawait setup();')).toEqual([]); // a file's own setup
     expect(signsIn("const bin = path.join(REPO_ROOT, 'dist/cli.js');")).toEqual(['reads the build (dist/)']);
-    expect(signsIn('const url = process.env.AGT_TEST_PG_URL;')).toEqual(['talks to a PostgreSQL server']);
+    expect(signsIn("const parse = require('cross-spawn/lib/parse.js');")).toEqual([]); // a module's name, not a call
     expect(signsIn(withoutComments('// no spawn here\n/**\n * nor a fork\n */\nconst n = 1;'))).toEqual([]);
   });
 

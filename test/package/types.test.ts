@@ -13,6 +13,8 @@ import { callResult, type CallEnd, type FailedResult } from '../../src/runtime/p
 import { type CallAsked, type CallDeferred, type CallEnded, type PipelineOutcome, runCall } from '../../src/runtime/pipeline/pipeline.js';
 import { NEVER_ABORTED } from '../../src/runtime/pipeline/abort.js';
 import { ToolSchemaRegistry } from '../../src/schema/registry.js';
+import type { PendingCall } from '../../src/index.js';
+import { pendingView, readWaitingCall } from '../../src/runtime/pending/waiting-call.js';
 
 const route = { validator: new ToolSchemaRegistry().compile({ type: 'object' }, { tool: 't' }) };
 const read = { ok: true as const, value: {} };
@@ -84,5 +86,39 @@ describe('type tests', () => {
       const error = await write().catch((e: unknown) => e);
       expect(isAgtError(error) && error.code).toBe('invalid_input'); // untyped callers meet the same rules at run time
     }
+  });
+  it('B3, E4, E6: a PendingCall narrows on waitingFor with no assertion — an input call has its questions and round, a task call its task', () => {
+    expectTypeOf<PendingCall['waitingFor']>().toEqualTypeOf<'approval' | 'input' | 'task'>();
+    // What a host writes: a switch on waitingFor, each branch reading its own fields with no `!` and no cast.
+    const describe = (p: PendingCall): string => {
+      switch (p.waitingFor) {
+        case 'approval':
+          expectTypeOf(p).not.toHaveProperty('requests');
+          return `approve ${p.tool}? ${p.reason ?? ''}`.trim();
+        case 'input':
+          expectTypeOf(p.round).toEqualTypeOf<number>();
+          expectTypeOf(p.requests).toMatchTypeOf<Readonly<Record<string, { method: string }>>>();
+          return `round ${p.round}: ${Object.keys(p.requests).join(', ')}`;
+        case 'task':
+          expectTypeOf(p.task.id).toEqualTypeOf<string>();
+          return `task ${p.task.id} ${p.task.status}`;
+      }
+    };
+    const base = {
+      batchId: 'b1',
+      index: 0,
+      tool: 'py__echo',
+      kind: 'mcp' as const,
+      arguments: { text: 'x' },
+      by: 'policy',
+      deferredAt: '2026-12-07T00:00:00.000Z',
+      expiresAt: '2026-12-08T00:00:00.000Z',
+      toolHash: 'h',
+    };
+    // A 0.1 record of an approval has no waitingFor: it reads as an approval.
+    const approval = pendingView(readWaitingCall({ ...base, callId: 'a1', reason: 'writes' }));
+    const input = pendingView({ ...base, callId: 'q1', waitingFor: 'input', round: 2, requests: { ok: { method: 'elicitation/create', params: {} } } });
+    const task = pendingView({ ...base, callId: 't1', waitingFor: 'task', task: { id: 'task-1', status: 'working', ttlMs: null } });
+    expect([approval, input, task].map(describe)).toEqual(['approve py__echo? writes', 'round 2: ok', 'task task-1 working']);
   });
 });

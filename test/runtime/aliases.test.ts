@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toolAlias } from '../../src/index.js';
-import { MODEL_TOOL_NAME } from '../../src/runtime/aliases.js';
+import { MODEL_TOOL_NAME } from '../../src/runtime/assembly/aliases.js';
 
 const part = fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,20}$/);
 const reference = fc.tuple(part, part).map(([c, n]) => `${c}/${n}`);

@@ -259,7 +259,11 @@ describe('E6: a task its server no longer knows', () => {
       // The collector polls until the server no longer knows the task (its TTL ran out): the call ends, task_lost.
       const collected = await run.collect('b1', { waitMs: 20_000 });
       expect(collected.results).toEqual([
-        expect.objectContaining({ callId: 'c1', status: 'tool_failed', error: expect.objectContaining({ code: 'task_lost' }) }),
+        expect.objectContaining({
+          callId: 'c1',
+          status: 'tool_failed',
+          error: expect.objectContaining({ code: 'task_lost', details: expect.objectContaining({ reason: 'unknown_to_server' }) }),
+        }),
       ]);
       expect(run.pending('b1')).toEqual([]);
       await waitFor(() => fileLines(log).includes('cancelled lost')); // its handler was stopped: nobody will read its result

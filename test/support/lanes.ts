@@ -1,11 +1,12 @@
 /**
  * The unit lane (`npm run test:unit`, vitest.unit.config.ts): every test file that starts no process
- * and reads no build. A file is classed by what its text shows — a sign below — so a new file joins
- * the lane, or stays out of it, without a list to keep; `npm test` runs every file either way. What a
- * text cannot show is listed by name: a file that starts a process through a fixture the signs do not
- * name, and a file that shows a sign but starts nothing. In the lane, test/support/no-process.ts makes
- * any start of a process fail, so a file classed wrongly fails there (then add a sign or a name here);
- * test/package/lanes.test.ts checks that both lists are still needed.
+ * and reads no build. A file is classed by the signs in its code (below), so a new file joins the lane
+ * or stays out of it with no list to keep; `npm test` runs every file either way. What the signs cannot
+ * see is named here with why: a file that starts a process through a fixture no sign names, and a file
+ * that shows a sign but starts nothing. In the lane (test/support/unit-setup.ts) starting a process
+ * throws, so a file classed wrongly fails there, and test/package/lanes.test.ts checks that both
+ * lists are still needed. Not processes: an HTTP server on loopback in the test's own process (such
+ * files stay in), and a PostgreSQL test, which skips in the lane (it runs in `npm test`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +24,10 @@ const matches = (pattern: RegExp) => (code: string) => pattern.test(code);
 
 /** The signs that class a file out of the unit lane. */
 export const PROCESS_SIGNS: readonly LaneSign[] = [
-  { why: 'starts a child process', shows: matches(/node:child_process|\b(spawn|spawnSync|execFile|execFileSync|fork)\b|'tsx'|\brunTs\(/) },
+  {
+    why: 'starts a child process',
+    shows: matches(/node:child_process|(?<!-)\b(spawn|spawnSync|execFile|execFileSync|fork)\(|\bspawn: true|'tsx'|\brunTs\(/),
+  },
   {
     why: 'connects a stdio server (a process)',
     shows: matches(
@@ -36,7 +40,6 @@ export const PROCESS_SIGNS: readonly LaneSign[] = [
     shows: (code) => /\brunFixture\(/.test(code) || (/\bsetup\(/.test(code) && !/function setup\(/.test(code)),
   },
   { why: 'reads the build (dist/)', shows: matches(/\bdist\/|\bBIN\b/) },
-  { why: 'talks to a PostgreSQL server', shows: matches(/AGT_TEST_PG_URL/) },
 ];
 
 /** Files that start a process though no sign shows it, and why. */
@@ -48,6 +51,7 @@ export const STARTS_UNSEEN: Readonly<Record<string, string>> = {
 export const STARTS_NOTHING: Readonly<Record<string, string>> = {
   'test/service/registration.test.ts': 'it spies on child_process to prove that registering and testing a config start nothing',
   'test/mcp/connect-settings.test.ts': 'its Python server configs are refused before anything starts',
+  'test/service/assembly.test.ts': 'its stdio configs are stored, never started',
   'test/package/lanes.test.ts': 'it calls spawn only under the lane guard, which throws',
 };
 

@@ -5,6 +5,9 @@
 import { afterEach } from 'vitest';
 import { blockProcesses } from './process-guard.js';
 
+// A PostgreSQL server is a process too: the PostgreSQL tests skip here (each skips without the URL) and run in `npm test`.
+delete process.env.AGT_TEST_PG_URL;
+
 const tried: string[] = [];
 blockProcesses((what) => tried.push(what));
 

@@ -108,12 +108,12 @@ export function installHandlers(client: Client, handlers: ClientHandlers = {}): 
   if (elicitation)
     client.setRequestHandler(
       'elicitation/create',
-      (request, ctx) => answer(() => elicitation(request.params as ElicitationRequest, { signal: ctx.mcpReq.signal })) as never,
+      (request, ctx) => answer(() => elicitation(request.params, { signal: ctx.mcpReq.signal })),
     );
   if (sampling)
     client.setRequestHandler(
       'sampling/createMessage',
-      (request, ctx) => answer(() => sampling(request.params as unknown as SamplingRequest, { signal: ctx.mcpReq.signal })) as never,
+      (request, ctx) => answer(() => sampling(request.params, { signal: ctx.mcpReq.signal })),
     );
   if (roots)
     client.setRequestHandler('roots/list', (_request, ctx) =>

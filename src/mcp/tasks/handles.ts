@@ -31,7 +31,7 @@ function lostOrExt(error: unknown, taskId: string): unknown {
       'task_lost',
       `the server no longer knows task "${outsideText(taskId, { max: 128 })}" (its TTL ran out, or the server restarted); its result is gone`,
       {
-        details: { taskId, reason: 'unknown_task' },
+        details: { taskId, reason: 'unknown_to_server' },
       },
     );
   return e;

@@ -21,14 +21,14 @@ import type { ToolSchemaRegistry } from '../../schema/registry.js';
 import type { InputDecision } from '../types.js';
 
 /** A call and the questions it was asked (a pending call, or a CLI call waiting for --answer). */
-export interface Asked {
+export interface QuestionsAsked {
   callId: string;
   requests?: Record<string, McpInputRequest>;
   requestState?: string;
 }
 
 /** Checks the answers to a call's questions before anything is taken or sent; throws invalid_input. */
-export type AnswerCheck = (asked: Asked, answers: Record<string, unknown>) => void;
+export type AnswerCheck = (asked: QuestionsAsked, answers: Record<string, unknown>) => void;
 
 /** How the answers of a run (or of the CLI) are read: the registry that compiles requested schemas, and each method's route. */
 export interface AnswerRules {
@@ -55,7 +55,7 @@ export function answerCheck(rules: AnswerRules): AnswerCheck {
  * question and the fix, never a value) for a missing, unasked, malformed or
  * oversized answer. Questions left out are the run's own (inline).
  */
-export function responsesFor(asked: Asked, answers: Record<string, unknown>, rules: AnswerRules): Record<string, unknown> {
+export function responsesFor(asked: QuestionsAsked, answers: Record<string, unknown>, rules: AnswerRules): Record<string, unknown> {
   const requests = asked.requests ?? {};
   const fail = (key: string, message: string, extra: Record<string, unknown> = {}): never => {
     throw new AgtError('invalid_input', `the answer to question "${key}" of call "${asked.callId}" ${message}; nothing was sent`, {
@@ -118,10 +118,10 @@ function responseOf(
 }
 
 /** True when a decline of the whole call can go to the server: every question is an elicitation (the only kind MCP lets a person decline). */
-export const declinable = (asked: Asked): boolean => Object.values(asked.requests ?? {}).every((r) => r.method === 'elicitation/create');
+export const declinable = (asked: QuestionsAsked): boolean => Object.values(asked.requests ?? {}).every((r) => r.method === 'elicitation/create');
 
 /** The retry of a decided call: its questions, the protocol's responses (a whole decline: every elicitation declined) and the state, verbatim. */
-export function inputRetry(asked: Asked, decision: InputDecision, rules: AnswerRules): InputRetry {
+export function inputRetry(asked: QuestionsAsked, decision: InputDecision, rules: AnswerRules): InputRetry {
   const requests = asked.requests ?? {};
   let responses: Record<string, unknown>;
   if ('decline' in decision) {

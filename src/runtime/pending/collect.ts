@@ -16,7 +16,7 @@ import { clampPoll } from '../../mcp/tasks/port.js';
 import { DEFAULT_TASK_POLL_MS, MAX_INPUT_ROUNDS } from '../../bounds.js';
 import { NEVER_ABORTED } from '../pipeline/abort.js';
 import type { CallContext } from '../pipeline/call-context.js';
-import type { Route } from '../snapshot.js';
+import type { Route } from '../assembly/snapshot.js';
 import type { OpenCalls } from './open-calls.js';
 import { askedInTask, collectable, lookAtTasks, type TaskLook, waitingTasks } from './tasks.js';
 

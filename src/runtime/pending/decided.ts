@@ -7,13 +7,9 @@
  */
 import { AgtError, isAgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
+import { MAX_DECIDED_KEPT } from '../../bounds.js';
 import type { ToolResult } from '../types.js';
 
-/** How long a decided call's result stays in the run record by default: 15 minutes. */
-export const DEFAULT_DECIDED_RETENTION_MS = 15 * 60_000;
-
-/** The most decided results a run record keeps (the newest). */
-export const MAX_DECIDED_KEPT = 100;
 
 /** A decided call's result, as the run record keeps it. */
 export interface DecidedCall {

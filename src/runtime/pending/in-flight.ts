@@ -10,15 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isPlainObject } from '../../json.js';
-import type { Route } from '../snapshot.js';
+import type { Route } from '../assembly/snapshot.js';
 import type { CallChange } from '../types.js';
 import { decisionFits, isExpired, isStoredCall, readWaitingCall, type TakenCall, takenFor, type WaitingCall } from './waiting-call.js';
 
 /** This host process, as leases name it: host name, process id and a random part (a pid is reused). */
 export const HOST_ID = `${hostname().slice(0, 64)}:${process.pid}:${randomUUID().slice(0, 8)}`;
-
-/** How long past the longest a call may take (its call timeout) a lease lasts before its host is taken as dead: 60 s. */
-export const LEASE_GRACE_MS = 60_000;
 
 /**
  * A decided call that runs (or ran) on `host`; its end removes it. `approval` is the call as it waited (its record:

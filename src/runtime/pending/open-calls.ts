@@ -4,7 +4,7 @@
  * record of a RunStore, in another. A decision is checked whole before any
  * call is taken; a taken call cannot be taken again.
  */
-import { AgtError } from '../../errors.js';
+import { AgtError, RESULT_ERROR_CODES } from '../../errors.js';
 import { defined, isPlainObject } from '../../json.js';
 import type { ApprovalDecision, InputDecision } from '../types.js';
 import type { AnswerCheck } from './answers.js';
@@ -112,8 +112,9 @@ function checkTaskDecision(callId: string, decision: unknown): TaskDecision {
   );
 }
 
+const CODES: ReadonlySet<unknown> = new Set(RESULT_ERROR_CODES);
 const isTaskFailure = (value: unknown): value is TaskFailure =>
-  isPlainObject(value) && typeof value.code === 'string' && typeof value.message === 'string';
+  isPlainObject(value) && CODES.has(value.code) && typeof value.message === 'string';
 
 function checkInputDecision(approval: WaitingCall, decision: unknown, check: AnswerCheck): InputDecision {
   const d = decision as { answers?: unknown; decline?: unknown; reason?: unknown } | null;

@@ -6,13 +6,12 @@
  * calls — compare-and-set on each read, until it lands or the run is gone.
  */
 import { AgtError, isAgtError } from '../../errors.js';
-import { type RunStore, withCalls } from '../run-store.js';
+import { MAX_MERGE_ATTEMPTS } from '../../bounds.js';
+import { type RunStore, withCalls } from '../store/run-store.js';
 import { callKey, HOST_ID, idsKey, type InFlightCall } from './in-flight.js';
 import type { WaitingCall } from './waiting-call.js';
 import { DecidedCalls } from './decided.js';
 
-/** How often a merged end is tried against a run other hosts keep writing. */
-const MAX_MERGE_ATTEMPTS = 20;
 
 /**
  * Records the end of `ended` in `store`: `write` (the run's own compare-and-set

@@ -8,7 +8,7 @@
  * `interrupted`, audited. They leave the record when they end.
  */
 import { callContext, type RunParts } from '../pipeline/call-context.js';
-import type { RunRefresher } from '../refresher.js';
+import type { RunRefresher } from '../assembly/refresher.js';
 import type { BatchResult, ToolResult } from '../types.js';
 import { interruptedCall } from './decide.js';
 import { decidedElsewhere, type DecidedCalls } from './decided.js';

@@ -21,8 +21,8 @@ import { recordSafely } from '../pipeline/call-identity.js';
 import { callResult } from '../pipeline/call-result.js';
 import { readArguments } from '../pipeline/arguments.js';
 import { runCall } from '../pipeline/pipeline.js';
-import { mapLimit } from '../run-audit.js';
-import type { McpRoute, Route } from '../snapshot.js';
+import { mapLimit } from '../audit/run-audit.js';
+import type { McpRoute, Route } from '../assembly/snapshot.js';
 import type { ToolResult } from '../types.js';
 import { type InputWait, isExpired, type TaskDecision, type TaskWait, waitingIdentity, type WaitingCall } from './waiting-call.js';
 
@@ -159,7 +159,7 @@ export async function endTask(
     const told = await cancel();
     await finished('expired');
     const message = `the task of this call did not end before ${a.expiresAt} (its TTL); ${told}`;
-    const error = resultErrorOf('task_lost', message, { taskId: task.id, reason: 'expired' });
+    const error = resultErrorOf('task_lost', message, { taskId: task.id, reason: 'ttl_expired' });
     return audit(callResult(a.callId, { kind: 'failed', failed: 'tool_failed', error }), a.by);
   }
   let fetched: ToolResult | undefined;

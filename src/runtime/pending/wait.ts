@@ -12,7 +12,7 @@ import type { McpInputRequired, McpTask, McpTaskStarted } from '../../mcp/connec
 import { clampTtl } from '../../mcp/tasks/task-of.js';
 import type { CallContext } from '../pipeline/call-context.js';
 import { callIdentity, recordSafely } from '../pipeline/call-identity.js';
-import type { Route } from '../snapshot.js';
+import type { Route } from '../assembly/snapshot.js';
 import type { Deferred } from '../pipeline/stages.js';
 import type { PermissionRequest } from '../types.js';
 import type { AskedCall, CallWait } from '../pipeline/call.js';

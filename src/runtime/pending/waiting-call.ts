@@ -10,7 +10,7 @@
 import { defined, isPlainObject } from '../../json.js';
 import type { ToolAnnotations } from '../../mcp/requests/lists.js';
 import { canonicalHash } from '../../schema/canonical.js';
-import type { Route } from '../snapshot.js';
+import type { Route } from '../assembly/snapshot.js';
 import { MAX_REQUEST_STATE_BYTES, MAX_TASK_ID_LENGTH } from '../../bounds.js';
 import { INPUT_METHODS } from '../../mcp/requests/client-handlers.js';
 import type { ApprovalDecision, CallIdentity, InputDecision, PendingCall, ResultError, RouteKind, ToolResult } from '../types.js';

@@ -11,7 +11,7 @@
  */
 import { AgtError, isAgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
-import { type RunStore, suspendedStateOf } from '../run-store.js';
+import { type RunStore, suspendedStateOf } from '../store/run-store.js';
 import type { SuspendedRun } from '../run-options.js';
 import type { InFlightView, PendingCall, ToolResult } from '../types.js';
 import type { AnswerCheck } from './answers.js';

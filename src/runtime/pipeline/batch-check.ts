@@ -10,7 +10,7 @@
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
-import type { Route } from '../snapshot.js';
+import type { Route } from '../assembly/snapshot.js';
 import type { ToolBatch } from '../types.js';
 
 /** A tool call as a model API gave it: any field may be missing or malformed. */

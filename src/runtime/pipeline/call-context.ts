@@ -9,7 +9,7 @@ import type { McpProber } from '../../mcp/probe/prober.js';
 import type { ExecuteContext } from './execute.js';
 import type { RunLimits } from '../limits.js';
 import type { AfterHook, BeforeHook, PermissionPolicy } from '../types.js';
-import type { AuditSink } from '../audit-events.js';
+import type { AuditSink } from '../audit/audit-events.js';
 import type { ResolvedRunOptions } from '../run-options.js';
 import { NEVER_ABORTED } from './abort.js';
 import { batchDeadlineReason } from './call-result.js';

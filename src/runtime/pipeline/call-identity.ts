@@ -4,9 +4,9 @@
  * recorded (a failing sink never breaks a run).
  */
 import type { CallContext } from './call-context.js';
-import type { Route } from '../snapshot.js';
+import type { Route } from '../assembly/snapshot.js';
 import type { CallIdentity } from '../types.js';
-import type { AuditEvent, AuditSink } from '../audit-events.js';
+import type { AuditEvent, AuditSink } from '../audit/audit-events.js';
 
 /** Who and what: the fields the permission request and the audit event both name (a fresh object each time). */
 export function callIdentity(ctx: CallContext, callId: string, route: Route): CallIdentity {

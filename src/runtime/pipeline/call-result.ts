@@ -92,6 +92,12 @@ function callErrorOf(error: unknown, mount: string, timeoutMs: number): ResultEr
     const rpcCode = (error as AgtError<'protocol_error'>).details?.rpcCode;
     return { code: 'server_error', message: (error as Error).message, details: { reason, rpcCode } };
   }
+  if (isAgtError(error) && error.code === 'task_lost') {
+    // The server no longer knows the call's task (E6): what happened and why, in our words; the task's id to match it.
+    const lost = error.details;
+    const message = "the server no longer knows this call's task (its TTL ran out there, or the server restarted); its result is gone";
+    return resultErrorOf('task_lost', message, { taskId: lost?.taskId ?? '', reason: lost?.reason ?? 'unknown_to_server' });
+  }
   const taskReason = isAgtError(error) ? error.details?.reason : undefined;
   if ((code === 'cancelled' || code === 'call_timeout') && typeof taskReason === 'string' && TASK_ENDS.has(taskReason)) {
     // A task's end in our own words (E6): its server cancelled it, it outlived its wait, or a request about it went

@@ -10,7 +10,7 @@ import type { McpInputRequired, McpTaskStarted } from '../../mcp/connection-type
 import type { Deferred } from './stages.js';
 import type { CheckedCall } from './batch-check.js';
 import { execute } from './execute.js';
-import type { Route } from '../snapshot.js';
+import type { Route } from '../assembly/snapshot.js';
 import { type Asked, type CallPath, NOT_COPIED, runCall } from './pipeline.js';
 import type { CallContext } from './call-context.js';
 import { callIdentity, recordSafely } from './call-identity.js';

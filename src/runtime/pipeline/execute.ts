@@ -10,9 +10,9 @@ import { type AgtErrorCode, isAgtError, resultErrorOf } from '../../errors.js';
 import type { FrameworkContext, FrameworkOutcome } from '../../framework/tools.js';
 import { abortable, NEVER_ABORTED, wasAborted } from './abort.js';
 import { callResult } from './call-result.js';
-import type { DelegateRoute, McpRoute, Route } from '../snapshot.js';
+import type { DelegateRoute, McpRoute, Route } from '../assembly/snapshot.js';
 import type { ProgressEvent, ToolResult } from '../types.js';
-import type { TraceContext } from '../audit-events.js';
+import type { TraceContext } from '../audit/audit-events.js';
 import type { InputRetry } from '../../mcp/connection-types.js';
 import type { Asked } from './pipeline.js';
 

@@ -23,10 +23,13 @@ export interface RefProblem {
   message: string;
 }
 
-type Indexed = Record<string, unknown> & {
-  __absolute_ref__?: string;
-  __absolute_recursive_ref__?: string;
-};
+type Indexed = Record<string, unknown>;
+
+// The absolute URI cfworker's indexing wrote on a node for its `$ref` (or `$recursiveRef`).
+function absoluteRef(node: Indexed, key: '__absolute_ref__' | '__absolute_recursive_ref__'): string | undefined {
+  const uri = node[key];
+  return typeof uri === 'string' ? uri : undefined;
+}
 
 // Applicators that evaluate the same instance location: a cycle made only of
 // these (and references) never makes progress.
@@ -38,7 +41,7 @@ const IN_PLACE_MAP = ['dependentSchemas', 'dependencies'];
 export function forEachSchema(root: unknown, visit: (node: Indexed, pointer: string) => void): void {
   const walk = (node: unknown, pointer: string): void => {
     if (!isPlainObject(node)) return;
-    visit(node as Indexed, pointer);
+    visit(node, pointer);
     for (const key of Object.keys(node)) {
       const value = node[key];
       const at = appendPointer(pointer, key);
@@ -57,14 +60,14 @@ export function forEachSchema(root: unknown, visit: (node: Indexed, pointer: str
 /** Checks every reference of `root` against `lookup`; returns the first problem. */
 export function checkReferences(root: unknown, lookup: SchemaLookup): RefProblem | undefined {
   const bases = new Set(Object.keys(lookup).map(stripFragment));
-  const pointers = new Map<object, string>();
+  const pointers = new Map<Indexed, string>();
   let problem: RefProblem | undefined;
   forEachSchema(root, (node, pointer) => {
     pointers.set(node, pointer);
     if (problem !== undefined) return;
     for (const [keyword, uri] of [
-      ['$ref', node.__absolute_ref__],
-      ['$recursiveRef', node.__absolute_recursive_ref__],
+      ['$ref', absoluteRef(node, '__absolute_ref__')],
+      ['$recursiveRef', absoluteRef(node, '__absolute_recursive_ref__')],
     ] as const) {
       if (uri === undefined || lookup[uri] !== undefined) continue;
       const at = appendPointer(pointer, keyword);
@@ -86,10 +89,12 @@ function stripFragment(uri: string): string {
   return hash === -1 ? uri : uri.slice(0, hash);
 }
 
-function inPlaceTargets(node: Indexed, lookup: SchemaLookup): object[] {
+function inPlaceTargets(node: Indexed, lookup: SchemaLookup): Indexed[] {
   const out: unknown[] = [];
-  if (node.__absolute_ref__ !== undefined) out.push(lookup[node.__absolute_ref__]);
-  if (node.__absolute_recursive_ref__ !== undefined) out.push(lookup[node.__absolute_recursive_ref__]);
+  for (const key of ['__absolute_ref__', '__absolute_recursive_ref__'] as const) {
+    const uri = absoluteRef(node, key);
+    if (uri !== undefined) out.push(lookup[uri]);
+  }
   for (const key of IN_PLACE_SINGLE) if (node[key] !== undefined) out.push(node[key]);
   for (const key of IN_PLACE_ARRAY) {
     const value = node[key];
@@ -99,18 +104,18 @@ function inPlaceTargets(node: Indexed, lookup: SchemaLookup): object[] {
     const value = node[key];
     if (isPlainObject(value)) out.push(...Object.values(value).filter((v) => !Array.isArray(v)));
   }
-  return out.filter(isPlainObject) as object[];
+  return out.filter(isPlainObject);
 }
 
-function findCycle(pointers: Map<object, string>, lookup: SchemaLookup): RefProblem | undefined {
-  const state = new Map<object, 1 | 2>(); // 1: on the current path, 2: done
+function findCycle(pointers: Map<Indexed, string>, lookup: SchemaLookup): RefProblem | undefined {
+  const state = new Map<Indexed, 1 | 2>(); // 1: on the current path, 2: done
   const visit = (node: Indexed): Indexed | undefined => {
     state.set(node, 1);
     for (const next of inPlaceTargets(node, lookup)) {
       const seen = state.get(next);
-      if (seen === 1) return next as Indexed;
+      if (seen === 1) return next;
       if (seen === undefined) {
-        const found = visit(next as unknown as Indexed);
+        const found = visit(next);
         if (found !== undefined) return found;
       }
     }
@@ -119,7 +124,7 @@ function findCycle(pointers: Map<object, string>, lookup: SchemaLookup): RefProb
   };
   for (const node of pointers.keys()) {
     if (state.has(node)) continue;
-    const looped = visit(node as Indexed);
+    const looped = visit(node);
     if (looped !== undefined) {
       const at = pointers.get(looped) ?? '';
       return {

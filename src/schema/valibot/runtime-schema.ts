@@ -30,10 +30,13 @@ const ANNOTATION_ONLY: Readonly<Record<string, string>> = {
   base64: 'contentEncoding "base64"',
 };
 
-type Node = Record<string, unknown> & { kind?: unknown; type?: unknown; pipe?: unknown };
+// A valibot schema or pipe item, read field by field.
+type Node = Record<string, unknown>;
 
-const isSchema = (value: unknown): value is Node =>
-  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'schema';
+const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null;
+const isSchema = (value: unknown): value is v.GenericSchema => isNode(value) && value.kind === 'schema';
+const PIPE_ITEM_KINDS: readonly unknown[] = ['schema', 'validation', 'transformation', 'metadata'];
+const isPipeItem = (value: unknown): value is v.GenericPipeItem => isNode(value) && PIPE_ITEM_KINDS.includes(value.kind);
 
 // The child schemas of a valibot schema node, under the property names its `~run` reads them from.
 const CHILD_KEYS = ['item', 'wrapped', 'key', 'value', 'rest'] as const;
@@ -47,47 +50,65 @@ export function actionPattern(action: { type?: unknown; requirement?: unknown })
 /** Each action of `schema` that would be published as an annotation only: `[path, action type, published as]`. */
 export function annotationOnlyActions(schema: v.GenericSchema): [string, string, string][] {
   const found: [string, string, string][] = [];
-  const walk = (node: Node, path: string, depth: number): void => {
+  const walk = (schema: v.GenericSchema, path: string, depth: number): void => {
     if (depth > MAX_JSON_DEPTH) return; // a schema this deep is refused elsewhere; never recurse without a bound
+    const node: Node = { ...schema };
     if (Array.isArray(node.pipe)) {
-      for (const item of node.pipe as Node[]) {
+      const [base, ...items]: unknown[] = node.pipe;
+      for (const item of items) {
+        if (!isNode(item)) continue;
         const type = String(item.type);
         if (item.kind === 'validation' && ANNOTATION_ONLY[type] !== undefined && actionPattern(item) === undefined)
           found.push([path || '/', type, ANNOTATION_ONLY[type]]);
-        if (isSchema(item) && item !== node.pipe[0]) walk(item, path, depth + 1);
+        if (isSchema(item) && item !== base) walk(item, path, depth + 1);
       }
-      if (isSchema(node.pipe[0])) walk(node.pipe[0] as Node, path, depth + 1);
+      if (isSchema(base)) walk(base, path, depth + 1);
       return; // the piped node repeats its base's children: they were walked through the base
     }
-    if (typeof node.entries === 'object' && node.entries !== null)
+    if (isNode(node.entries))
       for (const [key, child] of Object.entries(node.entries)) if (isSchema(child)) walk(child, `${path}/${key}`, depth + 1);
     // An optional, nullable or union member is the same place; an array item or a record value is one level down.
     const under = (key: string) => (key === 'wrapped' || key === 'options' || key === 'key' ? path : `${path}/*`);
-    for (const key of CHILD_KEYS) if (isSchema(node[key])) walk(node[key] as Node, under(key), depth + 1);
-    for (const key of LIST_KEYS)
-      if (Array.isArray(node[key])) for (const child of node[key] as unknown[]) if (isSchema(child)) walk(child, under(key), depth + 1);
+    for (const key of CHILD_KEYS) {
+      const child = node[key];
+      if (isSchema(child)) walk(child, under(key), depth + 1);
+    }
+    for (const key of LIST_KEYS) {
+      const list = node[key];
+      if (Array.isArray(list)) for (const child of list) if (isSchema(child)) walk(child, under(key), depth + 1);
+    }
   };
-  walk(schema as unknown as Node, '', 0);
+  walk(schema, '', 0);
   return found;
 }
 
 /** A copy of `schema` without validation actions: it types and shapes the value; the published schema does the checking. */
-export function runtimeSchema<S extends v.GenericSchema>(schema: S): S {
-  const copy = (node: Node, depth: number): Node => {
-    if (depth > MAX_JSON_DEPTH) return node;
+export function runtimeSchema(schema: v.GenericSchema): v.GenericSchema {
+  const copy = (schema: v.GenericSchema, depth: number): v.GenericSchema => {
+    if (depth > MAX_JSON_DEPTH) return schema;
+    const node: Node = { ...schema };
     if (Array.isArray(node.pipe)) {
-      const [base, ...items] = node.pipe as Node[];
-      const kept = items.filter((i) => i.kind !== 'validation').map((i) => (isSchema(i) ? copy(i, depth + 1) : i));
-      const rebuilt = copy(base as Node, depth + 1);
-      return kept.length === 0 ? rebuilt : (v.pipe(rebuilt as never, ...(kept as never[])) as unknown as Node);
+      const [base, ...items]: unknown[] = node.pipe;
+      const kept = items
+        .filter(isPipeItem)
+        .filter((i) => i.kind !== 'validation')
+        .map((i) => (isSchema(i) ? copy(i, depth + 1) : i));
+      if (!isSchema(base)) return schema; // a valibot pipe starts with its schema
+      const rebuilt = copy(base, depth + 1);
+      return kept.length === 0 ? rebuilt : v.pipe(rebuilt, ...kept);
     }
-    const out: Node = { ...node }; // valibot's `~run` reads its children through `this`
-    if (typeof node.entries === 'object' && node.entries !== null)
-      out.entries = Object.fromEntries(Object.entries(node.entries).map(([k, c]) => [k, isSchema(c) ? copy(c, depth + 1) : c]));
-    for (const key of CHILD_KEYS) if (isSchema(node[key])) out[key] = copy(node[key] as Node, depth + 1);
-    for (const key of LIST_KEYS)
-      if (Array.isArray(node[key])) out[key] = (node[key] as unknown[]).map((c) => (isSchema(c) ? copy(c, depth + 1) : c));
-    return out;
+    const changed: Node = {}; // valibot's `~run` reads its children through `this`: the copy holds copies of them
+    if (isNode(node.entries))
+      changed.entries = Object.fromEntries(Object.entries(node.entries).map(([k, c]) => [k, isSchema(c) ? copy(c, depth + 1) : c]));
+    for (const key of CHILD_KEYS) {
+      const child = node[key];
+      if (isSchema(child)) changed[key] = copy(child, depth + 1);
+    }
+    for (const key of LIST_KEYS) {
+      const list = node[key];
+      if (Array.isArray(list)) changed[key] = list.map((c: unknown) => (isSchema(c) ? copy(c, depth + 1) : c));
+    }
+    return Object.assign({ ...schema }, changed);
   };
-  return copy(schema as unknown as Node, 0) as unknown as S;
+  return copy(schema, 0);
 }
