@@ -7,7 +7,7 @@
  * through the run's WaitingCalls, run here within their batch's scope.
  */
 import { type AnswerCheck, answerCheck, type AnswerRules } from './pending/answers.js';
-import { decideCalls } from './pending/decide.js';
+import { endCalls } from './pending/decide.js';
 import type { RecoverResult } from './pending/recover.js';
 import { keepWait } from './pending/wait.js';
 import type { TakenCall } from './pending/waiting-call.js';
@@ -119,7 +119,11 @@ export class RunBatches {
       requestMs: run.options.connect.timeouts.callMs,
       context: () => callContext(run, batchId, signal, () => undefined),
     };
-    return this.#afterCalls(batchId, await this.#p.calls.collect(batchId, waitMs, signal, parts, this.#check, this.#runner(signal)), opening);
+    return this.#afterCalls(
+      batchId,
+      await this.#p.calls.collect(batchId, waitMs, signal, parts, this.#check, this.#runner(signal)),
+      opening,
+    );
   }
 
   /** Cancels the task call `callId` of batch `batchId` on its server; the call ends cancelled (E6). */
@@ -144,7 +148,7 @@ export class RunBatches {
       const snapshot = this.#p.refresher.snapshot;
       const scope = this.#scope(batchId, snapshot, signal);
       try {
-        return await decideCalls(taken, snapshot.routes, scope.ctx, this.#answers, this.#p.run.options.concurrency);
+        return await endCalls(taken, snapshot.routes, scope.ctx, this.#answers, this.#p.run.options.concurrency);
       } finally {
         scope.end();
       }

@@ -136,8 +136,6 @@ describe('the layout of src (DESIGN.md: arrows point one way)', () => {
 
 // At most this many source files directly in one folder: past it, a reader cannot tell the folder's parts apart, and it gets rooms.
 const MAX_FOLDER_TOP = 15;
-// The folders still over the bound: each entry goes once its folder has rooms (the test fails while an entry is no longer over).
-const FOLDERS_STILL_OVER: ReadonlySet<string> = new Set(['runtime']);
 
 // Every folder of src (src itself as '.') with the number of `.ts` files directly in it.
 function folderTops(dir: string): [string, number][] {
@@ -150,14 +148,9 @@ function folderTops(dir: string): [string, number][] {
 describe('the rooms of src', () => {
   const tops = folderTops(SRC);
 
-  it(`no folder has more than ${MAX_FOLDER_TOP} files at its top (mcp/ and its rooms included), beyond the folders still over`, () => {
-    const over = tops.filter(([folder, count]) => count > MAX_FOLDER_TOP && !FOLDERS_STILL_OVER.has(folder));
+  it(`no folder has more than ${MAX_FOLDER_TOP} files at its top (mcp/ and its rooms included)`, () => {
+    const over = tops.filter(([, count]) => count > MAX_FOLDER_TOP);
     expect(over).toEqual([]);
     expect(tops.filter(([folder]) => folder === 'mcp' || folder.startsWith('mcp/')).length).toBeGreaterThan(5); // the walk found mcp's rooms
-  });
-
-  it('every folder listed as still over is still over (an entry goes when its folder gets rooms)', () => {
-    const counts = new Map(tops);
-    expect([...FOLDERS_STILL_OVER].filter((folder) => (counts.get(folder) ?? 0) <= MAX_FOLDER_TOP)).toEqual([]);
   });
 });

@@ -117,7 +117,13 @@ describe('type tests', () => {
     };
     // A 0.1 record of an approval has no waitingFor: it reads as an approval.
     const approval = pendingView(readWaitingCall({ ...base, callId: 'a1', reason: 'writes' }));
-    const input = pendingView({ ...base, callId: 'q1', waitingFor: 'input', round: 2, requests: { ok: { method: 'elicitation/create', params: {} } } });
+    const input = pendingView({
+      ...base,
+      callId: 'q1',
+      waitingFor: 'input',
+      round: 2,
+      requests: { ok: { method: 'elicitation/create', params: {} } },
+    });
     const task = pendingView({ ...base, callId: 't1', waitingFor: 'task', task: { id: 'task-1', status: 'working', ttlMs: null } });
     expect([approval, input, task].map(describe)).toEqual(['approve py__echo? writes', 'round 2: ok', 'task task-1 working']);
   });

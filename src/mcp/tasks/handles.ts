@@ -39,9 +39,7 @@ function lostOrExt(error: unknown, taskId: string): unknown {
 
 /** The status of task `taskId`, with the questions of one that waits for input. */
 export async function getTask(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number): Promise<McpTaskStatus> {
-  const session = await tasks.session();
-  const view = await session
-    .task(taskId as never, { requestTimeoutMs: requestMs })
+  const view = await (await tasks.task(taskId, { requestTimeoutMs: requestMs }))
     .snapshot(signal)
     .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
   const raw = { ...view.raw };
@@ -58,12 +56,11 @@ export async function getTask(tasks: ConnectionTasks, taskId: string, signal: Ab
  * read gave up; cancelTask stops it).
  */
 export async function getTaskResult(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, timeoutMs: number) {
-  const session = await tasks.session();
+  const task = await tasks.task(taskId, { requestTimeoutMs: timeoutMs });
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('the wait for the task ended')), timeoutMs);
   try {
-    const outcome = await session
-      .task(taskId as never, { requestTimeoutMs: timeoutMs })
+    const outcome = await task
       .result({ signal: AbortSignal.any([signal, deadline.signal]) })
       .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
     return outcomeResult(outcome, taskId);
@@ -86,10 +83,9 @@ export async function getTaskResult(tasks: ConnectionTasks, taskId: string, sign
  * of an ended task with -32602 (as the 2025-11-25 specification asks) is asked for its status before task_lost is said.
  */
 export async function cancelTask(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number): Promise<void> {
-  const session = await tasks.session();
+  const task = await tasks.task(taskId, { requestTimeoutMs: requestMs });
   try {
-    await session
-      .task(taskId as never, { requestTimeoutMs: requestMs })
+    await task
       .cancel(signal)
       .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
   } catch (error) {
@@ -107,9 +103,7 @@ export async function answerTask(
   signal: AbortSignal,
   requestMs: number,
 ): Promise<void> {
-  const session = await tasks.session();
-  await session
-    .task(taskId as never, { requestTimeoutMs: requestMs })
+  await (await tasks.task(taskId, { requestTimeoutMs: requestMs }))
     .updateJson(responses, signal)
     .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
 }

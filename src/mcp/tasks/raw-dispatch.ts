@@ -113,7 +113,7 @@ export function rawDispatcher(transport: Transport, defaultTimeoutMs: number): {
         },
         reject: fail,
       });
-      transport.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) } as never).catch(fail);
+      transport.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }).catch(fail);
     });
   };
 

@@ -9,18 +9,27 @@
  */
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type * as ExtTasksClient from '@modelcontextprotocol/ext-tasks/client';
-import type { TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
+import type { TaskController, TaskControllerOptions, TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
+import type * as ExtTasksCore from '@modelcontextprotocol/ext-tasks/core';
+import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import { boundedPort } from './port.js';
 import { TASKS_EXTENSION } from './capabilities.js';
 import { type RawAnswer, type RawDispatch, rawDispatcher } from './raw-dispatch.js';
 
 type ExtTasks = typeof ExtTasksClient;
 let loaded: Promise<ExtTasks> | undefined;
+let core: Promise<typeof ExtTasksCore> | undefined;
 
 /** The ext-tasks client module, loaded once. */
 export function extTasks(): Promise<ExtTasks> {
   loaded ??= import('@modelcontextprotocol/ext-tasks/client');
   return loaded;
+}
+
+/** A JSON object the connection sends through ext-tasks (arguments, `_meta`, capabilities), in ext-tasks' JsonValue. */
+export function extJson(value: Readonly<Record<string, unknown>>): Readonly<Record<string, JsonValue>> {
+  // What the connection sends is JSON (parsed from JSON, or built of JSON here); TypeScript cannot tell that of a Record<string, unknown>.
+  return value as Readonly<Record<string, JsonValue>>;
 }
 
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
@@ -65,6 +74,13 @@ export class ConnectionTasks {
   session(): Promise<TaskEnabledSession> {
     this.#session ??= this.#open();
     return this.#session;
+  }
+
+  /** The controller of task `taskId` (ext-tasks names a task by its TaskId brand, which its own `taskId()` gives). */
+  async task(taskId: string, options?: TaskControllerOptions): Promise<TaskController> {
+    core ??= import('@modelcontextprotocol/ext-tasks/core');
+    const [session, ext] = await Promise.all([this.session(), core]);
+    return session.task(ext.taskId(taskId), options);
   }
 
   /** A 2026-07-28 request on the raw path, framed as the Tasks extension asks: the client declares the extension with it. */
@@ -119,8 +135,9 @@ export class ConnectionTasks {
       endpointId,
       modern
         ? {
+            // ext-tasks types the answer as its JsonRpcResponse (results as JsonValue); ours are the objects the transport parsed from JSON.
             rawDispatch: this.#rawPath().dispatch as never,
-            v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: clientCapabilities as never },
+            v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: extJson(clientCapabilities) },
           }
         : {},
     );

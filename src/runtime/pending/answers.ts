@@ -118,7 +118,8 @@ function responseOf(
 }
 
 /** True when a decline of the whole call can go to the server: every question is an elicitation (the only kind MCP lets a person decline). */
-export const declinable = (asked: QuestionsAsked): boolean => Object.values(asked.requests ?? {}).every((r) => r.method === 'elicitation/create');
+export const declinable = (asked: QuestionsAsked): boolean =>
+  Object.values(asked.requests ?? {}).every((r) => r.method === 'elicitation/create');
 
 /** The retry of a decided call: its questions, the protocol's responses (a whole decline: every elicitation declined) and the state, verbatim. */
 export function inputRetry(asked: QuestionsAsked, decision: InputDecision, rules: AnswerRules): InputRetry {

@@ -22,7 +22,16 @@ import { mapLimit } from '../audit/run-audit.js';
 import type { Route } from '../assembly/snapshot.js';
 import type { CallIdentity, InputDecision, ResultError, ToolResult } from '../types.js';
 import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
-import { type DecidedOutcome, type InputWait, isExpired, type TakenCall, takenFor, toolHashOf, waitingIdentity, type WaitingCall } from './waiting-call.js';
+import {
+  type DecidedOutcome,
+  type InputWait,
+  isExpired,
+  type TakenCall,
+  takenFor,
+  toolHashOf,
+  waitingIdentity,
+  type WaitingCall,
+} from './waiting-call.js';
 import { endTask } from './tasks.js';
 import { waitForInput, waitForTask } from './wait.js';
 import type { InFlightCall } from './in-flight.js';
@@ -31,8 +40,11 @@ import { isAgtError } from '../../errors.js';
 /** Who decided a deferred call, as its tool_call audit event names it. */
 const APPROVER = 'human';
 
-/** Ends the decided calls of one batch, in call order, up to `concurrency` at once; a question asked again waits again. */
-export function decideCalls(
+/**
+ * Ends the taken calls of one batch, in call order, up to `concurrency` at once, each by the path of its kind: a task
+ * collected or cancelled (tasks.ts), a question answered (answerOne), an approval decided; a question asked again waits again.
+ */
+export function endCalls(
   taken: readonly TakenCall[],
   routes: ReadonlyMap<string, Route>,
   ctx: CallContext,
@@ -41,7 +53,7 @@ export function decideCalls(
 ): Promise<DecidedOutcome[]> {
   const now = Date.now();
   const approved = new ApprovedPath(ctx, APPROVER); // permitted by the approver: no stage 3
-  return mapLimit(taken, concurrency, (t) => decideOne(t, routes.get(t.approval.tool), ctx, approved, rules, now));
+  return mapLimit(taken, concurrency, (t) => endOne(t, routes.get(t.approval.tool), ctx, approved, rules, now));
 }
 
 // The path of a retry with answers: permitted before, before hooks already run, the answers and state sent along.
@@ -61,7 +73,7 @@ class RetryPath extends ApprovedPath {
   }
 }
 
-async function decideOne(
+async function endOne(
   taken: TakenCall,
   route: Route | undefined,
   ctx: CallContext,

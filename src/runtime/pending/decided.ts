@@ -10,7 +10,6 @@ import { isPlainObject } from '../../json.js';
 import { MAX_DECIDED_KEPT } from '../../bounds.js';
 import type { ToolResult } from '../types.js';
 
-
 /** A decided call's result, as the run record keeps it. */
 export interface DecidedCall {
   batchId: string;

@@ -40,9 +40,7 @@ function runs(t: TakenCall, now: number): boolean {
 export function inFlightOf(taken: readonly TakenCall[], leaseMs: number, now = Date.now()): InFlightCall[] {
   const decidedAt = new Date(now).toISOString();
   const leaseUntil = new Date(now + leaseMs).toISOString();
-  return taken
-    .filter((t) => runs(t, now))
-    .map((t) => ({ ...t, host: HOST_ID, decidedAt, leaseUntil }));
+  return taken.filter((t) => runs(t, now)).map((t) => ({ ...t, host: HOST_ID, decidedAt, leaseUntil }));
 }
 
 /**

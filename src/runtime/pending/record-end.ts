@@ -12,7 +12,6 @@ import { callKey, HOST_ID, idsKey, type InFlightCall } from './in-flight.js';
 import type { WaitingCall } from './waiting-call.js';
 import { DecidedCalls } from './decided.js';
 
-
 /**
  * Records the end of `ended` in `store`: `write` (the run's own compare-and-set
  * write) when no other host wrote the run since, else merged into what it wrote.

@@ -77,7 +77,7 @@ function storedTask(approval: TaskWait): McpTask {
  * servers ask (clamped), at most `concurrency` requests at once. A status that cannot be read keeps the last one.
  */
 export async function lookAtTasks(
-  waiting: readonly (TaskWait)[],
+  waiting: readonly TaskWait[],
   routes: ReadonlyMap<string, Route>,
   options: { waitMs: number; concurrency: number; signal: AbortSignal; requestMs: number; asks?: (look: TaskLook) => boolean },
 ): Promise<TaskLook[]> {

@@ -94,7 +94,10 @@ export type TakenCall =
   | { approval: TaskWait; decision: TaskDecision };
 
 /** Narrows a taken call by what it waited for (the decision's kind follows the call's). */
-export function takenFor<K extends WaitingCall['waitingFor']>(t: TakenCall, kind: K): t is Extract<TakenCall, { approval: { waitingFor: K } }> {
+export function takenFor<K extends WaitingCall['waitingFor']>(
+  t: TakenCall,
+  kind: K,
+): t is Extract<TakenCall, { approval: { waitingFor: K } }> {
   return t.approval.waitingFor === kind;
 }
 

@@ -17,7 +17,16 @@ import type { InFlightView, PendingCall, ToolResult } from '../types.js';
 import type { AnswerCheck } from './answers.js';
 import { awaitTasks, type CollectParts } from './collect.js';
 import { decidedElsewhere, DecidedCalls, storedResults } from './decided.js';
-import { callChanges, callKey, type InFlightCall, InFlightCalls, inFlightOf, readInFlightCall, type WrittenCalls, writtenCalls } from './in-flight.js';
+import {
+  callChanges,
+  callKey,
+  type InFlightCall,
+  InFlightCalls,
+  inFlightOf,
+  readInFlightCall,
+  type WrittenCalls,
+  writtenCalls,
+} from './in-flight.js';
 import { OpenCalls } from './open-calls.js';
 import { recordEnd } from './record-end.js';
 import { recoverLost, type RecoverResult, type RecoverRun } from './recover.js';
@@ -77,7 +86,9 @@ export class WaitingCalls {
 
   /** The decided calls running on a host (this one, or one that died), with their leases. */
   inFlight(): InFlightView[] {
-    return this.#inFlight.list().map((c) => ({ ...pendingView(c.approval), host: c.host, decidedAt: c.decidedAt, leaseUntil: c.leaseUntil }));
+    return this.#inFlight
+      .list()
+      .map((c) => ({ ...pendingView(c.approval), host: c.host, decidedAt: c.decidedAt, leaseUntil: c.leaseUntil }));
   }
 
   /** The results of ended calls, the calls that now wait kept (in the open batch). */
@@ -198,12 +209,7 @@ export class WaitingCalls {
   }
 
   // Taken calls end: in flight (leased to this host) in the same compare-and-set that takes them, then run.
-  async #end(
-    batchId: string,
-    taken: TakenCall[],
-    runner: CallRunner,
-    known: () => Promise<CallsEnded | undefined>,
-  ): Promise<CallsEnded> {
+  async #end(batchId: string, taken: TakenCall[], runner: CallRunner, known: () => Promise<CallsEnded | undefined>): Promise<CallsEnded> {
     const running = inFlightOf(taken, this.#parts.leaseMs);
     this.#inFlight.add(running);
     try {
