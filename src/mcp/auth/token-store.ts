@@ -66,14 +66,19 @@ export function tokenKey(server: ResourceRef): string {
   return `${server.kind}:${server.reference}`;
 }
 
+// Stored tokens: an object with a string access_token and token_type (what every login stored has).
+function isStoredTokens(value: unknown): value is StoredTokens {
+  return isPlainObject(value) && typeof value.access_token === 'string' && typeof value.token_type === 'string';
+}
+
 /** Stored tokens read back (a file, a row): an object with a string access_token and token_type, else store_unavailable. */
 export function readStoredTokens(value: unknown, what: string): StoredTokens {
-  if (!isPlainObject(value) || typeof value.access_token !== 'string' || typeof value.token_type !== 'string') {
+  if (!isStoredTokens(value)) {
     throw new AgtError('store_unavailable', `${what} is not a stored login (it was changed by hand?); log in again`, {
       details: { reason: 'corrupt_record' },
     });
   }
-  return value as unknown as StoredTokens;
+  return value;
 }
 
 /** Logins in memory (one process; tests and hosts that keep tokens elsewhere). */

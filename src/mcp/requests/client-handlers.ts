@@ -59,6 +59,11 @@ export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roo
 /** The questions a run may leave pending: every method of an input request. */
 export const INPUT_METHODS: readonly InputMethod[] = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
 
+/** True when `method` is one of {@link INPUT_METHODS}. */
+export function isInputMethod(method: unknown): method is InputMethod {
+  return INPUT_METHODS.some((m) => m === method);
+}
+
 /** A setting that leaves a kind of question pending for the host instead of answering it at once. */
 export const DEFER = 'defer';
 
@@ -113,7 +118,8 @@ export function installHandlers(client: Client, handlers: ClientHandlers = {}): 
   if (sampling)
     client.setRequestHandler(
       'sampling/createMessage',
-      (request, ctx) => answer(() => sampling(request.params, { signal: ctx.mcpReq.signal })),
+      // The SDK types the handler's result as its CreateMessageResult; ours leaves the model's `content` unknown, and the SDK checks it against its schema.
+      (request, ctx) => answer(() => sampling(request.params, { signal: ctx.mcpReq.signal })) as never,
     );
   if (roots)
     client.setRequestHandler('roots/list', (_request, ctx) =>
@@ -148,6 +154,7 @@ export function registryValidator(registry: ToolSchemaRegistry): jsonSchemaValid
       const compiled = registry.compile(schema, { tool: 'sdk' });
       return (input) => {
         const result = compiled.validate(input);
+        // The SDK's getValidator<T> types what a schema accepted as T (the schema's own type); the registry checked it against that schema.
         if (result.ok) return { valid: true, data: input as never, errorMessage: undefined };
         return {
           valid: false,

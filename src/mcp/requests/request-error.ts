@@ -6,11 +6,12 @@
  */
 import { ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError } from '../../errors.js';
+import { isPlainObject } from '../../json.js';
 import { authRequired, isAuthFailure, isOAuthFlowError, type McpAuth } from '../auth/auth.js';
 import { transportFailure } from './transport-failure.js';
 import type { RequestOptions } from '../connection-types.js';
 import { oversizedAnswer } from '../oversized.js';
-import { INPUT_METHODS } from './client-handlers.js';
+import { isInputMethod } from './client-handlers.js';
 import { roundsExceeded, unanswerable } from './input-rounds.js';
 import { refusedRequestState } from './request-state.js';
 import { serverText } from './server-answers.js';
@@ -95,9 +96,8 @@ export function requestError(what: string, error: unknown, options: RequestOptio
  */
 function unanswerableInput(error: unknown, what: string): AgtError | undefined {
   if (!(error instanceof SdkError)) return undefined;
-  const data = (error.data ?? {}) as { method?: unknown };
-  if (error.code === SdkErrorCode.CapabilityNotSupported && typeof data.method === 'string' && INPUT_METHODS.includes(data.method as never))
-    return unanswerable(data.method, what);
+  const method = isPlainObject(error.data) ? error.data.method : undefined;
+  if (error.code === SdkErrorCode.CapabilityNotSupported && isInputMethod(method)) return unanswerable(method, what);
   if (error.code === SdkErrorCode.InputRequiredRoundsExceeded) return roundsExceeded(what);
   return undefined;
 }

@@ -20,7 +20,7 @@ import { serverWords } from '../server-words.js';
 import type { McpInputRequest } from '../connection-types.js';
 import { clampPoll } from './port.js';
 import { taskOf } from './task-of.js';
-import { type ConnectionTasks, extTasks } from './session.js';
+import { type ConnectionTasks, extJson, extTasks } from './session.js';
 import { fromExt, outcomeResult } from './outcome.js';
 
 export { fromExt, notFinal, outcomeResult } from './outcome.js';
@@ -52,12 +52,12 @@ type LegacyParams = { arguments?: Record<string, unknown>; _meta?: Record<string
 async function legacyExecution(tasks: ConnectionTasks, tool: RawTool, params: LegacyParams, requestMs: number, signal: AbortSignal) {
   const [ext, session] = await Promise.all([extTasks(), tasks.session()]);
   return session
-    .callTool(tool.name, (params.arguments ?? {}) as never, {
+    .callTool(tool.name, extJson(params.arguments ?? {}), {
       declaration: ext.toolDeclarationFromMcpTool(tool as Tool),
       signal,
       task: { preference: 'prefer' },
       requestTimeoutMs: requestMs,
-      ...(params._meta === undefined ? {} : { metadata: params._meta as never }),
+      ...(params._meta === undefined ? {} : { metadata: extJson(params._meta) }),
     })
     .catch((error: unknown) => Promise.reject(fromExt(error)));
 }
@@ -151,10 +151,9 @@ export async function followModernTask(
   options: TaskCallOptions,
 ): Promise<Record<string, unknown>> {
   const taskId = taskIdOf(created.taskId);
-  const session = await tasks.session();
+  const controller = await tasks.task(taskId, { requestTimeoutMs: options.requestMs });
   return bounded(tasks, options, async (signal, id) => {
     id.current = taskId;
-    const controller = session.task(taskId as never, { requestTimeoutMs: options.requestMs });
     let task = created;
     let told: string | undefined; // the last status message told (each new one is told once)
     // A look at once: a CreateTaskResult is a Task, never a DetailedTask (no questions, and an ended one carries no
@@ -164,6 +163,7 @@ export async function followModernTask(
         // E7: one bound on rounds whoever answers (a deferred task's collect counts the same): input_rounds_exceeded.
         if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded('task');
         const answers = await questions.answer(questions.read(task), signal);
+        // ext-tasks types the answers as its InputResponsesV2; ours are what the connection's handlers gave (ElicitResult …), sent as they are.
         await controller.update(answers as never, signal).catch((error: unknown) => Promise.reject(fromExt(error)));
       } else if (!first) await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS, undefined, { signal });
       const view = await controller.snapshot(signal).catch((error: unknown) => Promise.reject(fromExt(error)));
@@ -240,8 +240,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, late: (value: T)
  */
 export async function cancelOnServer(tasks: ConnectionTasks, taskId: string): Promise<void> {
   try {
-    const session = await tasks.session();
-    await session.task(taskId as never).cancel(AbortSignal.timeout(TASK_CANCEL_TIMEOUT_MS));
+    await (await tasks.task(taskId)).cancel(AbortSignal.timeout(TASK_CANCEL_TIMEOUT_MS));
   } catch {
     // best effort (above)
   }
