@@ -46,7 +46,7 @@ function child(file: string, proc: number, count: number, table?: string): Promi
       [
         '--import',
         'tsx',
-        path.join(root, 'test/service/fixtures/add-mounts.ts'),
+        path.join(root, 'test/resources/fixtures/add-mounts.ts'),
         file,
         String(proc),
         String(count),

@@ -39,7 +39,7 @@ export function serverScenarios(): string[] {
 /** Why a scenario warns (its SHOULDs), where we know. */
 const WARNINGS: Readonly<Record<string, string>> = {
   'server-sse-polling':
-    'the scenario calls with protocol version 2025-03-26, for which the SDK transport sends no priming event and cannot close a stream mid-call (SEP-1699 is 2025-11-25); with a 2025-11-25 client the kit resumes (test/authoring/kit-http.test.ts)',
+    'the scenario calls with protocol version 2025-03-26, for which the SDK transport sends no priming event and cannot close a stream mid-call (SEP-1699 is 2025-11-25); with a 2025-11-25 client the kit resumes (test/authoring/serve/http.test.ts)',
 };
 
 /** Runs one scenario against `url`: passed and total checks, warnings, and the output; ok when no check failed. */

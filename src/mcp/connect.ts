@@ -15,7 +15,7 @@ import { ToolSchemaRegistry } from '../schema/registry.js';
 import { installHandlers, registryValidator } from './requests/client-handlers.js';
 import { connectStdio, EXITED_ON_PROBE, lateModernAnswer } from './process/connect-stdio.js';
 import { type McpConnection, openConnection } from './connection.js';
-import { type EraVerdict, MODERN_PROTOCOL_VERSION, priorOf, versionNegotiation } from './settings/era.js';
+import { type EraVerdict, MODERN_PROTOCOL_VERSION, modernPrior, priorOf, versionNegotiation } from './settings/era.js';
 import { listenForChanges } from './requests/listen.js';
 import { NotificationHub } from './requests/notifications.js';
 import { basicToken, connectRemote } from './remote.js';
@@ -158,7 +158,7 @@ async function connectWith(
     const late = lateModernAnswer(stdio, prior);
     if (late !== undefined) {
       await stdio.client.close();
-      const again = await attempt({ kind: 'modern', discover: late });
+      const again = await attempt(modernPrior(late));
       if (again === EXITED_ON_PROBE) throw new AgtError('exited_early', 'the server exited before the handshake finished');
       again.warnings.push(
         `the server answered server/discover after the ${probeMs} ms the era probe waits (a slow start), so it was started once more on ${MODERN_PROTOCOL_VERSION}; a larger "handshakeTimeoutMs" in its config avoids the second start`,

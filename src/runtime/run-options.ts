@@ -4,7 +4,7 @@
  * every part of the run reads, so nothing is resolved twice and a bad option
  * fails before anything connects.
  */
-import type { InFlightCall } from './pending/in-flight.js';
+import type { StoredInFlightCall } from './pending/in-flight.js';
 import type { DecidedCall } from './pending/decided.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
@@ -13,7 +13,7 @@ import type { ConnectSettings } from '../mcp/settings/settings.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { type RunLimits, resolveLimits } from './limits.js';
-import type { WaitingCall } from './pending/waiting-call.js';
+import type { StoredCall } from './pending/waiting-call.js';
 import type { McpPool } from '../pool/pool.js';
 import type { McpLogMessage } from '../mcp/requests/notifications.js';
 import type { ToolSearchOptions } from './assembly/tool-search.js';
@@ -94,9 +94,9 @@ export interface SuspendedRun {
   mountsHash: string;
   seenBatchIds: string[];
   /** The calls waiting for a decision (format 2). */
-  pending?: WaitingCall[];
+  pending?: StoredCall[];
   /** Decided calls running on a host, with its lease (format 3): `run.recover()` ends those whose host died. */
-  inFlight?: InFlightCall[];
+  inFlight?: StoredInFlightCall[];
   /** The results of calls decided lately (`decidedRetentionMs`), for a host that decides one again. */
   decided?: DecidedCall[];
   /** Tool search: the tools loaded, least recently used first (a host that does not know it loads none: the model searches again). */

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp, McpProber, MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../src/index.js';
 import { redactRecord } from '../../src/config.js';
 import { StderrTail } from '../../src/mcp/process/stderr-buffer.js';
-import { startAuthCheckingServer } from '../mcp/http-server.js';
+import { startAuthCheckingServer } from '../support/http-server.js';
 import { failure, pythonConfig, runAgt, tempDir } from '../support/index.js';
 import type { McpDocument } from '../../src/index.js';
 

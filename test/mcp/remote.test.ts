@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../src/index.js';
 import { failure } from '../support/index.js';
-import { type AuthCheckingServer, startAuthCheckingServer } from './http-server.js';
+import { type AuthCheckingServer, startAuthCheckingServer } from '../support/http-server.js';
 
 const TOKEN = 'Bearer test-token-4711';
 let server: AuthCheckingServer;

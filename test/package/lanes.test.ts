@@ -29,7 +29,7 @@ describe('the unit lane', () => {
     expect(showing).toEqual([]);
     expect(lane).toContain('test/package/rules.test.ts');
     expect(lane).not.toContain('test/package/exports.test.ts'); // reads dist/
-    expect(lane).not.toContain('test/resources/postgres-store.test.ts'); // runs a TypeScript child
+    expect(lane).not.toContain('test/storage/postgres-store.test.ts'); // runs a TypeScript child
     expect(lane.length).toBeGreaterThan(40);
   });
 

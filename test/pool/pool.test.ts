@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpPool, MemoryStore, NativeRun, policies, ResourceService, type RunRequestContext, toolAlias } from '../../src/index.js';
 import { type PoolEvent } from '../../src/adapters.js';
-import { startAuthCheckingServer } from '../mcp/http-server.js';
+import { startAuthCheckingServer } from '../support/http-server.js';
 import { livingWithMarker, marker, PYTHON_SERVER, pythonConfig, readEvents, tempDir, waitFor } from '../support/index.js';
 import type { StdioServerConfig } from '../../src/config/mcp-config.js';
 

@@ -44,14 +44,14 @@ export const PROCESS_SIGNS: readonly LaneSign[] = [
 
 /** Files that start a process though no sign shows it, and why. */
 export const STARTS_UNSEEN: Readonly<Record<string, string>> = {
-  'test/runtime/variables.test.ts': "its run connects the VS Code host fixture's stdio server",
+  'test/config/variables.test.ts': "its run connects the VS Code host fixture's stdio server",
 };
 
 /** Files that show a sign but start no process and read no build, and why. */
 export const STARTS_NOTHING: Readonly<Record<string, string>> = {
-  'test/service/registration.test.ts': 'it spies on child_process to prove that registering and testing a config start nothing',
-  'test/mcp/connect-settings.test.ts': 'its Python server configs are refused before anything starts',
-  'test/service/assembly.test.ts': 'its stdio configs are stored, never started',
+  'test/resources/registration.test.ts': 'it spies on child_process to prove that registering and testing a config start nothing',
+  'test/mcp/settings/connect-settings.test.ts': 'its Python server configs are refused before anything starts',
+  'test/resources/assembly.test.ts': 'its stdio configs are stored, never started',
   'test/package/lanes.test.ts': 'it calls spawn only under the lane guard, which throws',
 };
 

@@ -5,7 +5,7 @@
  * stable codes (exited_early, handshake_timeout, protocol_error …).
  */
 import path from 'node:path';
-import { type Client, type DiscoverResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError, maskError } from '../../errors.js';
 import { defined } from '../../json.js';
 import type { NormalisedStdioConfig } from '../../config/mcp-config.js';
@@ -101,11 +101,11 @@ export async function connectStdio(
 export function lateModernAnswer(
   stdio: { client: Client; transport: ProcessGroupStdioTransport },
   prior: ReturnType<typeof priorOf>,
-): DiscoverResult | undefined {
+): Record<string, unknown> | undefined {
   const answer = stdio.transport.discoverResult;
   if (prior !== undefined || answer === undefined || stdio.client.getProtocolEra() !== 'legacy') return undefined;
   const versions = answer['supportedVersions'];
-  return Array.isArray(versions) && versions.includes(MODERN_PROTOCOL_VERSION) ? (answer as unknown as DiscoverResult) : undefined;
+  return Array.isArray(versions) && versions.includes(MODERN_PROTOCOL_VERSION) ? answer : undefined;
 }
 
 // The SDK's request timeout for a handshake of `ms`.

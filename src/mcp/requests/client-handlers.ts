@@ -111,9 +111,8 @@ export function installHandlers(client: Client, handlers: ClientHandlers = {}): 
   const { elicitation, sampling, roots } = handlers;
   // The SDK checks what the handlers return against its own schemas; these types are ours.
   if (elicitation)
-    client.setRequestHandler(
-      'elicitation/create',
-      (request, ctx) => answer(() => elicitation(request.params, { signal: ctx.mcpReq.signal })),
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      answer(() => elicitation(request.params, { signal: ctx.mcpReq.signal })),
     );
   if (sampling)
     client.setRequestHandler(

@@ -17,7 +17,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError } from '../../errors.js';
 import { defined, isPlainObject, setOwn } from '../../json.js';
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from '../../bounds.js';
-import { type ClientHandlers, INPUT_METHODS, type InputMethod } from './client-handlers.js';
+import { type ClientHandlers, type InputMethod, isInputMethod } from './client-handlers.js';
 import type { InputRetry, McpInputRequest, McpInputRequired } from '../connection-types.js';
 
 const KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -49,11 +49,10 @@ export function readInputRequired(result: Record<string, unknown>): McpInputRequ
   for (const key of keys) {
     const request = requests[key];
     if (!KEY.test(key)) throw invalid('a question key that is not a short name');
-    if (!isPlainObject(request) || !INPUT_METHODS.includes(request.method as InputMethod))
-      throw invalid(`question "${key}" is not an elicitation, sampling or roots request`);
-    if (request.params !== undefined && !isPlainObject(request.params))
-      throw invalid(`question "${key}" has params that are not an object`);
-    setOwn(out, key, { method: request.method as InputMethod, params: (request.params ?? {}) as Record<string, unknown> });
+    const { method, params } = isPlainObject(request) ? request : {};
+    if (!isInputMethod(method)) throw invalid(`question "${key}" is not an elicitation, sampling or roots request`);
+    if (params !== undefined && !isPlainObject(params)) throw invalid(`question "${key}" has params that are not an object`);
+    setOwn(out, key, { method, params: params ?? {} });
   }
   const state = result.requestState;
   if (state !== undefined && typeof state !== 'string') throw invalid('a requestState that is not a string');
@@ -78,19 +77,28 @@ export function checkAnswerable(requests: Readonly<Record<string, McpInputReques
   }
 }
 
-/** A client's registered handler of a server request, as the SDK keeps it (its own checks around ours). */
-type Registered = (request: Record<string, unknown>, ctx: Record<string, unknown>) => Promise<unknown>;
-
 /**
  * Answers one question through the handler registered on `client` — the
  * SDK's own chain around ours (the request and the result checked, a form's
  * defaults applied: SEP-1034), exactly as the SDK answers a round it
  * fulfils itself, and as a 2025 connection answers a pushed request.
  */
-function viaClient(client: Client, key: string, method: InputMethod, params: Record<string, unknown>, signal: AbortSignal) {
-  const registered = (client as unknown as { _getRequestHandler?(method: string): Registered | undefined })._getRequestHandler?.(method);
-  if (registered === undefined) throw unanswerable(method, 'call');
-  return registered({ jsonrpc: '2.0', id: key, method, params }, { mcpReq: { id: key, method, _meta: params._meta, signal } });
+function viaClient(
+  client: Client,
+  key: string,
+  method: InputMethod,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  // The SDK keeps a client's registered handlers (its own checks around ours) behind a protected method: read as unknown.
+  const lookup: unknown = Reflect.get(client, '_getRequestHandler');
+  const registered: unknown = typeof lookup === 'function' ? lookup.call(client, method) : undefined;
+  if (typeof registered !== 'function') throw unanswerable(method, 'call');
+  const answer: unknown = registered(
+    { jsonrpc: '2.0', id: key, method, params },
+    { mcpReq: { id: key, method, _meta: params._meta, signal } },
+  );
+  return Promise.resolve(answer);
 }
 
 /** Answers the questions the connection answers itself, each through the client's handler; `only`: those keys (the rest are the caller's). */

@@ -68,7 +68,7 @@ export function moreRequests(parts: MoreRequestParts): ConnectionMoreRequests {
     });
   // A request whose answer is empty.
   const empty = async (method: string, params: Record<string, unknown>, options: RequestOptions) => {
-    await send(method, (signal) => client.request({ method, params } as never, EmptyResultSchema, sdkOptions(options, signal)), options);
+    await send(method, (signal) => client.request({ method, params }, EmptyResultSchema, sdkOptions(options, signal)), options);
   };
   const subscription = async (method: 'resources/subscribe' | 'resources/unsubscribe', uri: string, options: RequestOptions) => {
     const resources = capability('resources');
@@ -87,7 +87,7 @@ export function moreRequests(parts: MoreRequestParts): ConnectionMoreRequests {
         async (signal) => {
           const started = performance.now();
           // 2026-07-28 has no ping: a server/discover round trip says the same (the server answers).
-          if (modern) await client.request({ method: 'server/discover', params: {} } as never, LooseResult, sdkOptions(options, signal));
+          if (modern) await client.request({ method: 'server/discover', params: {} }, LooseResult, sdkOptions(options, signal));
           else await client.ping(sdkOptions(options, signal));
           return performance.now() - started;
         },

@@ -7,7 +7,7 @@
  */
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { type Client, ProtocolError, type Tool } from '@modelcontextprotocol/client';
-import { defined } from '../../json.js';
+import { defined, isPlainObject } from '../../json.js';
 import type { ClientHandlers } from './client-handlers.js';
 import type { CallOptions, McpCallResult, McpInputRequest, McpInputRequired, McpTaskStarted, RequestOptions } from '../connection-types.js';
 import {
@@ -40,6 +40,14 @@ import type { ConnectionTasks } from '../tasks/session.js';
 import type { Timeouts } from '../settings/timeouts.js';
 
 const LooseResult = ResultSchema.loose();
+
+// One tools/call's params: the tool, its arguments, and what the call adds (`_meta`, a retry's answers and state).
+type CallParams = { name: string; arguments: Record<string, unknown>; [key: string]: unknown };
+
+// A task a call hands back (`tasks: 'defer'`): startedOf's shape.
+function isTaskStarted(result: Record<string, unknown>): result is Record<string, unknown> & McpTaskStarted {
+  return result.resultType === 'task' && isPlainObject(result.task);
+}
 
 /** What a connection's tool calls need from it. */
 export interface ToolCallParts {
@@ -90,7 +98,7 @@ export function toolCalls(p: ToolCallParts): ConnectionToolCalls {
   // `defer`: a task comes back as McpTaskStarted instead of being waited for.
   async function callOnce(
     name: string,
-    params: Record<string, unknown>,
+    params: CallParams,
     options: CallOptions,
     signal: AbortSignal,
     manual: boolean,
@@ -116,16 +124,10 @@ export function toolCalls(p: ToolCallParts): ConnectionToolCalls {
     const progress = onProgress ? { onprogress: progressOf(onProgress) } : {};
     // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding), within our bound.
     if (declared !== undefined) {
-      checkParamHeaders(declared, params.arguments as Record<string, unknown>);
-      return (await client.callTool(params as never, { ...sdk, ...progress, toolDefinition: declared })) as unknown as Record<
-        string,
-        unknown
-      >;
+      checkParamHeaders(declared, params.arguments);
+      return client.callTool(params, { ...sdk, ...progress, toolDefinition: declared });
     }
-    return (await client.request({ method: 'tools/call', params } as never, LooseResult, { ...sdk, ...progress })) as Record<
-      string,
-      unknown
-    >;
+    return client.request({ method: 'tools/call', params }, LooseResult, { ...sdk, ...progress });
   }
 
   // One 2026-07-28 tools/call on the raw path: a result or a question comes back as the SDK's would; a task is followed.
@@ -137,7 +139,12 @@ export function toolCalls(p: ToolCallParts): ConnectionToolCalls {
     defer: boolean,
   ) {
     const hook = options.onProgress;
-    const onProgress = hook && ((q: Record<string, unknown>) => void (typeof q.progress === 'number' && progressOf(hook)(q as never)));
+    const onProgress =
+      hook &&
+      ((q: Record<string, unknown>) => {
+        const { progress } = q;
+        if (typeof progress === 'number') progressOf(hook)({ ...q, progress });
+      });
     // A task created after the caller gave up is cancelled at once: it must not run on for nobody.
     const onLate = (late: RawAnswer) => {
       if (late.kind === 'result' && late.result.resultType === 'task' && typeof late.result.taskId === 'string')
@@ -180,8 +187,9 @@ export function toolCalls(p: ToolCallParts): ConnectionToolCalls {
           const params = { name, arguments: args, ...defined({ _meta: p.metaOf(options.meta) }), ...retry };
           const result = await callOnce(name, params, options, signal, true, defer);
           if (result.resultType === 'task') {
-            if (!defer) throw notFinal(); // only a call that defers tasks hands one back (issue 58 #2: never a TypeError)
-            return p.masked(result as unknown as McpTaskStarted); // handed back (defer)
+            // Only a call that defers tasks hands one back (issue 58 #2: never a TypeError).
+            if (!defer || !isTaskStarted(result)) throw notFinal();
+            return p.masked(result); // handed back (defer)
           }
           // Only a question is read here; a result is bounded and read once, by readCallResult.
           const asked = result.resultType === 'input_required' ? readInputRequired(boundedDepth(result, 'call')) : undefined;

@@ -33,13 +33,19 @@ export function versionNegotiation(choice: McpProtocolChoice | undefined, probeT
   return choice === MODERN_PROTOCOL_VERSION ? { mode: { pin: MODERN_PROTOCOL_VERSION }, probe } : { mode: 'auto', probe };
 }
 
+/** The SDK's `prior` for a modern server, from its discover result as it came (remembered, or answered late). */
+export function modernPrior(discover: Record<string, unknown>): { kind: 'modern'; discover: DiscoverResult } {
+  // The SDK types the prior's discover as its DiscoverResult; ours is kept as the server sent it, and the SDK checks it against its schema (validatePrior) before use.
+  return { kind: 'modern', discover: discover as DiscoverResult };
+}
+
 /** The SDK's `prior` for a remembered verdict, when it fits the config's choice (a pin never takes a legacy verdict). */
 export function priorOf(
   verdict: EraVerdict | undefined,
   choice: McpProtocolChoice | undefined,
 ): { kind: 'modern'; discover: DiscoverResult } | { kind: 'legacy' } | undefined {
   if (verdict === undefined || choice === 'legacy') return undefined;
-  if (verdict.era === 'modern') return { kind: 'modern', discover: verdict.discover as unknown as DiscoverResult };
+  if (verdict.era === 'modern') return modernPrior(verdict.discover);
   return choice === MODERN_PROTOCOL_VERSION ? undefined : { kind: 'legacy' };
 }
 
@@ -54,7 +60,7 @@ export function verdictOf(client: Client, transportVersion: string | undefined, 
   const discover = client.getDiscoverResult();
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? transportVersion ?? '';
   if (client.getProtocolEra() === 'modern' && discover !== undefined) {
-    return { era: 'modern', protocolVersion, discover: masked({ ...(discover as unknown as Record<string, unknown>) }), learnedAt };
+    return { era: 'modern', protocolVersion, discover: masked({ ...discover }), learnedAt };
   }
   return { era: 'legacy', protocolVersion, learnedAt };
 }

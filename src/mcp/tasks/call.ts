@@ -240,7 +240,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, late: (value: T)
  */
 export async function cancelOnServer(tasks: ConnectionTasks, taskId: string): Promise<void> {
   try {
-    await (await tasks.task(taskId)).cancel(AbortSignal.timeout(TASK_CANCEL_TIMEOUT_MS));
+    const controller = await tasks.task(taskId);
+    await controller.cancel(AbortSignal.timeout(TASK_CANCEL_TIMEOUT_MS));
   } catch {
     // best effort (above)
   }

@@ -39,9 +39,8 @@ function lostOrExt(error: unknown, taskId: string): unknown {
 
 /** The status of task `taskId`, with the questions of one that waits for input. */
 export async function getTask(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number): Promise<McpTaskStatus> {
-  const view = await (await tasks.task(taskId, { requestTimeoutMs: requestMs }))
-    .snapshot(signal)
-    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+  const controller = await tasks.task(taskId, { requestTimeoutMs: requestMs });
+  const view = await controller.snapshot(signal).catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
   const raw = { ...view.raw };
   const task = taskOf(raw, taskId);
   // Questions are a 2026-07-28 task's (2025 asks with requests of its own while tasks/result is awaited).
@@ -85,9 +84,7 @@ export async function getTaskResult(tasks: ConnectionTasks, taskId: string, sign
 export async function cancelTask(tasks: ConnectionTasks, taskId: string, signal: AbortSignal, requestMs: number): Promise<void> {
   const task = await tasks.task(taskId, { requestTimeoutMs: requestMs });
   try {
-    await task
-      .cancel(signal)
-      .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+    await task.cancel(signal).catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
   } catch (error) {
     if (!(error instanceof AgtError) || error.code !== 'task_lost') throw error;
     const task = await getTask(tasks, taskId, signal, requestMs); // task_lost again when the server does not know it
@@ -103,9 +100,8 @@ export async function answerTask(
   signal: AbortSignal,
   requestMs: number,
 ): Promise<void> {
-  await (await tasks.task(taskId, { requestTimeoutMs: requestMs }))
-    .updateJson(responses, signal)
-    .catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
+  const controller = await tasks.task(taskId, { requestTimeoutMs: requestMs });
+  await controller.updateJson(responses, signal).catch((error: unknown) => Promise.reject(lostOrExt(error, taskId)));
 }
 
 /** The error of a task request on a connection whose server runs no tasks (or that never asks for them). */

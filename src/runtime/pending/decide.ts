@@ -151,7 +151,15 @@ async function answerOne(
   }
   // Asked inside a task (E6): the answers go to the task, and the call waits on it again.
   if (a.task !== undefined && route.kind === 'mcp') {
-    await route.connection.answerTask(a.task.id, inputRetry(a, decision, rules).responses, { signal: ctx.signal });
+    try {
+      await route.connection.answerTask(a.task.id, inputRetry(a, decision, rules).responses, { signal: ctx.signal });
+    } catch (error) {
+      // A task its server no longer knows (restarted, TTL run out) ends the call task_lost, as collecting it would (E6);
+      // thrown, the call would leave the pending calls and stay in flight until a recover() called it interrupted.
+      if (!isAgtError(error) || error.code !== 'task_lost') throw error;
+      const lost = { kind: 'callError', callError: error, mount: route.mount, timeoutMs: ctx.callTimeoutMs } as const;
+      return audit(callResult(a.callId, lost), a.by);
+    }
     const call = { callId: a.callId, index: a.index, args: a.arguments, by: a.by, round };
     return waitForTask(call, route, { ...a.task, status: 'working' }, ctx, true);
   }

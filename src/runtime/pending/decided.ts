@@ -8,7 +8,7 @@
 import { AgtError, isAgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { MAX_DECIDED_KEPT } from '../../bounds.js';
-import type { ToolResult } from '../types.js';
+import { RESULT_STATUSES, type ToolResult } from '../types.js';
 
 /** A decided call's result, as the run record keeps it. */
 export interface DecidedCall {
@@ -26,10 +26,19 @@ export function isDecidedCall(value: unknown): value is DecidedCall {
     isPlainObject(d) &&
     typeof d.batchId === 'string' &&
     typeof d.callId === 'string' &&
-    isPlainObject(d.result) &&
-    typeof (d.result as { status?: unknown }).status === 'string' &&
+    isResultOf(d.result, d.callId) &&
     typeof d.endedAt === 'string'
   );
+}
+
+const STATUSES: ReadonlySet<unknown> = new Set(RESULT_STATUSES);
+
+// A result of call `callId` as a run hands it out (a host deciding again gets it as its own): a listed status, and the
+// content of an ok result or the error (code and message) of any other.
+function isResultOf(result: unknown, callId: string): boolean {
+  if (!isPlainObject(result) || result.callId !== callId || !STATUSES.has(result.status)) return false;
+  if (result.status === 'ok') return Array.isArray(result.content);
+  return isPlainObject(result.error) && typeof result.error.code === 'string' && typeof result.error.message === 'string';
 }
 
 /** The decided results of a run, newest last, pruned by age and count. */
@@ -64,7 +73,8 @@ export function storedResults(
   batchId: string,
   callIds: readonly string[],
 ): ToolResult[] | undefined {
-  const byCall = new Map((decided ?? []).filter((d) => d.batchId === batchId).map((d) => [d.callId, d.result]));
+  // Read from the store as another host left it (not checked as a resume checks it): a malformed result is none.
+  const byCall = new Map((decided ?? []).filter((d) => isDecidedCall(d) && d.batchId === batchId).map((d) => [d.callId, d.result]));
   const results = callIds.map((id) => byCall.get(id));
   return callIds.length > 0 && results.every((r) => r !== undefined) ? (results as ToolResult[]) : undefined;
 }

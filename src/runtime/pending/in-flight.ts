@@ -12,7 +12,16 @@ import { hostname } from 'node:os';
 import { isPlainObject } from '../../json.js';
 import type { Route } from '../assembly/snapshot.js';
 import type { CallChange } from '../types.js';
-import { decisionFits, isExpired, isStoredCall, readWaitingCall, type TakenCall, takenFor, type WaitingCall } from './waiting-call.js';
+import {
+  decisionFits,
+  isExpired,
+  isStoredCall,
+  readWaitingCall,
+  type StoredCall,
+  storedCall,
+  type TakenCall,
+  takenFor,
+} from './waiting-call.js';
 
 /** This host process, as leases name it: host name, process id and a random part (a pid is reused). */
 export const HOST_ID = `${hostname().slice(0, 64)}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -76,13 +85,19 @@ export const idsKey = (ids: { batchId: string; callId: string }): string => `${i
 /** The key of an in-flight call within a run. */
 export const callKey = (c: { approval: { batchId: string; callId: string } }): string => idsKey(c.approval);
 
+/** An in-flight call as a run record holds it: its call in the stored form ({@link storedCall}). */
+export type StoredInFlightCall = Omit<InFlightCall, 'approval'> & { approval: StoredCall };
+
+/** An in-flight call as suspend() writes it (its approval as 0.1 wrote one). */
+export const storedInFlight = (call: StoredInFlightCall): StoredInFlightCall => ({ ...call, approval: storedCall(call.approval) });
+
 /** True for an in-flight record as suspend() writes it (resume checks every field it reads, and that the decision fits the call). */
 export function isInFlightCall(value: unknown): boolean {
   const c = value as Partial<Record<keyof InFlightCall, unknown>> | null;
   return (
     isPlainObject(c) &&
     isStoredCall(c.approval) &&
-    decisionFits(readWaitingCall(c.approval as WaitingCall), c.decision) &&
+    decisionFits(readWaitingCall(c.approval as StoredCall), c.decision) &&
     typeof c.host === 'string' &&
     typeof c.decidedAt === 'string' &&
     typeof c.leaseUntil === 'string' &&
@@ -91,8 +106,8 @@ export function isInFlightCall(value: unknown): boolean {
 }
 
 /** A stored in-flight record (checked by {@link isInFlightCall}) as the run keeps it: a 0.1 approval gains `waitingFor`. */
-export const readInFlightCall = (call: InFlightCall): InFlightCall =>
-  'waitingFor' in call.approval ? call : ({ ...call, approval: readWaitingCall(call.approval) } as InFlightCall);
+export const readInFlightCall = (call: StoredInFlightCall): InFlightCall =>
+  ({ ...call, approval: readWaitingCall(call.approval) }) as InFlightCall; // isInFlightCall checked the decision fits the call
 
 /** The in-flight calls of a run, by batch and call id. */
 export class InFlightCalls {
@@ -138,7 +153,7 @@ const idsOf = (key: string) => {
 };
 
 /** The keys of a run's pending and in-flight calls, as a write stores them. */
-export function writtenCalls(pending: readonly WaitingCall[], inFlight: readonly InFlightCall[]): WrittenCalls {
+export function writtenCalls(pending: readonly StoredCall[], inFlight: readonly StoredInFlightCall[]): WrittenCalls {
   return { pending: new Set(pending.map(idsKey)), inFlight: new Set(inFlight.map(callKey)) };
 }
 

@@ -116,23 +116,40 @@ const CODES: ReadonlySet<unknown> = new Set(RESULT_ERROR_CODES);
 const isTaskFailure = (value: unknown): value is TaskFailure =>
   isPlainObject(value) && CODES.has(value.code) && typeof value.message === 'string';
 
+// Each field of a host's decision is read once, and its answers copied before they are checked (E4): what was
+// checked is what is stored and sent, whatever the host's object (a getter, a form reset after submit) does later.
 function checkInputDecision(approval: WaitingCall, decision: unknown, check: AnswerCheck): InputDecision {
-  const d = decision as { answers?: unknown; decline?: unknown; reason?: unknown } | null;
-  if (isPlainObject(d) && d.decline === true && (d.reason === undefined || typeof d.reason === 'string'))
-    return { decline: true, ...defined({ reason: d.reason as string | undefined }) };
-  if (!isPlainObject(d) || !isPlainObject(d.answers))
-    throw new AgtError(
+  const d = isPlainObject(decision) ? decision : {};
+  const [answers, decline, reason] = [d.answers, d.decline, d.reason];
+  if (decline === true && (reason === undefined || typeof reason === 'string')) return { decline: true, ...defined({ reason }) };
+  const usage = () =>
+    new AgtError(
       'invalid_input',
       `call "${approval.callId}" waits for input: decide it with { answers: { [question key]: answer } } or { decline: true, reason? }`,
       { details: { callId: approval.callId } },
     );
-  check(approval, d.answers);
-  return { answers: d.answers };
+  if (!isPlainObject(answers)) throw usage();
+  check(approval, answers); // bounded and valid as given: a copy of them as JSON cannot run away
+  const copy = jsonCopy(answers);
+  if (copy === undefined) throw usage();
+  check(approval, copy); // the copy is what is stored and sent, so it is what must be valid
+  return { answers: copy };
+}
+
+// The answers as JSON carries them (what the run record stores and the server gets); undefined if that fails.
+function jsonCopy(answers: Record<string, unknown>): Record<string, unknown> | undefined {
+  try {
+    const copy: unknown = JSON.parse(JSON.stringify(answers));
+    return isPlainObject(copy) ? copy : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function checkDecision(callId: string, decision: unknown): ApprovalDecision {
-  const d = decision as { approve?: unknown; reason?: unknown } | null;
-  if (!isPlainObject(d) || typeof d.approve !== 'boolean' || (d.reason !== undefined && typeof d.reason !== 'string'))
+  const d = isPlainObject(decision) ? decision : {};
+  const [approve, reason] = [d.approve, d.reason];
+  if (typeof approve !== 'boolean' || (reason !== undefined && typeof reason !== 'string'))
     throw new AgtError(
       'invalid_input',
       `the decision for call "${callId}" must be { approve: true } or { approve: false, reason?: string }`,
@@ -140,5 +157,5 @@ function checkDecision(callId: string, decision: unknown): ApprovalDecision {
         details: { callId },
       },
     );
-  return d.approve ? { approve: true } : { approve: false, ...defined({ reason: d.reason as string | undefined }) };
+  return approve ? { approve: true } : { approve: false, ...defined({ reason }) };
 }

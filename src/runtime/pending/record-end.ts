@@ -8,7 +8,7 @@
 import { AgtError, isAgtError } from '../../errors.js';
 import { MAX_MERGE_ATTEMPTS } from '../../bounds.js';
 import { type RunStore, withCalls } from '../store/run-store.js';
-import { callKey, HOST_ID, idsKey, type InFlightCall } from './in-flight.js';
+import { callKey, HOST_ID, idsKey, type InFlightCall, type StoredInFlightCall } from './in-flight.js';
 import type { WaitingCall } from './waiting-call.js';
 import { DecidedCalls } from './decided.js';
 
@@ -45,7 +45,7 @@ export async function mergeEnded(
     const stored = await store.get(run.id);
     if (stored === undefined) return; // the run was deleted: nothing is left to record the end in
     const state = stored.state;
-    const mine = (c: InFlightCall) => keys.has(callKey(c)) && c.host === HOST_ID;
+    const mine = (c: StoredInFlightCall) => keys.has(callKey(c)) && c.host === HOST_ID;
     const inFlight = (state.inFlight ?? []).filter((c) => !mine(c));
     const waiting = new Set((state.pending ?? []).map(idsKey));
     const added = asked.filter((a) => !waiting.has(idsKey(a)));

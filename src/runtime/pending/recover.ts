@@ -67,19 +67,25 @@ export async function recoverLost(
   // The tools as listed now, after the refresh above: a stored idempotentHint alone never reruns a call (issue 58 #23).
   const routes = refresher.snapshot.routes;
   const again = claimed.filter((c) => rerunsSafely(c, routes.get(c.approval.tool)));
-  for (const [i, call] of claimed.entries()) {
-    if (again.includes(call)) continue;
+  const interrupt = async (call: InFlightCall) => {
     const ctx = callContext(run, call.approval.batchId, signal, () => undefined);
-    const result = await interruptedCall(lost[i]!, ctx); // its message names the dead host's lease
+    const result = await interruptedCall(lost[claimed.indexOf(call)]!, ctx); // its message names the dead host's lease
     p.interrupted(call);
     p.decided.add(call.approval.batchId, [result]);
     recovered.push({ batchId: call.approval.batchId, result, rerun: false });
-  }
+  };
+  for (const call of claimed) if (!again.includes(call)) await interrupt(call);
   for (const batchId of new Set(again.map((c) => c.approval.batchId))) {
-    const results = await rerun(
-      batchId,
-      again.filter((c) => c.approval.batchId === batchId),
-    );
+    const calls = again.filter((c) => c.approval.batchId === batchId);
+    let results: ToolResult[];
+    try {
+      results = await rerun(batchId, calls);
+    } catch {
+      // A rerun that throws (its answers no longer hold, its task is gone …) may or may not have run: its calls end
+      // interrupted. Thrown on, it would leave every call claimed here in flight, each ended again by the next recover().
+      for (const call of calls) await interrupt(call);
+      continue;
+    }
     p.decided.add(batchId, results);
     for (const result of results) recovered.push({ batchId, result, rerun: true });
   }

@@ -11,7 +11,7 @@ import { defined, isPlainObject } from '../../json.js';
 import type { ToolAnnotations } from '../../mcp/requests/lists.js';
 import { canonicalHash } from '../../schema/canonical.js';
 import type { Route } from '../assembly/snapshot.js';
-import { MAX_REQUEST_STATE_BYTES, MAX_TASK_ID_LENGTH } from '../../bounds.js';
+import { MAX_INPUT_REQUESTS, MAX_REQUEST_STATE_BYTES, MAX_TASK_ID_LENGTH } from '../../bounds.js';
 import { INPUT_METHODS } from '../../mcp/requests/client-handlers.js';
 import type { ApprovalDecision, CallIdentity, InputDecision, PendingCall, ResultError, RouteKind, ToolResult } from '../types.js';
 import type { McpInputRequest, McpTask } from '../../mcp/connection-types.js';
@@ -79,6 +79,22 @@ export interface TaskWait extends WaitingBase {
  */
 export type WaitingCall = ApprovalWait | InputWait | TaskWait;
 
+/** An approval as a run record holds it: without `waitingFor` as written (the form 0.1 reads), or with it. */
+export type StoredApproval = Omit<ApprovalWait, 'waitingFor'> & { waitingFor?: 'approval' };
+
+/** A waiting call as a run record holds it: {@link storedCall} writes it, {@link readWaitingCall} reads it back. */
+export type StoredCall = StoredApproval | InputWait | TaskWait;
+
+/**
+ * A waiting call as suspend() writes it: an approval without `waitingFor`, as 0.1 wrote it — a 0.1 host refuses a
+ * record whose approval has one (as tampered), so a fleet that mixes releases keeps resuming the records of either.
+ */
+export function storedCall(call: StoredCall): StoredCall {
+  if (call.waitingFor !== 'approval') return call;
+  const { waitingFor: _, ...stored } = call;
+  return stored;
+}
+
 /** A call that waits: its record, for the run's open batch and its run record. */
 export interface Waiting {
   deferred: WaitingCall;
@@ -137,7 +153,8 @@ export function pendingView(a: WaitingCall): PendingCall {
     callId: a.callId,
     tool: a.tool,
     kind: a.kind,
-    ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations, reason: a.reason }),
+    // A copy: a resumed run's annotations are its record's own (recover reads them, suspend writes them).
+    ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations && Object.freeze({ ...a.annotations }), reason: a.reason }),
     arguments: structuredClone(a.arguments),
     deferredAt: a.deferredAt,
     expiresAt: a.expiresAt,
@@ -197,9 +214,12 @@ export function isStoredCall(value: unknown): boolean {
 }
 
 /** A stored waiting call (checked by {@link isStoredCall}) as the run keeps it: a 0.1 approval gains `waitingFor`. */
-export function readWaitingCall(stored: WaitingCall | Omit<ApprovalWait, 'waitingFor'>): WaitingCall {
-  return 'waitingFor' in stored ? stored : { ...stored, waitingFor: 'approval' };
+export function readWaitingCall(stored: StoredCall): WaitingCall {
+  if (stored.waitingFor === 'input' || stored.waitingFor === 'task' || isApproval(stored)) return stored;
+  return { ...stored, waitingFor: 'approval' };
 }
+
+const isApproval = (stored: StoredApproval): stored is ApprovalWait => stored.waitingFor === 'approval';
 
 const isInputMethod = (method: unknown): boolean => (INPUT_METHODS as readonly unknown[]).includes(method);
 const isRound = (round: unknown): boolean => Number.isInteger(round) && (round as number) >= 1;
@@ -209,6 +229,7 @@ function isStoredInput(a: Fields): boolean {
   const requests = a.requests;
   return (
     isPlainObject(requests) &&
+    Object.keys(requests).length <= MAX_INPUT_REQUESTS && // E7: the bound on questions a round holds, read back too
     Object.values(requests).every((r) => isPlainObject(r) && isInputMethod(r.method) && isPlainObject(r.params)) &&
     (a.requestState === undefined ||
       (typeof a.requestState === 'string' && Buffer.byteLength(a.requestState) <= MAX_REQUEST_STATE_BYTES)) &&

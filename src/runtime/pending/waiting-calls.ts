@@ -20,6 +20,7 @@ import { decidedElsewhere, DecidedCalls, storedResults } from './decided.js';
 import {
   callChanges,
   callKey,
+  idsKey,
   type InFlightCall,
   InFlightCalls,
   inFlightOf,
@@ -104,17 +105,27 @@ export class WaitingCalls {
   load(state: SuspendedRun, revision: number | null, store: RunStore | undefined): void {
     this.#revision = revision;
     this.#store = store;
-    for (const call of state.pending ?? []) this.#open.add(readWaitingCall(call));
-    this.#inFlight.add((state.inFlight ?? []).map(readInFlightCall));
+    const inFlight = (state.inFlight ?? []).map(readInFlightCall);
+    const decided = new Set(inFlight.map(callKey));
+    // A call a record holds both pending and in flight was decided (E8): its host ends it, or recover() does — it is
+    // never offered for a second decision, which would run it again and drop that host's lease.
+    for (const call of state.pending ?? []) if (!decided.has(idsKey(call))) this.#open.add(readWaitingCall(call));
+    this.#inFlight.add(inFlight);
     this.#written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
     this.#decided.load(state.decided ?? []);
   }
 
   /**
    * The run's JSON state; with `store`, also written there, compare-and-set against the revision this run last wrote
-   * or resumed from (revision_conflict when another host wrote it since), announcing what changed of its calls.
+   * or resumed from (revision_conflict when another host wrote it since), announcing what changed of its calls. A copy:
+   * a host that edits what suspend() returned (say, to redact it for a log) changes nothing of the run.
    */
   async write(store?: RunStore): Promise<SuspendedRun> {
+    return structuredClone(await this.#write(store));
+  }
+
+  // The write itself; the state holds the run's own records (the run's writes only store it).
+  async #write(store?: RunStore): Promise<SuspendedRun> {
     const { snapshot, seen, loadedTools } = this.#parts.state();
     const { run } = this.#parts;
     const state = suspendedStateOf(run, snapshot, seen, this.#open.list(), loadedTools, this.#inFlight.list(), this.#decided.list());
@@ -134,7 +145,7 @@ export class WaitingCalls {
 
   /** Writes the run to its store (compare-and-set) when it has one: a batch is claimed there before it runs; else undefined. */
   claim(): Promise<SuspendedRun> | undefined {
-    return this.#store === undefined ? undefined : this.write(this.#store);
+    return this.#store === undefined ? undefined : this.#write(this.#store);
   }
 
   /** Ends calls of batch `batchId` with a host's decisions (run.decide); a call decided already gives its kept result. */
@@ -164,7 +175,9 @@ export class WaitingCalls {
     check: AnswerCheck,
     runner: CallRunner,
   ): Promise<CallsEnded> {
-    if (!this.#open.list(batchId).some((c) => c.waitingFor === 'task' || (c.waitingFor === 'input' && c.task !== undefined)))
+    // A batch id that is no string names no batch (list() without one would look at every batch's tasks).
+    const onTask = (c: WaitingCall) => c.waitingFor === 'task' || (c.waitingFor === 'input' && c.task !== undefined);
+    if (typeof batchId !== 'string' || !this.#open.list(batchId).some(onTask))
       throw new AgtError(
         'not_found',
         `batch "${String(batchId)}" has no call waiting on a task in this run (collected or cancelled already, or none waited)`,
@@ -172,8 +185,10 @@ export class WaitingCalls {
       );
     const looks = await awaitTasks({ ...parts, calls: this.#open, persist: () => this.#persist() }, batchId, waitMs, signal);
     // A call the run stopped reading (E7) ends with its failure; the others with their task's result.
+    // Of the calls that ended, those another collect or a cancel of this run took meanwhile are theirs: not taken again.
+    const waiting = new Set(this.#open.list(batchId).flatMap((c) => (c.waitingFor === 'task' ? [c.callId] : [])));
     const ended = looks
-      .filter(collectable)
+      .filter((l) => collectable(l) && waiting.has(l.approval.callId))
       .map((l) => [l.approval.callId, l.failure ? { collect: true, failure: l.failure.toToolError().error } : { collect: true }] as const);
     if (ended.length === 0) return { results: [] };
     const taken = this.#open.take(batchId, Object.fromEntries(ended), check, true);
@@ -233,14 +248,14 @@ export class WaitingCalls {
 
   // Records the run before decided calls run (compare-and-set); nothing without a store.
   async #persist(): Promise<void> {
-    if (this.#store !== undefined) await this.write(this.#store);
+    if (this.#store !== undefined) await this.#write(this.#store);
   }
 
   // The end of decided calls, in the store: this host's run as it has it, or merged into what another host wrote since.
   async #recordEnd(ended: readonly InFlightCall[]): Promise<void> {
     const store = this.#store;
     if (store === undefined) return;
-    await recordEnd(store, this.#parts.run, ended, { write: () => this.write(store), pending: this.#open.list(), decided: this.#decided });
+    await recordEnd(store, this.#parts.run, ended, { write: () => this.#write(store), pending: this.#open.list(), decided: this.#decided });
   }
 
   // The stored results of the calls a decision names, when the run record keeps every one (decided elsewhere).

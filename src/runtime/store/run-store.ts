@@ -11,8 +11,8 @@ import { expectedRevisionOf } from '../../resources/conflict.js';
 import type { SuspendedRun } from '../run-options.js';
 import type { RunWatchOptions } from './run-watch.js';
 import type { CallChange } from '../types.js';
-import { isStoredCall, type WaitingCall } from '../pending/waiting-call.js';
-import { type InFlightCall, isInFlightCall } from '../pending/in-flight.js';
+import { isStoredCall, type StoredCall, storedCall, type WaitingCall } from '../pending/waiting-call.js';
+import { type InFlightCall, isInFlightCall, type StoredInFlightCall, storedInFlight } from '../pending/in-flight.js';
 import { type DecidedCall, isDecidedCall } from '../pending/decided.js';
 
 /**
@@ -212,17 +212,18 @@ export function suspendedStateOf(
 }
 
 /**
- * The state with its pending and in-flight calls replaced (the format each needs: 4 with a call that waits on a task,
- * 3 with calls in flight, 2 with pending ones).
+ * The state with its pending and in-flight calls replaced, in their stored form (storedCall), and the format each
+ * needs: 4 with a call that waits on a task, 3 with calls in flight, 2 with pending ones.
  */
-export function withCalls(state: SuspendedRun, pending: WaitingCall[], inFlight: InFlightCall[]): SuspendedRun {
+export function withCalls(state: SuspendedRun, pending: readonly StoredCall[], inFlight: readonly StoredInFlightCall[]): SuspendedRun {
   const { pending: _pending, inFlight: _inFlight, ...rest } = state;
-  const tasks = [...pending, ...inFlight.map((c) => c.approval)].some((a) => a.waitingFor !== 'approval' && a.task !== undefined);
+  const onTask = (a: StoredCall) => (a.waitingFor === 'input' || a.waitingFor === 'task') && a.task !== undefined;
+  const tasks = [...pending, ...inFlight.map((c) => c.approval)].some(onTask);
   return {
     ...rest,
     version: tasks ? 4 : inFlight.length > 0 ? 3 : pending.length > 0 ? 2 : 1,
-    ...(pending.length > 0 ? { pending } : {}),
-    ...(inFlight.length > 0 ? { inFlight } : {}),
+    ...(pending.length > 0 ? { pending: pending.map(storedCall) } : {}),
+    ...(inFlight.length > 0 ? { inFlight: inFlight.map(storedInFlight) } : {}),
   };
 }
 
@@ -231,7 +232,8 @@ export async function suspendedState(
   target: SuspendedRun | string,
   store: RunStore | undefined,
 ): Promise<{ state: SuspendedRun; revision: number | null }> {
-  let state: SuspendedRun = target as SuspendedRun;
+  // A copy of a state given: the run keeps no object of the host's, which could change past the checks below.
+  let state = (typeof target === 'string' ? undefined : copyOf(target)) as SuspendedRun;
   let revision: number | null = null;
   if (typeof target === 'string') {
     if (store === undefined) throw new AgtError('invalid_input', 'resume by run id needs { store }: the RunStore the run was suspended to');
@@ -256,6 +258,15 @@ export async function suspendedState(
     throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
   }
   return { state, revision };
+}
+
+// A copy as JSON (what suspend() returns is JSON); undefined for what JSON cannot hold (a cycle, a BigInt).
+function copyOf(value: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 // The fields resume reads, each of its type (seenBatchIds: strings only).
