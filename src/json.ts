@@ -18,6 +18,16 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
   else target[key] = value;
 }
 
+/** `value` as JSON carries it (a deep copy, through getters and proxies); undefined when JSON cannot (a cycle, a BigInt). */
+export function jsonCopy(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why a value is not an acceptable JSON value within limits, or undefined when it is. */
 export type JsonProblem = 'too_deep' | 'too_large' | 'cyclic' | 'not_json';
 

@@ -18,7 +18,8 @@ import { NEVER_ABORTED } from '../pipeline/abort.js';
 import type { CallContext } from '../pipeline/call-context.js';
 import type { Route } from '../assembly/snapshot.js';
 import type { OpenCalls } from './open-calls.js';
-import { askedInTask, collectable, lookAtTasks, type TaskLook, waitingTasks } from './tasks.js';
+import { askedInTask, collectable, lookAtTasks, onItsTask, type TaskLook, waitingTasks } from './tasks.js';
+import type { TaskWait, WaitingCall } from './waiting-call.js';
 
 /** What waiting on a batch's tasks needs of its run. */
 export interface CollectParts {
@@ -46,7 +47,7 @@ export async function awaitTasks(
   const keyOf = (look: TaskLook, key: string) => `${look.task.id}\u0000${key}`;
   const asks = (look: TaskLook) => Object.keys(look.questions ?? {}).some((key) => !answered.has(keyOf(look, key)));
   for (;;) {
-    const looks = await lookAtTasks(waitingTasks(parts.calls.list(batchId)), parts.routes(), {
+    const looks = await lookAtTasks(() => onTasks(parts.calls.list(batchId)), parts.routes(), {
       waitMs: Math.max(0, deadline - performance.now()),
       concurrency: parts.concurrency,
       signal: signal ?? NEVER_ABORTED,
@@ -56,11 +57,16 @@ export async function awaitTasks(
     for (const look of looks) parts.calls.update({ ...look.approval, task: look.task }); // what hosts see is as just read
     const { deferred, inline } = await asked(parts, looks.filter(asks), signal);
     for (const look of looks) for (const key of Object.keys(look.questions ?? {})) answered.add(keyOf(look, key));
-    if (deferred || looks.some(collectable) || performance.now() >= deadline || signal?.aborted) return looks;
+    if (deferred || looks.length === 0 || looks.some(collectable) || performance.now() >= deadline || signal?.aborted) return looks;
     // Answered here: the next look waits the server's pace, as any look does (a task asking anew at every look must not
     // make a busy loop of tasks/get and of the run's handlers).
     if (inline.length > 0) await pause(inline, deadline - performance.now(), signal);
   }
+}
+
+// The calls of a batch on their task, to look at; undefined when none is left on one nor asking in one (taken meanwhile).
+function onTasks(calls: readonly WaitingCall[]): TaskWait[] | undefined {
+  return calls.some(onItsTask) ? waitingTasks(calls) : undefined;
 }
 
 // Tasks that ask: answered inline, or (a question the run defers) the call waits for the host. One bound on rounds

@@ -5,7 +5,7 @@
  * call is taken; a taken call cannot be taken again.
  */
 import { AgtError, RESULT_ERROR_CODES } from '../../errors.js';
-import { defined, isPlainObject } from '../../json.js';
+import { defined, isPlainObject, jsonCopy } from '../../json.js';
 import type { ApprovalDecision, InputDecision } from '../types.js';
 import type { AnswerCheck } from './answers.js';
 import type { TakenCall, TaskDecision, TaskFailure, WaitingCall } from './waiting-call.js';
@@ -131,19 +131,9 @@ function checkInputDecision(approval: WaitingCall, decision: unknown, check: Ans
   if (!isPlainObject(answers)) throw usage();
   check(approval, answers); // bounded and valid as given: a copy of them as JSON cannot run away
   const copy = jsonCopy(answers);
-  if (copy === undefined) throw usage();
+  if (!isPlainObject(copy)) throw usage();
   check(approval, copy); // the copy is what is stored and sent, so it is what must be valid
   return { answers: copy };
-}
-
-// The answers as JSON carries them (what the run record stores and the server gets); undefined if that fails.
-function jsonCopy(answers: Record<string, unknown>): Record<string, unknown> | undefined {
-  try {
-    const copy: unknown = JSON.parse(JSON.stringify(answers));
-    return isPlainObject(copy) ? copy : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function checkDecision(callId: string, decision: unknown): ApprovalDecision {

@@ -73,21 +73,27 @@ function storedTask(approval: TaskWait): McpTask {
 }
 
 /**
- * Reads the status of `waiting` calls until one can be collected or asks, or `waitMs` passes (0: once), at the pace the
- * servers ask (clamped), at most `concurrency` requests at once. A status that cannot be read keeps the last one.
+ * Reads the status of the `waiting()` calls until one can be collected or asks, or `waitMs` passes (0: once), at the pace
+ * the servers ask (clamped), at most `concurrency` requests at once. A status that cannot be read keeps the last one.
+ * The calls are listed anew at each look: one a decide put back on its task meanwhile is looked at, one taken is not;
+ * `waiting()` is undefined once nothing is left to wait on (each call taken), and the looking ends.
  */
 export async function lookAtTasks(
-  waiting: readonly TaskWait[],
+  waiting: () => readonly TaskWait[] | undefined,
   routes: ReadonlyMap<string, Route>,
   options: { waitMs: number; concurrency: number; signal: AbortSignal; requestMs: number; asks?: (look: TaskLook) => boolean },
 ): Promise<TaskLook[]> {
   const asks = options.asks ?? ((look: TaskLook) => look.questions !== undefined);
   const deadline = performance.now() + options.waitMs;
   for (;;) {
-    const looks = await mapLimit(waiting, options.concurrency, (a) => lookAt(a, routes.get(a.tool), options));
+    const listed = waiting();
+    if (listed === undefined) return [];
+    const looks = await mapLimit(listed, options.concurrency, (a) => lookAt(a, routes.get(a.tool), options));
     const left = deadline - performance.now();
     if (looks.some((l) => collectable(l) || asks(l)) || left <= 0 || options.signal.aborted) return looks;
-    const pace = Math.min(...looks.map((l) => clampPoll(l.task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS));
+    // No call on a task (each waits for the host's answers): listed again at the default pace, never a blind sleep.
+    const paces = looks.map((l) => clampPoll(l.task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS);
+    const pace = paces.length === 0 ? DEFAULT_TASK_POLL_MS : Math.min(...paces);
     await sleep(Math.min(pace, left), undefined, { signal: options.signal }).catch(() => undefined);
   }
 }
@@ -206,6 +212,9 @@ class CollectPath extends ApprovedPath {
     return result;
   }
 }
+
+/** True for a call on its task: waiting on it, or on the host's answers to a question the task asked. */
+export const onItsTask = (c: WaitingCall): boolean => c.waitingFor === 'task' || (c.waitingFor === 'input' && c.task !== undefined);
 
 /** The calls of `pending` that wait on a task. */
 export const waitingTasks = (pending: readonly WaitingCall[]): TaskWait[] => pending.filter((a) => a.waitingFor === 'task');

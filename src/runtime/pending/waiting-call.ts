@@ -12,7 +12,7 @@ import type { ToolAnnotations } from '../../mcp/requests/lists.js';
 import { canonicalHash } from '../../schema/canonical.js';
 import type { Route } from '../assembly/snapshot.js';
 import { MAX_INPUT_REQUESTS, MAX_REQUEST_STATE_BYTES, MAX_TASK_ID_LENGTH } from '../../bounds.js';
-import { INPUT_METHODS } from '../../mcp/requests/client-handlers.js';
+import { isInputMethod } from '../../mcp/requests/client-handlers.js';
 import type { ApprovalDecision, CallIdentity, InputDecision, PendingCall, ResultError, RouteKind, ToolResult } from '../types.js';
 import type { McpInputRequest, McpTask } from '../../mcp/connection-types.js';
 
@@ -154,7 +154,12 @@ export function pendingView(a: WaitingCall): PendingCall {
     tool: a.tool,
     kind: a.kind,
     // A copy: a resumed run's annotations are its record's own (recover reads them, suspend writes them).
-    ...defined({ mount: a.mount, remoteTool: a.remoteTool, annotations: a.annotations && Object.freeze({ ...a.annotations }), reason: a.reason }),
+    ...defined({
+      mount: a.mount,
+      remoteTool: a.remoteTool,
+      annotations: a.annotations && Object.freeze({ ...a.annotations }),
+      reason: a.reason,
+    }),
     arguments: structuredClone(a.arguments),
     deferredAt: a.deferredAt,
     expiresAt: a.expiresAt,
@@ -221,7 +226,6 @@ export function readWaitingCall(stored: StoredCall): WaitingCall {
 
 const isApproval = (stored: StoredApproval): stored is ApprovalWait => stored.waitingFor === 'approval';
 
-const isInputMethod = (method: unknown): boolean => (INPUT_METHODS as readonly unknown[]).includes(method);
 const isRound = (round: unknown): boolean => Number.isInteger(round) && (round as number) >= 1;
 
 // The questions and state of a call waiting for input, as suspend() writes them (the state bounded, never parsed).

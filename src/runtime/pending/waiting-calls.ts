@@ -31,7 +31,7 @@ import {
 import { OpenCalls } from './open-calls.js';
 import { recordEnd } from './record-end.js';
 import { recoverLost, type RecoverResult, type RecoverRun } from './recover.js';
-import { collectable } from './tasks.js';
+import { collectable, onItsTask } from './tasks.js';
 import { type DecidedOutcome, pendingView, readWaitingCall, type TakenCall, type WaitingCall } from './waiting-call.js';
 
 /** Runs taken calls of one batch through the pipeline, within the batch's scope (the run's batches own the scope). */
@@ -176,8 +176,7 @@ export class WaitingCalls {
     runner: CallRunner,
   ): Promise<CallsEnded> {
     // A batch id that is no string names no batch (list() without one would look at every batch's tasks).
-    const onTask = (c: WaitingCall) => c.waitingFor === 'task' || (c.waitingFor === 'input' && c.task !== undefined);
-    if (typeof batchId !== 'string' || !this.#open.list(batchId).some(onTask))
+    if (typeof batchId !== 'string' || !this.#open.list(batchId).some(onItsTask))
       throw new AgtError(
         'not_found',
         `batch "${String(batchId)}" has no call waiting on a task in this run (collected or cancelled already, or none waited)`,

@@ -6,7 +6,7 @@
  * (refused by a stage, thrown by a handler, cancelled or out of time, refused
  * or lost by the server) is mapped here, once.
  */
-import { INPUT_METHODS, type InputMethod } from '../../mcp/requests/client-handlers.js';
+import { isInputMethod } from '../../mcp/requests/client-handlers.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { AgtError, isAgtError, resultErrorOf } from '../../errors.js';
 import type { McpCallResult } from '../../mcp/connection.js';
@@ -110,7 +110,7 @@ function callErrorOf(error: unknown, mount: string, timeoutMs: number): ResultEr
     // Our own words and fields (never a value): the question method nobody answers, the bound an argument broke.
     const { method, limitBytes } = (error as AgtError).details ?? {};
     const more = {
-      ...(typeof method === 'string' && INPUT_METHODS.includes(method as InputMethod) ? { method } : {}),
+      ...(isInputMethod(method) ? { method } : {}),
       ...(typeof limitBytes === 'number' ? { limitBytes } : {}),
     };
     // An argument too large to mirror is the model's to correct: nothing was sent, nothing is lost.

@@ -7,6 +7,7 @@
  */
 import { MAX_ANNOUNCEMENT_BYTES, MAX_RUN_ID_BYTES, MAX_RUN_LIST_LIMIT } from '../../bounds.js';
 import { AgtError } from '../../errors.js';
+import { jsonCopy } from '../../json.js';
 import { expectedRevisionOf } from '../../resources/conflict.js';
 import type { SuspendedRun } from '../run-options.js';
 import type { RunWatchOptions } from './run-watch.js';
@@ -233,7 +234,7 @@ export async function suspendedState(
   store: RunStore | undefined,
 ): Promise<{ state: SuspendedRun; revision: number | null }> {
   // A copy of a state given: the run keeps no object of the host's, which could change past the checks below.
-  let state = (typeof target === 'string' ? undefined : copyOf(target)) as SuspendedRun;
+  let state = (typeof target === 'string' ? undefined : jsonCopy(target)) as SuspendedRun;
   let revision: number | null = null;
   if (typeof target === 'string') {
     if (store === undefined) throw new AgtError('invalid_input', 'resume by run id needs { store }: the RunStore the run was suspended to');
@@ -258,15 +259,6 @@ export async function suspendedState(
     throw new AgtError('invalid_input', 'resume needs the object that suspend() returned');
   }
   return { state, revision };
-}
-
-// A copy as JSON (what suspend() returns is JSON); undefined for what JSON cannot hold (a cycle, a BigInt).
-function copyOf(value: unknown): unknown {
-  try {
-    return JSON.parse(JSON.stringify(value)) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 // The fields resume reads, each of its type (seenBatchIds: strings only).
