@@ -10,7 +10,7 @@ const stop = () => hogs.forEach((h) => h.kill('SIGKILL'));
 process.on('exit', stop);
 process.on('SIGINT', () => process.exit(130));
 
-spawnSync('npx', ['tsup', '--silent'], { stdio: 'inherit' });
+spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
 let failedRuns = 0;
 for (let i = 1; i <= runs; i++) {
   const started = Date.now();

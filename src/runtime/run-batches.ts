@@ -90,10 +90,9 @@ export class RunBatches {
     let outcomes;
     try {
       // A call left waiting is kept as soon as it waits (its approval_requested or input_requested recorded then).
-      outcomes = await mapLimit(check.routed, run.options.concurrency, async ({ call, route }) => {
-        const outcome = await processCall(call, route, scope.ctx, scope.path);
-        return 'wait' in outcome ? keepWait(outcome.wait, scope.ctx) : outcome;
-      });
+      outcomes = await mapLimit(check.routed, run.options.concurrency, ({ call, route }) =>
+        processCall(call, route, scope.ctx, scope.path, keepWait),
+      );
     } finally {
       scope.end();
     }

@@ -126,18 +126,24 @@ export interface AskedCall {
   round: number;
 }
 
-/** What a call of a batch came to: its result, or the wait it was left in. */
-export type CallOutcome = ToolResult | { wait: CallWait };
-
-/** Runs one call of a batch through the run's path and records its audit event; a call left waiting comes back as its wait (no event yet). */
-export async function processCall(call: CheckedCall, route: Route, ctx: CallContext, path: CallPath<Route>): Promise<CallOutcome> {
+/**
+ * Runs one call of a batch through the run's path and records its audit event. A call left waiting is handed, as
+ * its wait, to `keep` (the run's waiting calls: they record it and its audit event), as soon as it waits.
+ */
+export async function processCall<W>(
+  call: CheckedCall,
+  route: Route,
+  ctx: CallContext,
+  path: CallPath<Route>,
+  keep: (wait: CallWait, ctx: CallContext) => Promise<W>,
+): Promise<ToolResult | W> {
   const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
   const outcome = await runCall(call.callId, route, call.arguments, path);
   if (outcome.kind === 'deferred')
-    return { wait: { kind: 'approval', index: call.index, route, request: outcome.request, deferred: outcome.deferred } };
+    return keep({ kind: 'approval', index: call.index, route, request: outcome.request, deferred: outcome.deferred }, ctx);
   if (outcome.kind === 'asked') {
     const asked = { callId: call.callId, index: call.index, args: outcome.args, by: outcome.decidedBy ?? 'auto', round: 1 };
-    return { wait: { kind: 'asked', call: asked, route, asked: outcome.asked } };
+    return keep({ kind: 'asked', call: asked, route, asked: outcome.asked }, ctx);
   }
   return audit(outcome.result, outcome.decidedBy);
 }
