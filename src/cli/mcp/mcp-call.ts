@@ -52,6 +52,13 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
   const questions = interactive ? { elicitation: terminalElicitation(ctx) } : ({ elicitation: DEFER } as const);
   // --detach: a call the server runs as a task is handed back (its id printed) instead of waited for.
   const target = await sessionTarget(ctx, raw, values, CALL_USAGE, { ...questions, ...(values.detach ? { tasks: 'defer' as const } : {}) });
+  if (values.detach === true && Object.values(target.document.mcpServers).some((server) => 'command' in server))
+    // A stdio server ends with this command, and its tasks with it: a detached task could never be read (E6).
+    throw new AgtError(
+      'invalid_input',
+      oneLine`--detach needs a server that outlives this command: "${target.reference}" runs over stdio, so it ends when agt mcp call ends, and its task with it. Wait for the result (leave out --detach), or serve it over HTTP and register its url (agt mcp add <ref> --url …)`,
+      { details: { field: 'detach', reason: 'stdio_server' } },
+    );
   const key = waitingKey(target.reference, target.revision, tool, callArgs);
   const retry = answeredRetry(ctx, key, tool, parseAnswers(values.answer), values.decline === true);
   const session = await MountSession.open(target.reference, { service: ctx.service, connect: target.connect });

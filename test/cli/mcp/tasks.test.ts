@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolServer, type HttpToolService, serveHttp } from '../../../src/authoring/index.js';
-import { fileLines, REPO_ROOT, runAgt, tempDir, waitFor } from '../../support/index.js';
+import { fileLines, PYTHON_SERVER, REPO_ROOT, runAgt, tempDir, waitFor } from '../../support/index.js';
 import { taskTools } from '../../authoring/fixtures/task-tools.js';
 
 const tmp = tempDir('agt-tasks-cli-');
@@ -29,6 +29,19 @@ afterAll(async () => {
 });
 
 describe('E6: agt mcp call --detach and agt mcp task', () => {
+  it('E6: --detach on a stdio server is refused before anything starts: its task would end with the command (wait, or serve it over HTTP)', async () => {
+    const calls = path.join(tmp.dir, 'stdio-calls.log');
+    expect((await agt('mcp', 'add', 'local', '--', 'python3', PYTHON_SERVER, '--log', calls)).code).toBe(0);
+    const detached = await agt('mcp', 'call', 'local', 'echo', '--arg', 'message=hi', '--detach');
+    expect(detached.code).toBe(2); // invalid_input
+    expect(detached.stderr).toMatch(/--detach needs a server that outlives this command: "default\/local" runs over stdio/);
+    expect(detached.stderr).toMatch(/leave out --detach|--url/);
+    expect(fs.existsSync(calls)).toBe(false); // the server was never started, nothing was called
+    const waited = await agt('mcp', 'call', 'local', 'echo', '--arg', 'message=hi');
+    expect(waited.code).toBe(0);
+    expect(fileLines(calls)).toHaveLength(1); // waited for, the same call runs
+  });
+
   it('E6: --detach prints the task id and ends; task result is exit 6 while it runs, then the result; the side effect once', async () => {
     const hold = path.join(tmp.dir, 'hold-x');
     const detached = await agt('mcp', 'call', 'jobs', 'report', '--arg', 'id=x', '--arg', `hold=${hold}`, '--detach', '--json');
