@@ -12,6 +12,8 @@ import { outsideJson, outsideText } from '../outside-text.js';
 import { defined } from '../json.js';
 
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
+// Every flag agt itself reads, wherever it stands before `--` (--store takes a value).
+const AGT_FLAGS = [...GLOBAL_FLAGS, '--store'];
 
 // `--arg -y` would read as an option: a dash-led value after --arg is taken as the value.
 function dashValues(argv: string[]): string[] {
@@ -104,6 +106,7 @@ export async function main(rawArgv: string[]): Promise<number> {
     );
     return EXIT.usage;
   }
+  if (group === 'mcp' && (verb === 'create' || verb === 'update')) warnServerFlags(line, `agt mcp ${line.verb ?? verb}`);
   let close: (() => Promise<void>) | undefined;
   try {
     const { openContext } = await import('./context.js');
@@ -118,6 +121,18 @@ export async function main(rawArgv: string[]): Promise<number> {
   } finally {
     await close?.();
   }
+}
+
+// Everything after `--` is the server's (documented), so an agt flag there goes to the server and agt runs without it
+// (`-- cmd --store x.db` registers in the default store). Said on stderr; the command still runs as typed.
+function warnServerFlags(line: CommandLine, typed: string): void {
+  const agtFlag = (a: string) => AGT_FLAGS.find((f) => a === f || a.startsWith(`${f}=`));
+  const flags = [...new Set((line.command ?? []).map(agtFlag).filter((f): f is string => f !== undefined))];
+  if (flags.length === 0) return;
+  const shape = flags.map((f) => (f === '--store' ? '--store PATH' : f)).join(' ');
+  process.stderr.write(
+    `agt: warning: ${flags.join(', ')} after -- went to the server as its argument${flags.length === 1 ? '' : 's'}, not to agt; agt's own flags go before --: ${typed} <category/name> ${shape} -- COMMAND ARGS…\n`,
+  );
 }
 
 // `agt completion bash|zsh|fish` prints a script; the hidden `agt completion refs mcp|agent` lists references for it.

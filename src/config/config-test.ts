@@ -91,6 +91,17 @@ function existenceProblems(config: NormalisedStdioConfig, at: string, known: Con
     }
   }
   if (known.some((p) => p.field === `${at}.command`)) return problems;
+  problems.push(...commandProblems(config, at));
+  return problems;
+}
+
+/**
+ * Whether a stdio config's command can be found now: a bare name in PATH (the
+ * config's own PATH when it sets one), an absolute path as an executable file.
+ * Expand placeholders first; the caller skips a command it cannot expand.
+ */
+export function commandProblems(config: { command: string; env?: Record<string, string> }, at: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
   if (isBareCommand(config.command)) {
     const pathValue = config.env?.PATH ?? process.env.PATH;
     // Windows: PATHEXT as the server would get it (npx is npx.cmd there).

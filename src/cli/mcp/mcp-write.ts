@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../../errors.js';
 import { defined, isPlainObject, setOwn } from '../../json.js';
 import { parseJsonc } from '../../config/jsonc.js';
+import { commandProblems } from '../../config/config-test.js';
+import { isBareCommand } from '../../config/launch-rules.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, revisionFlag, shown } from '../context.js';
 import { keyValues, milliseconds, readConfigFile } from '../files.js';
 
@@ -193,7 +195,27 @@ async function register(ctx: CliContext, reference: string, data: unknown, infer
       '\n',
     ),
   );
+  warnMissingCommand(ctx, record.reference, record.data);
   return EXIT.ok;
+}
+
+// R1: a command that cannot be found now is still registered (registering starts nothing), but the user hears so at
+// once on stderr, not at the first probe. The check is `agt mcp test`'s; a placeholder is known only at launch, so a
+// command or PATH with one is not checked.
+function warnMissingCommand(ctx: CliContext, reference: string, data: unknown): void {
+  const servers = isPlainObject(data) && isPlainObject(data.mcpServers) ? data.mcpServers : {};
+  for (const config of Object.values(servers)) {
+    if (!isPlainObject(config) || typeof config.command !== 'string') continue;
+    const command = config.command;
+    const env = (isPlainObject(config.env) ? config.env : {}) as Record<string, string>;
+    if (command.includes('${') || String(env.PATH ?? '').includes('${')) continue;
+    for (const problem of commandProblems({ command, env }, 'command')) {
+      const what = isBareCommand(command) ? problem.message : oneLine`${command}: ${problem.message}`;
+      ctx.err(
+        oneLine`agt: warning: ${reference}: ${what}; registered anyway (registering starts nothing): ${problem.fix}; \`agt mcp test ${reference}\` checks again`,
+      );
+    }
+  }
 }
 
 /**
@@ -222,6 +244,9 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
   emit(ctx, { record: shown(ctx, record), warnings }, () =>
     [oneLine`updated ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => oneLine`warning: ${w}`)].join('\n'),
   );
+  // Only an update that sets the command (a new command or file) is checked: a changed env leaves it as it was.
+  if (values.command !== undefined || invocation.command !== undefined || values.from !== undefined)
+    warnMissingCommand(ctx, record.reference, record.data);
   return EXIT.ok;
 }
 
