@@ -62,6 +62,31 @@ function namedFilesShip(files) {
   if (problems.length > 0) throw new Error(problems.join('\n'));
 }
 
+/**
+ * Every markdown link of a page the package ships (README.md, docs/*.md) to a file of its own, outside code: the file
+ * is in the package too — a link to a page `files` leaves out (`!docs/…`) would dangle in node_modules, so such a page
+ * is named as plain text ("in the repository: docs/benchmarks.md"). Web links and anchors are not checked.
+ */
+function linksShip(files) {
+  const shipped = (n) => files.includes(`package/${n}`) || files.some((f) => f.startsWith(`package/${n.replace(/\/?$/, '/')}`));
+  const pages = files.filter((f) => /^package\/(README\.md|docs\/[^/]+\.md)$/.test(f)).map((f) => f.slice('package/'.length));
+  const problems = [];
+  for (const page of pages) {
+    // Code blocks and spans hold no links (`handlers[name](args)` is code).
+    const text = fs
+      .readFileSync(path.join(root, page), 'utf8')
+      .replace(/```[\s\S]*?```/g, '')
+      .replace(/`[^`\n]*`/g, '');
+    for (const m of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+      const target = m[1].replace(/#.*$/, '');
+      if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // an anchor of the page, or a web link
+      const name = path.posix.normalize(path.posix.join(path.posix.dirname(page), decodeURI(target)));
+      if (name.startsWith('../') || !shipped(name)) problems.push(`${page} links to ${name}, which the package does not ship`);
+    }
+  }
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+}
+
 try {
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root))[0];
   const tarball = path.join(work, packed.filename);
@@ -70,10 +95,11 @@ try {
     if (!files.includes(needed)) throw new Error(`the tarball lacks ${needed} (${files.length} files)`);
   }
   namedFilesShip(files);
+  linksShip(files);
   // The install size (issue 50: at most 2.5 MB unpacked; docs/benchmarks.md has the figures before and after).
   const size = `${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked`;
   if (packed.unpackedSize > MAX_UNPACKED_BYTES) throw new Error(`the package is ${size}: over ${MAX_UNPACKED_BYTES / 1e6} MB unpacked`);
-  done.push(`the package is ${size} (${files.length} files); every examples/ and docs/ file README.md and docs/ name is in it`);
+  done.push(`the package is ${size} (${files.length} files); every examples/ and docs/ file README.md and docs/ name or link to is in it`);
   const host = path.join(work, 'host');
   fs.mkdirSync(host);
   fs.writeFileSync(path.join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));

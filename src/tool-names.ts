@@ -4,8 +4,8 @@ import { MAX_NAME_LENGTH } from './bounds.js';
 /** The pattern every alias (and every tool name a model sees) matches: valid for OpenAI, Anthropic and Gemini. */
 export const MODEL_TOOL_NAME = new RegExp(`^[a-zA-Z_][a-zA-Z0-9_-]{0,${MAX_NAME_LENGTH - 1}}$`);
 
-// The edit distance of two names (insert, delete, replace; at most MAX_NAME_LENGTH characters each are compared).
-function distance(a: string, b: string): number {
+/** The edit distance of two names, case ignored (insert, delete, replace; at most MAX_NAME_LENGTH characters each are compared). */
+export function nameDistance(a: string, b: string): number {
   const x = a.slice(0, MAX_NAME_LENGTH).toLowerCase();
   const y = b.slice(0, MAX_NAME_LENGTH).toLowerCase();
   let row = Array.from({ length: y.length + 1 }, (_, j) => j);
@@ -21,7 +21,7 @@ function distance(a: string, b: string): number {
 
 /** Up to `limit` of `names`, closest to `name` first (a name containing it counts as close); ties keep their order. */
 export function closestNames(name: string, names: readonly string[], limit: number): string[] {
-  const scored = names.map((n, i) => ({ n, i, d: n.toLowerCase().includes(name.toLowerCase()) ? 0 : distance(name, n) }));
+  const scored = names.map((n, i) => ({ n, i, d: n.toLowerCase().includes(name.toLowerCase()) ? 0 : nameDistance(name, n) }));
   return scored
     .sort((a, b) => a.d - b.d || a.i - b.i)
     .slice(0, limit)

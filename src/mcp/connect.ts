@@ -83,7 +83,7 @@ export async function connectMcp(target: McpDocument | McpServerConfig, options:
     connection = await connectWith(target, settings, options);
   }
   await rememberVerdict(memory, connection.verdict, remembered);
-  connection.warnings.push(...memory.warnings);
+  connection.warnings.push(...settings.warnings, ...memory.warnings);
   return connection;
 }
 

@@ -13,7 +13,7 @@ import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { ClientHandlers } from '../mcp/requests/client-handlers.js';
 import type { McpConnection } from '../mcp/connection.js';
-import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
+import { resolveConnectSettings, type ResolvedConnectSettings, resolveSettingsWithin } from '../mcp/settings/resolved-settings.js';
 import type { ConnectSettings } from '../mcp/settings/settings.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
@@ -61,7 +61,7 @@ export class McpPool implements AsyncDisposable {
   constructor(options: McpPoolOptions) {
     if (options?.service === undefined)
       throw new AgtError('invalid_input', 'McpPool needs { service }: the registry its runs read mounts from');
-    this.#settings = resolveConnectSettings(options); // a bad value fails here
+    this.#settings = resolveSettingsWithin(options); // a bad value fails here (the pool's own keys are beside its settings)
     checkMs(options.idleMs, 'idleMs', { whole: true });
     const max = options.maxConnections;
     if (max !== undefined && !(Number.isInteger(max) && max > 0))

@@ -6,6 +6,7 @@ import { AgtError } from '../errors.js';
 import { isPlainObject, setOwn } from '../json.js';
 import { isReference } from './reference.js';
 import type { AgentData, AgentSettings } from './types.js';
+import { checkKnownKeys, unknownKeys } from '../config/unknown-keys.js';
 
 /** An agent document as stored: every field present. */
 export interface StoredAgentData extends Required<Omit<AgentData, 'settings'>> {
@@ -19,6 +20,21 @@ export interface MountChanges {
 }
 
 const SETTINGS = new Set(['model', 'provider', 'basePrompt', 'permissions', 'delegation']);
+
+/** Every top-level key of agent data, once: the compiler fails here when a field is added and not listed. */
+const AGENT_KEYS = {
+  name: true,
+  role: true,
+  kind: true,
+  enabled: true,
+  capabilities: true,
+  mcps: true,
+  skills: true,
+  settings: true,
+} as const satisfies Record<keyof AgentData, true>;
+
+/** The top-level keys agent data knows. */
+export const AGENT_DATA_KEYS: readonly string[] = Object.freeze(Object.keys(AGENT_KEYS));
 
 function invalid(field: string, message: string): AgtError {
   return new AgtError('invalid_input', `agent data: ${field}: ${message}`, { details: { field } });
@@ -42,9 +58,13 @@ function stringList(value: unknown, field: string): string[] {
   return [...new Set(value as string[])];
 }
 
-/** Checks the fields present in `data` (a partial agent document) and returns them normalised. */
+/**
+ * Checks the fields present in `data` (a partial agent document) and returns them normalised. An unknown top-level
+ * key (`mcp` for `mcps`) is invalid_input naming it and the closest known key: stored, it would mount nothing.
+ */
 export function checkAgentFields(data: unknown, warnings: string[]): Partial<StoredAgentData> & Record<string, unknown> {
   if (!isPlainObject(data)) throw invalid('data', 'must be an object');
+  checkKnownKeys(data, AGENT_DATA_KEYS, 'agent data', true);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
     if (value === undefined) continue;
@@ -75,9 +95,6 @@ export function checkAgentFields(data: unknown, warnings: string[]): Partial<Sto
       case 'settings':
         out.settings = checkSettings(value, warnings);
         break;
-      default:
-        warnings.push(`agent data: unknown key "${key}" kept as is`);
-        setOwn(out, key, value);
     }
   }
   return out as Partial<StoredAgentData> & Record<string, unknown>;
@@ -90,6 +107,14 @@ function checkSettings(value: unknown, warnings: string[]): AgentSettings {
   }
   for (const key of Object.keys(value)) if (!SETTINGS.has(key)) warnings.push(`agent data: unknown key "settings.${key}" kept as is`);
   return { ...value } as AgentSettings;
+}
+
+/**
+ * Notices for the unknown top-level keys of a stored agent (written before they were refused): the agent still
+ * loads, the keys do nothing, and the notice names the closest known key.
+ */
+export function agentNotices(agent: object): string[] {
+  return unknownKeys(agent, AGENT_DATA_KEYS, 'stored agent data').map((u) => `${u.message} (ignored; write the agent again without it)`);
 }
 
 /** The defaults of a new agent: a native, enabled worker with nothing mounted. */

@@ -44,7 +44,11 @@ function rejectedResults(calls: readonly ModelCall[], problems: readonly BatchPr
       ? callResult(callId, {
           kind: 'failed',
           failed: 'invalid_arguments',
-          error: { code: 'invalid_arguments', message: problem.message, details: { reason: problem.reason } },
+          error: {
+            code: 'invalid_arguments',
+            message: problem.message,
+            details: { reason: problem.reason, ...(problem.closest ? { closest: problem.closest } : {}) },
+          },
         })
       : callResult(callId, {
           kind: 'failed',

@@ -53,12 +53,15 @@ export class NativeRun extends RunMounts {
   readonly #batches: RunBatches;
   /** The calls that wait (approvals, questions, tasks), in flight or decided, and every write of them to the run's store. */
   readonly #calls: WaitingCalls;
+  /** Unknown options accepted because `strict` was false: the first of the run's notices. */
+  readonly #optionWarnings: readonly string[];
 
   private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
     super();
     const { registry, connections, stale, inFlight } = parts;
     this.id = parts.runId;
     this.agent = options.agent;
+    this.#optionWarnings = options.warnings;
     this.#stale = stale;
     this.#toolSearch = parts.toolSearch;
     const audit = new RunAudit(options.audit, this.id, this.agent);
@@ -116,9 +119,10 @@ export class NativeRun extends RunMounts {
     return snapshotView(this.#refresher.snapshot);
   }
 
-  /** Notices from loading (skipped tools or mounts). */
+  /** Notices from loading (skipped tools or mounts, unknown keys of the agent), after those of unknown options (`strict: false`). */
   get notices(): readonly string[] {
-    return this.#refresher.snapshot.notices;
+    const loading = this.#refresher.snapshot.notices;
+    return this.#optionWarnings.length === 0 ? loading : [...this.#optionWarnings, ...loading];
   }
 
   /** Mounts whose server announced a list change since the last refresh (applied at the next boundary: a batch's start or end, or `refresh()`). */
@@ -256,8 +260,9 @@ export class NativeRun extends RunMounts {
    * fingerprint_mismatch.
    */
   static async resume(target: SuspendedRun | string, options: Omit<NativeRunOptions, 'agent'> & { store?: RunStore }): Promise<NativeRun> {
-    const { state, revision } = await suspendedState(target, options.store);
-    const run = await NativeRun.#open(state.runId, { ...options, agent: state.agent });
+    const { store, ...own } = options; // the store is resume's, not a run option
+    const { state, revision } = await suspendedState(target, store);
+    const run = await NativeRun.#open(state.runId, { ...own, agent: state.agent });
     const mismatch = fingerprintMismatch(state, run.#refresher.snapshot);
     if (mismatch !== undefined) {
       await run.close();

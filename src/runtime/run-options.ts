@@ -8,8 +8,9 @@ import type { StoredInFlightCall } from './pending/in-flight.js';
 import type { DecidedCall } from './pending/decided.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
-import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
-import type { ConnectSettings } from '../mcp/settings/settings.js';
+import { type ResolvedConnectSettings, resolveSettingsWithin, strictOf } from '../mcp/settings/resolved-settings.js';
+import { CONNECT_SETTING_KEYS, type ConnectSettings } from '../mcp/settings/settings.js';
+import { checkKnownKeys } from '../config/unknown-keys.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { type RunLimits, resolveLimits } from './limits.js';
@@ -78,6 +79,35 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   onElicitationComplete?(notice: { elicitationId: string }, context: RunNotificationContext): void;
 }
 
+/** Every key of NativeRunOptions beyond its ConnectSettings, once: the compiler fails here when an option is not listed. */
+const RUN_KEYS = {
+  agent: true,
+  service: true,
+  policy: true,
+  hooks: true,
+  audit: true,
+  delegates: true,
+  registry: true,
+  concurrency: true,
+  skipBrokenMounts: true,
+  signal: true,
+  onProgress: true,
+  limits: true,
+  pool: true,
+  scope: true,
+  approvalTtlMs: true,
+  toolSearch: true,
+  batchTimeoutMs: true,
+  inFlightLeaseMs: true,
+  decidedRetentionMs: true,
+  onLog: true,
+  onResourceUpdated: true,
+  onElicitationComplete: true,
+} as const satisfies Record<Exclude<keyof NativeRunOptions, keyof ConnectSettings>, true>;
+
+/** The keys NativeRunOptions knows: its own and ConnectSettings'. */
+export const RUN_OPTION_KEYS: readonly string[] = Object.freeze([...Object.keys(RUN_KEYS), ...CONNECT_SETTING_KEYS]);
+
 /**
  * What `suspend()` returns: JSON, to be passed to `NativeRun.resume`. Format 1
  * without pending approvals; format 2 with them (`pending`, which holds their
@@ -132,12 +162,15 @@ export interface ResolvedRunOptions {
   readonly connect: ResolvedConnectSettings;
   readonly handlers: Readonly<RunHandlers>;
   readonly notifications: Readonly<Pick<NativeRunOptions, 'onLog' | 'onResourceUpdated' | 'onElicitationComplete'>>;
+  /** Unknown keys accepted because `strict` was false, one warning each (the run's notices). */
+  readonly warnings: readonly string[];
 }
 
 /**
  * Checks and resolves a run's options once, before anything connects: a
  * removed option is option_removed, a missing policy or a bad limit, time or
- * setting is invalid_input naming it. The value is frozen.
+ * setting is invalid_input naming it, and so is an unknown key (with the
+ * closest known one; `strict: false`: a warning). The value is frozen.
  */
 export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions {
   rejectRemovedOptions(options, 'NativeRun.start'); // A7: no allowMcp binding option
@@ -151,6 +184,7 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
     throw new AgtError('option_removed', 'NativeRun.start: "callTimeoutMs" was removed; give the call timeout as timeouts.callMs', {
       details: { option: 'callTimeoutMs' },
     });
+  const warnings = checkKnownKeys(options, RUN_OPTION_KEYS, 'NativeRun options', strictOf(options));
   const limits = resolveLimits(options.limits);
   const concurrency = options.concurrency ?? DEFAULT_RUN_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1)
@@ -163,7 +197,7 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
   checkMs(options.decidedRetentionMs, 'decidedRetentionMs', { min: 0 });
   const { elicitation, sampling, roots, elicitationModes, samplingTools, onLog, onResourceUpdated, onElicitationComplete } = options;
   const withoutHandlers = { ...options, elicitation: undefined, sampling: undefined, roots: undefined } as ConnectSettings;
-  const connect = resolveConnectSettings(withoutHandlers);
+  const connect = resolveSettingsWithin(withoutHandlers);
   return Object.freeze({
     agent: options.agent,
     service: options.service,
@@ -188,5 +222,6 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
     connect,
     handlers: Object.freeze(defined({ elicitation, sampling, roots, elicitationModes, samplingTools })),
     notifications: Object.freeze(defined({ onLog, onResourceUpdated, onElicitationComplete })),
+    warnings: Object.freeze(warnings),
   });
 }

@@ -43,11 +43,15 @@ describe('prototype keys', () => {
     expect(warnings.join()).toMatch(/unknown key "__proto__" kept as is/);
     const stored = (await service.read({ kind: 'mcp', reference: 'a/s' })).data as { mcpServers: { s: Record<string, unknown> } };
     expect(Object.keys(stored.mcpServers.s)).toContain('__proto__'); // kept, as the warning says
+    // An agent's unknown top-level key is refused (A1: it would mount nothing); one inside settings is kept.
+    await expect(
+      service.write({ kind: 'agent', reference: 'a/agent', create: true, data: JSON.parse('{"__proto__":{"polluted":true}}') }),
+    ).rejects.toMatchObject({ code: 'invalid_input', details: { key: '__proto__' } });
     await service.write({
       kind: 'agent',
       reference: 'a/agent',
       create: true,
-      data: JSON.parse('{"__proto__":{"polluted":true},"settings":{"model":"m","__proto__":{"x":1}}}'),
+      data: JSON.parse('{"settings":{"model":"m","__proto__":{"x":1}}}'),
     });
     await service.write({
       kind: 'skill',

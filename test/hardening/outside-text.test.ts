@@ -112,9 +112,10 @@ describe('every place that prints or renders outside text', () => {
     expect((await agt('mcp', 'add', 'words', '--', process.execPath, FIXTURE)).code).toBe(0);
     const legacy = { command: process.execPath, args: [FIXTURE], cwd: REPO_ROOT, protocol: 'legacy' };
     expect((await agt('mcp', 'add-json', 'old-words', JSON.stringify(legacy))).code).toBe(0);
+    // --detach on a stdio server is refused before it starts (its task would end with the command): the refusal is
+    // checked clean below; the task's id reaches the terminal through task get, which prints the same line.
     const detached = await agt('mcp', 'call', 'words', 'report', '--detach');
-    expect(detached.code).toBe(0);
-    expect(detached.stdout).toMatch(/^task abc\\nagt: done: forged/);
+    expect(detached.code).toBe(2);
     const id = `abc\nagt: done: forged ${HOSTILE}`;
     const outputs = [
       ['mcp call --detach', detached],

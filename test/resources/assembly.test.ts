@@ -59,6 +59,23 @@ describe("A1/A2: mounts are the agent's data.mcps, replaced as a whole", () => {
   });
 });
 
+describe('A1: agent data knows its keys', () => {
+  it('A1: a misspelled key ({ mcp: [...] }) is invalid_input naming it and the closest key; nothing is stored', async () => {
+    const f = await failure(agent('team/alice', { mcp: ['tools/search'] }));
+    expect(f).toMatchObject({ code: 'invalid_input', details: { key: 'mcp', closest: 'mcps' } });
+    expect(f.message).toMatch(/agent data: unknown key "mcp"; did you mean "mcps"\?/);
+    expect(f.message).not.toContain('tools/search');
+    expect(await store.list('agent')).toEqual([]);
+  });
+
+  it('A1: an agent stored before unknown keys were refused still loads and can be written; describeAgent shows its mounts', async () => {
+    await store.put({ kind: 'agent', reference: 'team/old', data: { mcps: ['tools/a'], mcp: ['tools/b'] } }, { expectedRevision: null });
+    expect((await service.describeAgent('team/old')).mcps.map((m) => m.reference)).toEqual(['tools/a']);
+    await service.write({ kind: 'agent', reference: 'team/old', data: { name: 'Old' } });
+    expect((await service.read({ kind: 'agent', reference: 'team/old' })).data).toMatchObject({ name: 'Old', mcps: ['tools/a'] });
+  });
+});
+
 describe('A3: single-item add/remove, never losing each other', () => {
   it('A3: add appends once, remove takes out, other mounts stay', async () => {
     await agent('team/alice', { mcps: ['tools/a'] });

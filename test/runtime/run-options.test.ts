@@ -62,3 +62,43 @@ describe('run options, resolved once', () => {
     expect(fx.env.serverEvents()).toEqual([]); // a started server lists its tools: nothing was listed
   });
 });
+
+describe('unknown run options', () => {
+  it("B3: a misspelled option (task: 'defer') fails the start with invalid_input naming it and the closest option; no server is started", async () => {
+    const error = await fx.start({ task: 'defer' } as Partial<NativeRunOptions>).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'invalid_input', details: { key: 'task', closest: 'tasks' } });
+    expect((error as Error).message).toMatch(/unknown key "task"; did you mean "tasks"\?/);
+    expect((error as Error).message).not.toContain('defer'); // a value is never quoted
+    expect(fx.env.serverEvents()).toEqual([]);
+  });
+
+  it('B3: an unknown key far from every option is named without a suggestion; a key with control characters is escaped', () => {
+    const base = { agent: 'team/alice', service: {} as NativeRunOptions['service'], policy: policies.autoAllow('*') };
+    expect(() => resolveRunOptions({ ...base, zzzzzzzzzzzz: 1 } as NativeRunOptions)).toThrow(
+      expect.objectContaining({ code: 'invalid_input', details: { key: 'zzzzzzzzzzzz' } }),
+    );
+    expect(() => resolveRunOptions({ ...base, 'x\u001b[2Jy': 1 } as NativeRunOptions)).toThrow(/unknown key "x\\\\x1b\[2Jy"/);
+  });
+
+  it('B3: with strict: false an unknown option starts the run, and the run says so in its notices', async () => {
+    const run = await fx.start({ strict: false, task: 'defer' } as Partial<NativeRunOptions>);
+    expect(run.notices[0]).toMatch(/^NativeRun options: unknown key "task"; did you mean "tasks"\? \(ignored: strict is false\)$/);
+  });
+});
+
+describe('an agent stored with an unknown key', () => {
+  it('A1: still loads in a run, its mounts mounted, and a notice names the key and the closest one', async () => {
+    const env = await setup();
+    await env.service.store.put(
+      { kind: 'agent', reference: 'team/alice', data: { mcps: ['tools/py'], skill: ['skills/x'] } },
+      { expectedRevision: null },
+    );
+    const run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*') });
+    fx.adopt(env, run);
+    expect(run.notices).toContain(
+      'stored agent data: unknown key "skill"; did you mean "skills"? (ignored; write the agent again without it)',
+    );
+    const { results } = await run.executeBatch(batch(run, [{ callId: 'c1', name: py('echo'), arguments: { message: 'hi' } }]));
+    expect(results[0]).toMatchObject({ status: 'ok' });
+  });
+});

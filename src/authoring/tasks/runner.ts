@@ -143,7 +143,8 @@ export class KitTasks {
       });
     };
     try {
-      end = { status: 'completed', result: await run(control) };
+      // An ended task's statusMessage is not its last progress (a client would show "writing…" for a finished task).
+      end = { status: 'completed', result: await run(control), statusMessage: undefined };
     } catch (error) {
       const failure = error instanceof ProtocolError ? error : new ProtocolError(ProtocolErrorCode.InternalError, 'the task failed');
       // A failed task's statusMessage says why (2025-11-25: clients show it), not what its last progress said.
@@ -209,7 +210,7 @@ export class KitTasks {
     if (TERMINAL.has(record.status)) return record;
     const running = this.#running.get(record.taskId);
     running?.controller.abort(new Error('the task was cancelled'));
-    await this.#change(record.taskId, { status: 'cancelled', inputRequests: undefined });
+    await this.#change(record.taskId, { status: 'cancelled', inputRequests: undefined, statusMessage: undefined });
     return this.get(record.taskId, owner);
   }
 

@@ -5,8 +5,7 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../../errors.js';
 import { defined, isPlainObject, setOwn } from '../../json.js';
 import { parseJsonc } from '../../config/jsonc.js';
-import { commandProblems } from '../../config/config-test.js';
-import { isBareCommand } from '../../config/launch-rules.js';
+import { warnMissingCommand } from './command-warning.js';
 import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, revisionFlag, shown } from '../context.js';
 import { keyValues, milliseconds, readConfigFile } from '../files.js';
 
@@ -199,25 +198,6 @@ async function register(ctx: CliContext, reference: string, data: unknown, infer
   return EXIT.ok;
 }
 
-// R1: a command that cannot be found now is still registered (registering starts nothing), but the user hears so at
-// once on stderr, not at the first probe. The check is `agt mcp test`'s; a placeholder is known only at launch, so a
-// command or PATH with one is not checked.
-function warnMissingCommand(ctx: CliContext, reference: string, data: unknown): void {
-  const servers = isPlainObject(data) && isPlainObject(data.mcpServers) ? data.mcpServers : {};
-  for (const config of Object.values(servers)) {
-    if (!isPlainObject(config) || typeof config.command !== 'string') continue;
-    const command = config.command;
-    const env = (isPlainObject(config.env) ? config.env : {}) as Record<string, string>;
-    if (command.includes('${') || String(env.PATH ?? '').includes('${')) continue;
-    for (const problem of commandProblems({ command, env }, 'command')) {
-      const what = isBareCommand(command) ? problem.message : oneLine`${command}: ${problem.message}`;
-      ctx.err(
-        oneLine`agt: warning: ${reference}: ${what}; registered anyway (registering starts nothing): ${problem.fix}; \`agt mcp test ${reference}\` checks again`,
-      );
-    }
-  }
-}
-
 /**
  * `agt mcp update <ref> …`: with a command, URL or file the config is
  * replaced; otherwise the given fields change (`--env K=V` adds or replaces one
@@ -277,20 +257,9 @@ function keptFields(current: unknown, next: unknown, values: ConfigValues): Reco
     keep('transport', values.transport);
   }
   keep('handshakeTimeoutMs', values.timeout);
-  return patched(
-    { ...document, mcpServers: { [name]: merged } },
-    {
-      ...values,
-      env: undefined,
-      header: undefined,
-      arg: undefined,
-      cwd: undefined,
-      'env-file': undefined,
-      timeout: undefined,
-      transport: undefined,
-    },
-    true,
-  );
+  // What was kept above is not applied again as flags: only the replacing command or URL and its own fields are.
+  const unset = { env: undefined, header: undefined, arg: undefined, cwd: undefined, 'env-file': undefined, timeout: undefined };
+  return patched({ ...document, mcpServers: { [name]: merged } }, { ...values, ...unset, transport: undefined }, true);
 }
 
 function patched(edited: unknown, values: ConfigValues, replacing = false): Record<string, unknown> {

@@ -11,7 +11,8 @@ import { AgtError } from '../../errors.js';
 import type { VariableSources } from '../../config/variables.js';
 import { type ClientHandlers, clientCapabilities, type ServerRequestContext } from '../requests/client-handlers.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../oversized.js';
-import { type AuthSetting, checkMaxMessageBytes, clientHandlersOf, type ConnectSettings } from './settings.js';
+import { type AuthSetting, checkMaxMessageBytes, clientHandlersOf, CONNECT_SETTING_KEYS, type ConnectSettings } from './settings.js';
+import { checkKnownKeys } from '../../config/unknown-keys.js';
 import { checkPingInterval } from '../keepalive.js';
 import { resolveTimeouts, type Timeouts } from './timeouts.js';
 import { checkVerdictAge, DEFAULT_LEGACY_VERDICT_MS, type EraVerdictStore } from './verdicts.js';
@@ -40,6 +41,8 @@ export interface ResolvedConnectSettings {
   readonly verdicts: EraVerdictStore | undefined;
   /** How long a legacy verdict is used before the server is asked again. */
   readonly legacyVerdictMs: number;
+  /** Unknown keys accepted because `strict` was false, one warning each (a connection made with these settings repeats them). */
+  readonly warnings: readonly string[];
   /** Shortest config value masked in what a server sends back, stderr included. */
 }
 
@@ -64,11 +67,31 @@ export const CONNECT_SETTING_FIELDS = [
 
 /**
  * Resolves `settings` into a frozen ResolvedConnectSettings: invalid_input names the
- * first bad field, before anything connects. With `base`, the fields
- * `settings` gives replace those of `base` (a probe's own timeouts, a run's
+ * first bad field, or an unknown key and the closest known one (`strict: false`: a warning), before anything
+ * connects. With `base`, the fields `settings` gives replace those of `base` (a probe's own timeouts, a run's
  * own auth over a pool's).
  */
 export function resolveConnectSettings(settings: ConnectSettings = {}, base?: ResolvedConnectSettings): ResolvedConnectSettings {
+  return resolveWith(settings, base, checkKnownKeys(settings, CONNECT_SETTING_KEYS, 'ConnectSettings', strictOf(settings)));
+}
+
+/**
+ * The ConnectSettings fields among larger options (a run's, a pool's, a connection's), resolved: their other keys
+ * are the caller's to check.
+ */
+export function resolveSettingsWithin(options: ConnectSettings): ResolvedConnectSettings {
+  strictOf(options);
+  return resolveWith(options, undefined, []);
+}
+
+/** The `strict` setting (default true); anything but a boolean is invalid_input. */
+export function strictOf(settings: { strict?: unknown } | undefined): boolean {
+  const strict = settings?.strict;
+  if (strict === undefined || typeof strict === 'boolean') return strict !== false;
+  throw new AgtError('invalid_input', 'strict must be true or false', { details: { field: 'strict' } });
+}
+
+function resolveWith(settings: ConnectSettings, base: ResolvedConnectSettings | undefined, warnings: string[]): ResolvedConnectSettings {
   const given: ConnectSettings = Object.freeze({
     ...base?.given,
     ...pickSettings(settings),
@@ -92,6 +115,7 @@ export function resolveConnectSettings(settings: ConnectSettings = {}, base?: Re
     tasks: taskMode(given.tasks),
     verdicts: given.verdicts,
     legacyVerdictMs: given.legacyVerdictMs ?? DEFAULT_LEGACY_VERDICT_MS,
+    warnings: Object.freeze([...(base?.warnings ?? []), ...warnings]),
   };
   Object.defineProperty(out, RESOLVED, { value: true });
   return Object.freeze(out);
@@ -111,7 +135,7 @@ export function settingsOf<C extends ServerRequestContext>(
   options: ConnectSettings<C> & { settings?: ResolvedConnectSettings },
 ): ResolvedConnectSettings {
   const { settings } = options;
-  if (settings === undefined) return resolveConnectSettings(options as ConnectSettings);
+  if (settings === undefined) return resolveSettingsWithin(options as ConnectSettings);
   if (!isResolvedConnectSettings(settings))
     throw new AgtError('invalid_input', 'settings must be made by resolveConnectSettings', { details: { field: 'settings' } });
   const beside = CONNECT_SETTING_FIELDS.find((field) => options[field] !== undefined);

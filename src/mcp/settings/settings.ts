@@ -79,7 +79,35 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   verdicts?: EraVerdictStore;
   /** How long a legacy verdict is used before the server is asked again (it may have been upgraded). Default one day. */
   legacyVerdictMs?: number;
+  /**
+   * An unknown key (a misspelling) is invalid_input naming it and the closest known key. `false` accepts such keys
+   * with a warning instead (forward compatibility: options of a newer version). Default true.
+   */
+  strict?: boolean;
 }
+
+/** Every ConnectSettings key, once: the compiler fails here when a setting is added and not listed (or listed and gone). */
+const SETTING_KEYS = {
+  timeouts: true,
+  auth: true,
+  variables: true,
+  maxMessageBytes: true,
+  elicitation: true,
+  elicitationModes: true,
+  sampling: true,
+  samplingTools: true,
+  roots: true,
+  tasks: true,
+  pingIntervalMs: true,
+  verdicts: true,
+  legacyVerdictMs: true,
+  strict: true,
+} as const satisfies Record<keyof ConnectSettings, true>;
+
+/** The keys ConnectSettings knows (what an unknown-key check compares with). */
+export const CONNECT_SETTING_KEYS: readonly (keyof ConnectSettings)[] = Object.freeze(
+  Object.keys(SETTING_KEYS) as (keyof ConnectSettings)[],
+);
 
 /** Checks a message bound: a whole number of bytes, at least MIN_MAX_MESSAGE_BYTES (invalid_input naming the field). */
 export function checkMaxMessageBytes(value: number | undefined): void {

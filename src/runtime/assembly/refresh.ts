@@ -8,7 +8,7 @@
  */
 import { AgtError, isAgtError } from '../../errors.js';
 import type { FrameworkTool } from '../../framework/tools.js';
-import { readAgent, type StoredAgentData } from '../../resources/agent-data.js';
+import { agentNotices, readAgent, type StoredAgentData } from '../../resources/agent-data.js';
 import { type MountContext, loadMount, relistMount, reopenMount } from '../mount.js';
 import { loadRegistrySkills } from '../../skills/load.js';
 import { accessOf, assembleSnapshot, type LoadedMount, type SnapshotState } from './snapshot.js';
@@ -36,7 +36,7 @@ export async function buildSnapshot(
   ctx: BuildContext & { framework: readonly FrameworkTool[] },
   reuse: Reuse = NO_REUSE,
 ): Promise<SnapshotState> {
-  const notices: string[] = [];
+  const notices: string[] = agentNotices(agent); // an older record's unknown keys: loaded, ignored, said
   const settled = await Promise.allSettled(
     agent.mcps.map(async (reference) => {
       const live = reuse.live.get(reference);

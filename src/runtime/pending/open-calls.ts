@@ -52,10 +52,13 @@ export class OpenCalls {
     const taken: TakenCall[] = [];
     for (const [callId, decision] of Object.entries(decisions)) {
       const approval = batch.get(callId);
-      if (approval === undefined)
-        throw new AgtError('not_found', `call "${callId}" of batch "${batchId}" is not pending (decided already, or never deferred)`, {
-          details: { batchId, callId },
-        });
+      if (approval === undefined) {
+        // run.cancel speaks of a task call's wait, run.decide of an approval's.
+        const why = tasks
+          ? 'is not waiting (collected or cancelled already, or it never waited on a task)'
+          : 'is not pending (decided already, or never deferred)';
+        throw new AgtError('not_found', `call "${callId}" of batch "${batchId}" ${why}`, { details: { batchId, callId } });
+      }
       if ((approval.waitingFor === 'task') !== tasks)
         throw new AgtError(
           'invalid_input',

@@ -9,6 +9,7 @@
  */
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
+import { closestNames } from '../../tool-names.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
 import type { Route } from '../assembly/snapshot.js';
 import type { ToolBatch } from '../types.js';
@@ -43,6 +44,8 @@ export interface BatchProblem {
   callId?: string;
   /** The tool name as sent (unknown_tool, delegation_forbidden). */
   tool?: string | null;
+  /** unknown_tool: up to CLOSEST of the run's tool names nearest the one sent, nearest first. */
+  closest?: string[];
   /** too_many_calls: the calls sent and the run's limit. */
   calls?: number;
   limit?: number;
@@ -85,6 +88,24 @@ export interface BatchCheckContext {
 }
 
 const REJECTED = 'the whole batch was rejected, nothing ran: ';
+/** How many of the run's tool names an unknown_tool problem suggests (a run may hold hundreds). */
+const CLOSEST = 3;
+
+// The unknown_tool problem of call `index`: a typo'd name gets the run's nearest names (its own aliases, nothing else).
+function unknownTool(index: number, callId: string, name: string | null, names: readonly string[]): BatchProblem {
+  if (name === null)
+    return {
+      reason: 'unknown_tool',
+      message: `call ${index} has no tool name; call one of the tools you were given`,
+      index,
+      callId,
+      tool: name,
+    };
+  const closest = closestNames(name, names, CLOSEST);
+  const near = closest.length === 0 ? '' : ` (closest: ${closest.join(', ')})`;
+  const message = `"${name}" is not a tool of this run${near}; call one of the tools you were given`;
+  return { reason: 'unknown_tool', message, index, callId, tool: name, ...(closest.length === 0 ? {} : { closest }) };
+}
 
 // The rejection of a batch with these problems (sorted by call; the batch's own problem is the only one).
 function rejection(problems: BatchProblem[]): BatchRejection {
@@ -151,11 +172,7 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
     const name = typeof call.name === 'string' ? call.name : null;
     const route = name === null ? undefined : run.routes.get(name);
     if (route === undefined) {
-      const message =
-        name === null
-          ? `call ${index} has no tool name; call one of the tools you were given`
-          : `"${name}" is not a tool of this run; call one of the tools you were given`;
-      problems.push({ reason: 'unknown_tool', message, index, callId, tool: name });
+      problems.push(unknownTool(index, callId, name, [...run.routes.keys()]));
       continue;
     }
     const args = readArguments(call.arguments, run.limits);

@@ -7,6 +7,7 @@
  * error the client reads; invalid task options are refused where the server is
  * made; two servers of one name in one process keep their own tasks.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -70,6 +71,29 @@ describe('kit tasks of anonymous 2025 sessions', () => {
     const again = await alice.rpc('tasks/cancel', { taskId });
     expect(again.error?.code).toBe(-32602);
     expect(again.error?.message).toMatch(/already ended \(cancelled\)/);
+  });
+});
+
+describe("an ended kit task's statusMessage", () => {
+  it('E6: a completed or cancelled task no longer shows its last progress message as statusMessage', async () => {
+    const { url } = await serve('ended');
+    const { rpc } = await session(url);
+    const hold = path.join(tmp.dir, 'ended-hold');
+    const get = async (taskId: string) => (await rpc('tasks/get', { taskId })).result as { status: string; statusMessage?: string };
+    const done = taskIdOf(await rpc('tools/call', { name: 'report', arguments: { id: 'done', hold }, task: {} }));
+    await vi.waitFor(async () => expect(await get(done)).toMatchObject({ status: 'working', statusMessage: 'writing done' }), {
+      timeout: 20_000,
+    });
+    fs.writeFileSync(hold, '');
+    await vi.waitFor(async () => expect((await get(done)).status).toBe('completed'), { timeout: 20_000 });
+    expect(await get(done)).not.toHaveProperty('statusMessage');
+    const stopped = taskIdOf(
+      await rpc('tools/call', { name: 'report', arguments: { id: 'stopped', hold: path.join(tmp.dir, 'never') }, task: {} }),
+    );
+    await vi.waitFor(async () => expect((await get(stopped)).statusMessage).toBe('writing stopped'), { timeout: 20_000 });
+    await rpc('tasks/cancel', { taskId: stopped });
+    expect(await get(stopped)).toMatchObject({ status: 'cancelled' });
+    expect(await get(stopped)).not.toHaveProperty('statusMessage');
   });
 });
 

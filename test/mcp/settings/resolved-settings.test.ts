@@ -136,3 +136,17 @@ describe('R7: one secret rule for everything a server sends back', () => {
     }
   });
 });
+
+describe('P2: unknown connect settings', () => {
+  it('P2: a misspelled ConnectSettings key is invalid_input naming it and the closest key; strict: false accepts it with a warning', () => {
+    expect(() => resolveConnectSettings({ timeout: { callMs: 5 } } as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_input', details: { key: 'timeout', closest: 'timeouts' } }),
+    );
+    const settings = resolveConnectSettings({ strict: false, pingIntervalMS: 5 } as never);
+    expect(settings.warnings).toEqual([
+      'ConnectSettings: unknown key "pingIntervalMS"; did you mean "pingIntervalMs"? (ignored: strict is false)',
+    ]);
+    expect(settings.pingIntervalMs).toBeUndefined();
+    expect(() => resolveConnectSettings({ strict: 'no' } as never)).toThrow(expect.objectContaining({ details: { field: 'strict' } }));
+  });
+});

@@ -190,14 +190,22 @@ for (const protocol of ['2026-07-28', 'legacy'] as const) {
       expect(JSON.stringify(done.history.find((m) => m.role === 'tool'))).toContain(`report ${id}`);
     });
 
-    it('E6: decide on a task call is invalid_input naming collect and cancel; the call still waits', async () => {
+    it('E6: decide on a task call is invalid_input naming collect and cancel; the call still waits; cancelling a call that does not wait is not_found', async () => {
       const run = await start();
       await call(run, 'b1', `${protocol}-d`);
       const wrong = await run.decide('b1', { c1: { approve: true } }).catch((e: unknown) => e);
       expect(isAgtError(wrong) && wrong.code).toBe('invalid_input');
       expect((wrong as Error).message).toMatch(/run\.collect.*run\.cancel/);
       expect(run.pending('b1')).toHaveLength(1);
+      // A call id the batch does not hold: not_found in the words of a task's wait, not of an approval.
+      const unknown = await run.cancel('b1', 'c9').catch((e: unknown) => e);
+      expect(isAgtError(unknown) && unknown.code).toBe('not_found');
+      expect((unknown as Error).message).toMatch(/is not waiting/);
+      expect((unknown as Error).message).not.toMatch(/pending|approv|decided/);
       await run.cancel('b1', 'c1');
+      const again = await run.cancel('b1', 'c1').catch((e: unknown) => e);
+      expect(isAgtError(again) && again.code).toBe('not_found');
+      expect((again as Error).message).not.toMatch(/pending|approv/);
     });
   });
 }

@@ -64,7 +64,9 @@ describe('stage 1 problems as data', () => {
     ]);
     expect(out.rejected).toMatchObject({ reason: 'unknown_tool' });
     expect(out.results[1]).toMatchObject({
-      error: { message: '"made_up" is not a tool of this run; call one of the tools you were given' },
+      error: {
+        message: expect.stringMatching(/^"made_up" is not a tool of this run \(closest: .+\); call one of the tools you were given$/),
+      },
     });
     expect(events).toEqual([expect.objectContaining({ type: 'batch_rejected', reason: 'unknown_tool' })]);
     expect(env!.calls()).toEqual([]);
@@ -116,6 +118,22 @@ describe('stage 1 problems as data', () => {
       parse.mockRestore();
     }
     expect(handed).toEqual(['team/bob']);
+  });
+
+  it("B6: an unknown tool name is answered with at most 3 of the run's own tool names, closest first, in details and message", async () => {
+    const r = await start();
+    const typo = py('echo').replace('echo', 'ecko');
+    const f = await failure(r.executeBatch(batch(r, [{ callId: 't', name: typo, arguments: { message: 'hi' } }])));
+    expect(f.code).toBe('batch_rejected');
+    const closest = (f.details as { closest: string[] }).closest;
+    expect(closest[0]).toBe(py('echo'));
+    expect(closest.length).toBeLessThanOrEqual(3);
+    for (const name of closest) expect(r.snapshot.aliases).toContain(name);
+    expect(f.details).toMatchObject({ reason: 'unknown_tool', tool: typo, problems: [{ closest }] });
+    expect(f.message).toContain(`"${typo}" is not a tool of this run (closest: ${closest.join(', ')})`);
+    const out = await executeModelCalls(r, [{ callId: 't', name: typo, arguments: {} }], { batchId: 'step-typo' });
+    expect(out.results[0]).toMatchObject({ status: 'invalid_arguments', error: { details: { reason: 'unknown_tool', closest } } });
+    expect(env!.calls()).toEqual([]);
   });
 
   it('B6: results carry `callId` only; a call of the 0.1 shape (`id`) is batch_rejected saying the field is now `callId`', async () => {
