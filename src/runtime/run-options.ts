@@ -184,6 +184,15 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
     throw new AgtError('option_removed', 'NativeRun.start: "callTimeoutMs" was removed; give the call timeout as timeouts.callMs', {
       details: { option: 'callTimeoutMs' },
     });
+  // A run's store is where it is suspended to and resumed from (run.suspend, NativeRun.resume), not a start option.
+  if (Object.hasOwn(options, 'store'))
+    throw new AgtError(
+      'invalid_input',
+      'NativeRun options: "store" is not a start option; give it to run.suspend({ store }) and NativeRun.resume(id, { store })',
+      {
+        details: { key: 'store' },
+      },
+    );
   const warnings = checkKnownKeys(options, RUN_OPTION_KEYS, 'NativeRun options', strictOf(options));
   const limits = resolveLimits(options.limits);
   const concurrency = options.concurrency ?? DEFAULT_RUN_CONCURRENCY;

@@ -126,8 +126,9 @@ describe('tampered run records never resume as something else', () => {
     const db = file();
     const store = new SqliteRunStore({ path: db });
     const options = { service: env.service, policy: policies.autoAllow('*'), store };
-    const a = await NativeRun.start({ agent: 'team/alice', ...options });
-    const b = await NativeRun.start({ agent: 'team/alice', ...options });
+    const own = { agent: 'team/alice', service: env.service, policy: options.policy }; // start takes no store: suspend and resume do
+    const a = await NativeRun.start(own);
+    const b = await NativeRun.start(own);
     await a.suspend({ store });
     await b.suspend({ store });
     await a.close();

@@ -80,6 +80,17 @@ describe('unknown run options', () => {
     expect(() => resolveRunOptions({ ...base, 'x\u001b[2Jy': 1 } as NativeRunOptions)).toThrow(/unknown key "x\\\\x1b\[2Jy"/);
   });
 
+  it('F6: a store given to start is refused, saying where a store goes (run.suspend, NativeRun.resume)', () => {
+    const base = { agent: 'team/alice', service: {} as NativeRunOptions['service'], policy: policies.autoAllow('*') };
+    expect(() => resolveRunOptions({ ...base, store: {} } as NativeRunOptions)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_input',
+        details: { key: 'store' },
+        message: expect.stringMatching(/run\.suspend\(\{ store \}\) and NativeRun\.resume/),
+      }),
+    );
+  });
+
   it('B3: with strict: false an unknown option starts the run, and the run says so in its notices', async () => {
     const run = await fx.start({ strict: false, task: 'defer' } as Partial<NativeRunOptions>);
     expect(run.notices[0]).toMatch(/^NativeRun options: unknown key "task"; did you mean "tasks"\? \(ignored: strict is false\)$/);
