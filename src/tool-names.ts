@@ -21,7 +21,9 @@ export function nameDistance(a: string, b: string): number {
 
 /** Up to `limit` of `names`, closest to `name` first (a name containing it counts as close); ties keep their order. */
 export function closestNames(name: string, names: readonly string[], limit: number): string[] {
-  const scored = names.map((n, i) => ({ n, i, d: n.toLowerCase().includes(name.toLowerCase()) ? 0 : nameDistance(name, n) }));
+  if (names.length === 0) return [];
+  const needle = name.slice(0, MAX_NAME_LENGTH).toLowerCase(); // a name is compared in its first MAX_NAME_LENGTH characters
+  const scored = names.map((n, i) => ({ n, i, d: n.toLowerCase().includes(needle) ? 0 : nameDistance(needle, n) }));
   return scored
     .sort((a, b) => a.d - b.d || a.i - b.i)
     .slice(0, limit)

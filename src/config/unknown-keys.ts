@@ -12,6 +12,8 @@ import { closestNames, nameDistance } from '../tool-names.js';
 
 /** How much of an unknown key a message quotes. */
 const QUOTED = 64;
+/** How many unknown keys of one object get a "did you mean" (an object may hold thousands). */
+const SUGGESTED_KEYS = 8;
 
 /** An unknown key of `value` and the closest of `known`: the message of its error or warning, and its details. */
 export interface UnknownKey {
@@ -26,8 +28,9 @@ export function unknownKeys(value: unknown, known: readonly string[], where: str
   const allowed = new Set(known);
   return Object.keys(value)
     .filter((key) => !allowed.has(key))
-    .map((key) => {
-      const closest = closeEnough(key, closestNames(key, known, 1)[0]);
+    .map((key, i) => {
+      // The closest key costs a comparison with every known one: only the first few unknown keys get one.
+      const closest = i < SUGGESTED_KEYS ? closeEnough(key, closestNames(key, known, 1)[0]) : undefined;
       const named = JSON.stringify(outsideText(key, { max: QUOTED }));
       const hint = closest === undefined ? '' : `; did you mean "${closest}"?`;
       return { key, ...(closest === undefined ? {} : { closest }), message: `${where}: unknown key ${named}${hint}` };

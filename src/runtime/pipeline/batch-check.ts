@@ -10,6 +10,8 @@
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { closestNames } from '../../tool-names.js';
+import { outsideText } from '../../outside-text.js';
+import { MAX_NAME_LENGTH } from '../../bounds.js';
 import { type ArgumentLimits, type ArgumentsRead, readArguments } from './arguments.js';
 import type { Route } from '../assembly/snapshot.js';
 import type { ToolBatch } from '../types.js';
@@ -90,6 +92,8 @@ export interface BatchCheckContext {
 const REJECTED = 'the whole batch was rejected, nothing ran: ';
 /** How many of the run's tool names an unknown_tool problem suggests (a run may hold hundreds). */
 const CLOSEST = 3;
+/** How many unknown_tool problems of one batch get suggestions (a bad batch may name hundreds of unknown tools). */
+const SUGGESTED_PROBLEMS = 3;
 
 // The unknown_tool problem of call `index`: a typo'd name gets the run's nearest names (its own aliases, nothing else).
 function unknownTool(index: number, callId: string, name: string | null, names: readonly string[]): BatchProblem {
@@ -103,7 +107,7 @@ function unknownTool(index: number, callId: string, name: string | null, names: 
     };
   const closest = closestNames(name, names, CLOSEST);
   const near = closest.length === 0 ? '' : ` (closest: ${closest.join(', ')})`;
-  const message = `"${name}" is not a tool of this run${near}; call one of the tools you were given`;
+  const message = `"${outsideText(name, { max: MAX_NAME_LENGTH })}" is not a tool of this run${near}; call one of the tools you were given`;
   return { reason: 'unknown_tool', message, index, callId, tool: name, ...(closest.length === 0 ? {} : { closest }) };
 }
 
@@ -172,7 +176,9 @@ export function checkBatch(batch: ToolBatch, run: BatchCheckContext): BatchCheck
     const name = typeof call.name === 'string' ? call.name : null;
     const route = name === null ? undefined : run.routes.get(name);
     if (route === undefined) {
-      problems.push(unknownTool(index, callId, name, [...run.routes.keys()]));
+      // The nearest names cost a comparison with every tool of the run: only the first few unknown names get them.
+      const suggest = problems.filter((p) => p.reason === 'unknown_tool').length < SUGGESTED_PROBLEMS;
+      problems.push(unknownTool(index, callId, name, suggest ? [...run.routes.keys()] : []));
       continue;
     }
     const args = readArguments(call.arguments, run.limits);

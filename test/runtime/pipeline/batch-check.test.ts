@@ -136,6 +136,23 @@ describe('stage 1 problems as data', () => {
     expect(env!.calls()).toEqual([]);
   });
 
+  it('B6: a batch of many unknown names is rejected with suggestions for the first three only; a hostile name is bounded and escaped', async () => {
+    const r = await start();
+    const hostile = `x\u001b[2J\u202e${'y'.repeat(10_000)}`;
+    const calls = [hostile, ...Array.from({ length: 40 }, (_, i) => `nope_${i}`)].map((name, i) => ({
+      callId: `c${i}`,
+      name,
+      arguments: {},
+    }));
+    const f = await failure(r.executeBatch(batch(r, calls)));
+    const problems = (f.details as { problems: { closest?: string[]; message: string }[] }).problems;
+    expect(problems).toHaveLength(41);
+    expect(problems.map((p) => p.closest !== undefined)).toEqual(problems.map((_, i) => i < 3));
+    expect(problems[0]!.message.length).toBeLessThan(400); // the name cut to MAX_NAME_LENGTH in the message
+    expect(problems[0]!.message).not.toMatch(/[\u0000-\u001f\u202e]/);
+    expect(env!.calls()).toEqual([]);
+  });
+
   it('B6: results carry `callId` only; a call of the 0.1 shape (`id`) is batch_rejected saying the field is now `callId`', async () => {
     const r = await start();
     const { results } = await r.executeBatch(batch(r, [{ callId: 'new', name: py('echo'), arguments: { message: 'hi' } }]));
