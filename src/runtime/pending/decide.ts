@@ -20,18 +20,9 @@ import { execute } from '../pipeline/execute.js';
 import { type Asked as AskedOutcome, runCall } from '../pipeline/pipeline.js';
 import { mapLimit } from '../audit/run-audit.js';
 import type { Route } from '../assembly/snapshot.js';
-import type { CallIdentity, InputDecision, ResultError, ToolResult } from '../types.js';
+import type { InputDecision, ResultError, ToolResult } from '../types.js';
 import { type AnswerRules, declinable, inputRetry, nextRound } from './answers.js';
-import {
-  type DecidedOutcome,
-  type InputWait,
-  isExpired,
-  type TakenCall,
-  takenFor,
-  toolHashOf,
-  waitingIdentity,
-  type WaitingCall,
-} from './waiting-call.js';
+import { type DecidedOutcome, type InputWait, isExpired, type TakenCall, takenFor, toolHashOf, waitingIdentity } from './waiting-call.js';
 import { endTask } from './tasks.js';
 import { waitForInput, waitForTask } from './wait.js';
 import type { InFlightCall } from './in-flight.js';
@@ -132,7 +123,7 @@ async function answerOne(
   await recordSafely(ctx.audit, {
     type: 'input_decided',
     at: new Date().toISOString(),
-    ...identityOf(a, ctx),
+    ...waitingIdentity(a, ctx),
     decision: declined ? 'declined' : 'answered',
     keys: Object.keys(declined ? a.requests : decision.answers),
     round,
@@ -186,8 +177,5 @@ export function interruptedCall(call: InFlightCall, ctx: CallContext): Promise<T
     failed: 'interrupted',
     error: { code: 'interrupted', message, details: { batchId: a.batchId, decidedAt: call.decidedAt, leaseUntil: call.leaseUntil } },
   });
-  return callAudit(ctx, () => identityOf(a, ctx))(result, APPROVER);
+  return callAudit(ctx, () => waitingIdentity(a, ctx))(result, APPROVER);
 }
-
-// The call's identity from what was stored (its tool may be gone from the snapshot).
-const identityOf = (a: WaitingCall, ctx: CallContext): CallIdentity => waitingIdentity(a, ctx);

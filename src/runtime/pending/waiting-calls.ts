@@ -32,7 +32,7 @@ import { OpenCalls } from './open-calls.js';
 import { recordEnd } from './record-end.js';
 import { recoverLost, type RecoverResult, type RecoverRun } from './recover.js';
 import { collectable, onItsTask } from './tasks.js';
-import { type DecidedOutcome, pendingView, readWaitingCall, type TakenCall, type WaitingCall } from './waiting-call.js';
+import { type DecidedOutcome, pendingView, readWaitingCall, type TakenCall } from './waiting-call.js';
 
 /** Runs taken calls of one batch through the pipeline, within the batch's scope (the run's batches own the scope). */
 export type CallRunner = (batchId: string, taken: readonly TakenCall[]) => Promise<DecidedOutcome[]>;
@@ -73,11 +73,6 @@ export class WaitingCalls {
   constructor(parts: WaitingCallsParts) {
     this.#parts = parts;
     this.#decided = new DecidedCalls(parts.retentionMs);
-  }
-
-  /** The calls that wait (of one batch), in batch and call order. */
-  list(batchId?: string): WaitingCall[] {
-    return this.#open.list(batchId);
   }
 
   /** What hosts see of the calls that wait (of one batch). */
