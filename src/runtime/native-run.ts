@@ -55,6 +55,7 @@ export class NativeRun extends RunMounts {
   readonly #calls: WaitingCalls;
   /** Unknown options accepted because `strict` was false: the first of the run's notices. */
   readonly #optionWarnings: readonly string[];
+  readonly #lost: string[] = []; // calls ended as their task's server ended with the run (closed, or found so at resume)
 
   private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
     super();
@@ -119,10 +120,10 @@ export class NativeRun extends RunMounts {
     return snapshotView(this.#refresher.snapshot);
   }
 
-  /** Notices from loading (skipped tools or mounts, unknown keys of the agent), after those of unknown options (`strict: false`). */
+  /** Notices of unknown options (`strict: false`), from loading (skipped tools or mounts, unknown keys), of calls whose task's server ended. */
   get notices(): readonly string[] {
     const loading = this.#refresher.snapshot.notices;
-    return this.#optionWarnings.length === 0 ? loading : [...this.#optionWarnings, ...loading];
+    return this.#optionWarnings.length === 0 && this.#lost.length === 0 ? loading : [...this.#optionWarnings, ...loading, ...this.#lost];
   }
 
   /** Mounts whose server announced a list change since the last refresh (applied at the next boundary: a batch's start or end, or `refresh()`). */
@@ -271,14 +272,24 @@ export class NativeRun extends RunMounts {
     for (const id of state.seenBatchIds) run.#seen.add(id);
     run.#calls.load(state, revision, typeof target === 'string' ? options.store : undefined);
     run.#toolSearch.restore(state.loadedTools ?? [], run.#refresher.snapshot.routes);
+    // A JSON state's tasks on stdio servers of the run's own: a server started anew that does not know one ends its call now.
+    if (typeof target !== 'string') run.#lost.push(...(await run.#batches.endLostTasks('resumed')));
     return run;
   }
 
-  /** Closes every connection of the run. */
+  /**
+   * Closes every connection of the run. A call waiting on a task of a stdio server of its own (not a pool's lease) ends
+   * task_lost (`server_ended`), written to the store the run last wrote or resumed from and said in `notices`.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
-    this.#calls.clear();
-    await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
+    try {
+      this.#lost.push(...(await this.#batches.endLostTasks('closed')));
+    } finally {
+      this.#calls.clear();
+      await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
+    }
   }
 
   /** `await using run = await NativeRun.start(…)` closes the run at the end of the scope. */

@@ -6,8 +6,10 @@
  * loaded. The waiting calls a host decides, collects or cancels later end
  * through the run's WaitingCalls, run here within their batch's scope.
  */
+import { isAgtError } from '../errors.js';
 import { type AnswerCheck, answerCheck, type AnswerRules } from './pending/answers.js';
 import { endCalls } from './pending/decide.js';
+import { endingMounts, lostNotice, type LostWhen, onEndingMounts, serverEnded, unknownTasks } from './pending/lost-tasks.js';
 import type { RecoverResult } from './pending/recover.js';
 import { keepWait } from './pending/wait.js';
 import type { TakenCall } from './pending/waiting-call.js';
@@ -134,6 +136,38 @@ export class RunBatches {
   /** Ends the decided calls whose host died (their lease ran out): see pending/recover.ts. */
   recover(signal: AbortSignal | undefined): Promise<RecoverResult> {
     return this.#p.calls.recover({ run: this.#p.run, refresher: this.#p.refresher }, this.#runner(signal), signal);
+  }
+
+  /**
+   * Ends the calls waiting on tasks of the mounts whose server ends with the run (a stdio server of its own, not a
+   * pool's lease) `task_lost`, `reason: server_ended`, through the run's WaitingCalls (written to its store, if it has
+   * one): as the run closes, every one; as it resumes from a JSON state, those whose server does not know the task now
+   * (looked at once). Returns the run's notices of them.
+   */
+  async endLostTasks(when: LostWhen): Promise<string[]> {
+    const { run, refresher, calls } = this.#p;
+    const snapshot = refresher.snapshot;
+    const onEnding = onEndingMounts(calls.waiting(), endingMounts(snapshot.loaded, run.options.pool !== undefined));
+    if (onEnding.length === 0) return []; // the usual case: no call waits on such a task
+    const lost =
+      when === 'closed'
+        ? onEnding
+        : await unknownTasks(onEnding, snapshot.routes, {
+            concurrency: run.options.concurrency,
+            requestMs: run.options.connect.timeouts.callMs,
+          });
+    const ended = [];
+    for (const call of lost) ended.push({ call, result: await serverEnded(call, run, when) });
+    try {
+      return (await calls.endLost(ended)).map((call) => lostNotice(call, when));
+    } catch (error) {
+      // The store refused the write: this run has the calls ended; a run resumed from the store still has them waiting.
+      const code = isAgtError(error) ? error.code : 'store_unavailable';
+      return [
+        ...ended.map(({ call }) => lostNotice(call, when)),
+        `the end of these calls could not be written to the run's store (${code}): a run resumed from it still has them waiting`,
+      ];
+    }
   }
 
   // Calls another host decided come back as its results; the others end at this boundary.

@@ -20,6 +20,7 @@ import { admitTask, callerKey, type TaskCaller, type TaskServingOptions, type Ta
 import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 import { isWholeTask, ownedTask, wholeTask } from './stored.js';
 import { changeOf, SharedPolls } from './waits.js';
+import { TaskWrites } from './writes.js';
 
 export type { TaskServingOptions } from './policy.js';
 
@@ -56,6 +57,7 @@ export class KitTasks {
   readonly #settings: TaskSettings;
   readonly #running = new Map<string, Running>();
   readonly #polls: SharedPolls;
+  readonly #writes = new TaskWrites();
 
   /** Checks `options` (invalid_input naming the option that is wrong). */
   constructor(options?: TaskServingOptions) {
@@ -108,6 +110,7 @@ export class KitTasks {
     // read it again (gone), also when the handler ignores its signal.
     const expiry = setTimeout(() => {
       running.controller.abort(new Error('the task outlived its TTL'));
+      this.#writes.forget(record.taskId); // a write its store never settled keeps no chain past the task
       for (const tell of running.changed) tell();
     }, ttlMs);
     expiry.unref();
@@ -121,7 +124,11 @@ export class KitTasks {
   async #drive(taskId: string, running: Running, run: (control: TaskControl) => Promise<Record<string, unknown>>): Promise<void> {
     const control: TaskControl = {
       signal: running.controller.signal,
-      status: (message) => this.#change(taskId, { statusMessage: message.slice(0, MAX_TASK_STATUS_MESSAGE) }),
+      // A message said after the task ended (and its end written) changes nothing; those queued before its end land first.
+      status: (message) =>
+        this.#running.get(taskId) === running
+          ? this.#change(taskId, { statusMessage: message.slice(0, MAX_TASK_STATUS_MESSAGE) }, true)
+          : Promise.resolve(),
       ask: (request) =>
         new Promise((resolve) => {
           const key = `t${++running.asked}`; // unique over the task's life, as the extension asks
@@ -162,8 +169,13 @@ export class KitTasks {
     return Object.fromEntries([...running.waiting].map(([key, w]) => [key, w.request]));
   }
 
-  // Writes a change of a task that has not ended (an ended task never changes again).
-  async #change(taskId: string, change: Partial<TaskRecord>): Promise<void> {
+  // Writes a change of a task that has not ended (an ended task never changes again), after the task's writes queued
+  // before it (writes.ts): a status queued behind the task's end reads it ended and is dropped. `mergeable`: a status.
+  #change(taskId: string, change: Partial<TaskRecord>, mergeable = false): Promise<void> {
+    return this.#writes.queue(taskId, change, (queued) => this.#write(taskId, queued), mergeable);
+  }
+
+  async #write(taskId: string, change: Partial<TaskRecord>): Promise<void> {
     const record = wholeTask(await this.store.get(taskId), taskId);
     if (record === undefined || TERMINAL.has(record.status)) return;
     const next: TaskRecord = { ...record, ...change, lastUpdatedAt: new Date().toISOString() };
@@ -257,6 +269,11 @@ export class KitTasks {
       const told = await changeOf(running.changed, signal);
       record = told === undefined ? await this.get(id, owner) : await this.#visible(told, id, owner);
     }
+  }
+
+  /** How many tasks have a store write queued or under way (none once their writes settled: nothing kept per ended task). */
+  get writing(): number {
+    return this.#writes.size;
   }
 
   /** Aborts every running task (the server closes). */

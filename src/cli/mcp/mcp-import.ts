@@ -8,17 +8,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../../errors.js';
 import { planImport } from '../../resources/import.js';
-import { canonicalJson } from '../../schema/canonical.js';
-import { type CliContext, cliWrite, emit, EXIT } from '../context.js';
+import { type CliContext, emit, EXIT } from '../context.js';
+import { importOne, type Outcome } from './import-write.js';
 import { readConfigFile } from '../files.js';
-
-/** What happened to one entry. */
-interface Outcome {
-  reference: string;
-  status: 'imported' | 'updated' | 'unchanged' | 'changed' | 'would_import' | 'would_update' | 'needs_fixing' | 'failed';
-  problems: string[];
-  warnings: string[];
-}
+import { isServerJson } from '../../config/server-json/import.js';
+import { importServerJsonCommand, SERVER_JSON_OPTIONS } from './import-server-json.js';
 
 /**
  * The folder a project config file belongs to, as its host reads it: `.vscode/mcp.json` and
@@ -35,6 +29,13 @@ export function workspaceOf(file: string): string | undefined {
   return undefined;
 }
 
+const IMPORT_OPTIONS = {
+  category: { type: 'string' },
+  cwd: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  update: { type: 'boolean' },
+} as const;
+
 const FINE = new Set<Outcome['status']>(['imported', 'updated', 'unchanged', 'would_import', 'would_update']);
 
 /** Runs `agt mcp import`; returns the exit code. */
@@ -43,15 +44,23 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
     args,
     allowPositionals: true,
     strict: true,
-    options: { category: { type: 'string' }, cwd: { type: 'string' }, 'dry-run': { type: 'boolean' }, update: { type: 'boolean' } },
+    options: { ...IMPORT_OPTIONS, ...SERVER_JSON_OPTIONS },
   });
   if (!positionals[0])
     throw new AgtError(
       'invalid_input',
       'usage: agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]  (agt mcp import --help)',
     );
+  const file = await readConfigFile(positionals[0]);
+  if (isServerJson(file)) return importServerJsonCommand(file, values, positionals, ctx);
+  const extra = Object.keys(SERVER_JSON_OPTIONS).find((k) => Object.hasOwn(values, k));
+  if (extra !== undefined || positionals.length > 1)
+    throw new AgtError(
+      'invalid_input',
+      `${extra !== undefined ? `--${extra}` : 'a REF'} is for a server.json (MCP Registry); this file is a host's config: every server in it is imported under --category`,
+    );
   const cwd = values.cwd ? path.resolve(values.cwd) : workspaceOf(positionals[0]);
-  const plan = planImport(await readConfigFile(positionals[0]), {
+  const plan = planImport(file, {
     ...(values.category ? { category: values.category } : {}),
     ...(cwd ? { cwd } : {}),
   });
@@ -76,34 +85,6 @@ export async function importCommand(args: string[], ctx: CliContext): Promise<nu
     ].join('\n'),
   );
   return outcomes.every((o) => FINE.has(o.status)) ? EXIT.ok : EXIT.failed;
-}
-
-async function importOne(
-  ctx: CliContext,
-  reference: string,
-  document: unknown,
-  flags: { 'dry-run'?: boolean; update?: boolean },
-): Promise<Pick<Outcome, 'status'> & Partial<Outcome>> {
-  const current = await ctx.service.read({ kind: 'mcp', reference }).catch((error: unknown) => {
-    if (isAgtError(error) && error.code === 'not_found') return undefined;
-    throw error;
-  });
-  if (current === undefined) {
-    if (flags['dry-run']) return { status: 'would_import' };
-    await cliWrite(ctx, { kind: 'mcp', reference, create: true, data: document });
-    return { status: 'imported' };
-  }
-  if (canonicalJson(current.data) === canonicalJson(document)) return { status: 'unchanged' }; // same JSON, whatever the key order
-  if (!flags.update)
-    return {
-      status: 'changed',
-      problems: [
-        `differs from the stored config (revision ${current.revision}); re-run with --update to replace it, or look first with \`agt mcp show ${reference}\``,
-      ],
-    };
-  if (flags['dry-run']) return { status: 'would_update' };
-  await cliWrite(ctx, { kind: 'mcp', reference, data: document, expectedRevision: current.revision });
-  return { status: 'updated' };
 }
 
 function outcomeLines(o: Outcome): string {

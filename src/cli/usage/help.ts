@@ -19,7 +19,11 @@ agt mcp create <ref> --from FILE.json                              a { "mcpServe
   With --expected-revision only if nobody changed it since.`,
     import: `agt mcp import FILE [--category C] [--cwd DIR] [--dry-run] [--update]
   Imports every server of a Claude Desktop / Claude Code / Cursor file or a VS Code mcp.json (JSONC,
-  with its "inputs"). Entries already stored the same are "unchanged"; changed ones are replaced only with --update.`,
+  with its "inputs"). Entries already stored the same are "unchanged"; changed ones are replaced only with --update.
+agt mcp import server.json [REF] [--package TYPE | --remote [--transport T]] [--cwd DIR] [--dry-run] [--update]
+  A server as the MCP Registry publishes it: its first npm/PyPI/OCI/NuGet package (npx -y, uvx, docker run,
+  dnx), or --package TYPE, or a remote (--remote); secrets and required values become \${input:…} variables.
+  Saves configuration only: nothing is installed or started. REF defaults to imported/<its name>.`,
     test: `agt mcp test <ref> [--input id=VALUE]…
   Checks the config statically (cwd, command, PATH, envFile, placeholders); starts nothing.`,
     probe: `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…

@@ -157,11 +157,20 @@ export function writtenCalls(pending: readonly StoredCall[], inFlight: readonly 
   return { pending: new Set(pending.map(idsKey)), inFlight: new Set(inFlight.map(callKey)) };
 }
 
-/** What a write does to the run's calls, from what the last write stored (`before`) to what this one stores (`after`). */
-export function callChanges(before: WrittenCalls, after: WrittenCalls, interrupted: ReadonlySet<string>): CallChange[] {
+/**
+ * What a write does to the run's calls, from what the last write stored (`before`) to what this one stores (`after`);
+ * a pending call in `ended` left with its result and no decision (its task's server ended): `ended`, not `decided`.
+ */
+export function callChanges(
+  before: WrittenCalls,
+  after: WrittenCalls,
+  interrupted: ReadonlySet<string>,
+  ended: ReadonlySet<string> = new Set(),
+): CallChange[] {
   const changes: CallChange[] = [];
   for (const key of after.pending) if (!before.pending.has(key)) changes.push({ change: 'waiting', ...idsOf(key) });
-  for (const key of before.pending) if (!after.pending.has(key)) changes.push({ change: 'decided', ...idsOf(key) });
+  for (const key of before.pending)
+    if (!after.pending.has(key)) changes.push({ change: ended.has(key) ? 'ended' : 'decided', ...idsOf(key) });
   for (const key of before.inFlight)
     if (!after.inFlight.has(key)) changes.push({ change: interrupted.has(key) ? 'interrupted' : 'ended', ...idsOf(key) });
   return changes;

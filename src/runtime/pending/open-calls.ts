@@ -85,6 +85,14 @@ export class OpenCalls {
     if (batch?.has(approval.callId)) batch.set(approval.callId, approval);
   }
 
+  /** Takes a waiting call out with no decision (its server ended its task); false when it no longer waits. */
+  remove(ids: { batchId: string; callId: string }): boolean {
+    const batch = this.#batches.get(ids.batchId);
+    if (batch?.delete(ids.callId) !== true) return false;
+    if (batch.size === 0) this.#batches.delete(ids.batchId);
+    return true;
+  }
+
   /** Forgets every waiting call (the run closed). */
   clear(): void {
     this.#batches.clear();

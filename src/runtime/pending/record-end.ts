@@ -13,14 +13,14 @@ import type { WaitingCall } from './waiting-call.js';
 import { DecidedCalls } from './decided.js';
 
 /**
- * Records the end of `ended` in `store`: `write` (the run's own compare-and-set
- * write) when no other host wrote the run since, else merged into what it wrote.
+ * Records the end of `ended` (and of the pending calls `lost`: their task's server ended) in `store`: `write` (the
+ * run's own compare-and-set write) when no other host wrote the run since, else merged into what it wrote.
  */
 export async function recordEnd(
   store: RunStore,
   run: { id: string; agent: string },
   ended: readonly InFlightCall[],
-  parts: { write: () => Promise<unknown>; pending: readonly WaitingCall[]; decided: DecidedCalls },
+  parts: { write: () => Promise<unknown>; pending: readonly WaitingCall[]; decided: DecidedCalls; lost?: ReadonlySet<string> },
 ): Promise<void> {
   try {
     await parts.write();
@@ -28,17 +28,22 @@ export async function recordEnd(
     if (!isAgtError(error) || error.code !== 'revision_conflict') throw error;
     const keys = new Set(ended.map(callKey));
     const asked = parts.pending.filter((a) => keys.has(idsKey(a)));
-    await mergeEnded(store, run, ended, asked, parts.decided); // the run's revision stays behind: its next write conflicts, as it must
+    // The run's revision stays behind: its next write conflicts, as it must.
+    await mergeEnded(store, run, ended, asked, parts.decided, parts.lost);
   }
 }
 
-/** Merges the end of `ended` (run by this host) and the questions `asked` again into the stored run. */
+/**
+ * Merges the end of `ended` (run by this host) and the questions `asked` again into the stored run; `lost`: pending
+ * calls that ended with no decision (their task's server ended), taken out of its pending calls.
+ */
 export async function mergeEnded(
   store: RunStore,
   run: { id: string; agent: string },
   ended: readonly InFlightCall[],
   asked: readonly WaitingCall[],
   decided: DecidedCalls,
+  lost: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const keys = new Set(ended.map(callKey));
   for (let attempt = 1; ; attempt++) {
@@ -49,12 +54,14 @@ export async function mergeEnded(
     const inFlight = (state.inFlight ?? []).filter((c) => !mine(c));
     const waiting = new Set((state.pending ?? []).map(idsKey));
     const added = asked.filter((a) => !waiting.has(idsKey(a)));
-    const pending = [...(state.pending ?? []), ...added];
+    const gone = (state.pending ?? []).filter((p) => lost.has(idsKey(p)));
+    const pending = [...(state.pending ?? []).filter((p) => !lost.has(idsKey(p))), ...added];
     try {
       const announce = [
         ...(state.inFlight ?? [])
           .filter(mine)
           .map((c) => ({ change: 'ended' as const, batchId: c.approval.batchId, callId: c.approval.callId })),
+        ...gone.map((p) => ({ change: 'ended' as const, batchId: p.batchId, callId: p.callId })),
         ...added.map((a) => ({ change: 'waiting' as const, batchId: a.batchId, callId: a.callId })),
       ];
       // The results this host ended join what the record keeps (by call: the newest wins), pruned as this host prunes.

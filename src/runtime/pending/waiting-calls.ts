@@ -32,7 +32,7 @@ import { OpenCalls } from './open-calls.js';
 import { recordEnd } from './record-end.js';
 import { recoverLost, type RecoverResult, type RecoverRun } from './recover.js';
 import { collectable, onItsTask } from './tasks.js';
-import { type DecidedOutcome, pendingView, readWaitingCall, type TakenCall } from './waiting-call.js';
+import { type DecidedOutcome, pendingView, readWaitingCall, type TakenCall, type WaitingCall } from './waiting-call.js';
 
 /** Runs taken calls of one batch through the pipeline, within the batch's scope (the run's batches own the scope). */
 export type CallRunner = (batchId: string, taken: readonly TakenCall[]) => Promise<DecidedOutcome[]>;
@@ -64,6 +64,8 @@ export class WaitingCalls {
   readonly #decided: DecidedCalls;
   /** Calls recover() ended without running them since the last write (it announces them as interrupted). */
   readonly #interrupted = new Set<string>();
+  /** Pending calls ended with no decision since the last write (their task's server ended): announced as ended. */
+  readonly #lost = new Set<string>();
   /** What the last write stored of the calls: the next write announces the difference. */
   #written: WrittenCalls = writtenCalls([], []);
   /** The store the run was suspended to or resumed from, and its revision there. */
@@ -73,6 +75,11 @@ export class WaitingCalls {
   constructor(parts: WaitingCallsParts) {
     this.#parts = parts;
     this.#decided = new DecidedCalls(parts.retentionMs);
+  }
+
+  /** The calls that wait, as the run keeps them (of every batch). */
+  waiting(): WaitingCall[] {
+    return this.#open.list();
   }
 
   /** What hosts see of the calls that wait (of one batch). */
@@ -126,7 +133,7 @@ export class WaitingCalls {
     const state = suspendedStateOf(run, snapshot, seen, this.#open.list(), loadedTools, this.#inFlight.list(), this.#decided.list());
     if (store === undefined) return state;
     const written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
-    const announce = callChanges(this.#written, written, this.#interrupted);
+    const announce = callChanges(this.#written, written, this.#interrupted, this.#lost);
     const stored = await store.put(
       { runId: run.id, agent: run.agent, state, ...(announce.length > 0 ? { announce } : {}) },
       { expectedRevision: this.#revision },
@@ -135,6 +142,7 @@ export class WaitingCalls {
     this.#revision = stored.revision;
     this.#written = written;
     this.#interrupted.clear();
+    this.#lost.clear();
     return state;
   }
 
@@ -209,6 +217,28 @@ export class WaitingCalls {
       async (batchId, calls) => this.settle(await runner(batchId, calls)),
       signal,
     );
+  }
+
+  /**
+   * Ends waiting calls whose task's server ended (lost-tasks.ts) with their results: each still waiting is taken out
+   * of the open calls, its result kept like a decided call's, and — when the run has a store — written there
+   * (compare-and-set; merged into what another host wrote since). Returns the calls ended here (not taken meanwhile).
+   */
+  async endLost(ended: readonly { call: WaitingCall; result: ToolResult }[]): Promise<WaitingCall[]> {
+    const gone = ended.filter(({ call }) => this.#open.remove(call));
+    if (gone.length === 0) return [];
+    const keys = new Set(gone.map(({ call }) => idsKey(call)));
+    for (const key of keys) this.#lost.add(key);
+    for (const { call, result } of gone) this.#decided.add(call.batchId, [result]);
+    const store = this.#store;
+    if (store !== undefined)
+      await recordEnd(store, this.#parts.run, [], {
+        write: () => this.#write(store),
+        pending: [],
+        decided: this.#decided,
+        lost: keys,
+      });
+    return gone.map(({ call }) => call);
   }
 
   /** Forgets every call (the run closed). */
