@@ -163,6 +163,7 @@ export async function agentCommand(sub: string | undefined, args: string[], ctx:
           ...mountLines(d.mcps),
           ...(d.skills.length ? ['skills:', ...d.skills.map((s) => oneLine`  ${s.exists ? 'ok     ' : 'missing'} ${s.reference}`)] : []),
           ...toolLines(summary, d.mcps.length),
+          ...d.warnings.map((w) => oneLine`warning: ${w}`),
         ].join('\n'),
       );
       return EXIT.ok;

@@ -10,10 +10,12 @@ import { ALIASES, usage, verbs } from './usage/help.js';
 import { CODE_EXIT, EXIT, stderrBlock } from './terminal/terminal.js';
 import { outsideJson, outsideText } from '../outside-text.js';
 import { defined } from '../json.js';
+import type { Told } from './mcp/command-warning.js';
 
+// The flags agt itself reads wherever they stand before `--`; --store also takes a value (`--store PATH`, `--store=PATH`).
 const GLOBAL_FLAGS = new Set(['--json', '--debug', '--show-secrets']);
-// Every flag agt itself reads, wherever it stands before `--` (--store takes a value).
-const AGT_FLAGS = [...GLOBAL_FLAGS, '--store'];
+// How much of a command name the user typed a message quotes.
+const QUOTED = 64;
 
 // `--arg -y` would read as an option: a dash-led value after --arg is taken as the value.
 function dashValues(argv: string[]): string[] {
@@ -40,14 +42,31 @@ interface CommandLine {
   showSecrets: boolean;
   store?: string;
   help: boolean;
+  /** A usage error in the global flags (a --store without its path, or given twice). */
+  problem?: string;
+}
+
+// --store PATH or --store=PATH, once: the path, the arguments without it, and what is wrong with it.
+function storeFlag(head: string[]): { store?: string; rest: string[]; problem?: string } {
+  const rest: string[] = [];
+  const stores: (string | undefined)[] = [];
+  for (let i = 0; i < head.length; i++) {
+    const a = head[i] as string;
+    if (a === '--store') stores.push(head[++i]);
+    else if (a.startsWith('--store=')) stores.push(a.slice('--store='.length));
+    else rest.push(a);
+  }
+  const store = stores[0];
+  if (stores.length > 1) return { rest, problem: '--store is given more than once; give one store' };
+  if (stores.length === 1 && (store === undefined || store === '')) return { rest, problem: '--store needs a path: agt --store PATH …' };
+  return { ...defined({ store }), rest };
 }
 
 function parseCommandLine(raw: string[]): CommandLine {
   const split = raw.indexOf('--');
   const head = dashValues(split === -1 ? raw : raw.slice(0, split));
-  const storeAt = head.indexOf('--store');
-  const store = storeAt >= 0 ? head[storeAt + 1] : undefined;
-  const rest = head.filter((a, i) => !GLOBAL_FLAGS.has(a) && !(storeAt >= 0 && (i === storeAt || i === storeAt + 1)));
+  const { store, problem, rest: unstored } = storeFlag(head);
+  const rest = unstored.filter((a) => !GLOBAL_FLAGS.has(a));
   const help = rest.some((a) => a === '--help' || a === '-h');
   const [group, verb, ...args] = rest.filter((a) => a !== '--help' && a !== '-h');
   return {
@@ -60,7 +79,14 @@ function parseCommandLine(raw: string[]): CommandLine {
     showSecrets: head.includes('--show-secrets'),
     ...defined({ store }),
     help,
+    ...defined({ problem }),
   };
+}
+
+// The switches agt got before `--` (the same one after it changes nothing for agt; a second --store path might).
+function given(line: CommandLine): Set<string> {
+  const flags = { '--json': line.json, '--debug': line.debug, '--show-secrets': line.showSecrets };
+  return new Set(Object.keys(flags).filter((f) => flags[f as keyof typeof flags]));
 }
 
 // `agt --help`, `agt help [group [verb]]`, `agt <group> --help`, `agt <group> <verb> --help`.
@@ -69,13 +95,19 @@ function helpFor(line: CommandLine): { text: string; code: number } | undefined 
   if (line.group === 'help') {
     const text = usage(line.verb, line.args[0]);
     return text === undefined
-      ? { text: `agt: no help for "${[line.verb, line.args[0]].join(' ').trim()}"; see agt --help`, code: EXIT.usage }
+      ? {
+          text: `agt: no help for "${outsideText([line.verb, line.args[0]].join(' ').trim(), { max: QUOTED })}"; see agt --help`,
+          code: EXIT.usage,
+        }
       : { text, code: EXIT.ok };
   }
   if (!line.help) return undefined;
   const text = usage(line.group, line.verb);
   if (text !== undefined) return { text, code: EXIT.ok };
-  return { text: `agt: unknown command "${[line.group, line.verb].join(' ').trim()}"; see agt --help`, code: EXIT.usage };
+  return {
+    text: `agt: unknown command "${outsideText([line.group, line.verb].join(' ').trim(), { max: QUOTED })}"; see agt --help`,
+    code: EXIT.usage,
+  };
 }
 
 /** Runs `agt` with these arguments; returns the exit code. */
@@ -88,6 +120,10 @@ export async function main(rawArgv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const line = parseCommandLine(rawArgv);
+  if (line.problem !== undefined) {
+    process.stderr.write(`agt: ${line.problem}\n`);
+    return EXIT.usage;
+  }
   const help = helpFor(line);
   if (help !== undefined) {
     (help.code === EXIT.ok || line.group === undefined ? process.stdout : process.stderr).write(`${help.text}\n`);
@@ -96,43 +132,39 @@ export async function main(rawArgv: string[]): Promise<number> {
   const group = line.group as string;
   if (group === 'completion') return completion(line);
   if (group !== 'mcp' && group !== 'agent' && group !== 'skill') {
-    process.stderr.write(`agt: unknown command "${outsideText(group)}"; see agt --help\n`);
+    process.stderr.write(`agt: unknown command "${outsideText(group, { max: QUOTED })}"; see agt --help\n`);
     return EXIT.usage;
   }
   const verb = line.verb === undefined ? undefined : (ALIASES[group]?.[line.verb] ?? line.verb);
   if (verb === undefined || !verbs(group).includes(verb)) {
     process.stderr.write(
-      `agt: ${verb === undefined ? `agt ${group} needs a command` : `unknown command "agt ${group} ${outsideText(verb)}"`}: ${verbs(group).join(', ')} (agt ${group} --help)\n`,
+      `agt: ${verb === undefined ? `agt ${group} needs a command` : `unknown command "agt ${group} ${outsideText(verb, { max: QUOTED })}"`}: ${verbs(group).join(', ')} (agt ${group} --help)\n`,
     );
     return EXIT.usage;
   }
-  if (group === 'mcp' && (verb === 'create' || verb === 'update')) warnServerFlags(line, `agt mcp ${line.verb ?? verb}`);
   let close: (() => Promise<void>) | undefined;
+  let told: readonly Told[] = []; // what agt says of the command line: with the output, or before the error
   try {
+    if (group === 'mcp' && (verb === 'create' || verb === 'update') && line.command !== undefined)
+      told = (await import('./mcp/command-warning.js')).serverFlags(
+        line.command,
+        `agt mcp ${line.verb as string}`,
+        verb === 'update',
+        given(line),
+      );
     const { openContext } = await import('./context.js');
     const ctx = openContext({ ...(line.store ? { store: line.store } : {}), json: line.json, showSecrets: line.showSecrets });
     close = () => ctx.store.close();
-    const invocation = { verb, args: line.args, ...(line.command ? { command: line.command } : {}) };
+    const invocation = { verb, args: line.args, ...(line.command ? { command: line.command } : {}), told };
     if (group === 'agent') return await (await import('./agent-commands.js')).agentCommand(invocation.verb, invocation.args, ctx);
     if (group === 'skill') return await (await import('./skill-commands.js')).skillCommand(invocation.verb, invocation.args, ctx);
     return await (await import('./mcp/mcp-commands.js')).mcpCommand(invocation, ctx);
   } catch (error) {
+    if (told.length > 0) process.stderr.write((await import('./mcp/command-warning.js')).toldLines(told).join('\n') + '\n');
     return reportError(error, line);
   } finally {
     await close?.();
   }
-}
-
-// Everything after `--` is the server's (documented), so an agt flag there goes to the server and agt runs without it
-// (`-- cmd --store x.db` registers in the default store). Said on stderr; the command still runs as typed.
-function warnServerFlags(line: CommandLine, typed: string): void {
-  const agtFlag = (a: string) => AGT_FLAGS.find((f) => a === f || a.startsWith(`${f}=`));
-  const flags = [...new Set((line.command ?? []).map(agtFlag).filter((f): f is string => f !== undefined))];
-  if (flags.length === 0) return;
-  const shape = flags.map((f) => (f === '--store' ? '--store PATH' : f)).join(' ');
-  process.stderr.write(
-    `agt: warning: ${flags.join(', ')} after -- went to the server as its argument${flags.length === 1 ? '' : 's'}, not to agt; agt's own flags go before --: ${typed} <category/name> ${shape} -- COMMAND ARGS…\n`,
-  );
 }
 
 // `agt completion bash|zsh|fish` prints a script; the hidden `agt completion refs mcp|agent` lists references for it.
@@ -176,11 +208,13 @@ function reportError(error: unknown, line: CommandLine): number {
   }
   const code = (error as { code?: string })?.code;
   if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`agt: ${(error as Error).message}; see agt ${[line.group, line.verb].filter(Boolean).join(' ')} --help\n`);
+    process.stderr.write(
+      `agt: ${outsideText((error as Error).message)}; see agt ${[line.group, line.verb].filter(Boolean).join(' ')} --help\n`,
+    );
     return EXIT.usage;
   }
   process.stderr.write(
-    `agt: unexpected error: ${(error as Error)?.message ?? String(error)}${line.debug ? '' : ' (run with --debug for details)'}\n`,
+    `agt: unexpected error: ${outsideText((error as Error)?.message ?? String(error))}${line.debug ? '' : ' (run with --debug for details)'}\n`,
   );
   return EXIT.failed;
 }

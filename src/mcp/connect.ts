@@ -19,8 +19,8 @@ import { type EraVerdict, MODERN_PROTOCOL_VERSION, modernPrior, priorOf, version
 import { listenForChanges } from './requests/listen.js';
 import { NotificationHub } from './requests/notifications.js';
 import { basicToken, connectRemote } from './remote.js';
-import { type ResolvedConnectSettings, settingsOf } from './settings/resolved-settings.js';
-import { authFor, type ConnectSettings } from './settings/settings.js';
+import { checkedSettingsOf, type ResolvedConnectSettings } from './settings/resolved-settings.js';
+import { authFor, type ConnectSettings, knownWithSettings } from './settings/settings.js';
 import type { Timeouts } from './settings/timeouts.js';
 import { forgetVerdict, rememberedVerdict, rememberVerdict, type VerdictMemory } from './settings/verdicts.js';
 
@@ -59,9 +59,24 @@ export interface ConnectOptions extends ConnectSettings {
   verdict?: EraVerdict;
 }
 
-/** Opens a connection to the server of a document or config; rejects with a stable AgtError code. */
+/** Every key of ConnectOptions beyond its ConnectSettings, once: the compiler fails here when an option is not listed. */
+const OPTION_KEYS = {
+  settings: true,
+  reference: true,
+  revision: true,
+  registry: true,
+  onPhase: true,
+  revealSecrets: true,
+  verdict: true,
+} as const satisfies Record<Exclude<keyof ConnectOptions, keyof ConnectSettings>, true>;
+const CONNECT_OPTIONS_KNOWN = knownWithSettings(Object.keys(OPTION_KEYS));
+
+/**
+ * Opens a connection to the server of a document or config; rejects with a stable AgtError code. An unknown option
+ * (nested ones too: `timeouts.callMS`) is invalid_input naming the closest; `strict: false`: a warning on the connection.
+ */
 export async function connectMcp(target: McpDocument | McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
-  const settings = settingsOf(options);
+  const settings = checkedSettingsOf(options, CONNECT_OPTIONS_KNOWN, 'connectMcp options');
   // A verdict store gets the handshake's time to answer; one that does not is skipped, with a warning on the connection.
   const memory: VerdictMemory = {
     ...defined({ verdicts: settings.verdicts, reference: options.reference, revision: options.revision }),

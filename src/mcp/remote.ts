@@ -78,7 +78,7 @@ export async function connectRemote(
     const options = { requestInit: { headers }, ...rest, fetch: boundedFetch(maxMessageBytes, authFetch) };
     return kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
   };
-  const attempt = async (kind: Kind, authorized = false, era?: McpProtocolChoice): Promise<RemoteConnected> => {
+  const attempt = async (kind: Kind, authorized = false, era?: McpProtocolChoice, retried = false): Promise<RemoteConnected> => {
     const client = newClient(era);
     const transport = make(kind);
     try {
@@ -93,6 +93,8 @@ export async function connectRemote(
         await transport.close().catch(() => undefined);
       }
       if (again) return attempt(kind, true, era);
+      // A kept-alive socket the server closed as we sent (it restarted): the handshake changes nothing there, so once more.
+      if (!retried && staleSocket(error)) return attempt(kind, authorized, era, true);
       const mismatch = eraMismatch(error, choice);
       if (mismatch !== undefined) throw mismatch;
       throw authorized && isAuthFailure(error) ? authRequired(error, auth, true, authHeader) : error;
@@ -147,6 +149,15 @@ function withoutUserinfo(config: RemoteServerConfig): { url: URL; headers: Recor
 /** The Basic authorization token of a user and password. */
 export function basicToken(user: string, password: string): string {
   return Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
+}
+
+// The socket broke under the request (undici's "other side closed", a reset): a kept-alive connection the server dropped.
+function staleSocket(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return true;
+  }
+  return false;
 }
 
 function remoteError(error: unknown, timeouts: Timeouts, auth: McpAuth | undefined, authHeader: boolean): AgtError {

@@ -13,7 +13,8 @@ import { AgtError } from '../errors.js';
 import { connectMcp, type ConnectOptions } from '../mcp/connect.js';
 import type { ClientHandlers } from '../mcp/requests/client-handlers.js';
 import type { McpConnection } from '../mcp/connection.js';
-import { resolveConnectSettings, type ResolvedConnectSettings, resolveSettingsWithin } from '../mcp/settings/resolved-settings.js';
+import { resolveConnectSettings, type ResolvedConnectSettings } from '../mcp/settings/resolved-settings.js';
+import { poolSettings } from './options.js';
 import type { ConnectSettings } from '../mcp/settings/settings.js';
 import type { McpDocument } from '../config/mcp-config.js';
 import type { ResourceService } from '../resources/service.js';
@@ -61,7 +62,7 @@ export class McpPool implements AsyncDisposable {
   constructor(options: McpPoolOptions) {
     if (options?.service === undefined)
       throw new AgtError('invalid_input', 'McpPool needs { service }: the registry its runs read mounts from');
-    this.#settings = resolveSettingsWithin(options); // a bad value fails here (the pool's own keys are beside its settings)
+    this.#settings = poolSettings(options); // a bad value or an unknown key fails here
     checkMs(options.idleMs, 'idleMs', { whole: true });
     const max = options.maxConnections;
     if (max !== undefined && !(Number.isInteger(max) && max > 0))

@@ -58,14 +58,20 @@ function stringList(value: unknown, field: string): string[] {
   return [...new Set(value as string[])];
 }
 
+/** What the refusal of an unknown agent key offers: agent writes have no strict: false (a stored unknown key does nothing). */
+const NO_SUCH_FIELD = 'agent data has no such field; to remove one stored before, write it as null';
+
 /**
  * Checks the fields present in `data` (a partial agent document) and returns them normalised. An unknown top-level
- * key (`mcp` for `mcps`) is invalid_input naming it and the closest known key: stored, it would mount nothing.
+ * key (`mcp` for `mcps`) is invalid_input naming it and the closest known key: stored, it would mount nothing. An
+ * unknown key given as null (or undefined) removes what an older write stored under it: it comes back undefined.
  */
 export function checkAgentFields(data: unknown, warnings: string[]): Partial<StoredAgentData> & Record<string, unknown> {
   if (!isPlainObject(data)) throw invalid('data', 'must be an object');
-  checkKnownKeys(data, AGENT_DATA_KEYS, 'agent data', true);
   const out: Record<string, unknown> = {};
+  const removed = Object.keys(data).filter((key) => !AGENT_DATA_KEYS.includes(key) && (data[key] === null || data[key] === undefined));
+  for (const key of removed) setOwn(out, key, undefined);
+  checkKnownKeys(data, [...AGENT_DATA_KEYS, ...removed], 'agent data', true, NO_SUCH_FIELD);
   for (const [key, value] of Object.entries(data)) {
     if (value === undefined) continue;
     switch (key) {
@@ -114,7 +120,7 @@ function checkSettings(value: unknown, warnings: string[]): AgentSettings {
  * loads, the keys do nothing, and the notice names the closest known key.
  */
 export function agentNotices(agent: object): string[] {
-  return unknownKeys(agent, AGENT_DATA_KEYS, 'stored agent data').map((u) => `${u.message} (ignored; write the agent again without it)`);
+  return unknownKeys(agent, AGENT_DATA_KEYS, 'stored agent data').map((u) => `${u.message} (ignored; remove it by writing it as null)`);
 }
 
 /** The defaults of a new agent: a native, enabled worker with nothing mounted. */
@@ -122,7 +128,10 @@ export function defaultAgent(): StoredAgentData {
   return { name: '', role: 'worker', kind: 'native', enabled: true, capabilities: [], mcps: [], skills: [], settings: {} };
 }
 
-/** Applies an update: given top-level fields replace, omitted ones are kept (A2); then add/remove (A3). */
+/**
+ * Applies an update: given top-level fields replace, omitted ones are kept (A2), an unknown one given undefined
+ * (null in the write) is removed; then add/remove (A3).
+ */
 export function applyAgentUpdate(
   current: StoredAgentData,
   fields: Partial<StoredAgentData> & Record<string, unknown>,
@@ -130,6 +139,7 @@ export function applyAgentUpdate(
   remove: MountChanges,
 ): StoredAgentData {
   const next: StoredAgentData = { ...current, ...fields };
+  for (const key of Object.keys(fields)) if (fields[key] === undefined && !AGENT_DATA_KEYS.includes(key)) Reflect.deleteProperty(next, key);
   for (const list of ['mcps', 'skills'] as const) {
     const removed = new Set(remove[list] ?? []);
     const kept = next[list].filter((ref) => !removed.has(ref));

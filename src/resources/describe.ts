@@ -1,6 +1,6 @@
 /** Resolved views of an agent's assembly (A5, A6), computed statically from the store. */
 import { testMcpConfig } from '../config/config-test.js';
-import { readAgent } from './agent-data.js';
+import { agentNotices, readAgent } from './agent-data.js';
 import type { ResourceStore } from './store.js';
 import { type AgentSettings, RESOURCE_MANAGEMENT, type ResourceRecord } from './types.js';
 
@@ -30,6 +30,8 @@ export interface AgentDescription {
   mcps: MountStatus[];
   skills: { reference: string; exists: boolean; revision?: number }[];
   settings: AgentSettings;
+  /** Keys stored before unknown keys were refused (they do nothing), one warning each with the closest known key. */
+  warnings: string[];
 }
 
 /** Resolves each mcp mount of an agent record. */
@@ -74,5 +76,6 @@ export async function describeAgent(store: ResourceStore, agent: ResourceRecord)
     mcps: await mountStatuses(store, agent),
     skills,
     settings: data.settings,
+    warnings: typeof agent.data === 'object' && agent.data !== null ? agentNotices(agent.data) : [],
   };
 }

@@ -9,8 +9,8 @@ import type { DecidedCall } from './pending/decided.js';
 import { AgtError } from '../errors.js';
 import { defined } from '../json.js';
 import { type ResolvedConnectSettings, resolveSettingsWithin, strictOf } from '../mcp/settings/resolved-settings.js';
-import { CONNECT_SETTING_KEYS, type ConnectSettings } from '../mcp/settings/settings.js';
-import { checkKnownKeys } from '../config/unknown-keys.js';
+import { CONNECT_NESTED_KEYS, CONNECT_SETTING_KEYS, type ConnectSettings } from '../mcp/settings/settings.js';
+import { checkKnownKeys, type KnownKeys } from '../config/unknown-keys.js';
 import type { ResourceService } from '../resources/service.js';
 import type { ToolSchemaRegistry } from '../schema/registry.js';
 import { type RunLimits, resolveLimits } from './limits.js';
@@ -108,6 +108,30 @@ const RUN_KEYS = {
 /** The keys NativeRunOptions knows: its own and ConnectSettings'. */
 export const RUN_OPTION_KEYS: readonly string[] = Object.freeze([...Object.keys(RUN_KEYS), ...CONNECT_SETTING_KEYS]);
 
+// The option objects a run's options hold beyond ConnectSettings', each key once (the compiler checks each list).
+const HOOK_KEYS = { before: true, after: true } as const satisfies Record<keyof NonNullable<NativeRunOptions['hooks']>, true>;
+const LIMIT_KEYS = { maxBatchCalls: true, maxArgumentBytes: true, maxArgumentDepth: true, maxResultBytes: true } as const satisfies Record<
+  keyof RunLimits,
+  true
+>;
+const TOOL_SEARCH_KEYS = { mode: true, maxTools: true, maxToolTokens: true, maxLoadedTools: true, pinned: true } as const satisfies Record<
+  keyof ToolSearchOptions,
+  true
+>;
+const DELEGATE_KEYS = { name: true, description: true, targets: true, handler: true } as const satisfies Record<keyof DelegateTool, true>;
+
+/** The keys NativeRunOptions knows, and those of its option objects (`timeouts`, `variables`, `hooks`, `limits`, `toolSearch`, each of `delegates`). */
+export const RUN_OPTIONS_KNOWN: KnownKeys = Object.freeze({
+  keys: RUN_OPTION_KEYS,
+  nested: Object.freeze({
+    ...CONNECT_NESTED_KEYS,
+    hooks: { keys: Object.keys(HOOK_KEYS) },
+    limits: { keys: Object.keys(LIMIT_KEYS) },
+    toolSearch: { keys: Object.keys(TOOL_SEARCH_KEYS) },
+    delegates: { keys: Object.keys(DELEGATE_KEYS), readsInherited: true },
+  }),
+});
+
 /**
  * What `suspend()` returns: JSON, to be passed to `NativeRun.resume`. Format 1
  * without pending approvals; format 2 with them (`pending`, which holds their
@@ -193,7 +217,7 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
         details: { key: 'store' },
       },
     );
-  const warnings = checkKnownKeys(options, RUN_OPTION_KEYS, 'NativeRun options', strictOf(options));
+  const warnings = checkKnownKeys(options, RUN_OPTIONS_KNOWN, 'NativeRun options', strictOf(options));
   const limits = resolveLimits(options.limits);
   const concurrency = options.concurrency ?? DEFAULT_RUN_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1)

@@ -77,7 +77,16 @@ describe('unknown run options', () => {
     expect(() => resolveRunOptions({ ...base, zzzzzzzzzzzz: 1 } as NativeRunOptions)).toThrow(
       expect.objectContaining({ code: 'invalid_input', details: { key: 'zzzzzzzzzzzz' } }),
     );
-    expect(() => resolveRunOptions({ ...base, 'x\u001b[2Jy': 1 } as NativeRunOptions)).toThrow(/unknown key "x\\\\x1b\[2Jy"/);
+    // Escaped once (`\x1b`, as every message quotes outside text), not JSON-quoted on top (`\\x1b`).
+    expect(() => resolveRunOptions({ ...base, 'x\u001b[2Jy': 1 } as NativeRunOptions)).toThrow(/unknown key "x\\x1b\[2Jy"[^"]*$/);
+    // A hostile key is bounded in the message and in details alike: 64 characters and `…`.
+    const long = 'k'.repeat(5000);
+    expect(() => resolveRunOptions({ ...base, [long]: 1 } as NativeRunOptions)).toThrow(
+      expect.objectContaining({
+        message: expect.stringContaining(`unknown key "${'k'.repeat(64)}…"`),
+        details: expect.objectContaining({ key: `${'k'.repeat(64)}…` }),
+      }),
+    );
   });
 
   it('F6: a store given to start is refused, saying where a store goes (run.suspend, NativeRun.resume)', () => {
@@ -107,9 +116,70 @@ describe('an agent stored with an unknown key', () => {
     const run = await NativeRun.start({ agent: 'team/alice', service: env.service, policy: policies.autoAllow('*') });
     fx.adopt(env, run);
     expect(run.notices).toContain(
-      'stored agent data: unknown key "skill"; did you mean "skills"? (ignored; write the agent again without it)',
+      'stored agent data: unknown key "skill"; did you mean "skills"? (ignored; remove it by writing it as null)',
     );
     const { results } = await run.executeBatch(batch(run, [{ callId: 'c1', name: py('echo'), arguments: { message: 'hi' } }]));
     expect(results[0]).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('nested run options', () => {
+  const base = { agent: 'team/alice', service: {} as NativeRunOptions['service'], policy: policies.autoAllow('*') };
+
+  it.each([
+    [{ timeouts: { callMS: 5 } }, 'timeouts.callMS', 'timeouts.callMs'],
+    [{ limits: { maxBatchCall: 5 } }, 'limits.maxBatchCall', 'limits.maxBatchCalls'],
+    [{ toolSearch: { mod: 'always' } }, 'toolSearch.mod', 'toolSearch.mode'],
+    [{ hooks: { befor: [] } }, 'hooks.befor', 'hooks.before'],
+    [{ variables: { envs: {} } }, 'variables.envs', 'variables.env'],
+    [
+      { delegates: [{ name: 'd', targets: [], handler: async () => '', descripton: 'x' }] },
+      'delegates[0].descripton',
+      'delegates[0].description',
+    ],
+  ])('B3: a misspelled nested option (%o) is invalid_input naming %s and the closest, %s', (bad, key, closest) => {
+    expect(() => resolveRunOptions({ ...base, ...bad } as NativeRunOptions)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_input',
+        message: expect.stringContaining(`NativeRun options: unknown key "${key}"; did you mean "${closest}"?`),
+        details: { key, closest },
+      }),
+    );
+  });
+
+  it('B3: a misspelled nested option fails the start before any server starts; with strict: false the run starts and says so', async () => {
+    await expect(fx.start({ timeouts: { callMS: 5 } } as Partial<NativeRunOptions>)).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { key: 'timeouts.callMS', closest: 'timeouts.callMs' },
+    });
+    expect(fx.env.serverEvents()).toEqual([]);
+    const run = await fx.start({ strict: false, limits: { maxBatchCall: 5 } } as Partial<NativeRunOptions>);
+    expect(run.notices[0]).toBe(
+      'NativeRun options: unknown key "limits.maxBatchCall"; did you mean "limits.maxBatchCalls"? (ignored: strict is false)',
+    );
+  });
+
+  it('B3: options that inherit an option (Object.create(base)) are refused naming it, strict or not: never half read', () => {
+    const inherited = Object.assign(Object.create({ timeouts: { callMs: 5 } }) as object, base, { strict: false });
+    expect(() => resolveRunOptions(inherited as NativeRunOptions)).toThrow(
+      expect.objectContaining({ code: 'invalid_input', details: { key: 'timeouts', reason: 'inherited_key' } }),
+    );
+    const limits = Object.create({ maxBatchCalls: 2 }) as NativeRunOptions['limits'];
+    expect(() => resolveRunOptions({ ...base, limits })).toThrow(
+      expect.objectContaining({ details: { key: 'limits.maxBatchCalls', reason: 'inherited_key' } }),
+    );
+    // Spread into own keys, the same options are read whole.
+    expect(resolveRunOptions({ ...base, timeouts: { callMs: 5 } }).connect.timeouts.callMs).toBe(5);
+  });
+
+  it('B3: a delegate tool may be a class instance whose handler is a method (delegates are read key by key)', () => {
+    class Delegate {
+      name = 'hand_off';
+      targets = ['team/bob'];
+      async handler() {
+        return 'done';
+      }
+    }
+    expect(resolveRunOptions({ ...base, delegates: [new Delegate()] }).delegates).toHaveLength(1);
   });
 });

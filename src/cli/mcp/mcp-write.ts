@@ -5,8 +5,8 @@ import { parseArgs } from 'node:util';
 import { AgtError } from '../../errors.js';
 import { defined, isPlainObject, setOwn } from '../../json.js';
 import { parseJsonc } from '../../config/jsonc.js';
-import { warnMissingCommand } from './command-warning.js';
-import { type CliContext, cliWrite, emit, EXIT, inCli, mcpReference, revisionFlag, shown } from '../context.js';
+import { emitWritten, missingCommands, type Told } from './command-warning.js';
+import { type CliContext, cliWrite, EXIT, inCli, mcpReference, revisionFlag } from '../context.js';
 import { keyValues, milliseconds, readConfigFile } from '../files.js';
 
 /** An invocation of one `agt mcp` verb: its own arguments and what came after `--`. */
@@ -14,6 +14,8 @@ export interface McpInvocation {
   verb: string;
   args: string[];
   command?: string[];
+  /** What agt says of the command line itself (its flags after `--`): with the write's other warnings. */
+  told?: readonly Told[];
 }
 
 // `claude mcp add` habits: -e KEY=V, -H "K: V", --transport http|sse|stdio.
@@ -147,7 +149,7 @@ export async function createCommand(invocation: McpInvocation, ctx: CliContext):
       'invalid_input',
       'give the server: --command C (or -- COMMAND ARGS…) for stdio, --url U for remote, or --from FILE.json',
     );
-  return register(ctx, reference, data, values.from === undefined);
+  return register(ctx, reference, data, values.from === undefined, invocation.told ?? []);
 }
 
 /** `agt mcp add-json <ref> JSON`: one server's config as JSON (`claude mcp add-json`), or a whole `{ "mcpServers": … }` document. */
@@ -175,11 +177,11 @@ export async function addJsonCommand(args: string[], ctx: CliContext): Promise<n
   const [key, config] = Object.entries(document.mcpServers as Record<string, unknown>)[0] ?? [];
   if (key !== undefined && isPlainObject(config) && values.cwd !== undefined)
     (document.mcpServers as Record<string, unknown>)[key] = { ...config, cwd: path.resolve(values.cwd) };
-  return register(ctx, reference, document, true);
+  return register(ctx, reference, document, true, []);
 }
 
 // Writes a new server; a stdio one without a cwd gets the current folder, said in the output (R3: stored absolute).
-async function register(ctx: CliContext, reference: string, data: unknown, inferCwd: boolean): Promise<number> {
+async function register(ctx: CliContext, reference: string, data: unknown, inferCwd: boolean, told: readonly Told[]): Promise<number> {
   const notes: string[] = [];
   const servers = isPlainObject(data) && isPlainObject(data.mcpServers) ? data.mcpServers : {};
   for (const [key, config] of Object.entries(servers)) {
@@ -188,13 +190,10 @@ async function register(ctx: CliContext, reference: string, data: unknown, infer
       notes.push(`cwd: ${process.cwd()} (the current folder; give --cwd DIR for another)`);
     }
   }
-  const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, create: true, data });
-  emit(ctx, { record: shown(ctx, record), warnings }, () =>
-    [oneLine`registered ${record.reference} (revision ${record.revision})`, ...notes, ...warnings.map((w) => oneLine`warning: ${w}`)].join(
-      '\n',
-    ),
-  );
-  warnMissingCommand(ctx, record.reference, record.data);
+  const written = await cliWrite(ctx, { kind: 'mcp', reference, create: true, data });
+  const { record } = written;
+  const head = [oneLine`registered ${record.reference} (revision ${record.revision})`, ...notes];
+  emitWritten(ctx, written, head, [...told, ...missingCommands(record.reference, record.data)]);
   return EXIT.ok;
 }
 
@@ -220,13 +219,12 @@ export async function updateCommand(invocation: McpInvocation, ctx: CliContext):
     data = data === undefined ? patched(current.data, values) : keptFields(current.data, data, values);
     revision = expected ?? current.revision; // a change applies to what was read, or not at all
   }
-  const { record, warnings } = await cliWrite(ctx, { kind: 'mcp', reference, data, ...defined({ expectedRevision: revision }) });
-  emit(ctx, { record: shown(ctx, record), warnings }, () =>
-    [oneLine`updated ${record.reference} (revision ${record.revision})`, ...warnings.map((w) => oneLine`warning: ${w}`)].join('\n'),
-  );
+  const written = await cliWrite(ctx, { kind: 'mcp', reference, data, ...defined({ expectedRevision: revision }) });
+  const { record } = written;
   // Only an update that sets the command (a new command or file) is checked: a changed env leaves it as it was.
-  if (values.command !== undefined || invocation.command !== undefined || values.from !== undefined)
-    warnMissingCommand(ctx, record.reference, record.data);
+  const setsCommand = values.command !== undefined || invocation.command !== undefined || values.from !== undefined;
+  const told = [...(invocation.told ?? []), ...(setsCommand ? missingCommands(record.reference, record.data) : [])];
+  emitWritten(ctx, written, [oneLine`updated ${record.reference} (revision ${record.revision})`], told);
   return EXIT.ok;
 }
 

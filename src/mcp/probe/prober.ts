@@ -21,8 +21,9 @@ import type { EraVerdict, ProtocolEra } from '../settings/era.js';
 import { rememberVerdict } from '../settings/verdicts.js';
 import { hostVariablesWarning } from '../../config/placeholders.js';
 import type { VariableSources } from '../../config/variables.js';
-import { type ResolvedConnectSettings, settingsOf, resolveConnectSettings } from '../settings/resolved-settings.js';
-import type { ConnectSettings } from '../settings/settings.js';
+import { checkedSettingsOf, type ResolvedConnectSettings, resolveConnectSettings, strictOf } from '../settings/resolved-settings.js';
+import { type ConnectSettings, knownWithSettings } from '../settings/settings.js';
+import { checkKnownKeys } from '../../config/unknown-keys.js';
 import type { Timeouts } from '../settings/timeouts.js';
 import { judge, probeLists } from './probe-lists.js';
 import { estimateTokens } from '../../toolsearch/tokens.js';
@@ -81,6 +82,15 @@ export interface McpProberOptions extends ConnectSettings {
   revealSecrets?: boolean;
 }
 
+/** Every key of McpProberOptions beyond its ConnectSettings, once: the compiler fails here when an option is not listed. */
+const PROBER_KEYS = { settings: true, service: true, registry: true, revealSecrets: true } as const satisfies Record<
+  Exclude<keyof McpProberOptions, keyof ConnectSettings>,
+  true
+>;
+const PROBER_KNOWN = knownWithSettings(Object.keys(PROBER_KEYS));
+/** What one probe's options know (a misspelled `timeout` is refused, as in the prober's). */
+const PROBE_KEYS: readonly string[] = Object.freeze(['auth', 'variables', 'timeouts', 'onPhase']);
+
 /** The phases of a probe, for progress displays. */
 export type ProbePhase = 'starting' | 'handshake' | 'listing' | 'closing';
 
@@ -98,7 +108,8 @@ export class McpProber {
   readonly #registry: ToolSchemaRegistry;
 
   constructor(options: McpProberOptions = {}) {
-    this.#settings = settingsOf(options); // a bad value fails here, before any probe
+    // A bad value or an unknown key fails here, before any probe (strict: false: a warning in every report).
+    this.#settings = checkedSettingsOf(options, PROBER_KNOWN, 'McpProber options');
     this.#options = options;
     this.#registry = options.registry ?? new ToolSchemaRegistry();
   }
@@ -111,13 +122,16 @@ export class McpProber {
     target: string | McpDocument,
     options: { auth?: McpAuth; variables?: VariableSources; timeouts?: Partial<Timeouts>; onPhase?(phase: ProbePhase): void } = {},
   ): Promise<ProbeReport> {
+    // The probe's own options, checked as the prober's were: strict as the prober says (nested ones by resolveConnectSettings).
+    const strict = strictOf(this.#options);
+    const optionWarnings = checkKnownKeys(options, PROBE_KEYS, 'McpProber.probe options', strict);
+    const { auth, variables, timeouts, onPhase } = options;
+    const own = defined({ auth, variables, timeouts });
+    const settings = Object.keys(own).length === 0 ? this.#settings : resolveConnectSettings({ ...own, strict }, this.#settings);
     const record = typeof target === 'string' ? await this.#read(target) : undefined;
     const document = record?.data ?? (target as McpDocument);
     // A stored server: the prober's auth for it; a document: the probe's own, else the prober's single provider.
     // (A reference without a revision: connectMcp neither uses nor records a verdict — the probe records its own.)
-    const { auth, variables, timeouts, onPhase } = options;
-    const own = defined({ auth, variables, timeouts });
-    const settings = Object.keys(own).length === 0 ? this.#settings : resolveConnectSettings(own, this.#settings);
     const connection = await connectMcp(document, {
       settings,
       ...(typeof target === 'string' ? { reference: target } : {}),
@@ -129,7 +143,7 @@ export class McpProber {
     connection.onLog(() => (logMessages += 1));
     let listed: Awaited<ReturnType<typeof probeLists>>;
     let pingMs: number | undefined;
-    const warnings: string[] = [];
+    const warnings: string[] = [...optionWarnings];
     try {
       onPhase?.('listing');
       listed = await probeLists(connection);

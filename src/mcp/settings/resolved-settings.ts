@@ -11,10 +11,17 @@ import { AgtError } from '../../errors.js';
 import type { VariableSources } from '../../config/variables.js';
 import { type ClientHandlers, clientCapabilities, type ServerRequestContext } from '../requests/client-handlers.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../oversized.js';
-import { type AuthSetting, checkMaxMessageBytes, clientHandlersOf, CONNECT_SETTING_KEYS, type ConnectSettings } from './settings.js';
-import { checkKnownKeys } from '../../config/unknown-keys.js';
+import {
+  type AuthSetting,
+  checkMaxMessageBytes,
+  clientHandlersOf,
+  CONNECT_NESTED_KEYS,
+  CONNECT_SETTINGS_KNOWN,
+  type ConnectSettings,
+} from './settings.js';
+import { checkKnownKeys, type KnownKeys } from '../../config/unknown-keys.js';
 import { checkPingInterval } from '../keepalive.js';
-import { resolveTimeouts, type Timeouts } from './timeouts.js';
+import { resolveTimeouts, TIMEOUT_KEYS, type Timeouts } from './timeouts.js';
 import { checkVerdictAge, DEFAULT_LEGACY_VERDICT_MS, type EraVerdictStore } from './verdicts.js';
 
 /** ConnectSettings resolved: checked, defaults filled in, frozen. Build one with {@link resolveConnectSettings}. */
@@ -72,7 +79,7 @@ export const CONNECT_SETTING_FIELDS = [
  * own auth over a pool's).
  */
 export function resolveConnectSettings(settings: ConnectSettings = {}, base?: ResolvedConnectSettings): ResolvedConnectSettings {
-  return resolveWith(settings, base, checkKnownKeys(settings, CONNECT_SETTING_KEYS, 'ConnectSettings', strictOf(settings)));
+  return resolveWith(settings, base, checkKnownKeys(settings, CONNECT_SETTINGS_KNOWN, 'ConnectSettings', strictOf(settings)));
 }
 
 /**
@@ -92,10 +99,15 @@ export function strictOf(settings: { strict?: unknown } | undefined): boolean {
 }
 
 function resolveWith(settings: ConnectSettings, base: ResolvedConnectSettings | undefined, warnings: string[]): ResolvedConnectSettings {
+  // Keys of the option objects accepted unknown (strict: false) are left out: layering these settings checks them again.
+  const picked = pickSettings(settings);
   const given: ConnectSettings = Object.freeze({
     ...base?.given,
-    ...pickSettings(settings),
-    ...(settings.timeouts || base?.given.timeouts ? { timeouts: { ...base?.given.timeouts, ...settings.timeouts } } : {}),
+    ...picked,
+    ...(picked.variables === undefined ? {} : { variables: knownOnly(picked.variables, VARIABLE_KEYS) }),
+    ...(settings.timeouts || base?.given.timeouts
+      ? { timeouts: knownOnly({ ...base?.given.timeouts, ...settings.timeouts }, TIMEOUT_KEYS) }
+      : {}),
   });
   // Every value checked once, in this order, so the first bad field is the one named.
   const timeouts = Object.freeze(resolveTimeouts(given.timeouts));
@@ -121,6 +133,16 @@ function resolveWith(settings: ConnectSettings, base: ResolvedConnectSettings | 
   return Object.freeze(out);
 }
 
+const VARIABLE_KEYS = CONNECT_NESTED_KEYS.variables?.keys ?? [];
+
+// The known keys of an option object (a value that is no object is left for its own check to name).
+function knownOnly<T>(value: T, keys: readonly string[]): T {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (Object.hasOwn(value, key)) out[key] = (value as Record<string, unknown>)[key];
+  return out as T;
+}
+
 /** True for a value {@link resolveConnectSettings} made. */
 export function isResolvedConnectSettings(value: unknown): value is ResolvedConnectSettings {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RESOLVED] === true;
@@ -133,9 +155,13 @@ export function isResolvedConnectSettings(value: unknown): value is ResolvedConn
  */
 export function settingsOf<C extends ServerRequestContext>(
   options: ConnectSettings<C> & { settings?: ResolvedConnectSettings },
+  warnings: readonly string[] = [],
 ): ResolvedConnectSettings {
   const { settings } = options;
-  if (settings === undefined) return resolveSettingsWithin(options as ConnectSettings);
+  if (settings === undefined) {
+    strictOf(options);
+    return resolveWith(options as ConnectSettings, undefined, [...warnings]);
+  }
   if (!isResolvedConnectSettings(settings))
     throw new AgtError('invalid_input', 'settings must be made by resolveConnectSettings', { details: { field: 'settings' } });
   const beside = CONNECT_SETTING_FIELDS.find((field) => options[field] !== undefined);
@@ -147,7 +173,21 @@ export function settingsOf<C extends ServerRequestContext>(
         details: { field: beside },
       },
     );
-  return settings;
+  return warnings.length === 0 ? settings : resolveWith({}, settings, [...warnings]);
+}
+
+/**
+ * {@link settingsOf} for options whose own keys stand beside their ConnectSettings fields (a pool's, a prober's,
+ * connectMcp's): every key, nested option objects too, is checked against `known` first. An unknown one is
+ * invalid_input naming it and the closest known key; with `strict: false`, a warning the settings carry (and so
+ * every connection made with them).
+ */
+export function checkedSettingsOf<C extends ServerRequestContext>(
+  options: ConnectSettings<C> & { settings?: ResolvedConnectSettings },
+  known: KnownKeys,
+  where: string,
+): ResolvedConnectSettings {
+  return settingsOf(options, checkKnownKeys(options, known, where, strictOf(options)));
 }
 
 // The ConnectSettings fields (but timeouts) a larger options object sets (a run's, a pool's, a prober's).

@@ -22,7 +22,8 @@ import {
   type SamplingRequest,
   type ServerRequestContext,
 } from '../requests/client-handlers.js';
-import type { Timeouts } from './timeouts.js';
+import { TIMEOUT_KEYS, type Timeouts } from './timeouts.js';
+import type { KnownKeys } from '../../config/unknown-keys.js';
 import type { EraVerdictStore } from './verdicts.js';
 
 /** Authorization for remote servers: one provider for every server, or one per stored server (undefined: none). */
@@ -108,6 +109,30 @@ const SETTING_KEYS = {
 export const CONNECT_SETTING_KEYS: readonly (keyof ConnectSettings)[] = Object.freeze(
   Object.keys(SETTING_KEYS) as (keyof ConnectSettings)[],
 );
+
+/** The option objects ConnectSettings holds, each with its known keys (`timeouts.callMS` is as unknown as `timeout`). */
+export const CONNECT_NESTED_KEYS: Readonly<Record<string, KnownKeys>> = Object.freeze({
+  timeouts: { keys: TIMEOUT_KEYS },
+  variables: { keys: ['env', 'inputs'] satisfies (keyof VariableSources)[] },
+});
+
+/** The keys ConnectSettings knows, and those of its option objects. */
+export const CONNECT_SETTINGS_KNOWN: KnownKeys = Object.freeze({ keys: CONNECT_SETTING_KEYS, nested: CONNECT_NESTED_KEYS });
+
+/**
+ * The known keys of larger options that hold ConnectSettings fields (a pool's, a prober's, connectMcp's): `own` beside
+ * `settings` (every ConnectSettings key but those `without`), and the option objects of both.
+ */
+export function knownWithSettings(
+  own: readonly string[],
+  options: { without?: readonly string[]; nested?: Readonly<Record<string, KnownKeys>> } = {},
+): KnownKeys {
+  const settings = CONNECT_SETTING_KEYS.filter((key) => !(options.without ?? []).includes(key));
+  return Object.freeze({
+    keys: Object.freeze([...own, ...settings]),
+    nested: Object.freeze({ ...CONNECT_NESTED_KEYS, ...options.nested }),
+  });
+}
 
 /** Checks a message bound: a whole number of bytes, at least MIN_MAX_MESSAGE_BYTES (invalid_input naming the field). */
 export function checkMaxMessageBytes(value: number | undefined): void {

@@ -29,6 +29,20 @@ export interface Timeouts {
   maxTotalMs?: number;
 }
 
+/** Every Timeouts key, once: the compiler fails here when a limit is added and not listed. */
+const TIMEOUT_KEY_SET = {
+  spawnMs: true,
+  handshakeMs: true,
+  listMs: true,
+  closeGraceMs: true,
+  callMs: true,
+  resetOnProgress: true,
+  maxTotalMs: true,
+} as const satisfies Record<keyof Timeouts, true>;
+
+/** The keys `timeouts` knows (what an unknown-key check compares `timeouts.callMS` with). */
+export const TIMEOUT_KEYS: readonly (keyof Timeouts)[] = Object.freeze(Object.keys(TIMEOUT_KEY_SET) as (keyof Timeouts)[]);
+
 /** Defaults: a hanging server is given up on in seconds, never the SDK's 60 s (each a bound of bounds.ts; typed by Timeouts here). */
 export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   spawnMs: DEFAULT_SPAWN_MS,

@@ -150,3 +150,57 @@ describe('P2: unknown connect settings', () => {
     expect(() => resolveConnectSettings({ strict: 'no' } as never)).toThrow(expect.objectContaining({ details: { field: 'strict' } }));
   });
 });
+
+describe('P2: connectMcp and McpProber check their options like ConnectSettings', () => {
+  // A command that cannot start: a spawn would fail with spawn_failed, so invalid_input shows nothing was started.
+  const unstartable = { command: '/nonexistent/agt-test-server', args: [], cwd: '/' };
+
+  it('P2: connectMcp refuses a misspelled option, nested ones too, before anything starts', async () => {
+    const top = await failure(connectMcp(unstartable, { timeout: { callMs: 5 } } as never));
+    expect(top).toMatchObject({ code: 'invalid_input', details: { key: 'timeout', closest: 'timeouts' } });
+    expect(top.message).toMatch(/^connectMcp options: unknown key "timeout"/);
+    const nested = await failure(connectMcp(unstartable, { timeouts: { callMS: 5 } } as never));
+    expect(nested).toMatchObject({ code: 'invalid_input', details: { key: 'timeouts.callMS', closest: 'timeouts.callMs' } });
+    const beside = await failure(connectMcp(unstartable, { settings: resolveConnectSettings(), revison: 2 } as never));
+    expect(beside).toMatchObject({ code: 'invalid_input', details: { key: 'revison', closest: 'revision' } });
+    const inherited = await failure(connectMcp(unstartable, Object.create({ timeouts: { callMs: 5 } }) as never));
+    expect(inherited).toMatchObject({ code: 'invalid_input', details: { key: 'timeouts', reason: 'inherited_key' } });
+  });
+
+  it('P2: connectMcp with strict: false connects, and the connection warns of each unknown option', async () => {
+    const connection = await connectMcp(pythonConfig(), { strict: false, timeouts: { callMS: 5 }, revison: 2 } as never);
+    try {
+      expect(connection.warnings.filter((w) => w.startsWith('connectMcp options'))).toEqual([
+        'connectMcp options: unknown key "timeouts.callMS"; did you mean "timeouts.callMs"? (ignored: strict is false)',
+        'connectMcp options: unknown key "revison"; did you mean "revision"? (ignored: strict is false)',
+      ]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("P2: McpProber refuses a misspelled option in its constructor, and a probe's own options before anything starts", async () => {
+    expect(() => new McpProber({ timeouts: { handshakeMS: 5 } } as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_input', details: { key: 'timeouts.handshakeMS', closest: 'timeouts.handshakeMs' } }),
+    );
+    expect(() => new McpProber({ revealSecret: true } as never)).toThrow(
+      expect.objectContaining({ details: { key: 'revealSecret', closest: 'revealSecrets' } }),
+    );
+    const document = { mcpServers: { x: unstartable } };
+    const probe = await failure(new McpProber().probe(document, { timeout: {} } as never));
+    expect(probe).toMatchObject({ code: 'invalid_input', details: { key: 'timeout', closest: 'timeouts' } });
+    const nested = await failure(new McpProber().probe(document, { timeouts: { listMS: 5 } } as never));
+    expect(nested).toMatchObject({ code: 'invalid_input', details: { key: 'timeouts.listMS', closest: 'timeouts.listMs' } });
+  });
+
+  it("P2: a prober with strict: false probes, and its report warns of each unknown option, the probe's own included", async () => {
+    const prober = new McpProber({ strict: false, timeouts: { callMS: 5 } } as never);
+    const report = await prober.probe({ mcpServers: { py: pythonConfig() } }, { timeouts: { listMS: 5 }, onPhas: 1 } as never);
+    expect(report.ok).toBe(true);
+    expect(report.warnings.filter((w) => / unknown key /.test(w))).toEqual([
+      'McpProber options: unknown key "timeouts.callMS"; did you mean "timeouts.callMs"? (ignored: strict is false)',
+      'ConnectSettings: unknown key "timeouts.listMS"; did you mean "timeouts.listMs"? (ignored: strict is false)',
+      'McpProber.probe options: unknown key "onPhas"; did you mean "onPhase"? (ignored: strict is false)',
+    ]);
+  });
+});
