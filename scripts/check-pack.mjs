@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pageLinkProblems } from './pack-links.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -63,27 +64,15 @@ function namedFilesShip(files) {
 }
 
 /**
- * Every markdown link of a page the package ships (README.md, docs/*.md) to a file of its own, outside code: the file
- * is in the package too — a link to a page `files` leaves out (`!docs/…`) would dangle in node_modules, so such a page
- * is named as plain text ("in the repository: docs/benchmarks.md"). Web links and anchors are not checked.
+ * Every link of every markdown page the package ships (README.md, docs/, examples/…) to a file of its own, outside
+ * code (scripts/pack-links.mjs reads them: inline, reference-style, `<…>` and HTML `<a href>` links): the file is in
+ * the package too — a link to a page `files` leaves out (`!docs/…`) would dangle in node_modules, so such a page is
+ * named as plain text ("in the repository: docs/benchmarks.md"). Web links, queries and anchors are not checked.
  */
 function linksShip(files) {
-  const shipped = (n) => files.includes(`package/${n}`) || files.some((f) => f.startsWith(`package/${n.replace(/\/?$/, '/')}`));
-  const pages = files.filter((f) => /^package\/(README\.md|docs\/[^/]+\.md)$/.test(f)).map((f) => f.slice('package/'.length));
-  const problems = [];
-  for (const page of pages) {
-    // Code blocks and spans hold no links (`handlers[name](args)` is code).
-    const text = fs
-      .readFileSync(path.join(root, page), 'utf8')
-      .replace(/```[\s\S]*?```/g, '')
-      .replace(/`[^`\n]*`/g, '');
-    for (const m of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-      const target = m[1].replace(/#.*$/, '');
-      if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // an anchor of the page, or a web link
-      const name = path.posix.normalize(path.posix.join(path.posix.dirname(page), decodeURI(target)));
-      if (name.startsWith('../') || !shipped(name)) problems.push(`${page} links to ${name}, which the package does not ship`);
-    }
-  }
+  const ships = (n) => files.includes(`package/${n}`) || files.some((f) => f.startsWith(`package/${n.replace(/\/?$/, '/')}`));
+  const pages = files.filter((f) => /^package\/.+\.(md|markdown)$/i.test(f)).map((f) => f.slice('package/'.length));
+  const problems = pages.flatMap((page) => pageLinkProblems(page, fs.readFileSync(path.join(root, page), 'utf8'), ships));
   if (problems.length > 0) throw new Error(problems.join('\n'));
 }
 

@@ -21,7 +21,8 @@ function refused(json: unknown, options: ServerJsonImportOptions = { cwd: CWD })
   try {
     importServerJson(json, options);
   } catch (error) {
-    if (isAgtError(error) && error.code === 'invalid_input') return { message: error.message, details: error.details as Record<string, unknown> };
+    if (isAgtError(error) && error.code === 'invalid_input')
+      return { message: error.message, details: error.details as Record<string, unknown> };
     throw error;
   }
   throw new Error('expected invalid_input');
@@ -50,7 +51,12 @@ describe('importServerJson: published files', () => {
       },
       inputs: [{ id: 'BRAVE_API_KEY', type: 'promptString', description: 'Your API key for the service', password: true }],
     });
-    expect(imported.source).toEqual({ kind: 'package', registryType: 'npm', identifier: '@brave/brave-search-mcp-server', version: '2.1.3' });
+    expect(imported.source).toEqual({
+      kind: 'package',
+      registryType: 'npm',
+      identifier: '@brave/brave-search-mcp-server',
+      version: '2.1.3',
+    });
     expect(imported.warnings).toEqual([]);
   });
 
@@ -76,14 +82,18 @@ describe('importServerJson: published files', () => {
       cwd: CWD,
       env: { WEATHER_API_KEY: '${input:WEATHER_API_KEY}', WEATHER_UNITS: 'celsius' },
     });
-    expect(imported.warnings).toEqual(['packages[0].environmentVariables[1]: written with its default "celsius"; change it with agt mcp update']);
+    expect(imported.warnings).toEqual([
+      'packages[0].environmentVariables[1]: written with its default "celsius"; change it with agt mcp update',
+    ]);
   });
 
-  it('R1: an OCI image runs as docker run -i --rm; runtime arguments that already name the image get it once, tagged', () => {
+  it('R1: an OCI image runs as docker run -i --rm; runtime arguments that already name the image get it once, tagged; an inline secret -e goes by name', () => {
     const imported = importServerJson(published('github-mcp-server.json'), { cwd: CWD });
     expect(imported.document.mcpServers['github-mcp-server']).toMatchObject({
       command: 'docker',
-      args: ['run', '-i', '--rm', '-e', 'GITHUB_PERSONAL_ACCESS_TOKEN=${input:token}', 'ghcr.io/github/github-mcp-server:0.24.1'],
+      // The secret goes by name (-e NAME): on the command line any local user would see it in ps.
+      args: ['run', '-e', 'GITHUB_PERSONAL_ACCESS_TOKEN', '-i', '--rm', 'ghcr.io/github/github-mcp-server:0.24.1'],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: '${input:token}' },
     });
     expect(imported.document.inputs).toEqual([{ id: 'token', type: 'promptString', description: 'token', password: true }]);
   });
@@ -94,7 +104,10 @@ describe('importServerJson: published files', () => {
     expect(pypi.document.mcpServers.scrapling).toMatchObject({ command: 'uvx', args: ['scrapling==0.4.3', 'mcp'] });
     expect(pypi.alternatives).toEqual(['oci ghcr.io/d4vinci/scrapling']);
     const oci = importServerJson(published('scrapling.json'), { cwd: CWD, packageType: 'oci' });
-    expect(oci.document.mcpServers.scrapling).toMatchObject({ command: 'docker', args: ['run', '-i', '--rm', 'ghcr.io/d4vinci/scrapling', 'mcp'] });
+    expect(oci.document.mcpServers.scrapling).toMatchObject({
+      command: 'docker',
+      args: ['run', '-i', '--rm', 'ghcr.io/d4vinci/scrapling', 'mcp'],
+    });
     expect(oci.alternatives).toEqual(['pypi scrapling@0.4.3']);
   });
 
@@ -102,7 +115,11 @@ describe('importServerJson: published files', () => {
     const imported = importServerJson(published('registry-with-remote.json'));
     expect(imported.document).toEqual({
       mcpServers: {
-        'remote-weather': { url: 'https://api.example.com/mcp', headers: { Authorization: '${input:Authorization}' }, transport: 'streamable-http' },
+        'remote-weather': {
+          url: 'https://api.example.com/mcp',
+          headers: { Authorization: '${input:Authorization}' },
+          transport: 'streamable-http',
+        },
       },
       inputs: [{ id: 'Authorization', type: 'promptString', description: 'Authorization', password: true }],
     });
@@ -113,7 +130,11 @@ describe('importServerJson: published files', () => {
     const json = {
       name: 'io.example/multi',
       remotes: [
-        { type: 'streamable-http', url: 'https://{tenant}.example.com/mcp', variables: { tenant: { description: 'Your tenant', isRequired: true } } },
+        {
+          type: 'streamable-http',
+          url: 'https://{tenant}.example.com/mcp',
+          variables: { tenant: { description: 'Your tenant', isRequired: true } },
+        },
         { type: 'sse', url: 'https://example.com/sse' },
       ],
     };
@@ -121,7 +142,11 @@ describe('importServerJson: published files', () => {
     expect(first.document.mcpServers.multi).toMatchObject({ url: 'https://${input:tenant}.example.com/mcp' });
     expect(first.document.inputs).toEqual([{ id: 'tenant', type: 'promptString', description: 'Your tenant' }]);
     expect(first.warnings).toEqual(['no "$schema": read as 2025-12-11']);
-    expect(importServerJson(json, { remote: 'sse' }).document.mcpServers.multi).toEqual({ url: 'https://example.com/sse', headers: {}, transport: 'sse' });
+    expect(importServerJson(json, { remote: 'sse' }).document.mcpServers.multi).toEqual({
+      url: 'https://example.com/sse',
+      headers: {},
+      transport: 'sse',
+    });
     expect(importServerJson(json, { remote: 1 }).source).toEqual({ kind: 'remote', type: 'sse', url: 'https://example.com/sse' });
   });
 
@@ -138,14 +163,20 @@ describe('importServerJson: what it refuses, and why', () => {
     expect(message).toContain("would expand from this host's environment");
     const header = refused({
       name: 'io.example/x',
-      remotes: [{ type: 'streamable-http', url: 'https://example.com/mcp', headers: [{ name: 'X-Key', value: '${env:AWS_SECRET_ACCESS_KEY}' }] }],
+      remotes: [
+        { type: 'streamable-http', url: 'https://example.com/mcp', headers: [{ name: 'X-Key', value: '${env:AWS_SECRET_ACCESS_KEY}' }] },
+      ],
     });
     expect(header.details).toEqual({ field: 'remotes[0].headers[0].value', reason: 'placeholder_in_value' });
   });
 
   it('an unknown schema version, an older snake_case file and a draft are refused, naming the versions read', () => {
     const newer = refused({ ...npmPackage(), $schema: 'https://static.modelcontextprotocol.io/schemas/2027-01-01/server.schema.json' });
-    expect(newer.details).toMatchObject({ field: '$schema', reason: 'unsupported_schema', supported: ['2025-09-29', '2025-10-11', '2025-10-17', '2025-12-11'] });
+    expect(newer.details).toMatchObject({
+      field: '$schema',
+      reason: 'unsupported_schema',
+      supported: ['2025-09-29', '2025-10-11', '2025-10-17', '2025-12-11'],
+    });
     const older = refused({ ...npmPackage(), $schema: 'https://static.modelcontextprotocol.io/schemas/2025-07-09/server.schema.json' });
     expect(older.message).toContain('older than 2025-09-29');
     const snake = refused({ name: 'io.example/x', packages: [{ registry_type: 'npm', identifier: 'x', version: '1' }] });
@@ -153,7 +184,10 @@ describe('importServerJson: what it refuses, and why', () => {
   });
 
   it('an unknown registry type, an MCP bundle and a package that serves HTTP are refused with what to do instead', () => {
-    expect(refused(npmPackage({ registryType: 'cargo' })).details).toEqual({ field: 'packages[0].registryType', reason: 'unsupported_registry_type' });
+    expect(refused(npmPackage({ registryType: 'cargo' })).details).toEqual({
+      field: 'packages[0].registryType',
+      reason: 'unsupported_registry_type',
+    });
     expect(refused(npmPackage({ registryType: 'mcpb' })).message).toContain('install it, then register its command');
     const http = refused(npmPackage({ transport: { type: 'streamable-http', url: 'http://localhost:8080/mcp' } }));
     expect(http.details).toEqual({ field: 'packages[0].transport', reason: 'unsupported_transport' });
@@ -163,14 +197,20 @@ describe('importServerJson: what it refuses, and why', () => {
     });
   });
 
-  it('a runtimeHint that is not its registry\'s runtime (a shell) is refused; so is a package name that is a flag', () => {
+  it("a runtimeHint that is not its registry's runtime (a shell) is refused; so is a package name that is a flag", () => {
     expect(refused(npmPackage({ runtimeHint: 'sh' })).details).toEqual({ field: 'packages[0].runtimeHint', reason: 'unsupported_runtime' });
-    expect(refused(npmPackage({ identifier: '--eval=process.exit()' })).details).toEqual({ field: 'packages[0].identifier', reason: 'bad_identifier' });
+    expect(refused(npmPackage({ identifier: '--eval=process.exit()' })).details).toEqual({
+      field: 'packages[0].identifier',
+      reason: 'bad_identifier',
+    });
     expect(refused(npmPackage({ version: '1.0 && rm -rf ~' })).details).toEqual({ field: 'packages[0].version', reason: 'bad_version' });
-    expect(
-      refused(npmPackage({ packageArguments: [{ type: 'named', name: 'x; rm', value: 'y' }] })).details,
-    ).toEqual({ field: 'packages[0].packageArguments[0].name', reason: 'bad_argument_name' });
-    expect(refused(npmPackage({ environmentVariables: [{ name: 'A=B', value: 'x' }] })).details).toMatchObject({ reason: 'bad_variable_name' });
+    expect(refused(npmPackage({ packageArguments: [{ type: 'named', name: 'x; rm', value: 'y' }] })).details).toEqual({
+      field: 'packages[0].packageArguments[0].name',
+      reason: 'bad_argument_name',
+    });
+    expect(refused(npmPackage({ environmentVariables: [{ name: 'A=B', value: 'x' }] })).details).toMatchObject({
+      reason: 'bad_variable_name',
+    });
   });
 
   it('a package without a cwd, a packageType the file lacks and a remote it lacks are refused, naming what it has', () => {
@@ -184,7 +224,9 @@ describe('importServerJson: what it refuses, and why', () => {
   it('sizes are bounded: more than 100 arguments, or a value over 8,192 characters, is too_large', () => {
     const many = Array.from({ length: 101 }, () => ({ type: 'positional', value: 'a' }));
     expect(refused(npmPackage({ packageArguments: many })).details).toMatchObject({ reason: 'too_large' });
-    expect(refused(npmPackage({ packageArguments: [{ type: 'positional', value: 'a'.repeat(8193) }] })).details).toMatchObject({ reason: 'too_large' });
+    expect(refused(npmPackage({ packageArguments: [{ type: 'positional', value: 'a'.repeat(8193) }] })).details).toMatchObject({
+      reason: 'too_large',
+    });
   });
 
   it('hostile text in a name or description is escaped; unknown keys are warned about, at most eight named', () => {

@@ -15,7 +15,6 @@ import { importOne } from './import-write.js';
 const USAGE =
   'usage: agt mcp import server.json [REF] [--package TYPE | --remote [--transport T]] [--category C] [--cwd DIR] [--dry-run] [--update]';
 
-/** Runs the server.json form of `agt mcp import` on a parsed file; returns the exit code. */
 /** The flags only the server.json form takes. */
 export const SERVER_JSON_OPTIONS = {
   package: { type: 'string' },
@@ -36,11 +35,15 @@ interface ImportFlags {
 
 /** Runs the server.json form of `agt mcp import` on a parsed file; returns the exit code. */
 export async function importServerJsonCommand(file: unknown, values: ImportFlags, positionals: string[], ctx: CliContext): Promise<number> {
-  if (positionals.length > 2) throw new AgtError('invalid_input', USAGE);
+  if (positionals.length > 2) throw new AgtError('invalid_input', USAGE, { details: { reason: 'usage' } });
   if (values.package !== undefined && (values.remote || values.transport !== undefined))
-    throw new AgtError('invalid_input', 'give --package TYPE or --remote, not both');
+    throw new AgtError('invalid_input', 'give --package TYPE or --remote, not both', {
+      details: { field: '--package', reason: 'conflicting_options' },
+    });
   if (values.transport !== undefined && values.transport !== 'streamable-http' && values.transport !== 'sse')
-    throw new AgtError('invalid_input', '--transport must be streamable-http or sse');
+    throw new AgtError('invalid_input', '--transport must be streamable-http or sse', {
+      details: { field: '--transport', reason: 'unsupported_transport' },
+    });
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const options: ServerJsonImportOptions = {
     cwd,
@@ -51,7 +54,7 @@ export async function importServerJsonCommand(file: unknown, values: ImportFlags
   const reference = positionals[1] ?? `${values.category ?? 'imported'}/${imported.suggestedName}`;
   if (!isReference(reference))
     throw new AgtError('invalid_input', oneLine`"${reference}" is not a reference (CATEGORY/NAME); give another REF`, {
-      details: { reason: 'bad_reference' },
+      details: { field: 'REF', reason: 'bad_reference' },
     });
   const inputs = documentInputs(imported.document);
   let outcome;

@@ -14,7 +14,7 @@ import { outsideText } from '../../outside-text.js';
 import { type McpDocument, normaliseMcpDocument, writtenDocument } from '../mcp-config.js';
 import { type InputScope, listField, objectField, serverJsonError, stringField } from './inputs.js';
 import { packageLaunch } from './packages.js';
-import { remoteConfig } from './remotes.js';
+import { remoteConfig, shownUrl } from './remotes.js';
 
 /** The schema versions of server.json this release reads (camelCase fields). */
 export const SERVER_JSON_SCHEMAS: readonly string[] = Object.freeze(['2025-09-29', '2025-10-11', '2025-10-17', '2025-12-11']);
@@ -90,8 +90,8 @@ function describeEntry(entry: unknown, kind: 'package' | 'remote'): string {
   if (!isPlainObject(entry)) return `${kind} (not an object)`;
   const text =
     kind === 'package'
-      ? `${String(entry.registryType)} ${String(entry.identifier)}${typeof entry.version === 'string' ? `@${entry.version}` : ''}`
-      : `remote ${String(entry.type)} ${String(entry.url)}`;
+      ? `${outsideText(entry.registryType, { max: 40 })} ${outsideText(entry.identifier, { max: 100 })}${typeof entry.version === 'string' ? `@${entry.version}` : ''}`
+      : `remote ${outsideText(entry.type, { max: 40 })} ${typeof entry.url === 'string' ? shownUrl(entry.url) : outsideText(entry.url)}`;
   return outsideText(text, { max: 160 });
 }
 
@@ -127,7 +127,9 @@ function choose(packages: unknown[], remotes: unknown[], options: ServerJsonImpo
       );
     return { kind: 'package', index };
   }
-  const startable = packages.findIndex((p) => isPlainObject(p) && ['npm', 'pypi', 'oci', 'nuget'].includes(String(p.registryType)));
+  const startable = packages.findIndex(
+    (p) => isPlainObject(p) && typeof p.registryType === 'string' && ['npm', 'pypi', 'oci', 'nuget'].includes(p.registryType),
+  );
   if (startable >= 0) return { kind: 'package', index: startable };
   if (remotes.length > 0) return { kind: 'remote', index: 0 };
   if (packages.length > 0) return { kind: 'package', index: 0 }; // its own error says why it cannot be started

@@ -6,11 +6,13 @@
  * `${input:id}` variable, declared with its description and asked for at
  * launch; an optional one with a default (never a secret's) is written with
  * that default; an optional one without is left out. No value of the file is
- * ever read as one of this host's placeholders: a `${` in it is refused.
+ * ever read as one of this host's placeholders: a `${` in it, or put together
+ * from its `{variables}` (`{a}{HOME}` with a = "$"), is refused.
  */
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { outsideText } from '../../outside-text.js';
+import { isSecretName } from '../../secret-rule.js';
 import type { DeclaredInput } from '../mcp-config.js';
 
 /** The most entries of a list (packages, remotes, arguments, variables…) and characters of a string a server.json may hold here. */
@@ -68,6 +70,8 @@ export function literal(value: string, field: string): string {
 }
 
 const INPUT_KEYS = ['description', 'isRequired', 'format', 'value', 'isSecret', 'default', 'placeholder', 'choices', 'variables'];
+// A variable of a value: an input of its own, without variables of its own.
+const VARIABLE_KEYS = INPUT_KEYS.filter((k) => k !== 'variables');
 /** The keys each kind of entry may have (schema 2025-12-11); others are reported, never read. */
 export const KNOWN_KEYS = Object.freeze({
   input: INPUT_KEYS,
@@ -119,18 +123,74 @@ function description(input: Record<string, unknown>, label: string, field: strin
   return outsideText(text, { max: 200 });
 }
 
-// `{name}` in a fixed value: each name the input's `variables` map declares, as an input of its own.
-function fillVariables(value: string, input: Record<string, unknown>, field: string, scope: InputScope): string {
+// `{name}` in a fixed value: each name the input's `variables` map declares, as an input of its own. A variable's
+// own `variables` are not read (the schema gives a variable none): no recursion, and no value built of values built.
+function fillVariables(value: string, input: Record<string, unknown>, field: string, scope: InputScope, at = `${field}.value`): string {
   if (input.variables === undefined) return value;
   const variables = objectField(input.variables, `${field}.variables`);
   const names = Object.keys(variables);
   if (names.length > SERVER_JSON_LIMITS.entries)
     throw serverJsonError(`${field}.variables`, `holds more than ${SERVER_JSON_LIMITS.entries} entries`, 'too_large');
-  return value.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
-    if (!Object.hasOwn(variables, name)) return whole; // the schema: a name not in `variables` stays as written
-    const variable = objectField(variables[name], `${field}.variables.${name}`);
-    return inputValue(variable, name, `${field}.variables.${name}`, scope, true) ?? whole;
+  // The value with each `${input:…}` this import made as one NUL: whatever `${` is left was put together from literals.
+  let masked = '';
+  let last = 0;
+  const filled = value.replace(/\{([^{}]+)\}/g, (whole, name: string, offset: number) => {
+    masked += value.slice(last, offset);
+    last = offset + whole.length;
+    if (!Object.hasOwn(variables, name)) {
+      masked += whole; // the schema: a name not in `variables` stays as written
+      return whole;
+    }
+    const at = `${field}.variables.${outsideText(name, { max: 40 })}`;
+    const variable = objectField(variables[name], at);
+    unknownKeys(variable, VARIABLE_KEYS, at, scope);
+    const part = inputValue({ ...variable, variables: undefined }, name, at, scope, true) ?? whole;
+    masked += part.includes('${') ? '\0' : part; // a literal holds no `${` (refused): only a made placeholder does
+    return part;
   });
+  masked += value.slice(last);
+  if (masked.includes('${'))
+    throw serverJsonError(
+      at,
+      'its variables put together make "${", which agt would expand from this host\'s environment at launch; server.json values are literal',
+      'placeholder_in_value',
+    );
+  if (filled.length > SERVER_JSON_LIMITS.chars)
+    throw serverJsonError(at, `is longer than ${SERVER_JSON_LIMITS.chars} characters with its variables filled in`, 'too_large');
+  return filled;
+}
+
+// An input id for `idSource`, declared once: an id already declared for another input (another description, or one a
+// secret and the other not) is not shared — a name must not carry a secret's value into another field (a URL) or
+// unmask its prompt — so the later one gets `id_2`, `id_3`, ….
+function declare(scope: InputScope, idSource: string, input: Record<string, unknown>, field: string, optional: boolean): string {
+  const secret = input.isSecret === true;
+  const base = inputId(idSource);
+  const wanted = { type: 'promptString' as const, description: description(input, idSource, field), ...(secret ? { password: true } : {}) };
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? base : `${base}_${n}`;
+    const existing = scope.declared.get(id);
+    if (existing === undefined) {
+      if (secret && optional)
+        scope.warnings.push(
+          `${field}: an optional secret, asked for at launch as \${input:${id}}; remove it with agt mcp update if you do not use it`,
+        );
+      scope.declared.set(id, { id, ...wanted });
+      return id;
+    }
+    if (existing.description === wanted.description && (existing.password === true) === secret) return id;
+  }
+}
+
+// A default shown in a warning, unless it is a header's value or its name looks like a secret's.
+function shownDefault(value: string, idSource: string, field: string): string {
+  if (field.includes('.headers[') || isSecretName(idSource.replace(/^-+/, ''))) return '';
+  return ` "${outsideText(value, { max: 80 })}"`;
+}
+
+/** A remote's URL with its `{variables}` filled in (schema 2025-12-11); invalid_input naming `FIELD.url` for a `${`. */
+export function urlValue(url: string, variables: unknown, field: string, scope: InputScope): string {
+  return fillVariables(literal(url, `${field}.url`), { variables }, field, scope, `${field}.url`);
 }
 
 /**
@@ -152,21 +212,9 @@ export function inputValue(
   const fallback = stringField(input.default, `${field}.default`);
   if (!secret && fallback !== undefined) {
     const value = literal(fallback, `${field}.default`);
-    scope.warnings.push(`${field}: written with its default "${outsideText(value, { max: 80 })}"; change it with agt mcp update`);
+    scope.warnings.push(`${field}: written with its default${shownDefault(value, idSource, field)}; change it with agt mcp update`);
     return value;
   }
   if (!secret && !required && !needed) return undefined;
-  const id = inputId(idSource);
-  if (secret && !required && !needed && !scope.declared.has(id))
-    scope.warnings.push(
-      `${field}: an optional secret, asked for at launch as \${input:${id}}; remove it with agt mcp update if you do not use it`,
-    );
-  if (!scope.declared.has(id))
-    scope.declared.set(id, {
-      id,
-      type: 'promptString',
-      description: description(input, idSource, field),
-      ...(secret ? { password: true } : {}),
-    });
-  return `\${input:${id}}`;
+  return `\${input:${declare(scope, idSource, input, field, secret && !required && !needed)}}`;
 }

@@ -6,6 +6,7 @@
  * names and versions must look like their registry's: a name that starts with
  * `-` would be read as a flag.
  */
+import { setOwn } from '../../json.js';
 import { outsideText } from '../../outside-text.js';
 import { ENV_NAME } from '../placeholders.js';
 import {
@@ -19,6 +20,7 @@ import {
   serverJsonError,
   stringField,
 } from './inputs.js';
+import { changesRuntime, runtimeArgumentWarnings } from './runtime-args.js';
 
 /** A package's launch and what it was made from. */
 export interface PackageLaunch {
@@ -47,16 +49,6 @@ const RUNTIMES: Readonly<Record<string, Runtime>> = {
   nuget: { commands: ['dnx'], spec: (id, v) => (v ? `${id}@${v}` : id), identifier: /^[A-Za-z0-9_][\w.-]*$/ },
 };
 const VERSION = /^[A-Za-z0-9][\w.+-]{0,127}$/;
-// Variables that change how the runtime itself starts (what code it loads): worth a look before the first launch.
-const LOADER_VARIABLES = new Set([
-  'NODE_OPTIONS',
-  'LD_PRELOAD',
-  'LD_LIBRARY_PATH',
-  'DYLD_INSERT_LIBRARIES',
-  'PYTHONPATH',
-  'PYTHONSTARTUP',
-  'PATH',
-]);
 
 function transportOf(entry: Record<string, unknown>, field: string): void {
   if (entry.transport === undefined) return; // the oldest files: stdio
@@ -123,14 +115,33 @@ function environment(list: unknown, field: string, scope: InputScope): Record<st
       throw serverJsonError(`${at}.name`, 'must be an environment variable name (letters, digits, _)', 'bad_variable_name');
     const value = inputValue(variable, name, at, scope);
     if (value === undefined) continue;
-    env[name] = value;
-    if (LOADER_VARIABLES.has(name))
+    setOwn(env, name, value); // "__proto__" is a name like any other
+    if (changesRuntime(name))
       scope.warnings.push(`${at}: sets ${name}, which changes how the runtime starts; check it before the first launch`);
   }
   return env;
 }
 
 // docker/podman: `run -i --rm`, each variable passed in by name (-e NAME: the value stays in the environment), then the image.
+// `-e NAME=${input:…}` would put the value on the command line (any local user sees it in `ps`): the value goes into
+// the environment instead, and `-e NAME` passes it by name.
+function withoutInlineInputs(args: string[], env: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i] as string;
+    const next = args[i + 1];
+    const pair =
+      (flag === '-e' || flag === '--env') && next !== undefined ? /^([A-Za-z_][A-Za-z0-9_]*)=(.*\$\{input:.*)$/s.exec(next) : null;
+    if (pair === null || Object.hasOwn(env, pair[1] as string)) {
+      out.push(flag);
+      continue;
+    }
+    setOwn(env, pair[1] as string, pair[2] as string);
+    i++;
+  }
+  return out;
+}
+
 function containerArgs(
   runtimeArgs: string[],
   image: string,
@@ -138,8 +149,8 @@ function containerArgs(
   env: Record<string, string>,
   packageArgs: string[],
 ): string[] {
+  const base = withoutInlineInputs(runtimeArgs[0] === 'run' ? runtimeArgs.slice(1) : ['-i', '--rm', ...runtimeArgs], env);
   const passed = Object.keys(env).flatMap((name) => ['-e', name]);
-  const base = runtimeArgs[0] === 'run' ? runtimeArgs.slice(1) : ['-i', '--rm', ...runtimeArgs];
   // A file whose runtime arguments already name the image (without its tag) gets it once, tagged.
   const named = base.findIndex((a) => a === identifier || a === image || a === identifier.replace(/:[^/:]+$/, ''));
   if (named >= 0) return ['run', ...passed, ...base.slice(0, named), image, ...base.slice(named + 1), ...packageArgs];
@@ -183,6 +194,7 @@ export function packageLaunch(entry: Record<string, unknown>, field: string, sco
     );
   const command = hint ?? (runtime.commands[0] as string);
   const runtimeArgs = argumentsOf(entry.runtimeArguments, `${field}.runtimeArguments`, scope);
+  scope.warnings.push(...runtimeArgumentWarnings(command, runtimeArgs, `${field}.runtimeArguments`));
   const packageArgs = argumentsOf(entry.packageArguments, `${field}.packageArguments`, scope);
   const env = environment(entry.environmentVariables, `${field}.environmentVariables`, scope);
   const source = {

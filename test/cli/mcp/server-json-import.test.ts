@@ -55,7 +55,17 @@ describe('agt mcp import server.json', () => {
   it('R3: the saved config starts as written: npx -y name@version in its cwd, the secret given as an input reaches the server', async () => {
     const agt = fresh();
     expect((await agt('mcp', 'import', BRAVE, 'tools/brave', '--cwd', home.dir)).code).toBe(0);
-    const called = await agt('mcp', 'call', 'tools/brave', 'whereami', '--arg', 'var=BRAVE_API_KEY', '--input', 'BRAVE_API_KEY=k-123456', '--json');
+    const called = await agt(
+      'mcp',
+      'call',
+      'tools/brave',
+      'whereami',
+      '--arg',
+      'var=BRAVE_API_KEY',
+      '--input',
+      'BRAVE_API_KEY=k-123456',
+      '--json',
+    );
     expect(called.code).toBe(0);
     const report = JSON.parse(JSON.parse(called.stdout).result.content[0].text);
     expect(report).toMatchObject({ cwd: home.dir, has_var: true, var_value_length: 8 });

@@ -73,7 +73,7 @@ describe('E6: a task call collected in a second host, its server restarted in be
     expect(collected.results.map((r) => [r.callId, r.status, text(r)])).toEqual([['c1', 'ok', 'report kept']]);
   }, 90_000);
 
-  it('E6: the server kept none: task_lost naming the task, reason unknown_to_server, in errors.md\'s words', async () => {
+  it("E6: the server kept none: task_lost naming the task, reason unknown_to_server, in errors.md's words", async () => {
     const { second, taskId } = await setUp('gone', undefined);
     expect(taskId).toEqual(expect.any(String));
     const collected = await second.collect('b1', { waitMs: 20_000 });
