@@ -66,6 +66,18 @@ function callerOf(server: Server, extra: Extra, serving: Serving): Caller | unde
   return undefined;
 }
 
+/**
+ * A notification a handler may send without awaiting it (progress, a log line): a failure (the connection went) is
+ * still the awaiting caller's rejection, but never an unhandled one, which would end a Node process.
+ */
+export function unawaitable<A extends unknown[]>(send: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return (...args) => {
+    const sent = send(...args);
+    sent.catch(() => undefined);
+    return sent;
+  };
+}
+
 /** The context a handler gets for one call. */
 export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<string, unknown>>, serving: Serving): ToolContext {
   const token = extra.mcpReq._meta?.progressToken;
@@ -77,17 +89,17 @@ export function toolContext(server: Server, extra: Extra, meta: Readonly<Record<
     closeStream() {
       extra.http?.closeSSE?.();
     },
-    async progress(progress, options = {}) {
+    progress: unawaitable(async (progress, options = {}) => {
       if (token === undefined) return; // the client did not ask for progress
       await extra.mcpReq.notify({
         method: 'notifications/progress',
         params: { progressToken: token, progress, ...defined({ total: options.total, message: options.message }) },
       });
-    },
-    async log(level, data, logger) {
+    }),
+    log: unawaitable(async (level, data, logger) => {
       if (serving.era === 'modern' ? belowRequested(level, extra) : ignored(server, level, extra.sessionId)) return;
       await extra.mcpReq.notify({ method: 'notifications/message', params: { level, data, ...defined({ logger }) } });
-    },
+    }),
     async sample(params) {
       requireClient(server, 'sampling');
       return extra.mcpReq.send({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, { signal: extra.mcpReq.signal });

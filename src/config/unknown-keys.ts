@@ -97,7 +97,7 @@ function inheritedOptions(value: object, allowed: ReadonlySet<string>): string[]
 function closeEnough(key: string, closest: string | undefined): string | undefined {
   if (closest === undefined) return undefined;
   const contains = closest.toLowerCase().includes(key.toLowerCase()) && key.length > 1;
-  return contains || nameDistance(key, closest) <= Math.max(2, Math.floor(key.length / 3)) ? closest : undefined;
+  return contains || nameDistance(key, closest) <= Math.max(2, Math.floor(Math.min(key.length, 64) / 3)) ? closest : undefined;
 }
 
 /**

@@ -124,15 +124,22 @@ async function settleWaitingStep(
   const { decisions } = options;
   const waitingNow = run.pending(message.batchId);
   const tasks = waitingNow.some((p) => p.waitingFor === 'task');
+  const ended: BatchResult[] = [];
   if (decisions === undefined && !tasks) {
     if (waitingNow.length > 0) return waitingNow;
-    throw new AgtError(
-      'not_found',
-      `the waiting calls of batch "${message.batchId}" are not pending in this run (decided elsewhere?); resume the run from its store`,
-      { details: { batchId: message.batchId } },
-    );
+    // Ended elsewhere (another host decided or collected them, or their task ended with its server): the results the
+    // run's store keeps. Nothing of the batch is open here, so this decides nothing; it only reads what is kept.
+    const kept = await run
+      .decide(message.batchId, Object.fromEntries((message.pending ?? []).map((id) => [id, { approve: false }])), defined({ signal }))
+      .catch(() => undefined);
+    if (kept === undefined)
+      throw new AgtError(
+        'not_found',
+        `the waiting calls of batch "${message.batchId}" are not pending in this run (decided elsewhere?); resume the run from its store`,
+        { details: { batchId: message.batchId } },
+      );
+    ended.push(kept);
   }
-  const ended: BatchResult[] = [];
   if (decisions !== undefined) ended.push(await run.decide(message.batchId, decisions, defined({ signal })));
   if (tasks) ended.push(await run.collect(message.batchId, { waitMs: options.taskWaitMs ?? 0, ...defined({ signal }) }));
   const order = callOrder(history, index);

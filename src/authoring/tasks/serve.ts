@@ -19,6 +19,7 @@ import * as v from 'valibot';
 import { isPlainObject } from '../../json.js';
 import { isAgtError, ToolErrorSignal } from '../../errors.js';
 import { TASKS_EXTENSION } from '../../mcp/tasks/capabilities.js';
+import { unawaitable } from '../context.js';
 import type { TaskSupport, ToolContext } from '../define-tool.js';
 import type { KitTasks, TaskControl } from './runner.js';
 import type { TaskRecord } from './store.js';
@@ -170,9 +171,9 @@ export function taskContext(
   const context: ToolContext = {
     ...base,
     signal: control.signal,
-    async progress(_progress, options = {}) {
+    progress: unawaitable(async (_progress, options = {}) => {
       if (options.message !== undefined) await control.status(options.message);
-    },
+    }),
     async log() {},
     closeStream() {},
   };

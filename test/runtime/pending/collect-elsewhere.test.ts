@@ -9,7 +9,8 @@
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createToolServer, type HttpToolService, serveHttp } from '../../../src/authoring/index.js';
-import { MemoryStore, NativeRun, policies, ResourceService, toolAlias } from '../../../src/index.js';
+import { MemoryStore, NativeRun, policies, ResourceService, runAgentLoop, toolAlias } from '../../../src/index.js';
+import { ScriptedModel } from '../../../src/testing/index.js';
 import { SqliteRunStore, SqliteTaskStore } from '../../../src/storage/sqlite.js';
 import { fileLines, tempDir, text, waitFor } from '../../support/index.js';
 import { taskTools } from '../../authoring/fixtures/task-tools.js';
@@ -96,5 +97,36 @@ describe('E6: a task call collected in a second host, its server restarted in be
     // A ten-minute waitMs: this test would time out if collect waited for it.
     await expect(second.collect('b2', { waitMs: 600_000 })).rejects.toMatchObject({ code: 'not_found' });
     expect(second.pending().map((p) => [p.batchId, p.callId])).toEqual([['b1', 'c1']]);
+  }, 90_000);
+
+  it('E6: runAgentLoop given the history of a step another host collected goes on with the result that host kept', async () => {
+    const server = await serve(undefined);
+    open.push(server);
+    const registry = new ResourceService({ store: new MemoryStore() });
+    await registry.write({ kind: 'mcp', reference: 'tools/tasks', create: true, data: { mcpServers: { tasks: { url: server.url } } } });
+    await registry.write({ kind: 'agent', reference: 'team/t', create: true, data: { mcps: ['tools/tasks'] } });
+    const runStore = new SqliteRunStore({ path: path.join(tmp.dir, 'loop-runs.db') });
+    open.push(runStore);
+    const options = { service: registry, policy: policies.autoAllow('*'), tasks: 'defer' as const };
+    const first = await NativeRun.start({ agent: 'team/t', ...options });
+    const waiting = await runAgentLoop({
+      run: first,
+      model: new ScriptedModel([{ toolCalls: [{ callId: 'l1', name: toolAlias('tools/tasks', 'report'), arguments: { id: 'loop' } }] }]),
+      maxSteps: 4,
+    });
+    expect(waiting.status).toBe('awaiting_tasks');
+    await first.suspend({ store: runStore });
+    await first.close();
+    // Another host collects it (and records the end in the store).
+    const other = await NativeRun.resume(first.id, { ...options, store: runStore });
+    open.push(other);
+    const batchId = waiting.pending?.[0]?.batchId as string;
+    expect((await other.collect(batchId, { waitMs: 20_000 })).results.map((r) => r.status)).toEqual(['ok']);
+    // A third resumes and goes on with the loop's history: nothing waits here, the kept result completes the step.
+    const third = await NativeRun.resume(first.id, { ...options, store: runStore });
+    open.push(third);
+    const done = await runAgentLoop({ run: third, model: new ScriptedModel([{ text: 'done' }]), maxSteps: 4, history: waiting.history });
+    expect(done).toMatchObject({ status: 'completed', text: 'done' });
+    expect(JSON.stringify(done.history.find((m) => m.role === 'tool'))).toContain('report loop');
   }, 90_000);
 });
