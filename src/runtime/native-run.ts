@@ -47,7 +47,7 @@ export class NativeRun extends RunMounts {
   readonly #stale: Map<string, Set<ListChangedKind>>;
   readonly #seen = new Set<string>();
   readonly #broken = new Map<string, AgtErrorCode>();
-  #closed = false;
+  #closed: Promise<void> | undefined; // set as close() begins
   readonly #toolSearch: RunToolSearch;
   /** Stage 1, the calls through the pipeline, and each batch's boundary. */
   readonly #batches: RunBatches;
@@ -278,18 +278,18 @@ export class NativeRun extends RunMounts {
   }
 
   /**
-   * Closes every connection of the run. A call waiting on a task of a stdio server of its own (not a pool's lease) ends
-   * task_lost (`server_ended`), written to the store the run last wrote or resumed from and said in `notices`.
+   * Closes every connection of the run. A call waiting on a task of a stdio server of its own (not a pool's lease, not
+   * one a resume from a store took over) ends task_lost (`server_ended`), written to its store and said in `notices`.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    try {
-      this.#lost.push(...(await this.#batches.endLostTasks('closed')));
-    } finally {
-      this.#calls.clear();
-      await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
-    }
+  close(): Promise<void> {
+    return (this.#closed ??= (async () => {
+      try {
+        this.#lost.push(...(await this.#batches.endLostTasks('closed')));
+      } finally {
+        this.#calls.clear();
+        await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
+      }
+    })()); // a second close (at once, or later) settles as the first does
   }
 
   /** `await using run = await NativeRun.start(…)` closes the run at the end of the scope. */

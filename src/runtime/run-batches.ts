@@ -9,7 +9,7 @@
 import { isAgtError } from '../errors.js';
 import { type AnswerCheck, answerCheck, type AnswerRules } from './pending/answers.js';
 import { endCalls } from './pending/decide.js';
-import { endingMounts, lostNotice, type LostWhen, onEndingMounts, serverEnded, unknownTasks } from './pending/lost-tasks.js';
+import { endingMounts, lostNotice, type LostWhen, onEndingMounts, serverEnded, unknownTasks, withinMs } from './pending/lost-tasks.js';
 import type { RecoverResult } from './pending/recover.js';
 import { keepWait } from './pending/wait.js';
 import type { TakenCall } from './pending/waiting-call.js';
@@ -141,13 +141,14 @@ export class RunBatches {
   /**
    * Ends the calls waiting on tasks of the mounts whose server ends with the run (a stdio server of its own, not a
    * pool's lease) `task_lost`, `reason: server_ended`, through the run's WaitingCalls (written to its store, if it has
-   * one): as the run closes, every one; as it resumes from a JSON state, those whose server does not know the task now
+   * one): as the run closes, every one but those a run resumed from a store took over (their task lives in the server
+   * of the host that started it); as it resumes from a JSON state, those whose server does not know the task now
    * (looked at once). Returns the run's notices of them.
    */
   async endLostTasks(when: LostWhen): Promise<string[]> {
     const { run, refresher, calls } = this.#p;
     const snapshot = refresher.snapshot;
-    const onEnding = onEndingMounts(calls.waiting(), endingMounts(snapshot.loaded, run.options.pool !== undefined));
+    const onEnding = onEndingMounts(calls.waiting(true), endingMounts(snapshot.loaded, run.options.pool !== undefined));
     if (onEnding.length === 0) return []; // the usual case: no call waits on such a task
     const lost =
       when === 'closed'
@@ -159,7 +160,8 @@ export class RunBatches {
     const ended = [];
     for (const call of lost) ended.push({ call, result: await serverEnded(call, run, when) });
     try {
-      return (await calls.endLost(ended)).map((call) => lostNotice(call, when));
+      // A store that never answers holds no close forever: past the request timeout the write goes on without the run.
+      return (await withinMs(calls.endLost(ended), run.options.connect.timeouts.callMs)).map((call) => lostNotice(call, when));
     } catch (error) {
       // The store refused the write: this run has the calls ended; a run resumed from the store still has them waiting.
       const code = isAgtError(error) ? error.code : 'store_unavailable';

@@ -46,6 +46,8 @@ interface Running {
   changed: Set<(record?: TaskRecord) => void>;
   /** Tells the client of the task's changes (2025 `notifications/tasks/status`), best effort. */
   notify?: (record: TaskRecord) => void;
+  /** The handler returned (or threw): only its end's write is left. */
+  returned?: boolean;
 }
 
 /** The unknown-task error both eras answer with (no task, an expired one, or another caller's). */
@@ -111,6 +113,8 @@ export class KitTasks {
     const expiry = setTimeout(() => {
       running.controller.abort(new Error('the task outlived its TTL'));
       this.#writes.forget(record.taskId); // a write its store never settled keeps no chain past the task
+      // A handler that returned, its end's write never settled, runs no more: it no longer counts against the bounds.
+      if (running.returned === true && this.#running.get(record.taskId) === running) this.#running.delete(record.taskId);
       for (const tell of running.changed) tell();
     }, ttlMs);
     expiry.unref();
@@ -157,6 +161,7 @@ export class KitTasks {
       // A failed task's statusMessage says why (2025-11-25: clients show it), not what its last progress said.
       end = { status: 'failed', error: { code: failure.code, message: failure.message }, statusMessage: failure.message };
     }
+    running.returned = true;
     try {
       if (!running.controller.signal.aborted) await this.#change(taskId, { ...end, inputRequests: undefined }).catch(unstored);
     } finally {

@@ -3,7 +3,9 @@
  * server's process: a stdio server the run started as its own connection ends
  * when the run closes, and its tasks with it — a pool's lease outlives the
  * run, a remote server lives its own life. So closing a run ends the calls
- * that wait on a task of such a mount `task_lost` (`reason: server_ended`), and
+ * that wait on a task of such a mount `task_lost` (`reason: server_ended`) —
+ * but not those a run resumed from a store took over: their task lives in the
+ * server of the host that started it, which may still run — and
  * a run resumed from a JSON state looks once (`tasks/get`, within the request
  * timeout) at the tasks of such mounts: a server that does not know its task
  * (a new process) ends the call the same way at once, instead of after
@@ -11,10 +13,9 @@
  * Each ended call is audited (`task_finished`, then `tool_call`) and said in a
  * notice of the run (call, tool and mount; never an argument).
  */
-import { resultErrorOf } from '../../errors.js';
+import { AgtError, resultErrorOf } from '../../errors.js';
 import { oneLine } from '../../outside-text.js';
 import type { McpTask } from '../../mcp/connection-types.js';
-import { NEVER_ABORTED } from '../pipeline/abort.js';
 import { callAudit } from '../pipeline/call.js';
 import { callContext, type RunParts } from '../pipeline/call-context.js';
 import { recordSafely } from '../pipeline/call-identity.js';
@@ -44,7 +45,7 @@ export function onEndingMounts(open: readonly WaitingCall[], mounts: ReadonlySet
 
 /**
  * Of `calls`, those whose server does not know their task now: each looked at once (`tasks/get`), at most `concurrency`
- * at once, each within `requestMs`. A server that does not answer in time, or answers anything else, keeps the call waiting.
+ * at once, all within `requestMs`. A server that does not answer in time, or answers anything else, keeps the call waiting.
  */
 export async function unknownTasks(
   calls: readonly OnTask[],
@@ -58,7 +59,12 @@ export async function unknownTasks(
     const { requests: _requests, requestState: _state, waitingFor: _waiting, ...rest } = c;
     return { ...rest, waitingFor: 'task', task: c.task };
   });
-  const looks = await lookAtTasks(() => asTasks, routes, { ...options, waitMs: 0, signal: NEVER_ABORTED });
+  // Within `requestMs` in all: a server that never answers holds the resume one request long, however many calls wait.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.requestMs);
+  const looks = await lookAtTasks(() => asTasks, routes, { ...options, waitMs: 0, signal: deadline.signal }).finally(() =>
+    clearTimeout(timer),
+  );
   const lost = new Set(looks.filter((l) => l.lost).map((l) => idsKey(l.approval)));
   return calls.filter((c) => lost.has(idsKey(c)));
 }
@@ -95,4 +101,17 @@ export function lostNotice(call: WaitingCall, when: LostWhen): string {
     oneLine`call "${call.callId}" of batch "${call.batchId}" (tool "${call.tool}") waited on a task of mount "${call.mount ?? ''}", ` +
     `${why}: the call ended task_lost (server_ended)`
   );
+}
+
+/** `writing`, or store_unavailable once `ms` passed with no answer from the store (the write itself goes on). */
+export async function withinMs<T>(writing: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new AgtError('store_unavailable', `the run's store did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([writing, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -66,6 +66,8 @@ export class WaitingCalls {
   readonly #interrupted = new Set<string>();
   /** Pending calls ended with no decision since the last write (their task's server ended): announced as ended. */
   readonly #lost = new Set<string>();
+  /** Calls a run resumed from a store took over: their task lives in the server of the host that started it, alive or not. */
+  readonly #inherited = new Set<string>();
   /** What the last write stored of the calls: the next write announces the difference. */
   #written: WrittenCalls = writtenCalls([], []);
   /** The store the run was suspended to or resumed from, and its revision there. */
@@ -77,9 +79,9 @@ export class WaitingCalls {
     this.#decided = new DecidedCalls(parts.retentionMs);
   }
 
-  /** The calls that wait, as the run keeps them (of every batch). */
-  waiting(): WaitingCall[] {
-    return this.#open.list();
+  /** The calls that wait, as the run keeps them (of every batch); `own`: but those a run resumed from a store took over. */
+  waiting(own = false): WaitingCall[] {
+    return own ? this.#open.list().filter((c) => !this.#inherited.has(idsKey(c))) : this.#open.list();
   }
 
   /** What hosts see of the calls that wait (of one batch). */
@@ -112,6 +114,7 @@ export class WaitingCalls {
     // A call a record holds both pending and in flight was decided (E8): its host ends it, or recover() does — it is
     // never offered for a second decision, which would run it again and drop that host's lease.
     for (const call of state.pending ?? []) if (!decided.has(idsKey(call))) this.#open.add(readWaitingCall(call));
+    if (store !== undefined) for (const call of this.#open.list()) this.#inherited.add(idsKey(call));
     this.#inFlight.add(inFlight);
     this.#written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
     this.#decided.load(state.decided ?? []);
