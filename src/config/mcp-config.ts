@@ -9,6 +9,7 @@
  * contains an env value, a header value or an argument.
  */
 import { AgtError } from '../errors.js';
+import { outsideText } from '../outside-text.js';
 import { defined, isPlainObject, setOwn } from '../json.js';
 import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
 import { headerProblem, urlProblem, withPlaceholderStandIns } from './remote-rules.js';
@@ -129,7 +130,8 @@ export function normaliseMcpDocument(data: unknown): NormalisedMcp {
   if (data.servers !== undefined && data.mcpServers === undefined) {
     throw invalid('servers', 'rename "servers" (VS Code) to "mcpServers"');
   }
-  for (const key of Object.keys(data)) if (key !== 'mcpServers' && key !== 'inputs') warnings.push(`unknown key "${key}" kept as is`);
+  for (const key of Object.keys(data))
+    if (key !== 'mcpServers' && key !== 'inputs') warnings.push(`unknown key "${outsideText(key, { max: 64 })}" kept as is`);
   if (data.inputs !== undefined) checkInputs(data.inputs);
   const servers = data.mcpServers;
   if (!isPlainObject(servers)) throw invalid('mcpServers', 'must be an object mapping one server name to its config');
@@ -276,7 +278,7 @@ function keepUnknown(raw: Record<string, unknown>, known: Set<string>, at: strin
   for (const key of Object.keys(raw)) {
     if (known.has(key)) continue;
     setOwn(unknown, key, raw[key]);
-    warnings.push(`${at}: unknown key "${key}" kept as is (it has no effect)`);
+    warnings.push(`${at}: unknown key "${outsideText(key, { max: 64 })}" kept as is (it has no effect)`);
   }
   return unknown;
 }

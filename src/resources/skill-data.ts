@@ -38,7 +38,7 @@ export function checkSkillData(data: unknown, warnings: string[], partial: boole
     if (key === 'description' || key === 'instructions') {
       if (typeof value !== 'string') throw invalid(key, 'must be a string');
     } else {
-      warnings.push(`skill data: unknown key "${key}" kept as is`);
+      warnings.push(`skill data: unknown key "${outsideText(key, { max: 64 })}" kept as is`);
     }
     setOwn(out, key, value);
   }
@@ -54,7 +54,7 @@ function checkFiles(data: Record<string, unknown>, warnings: string[], clashes: 
         key,
         'an Agent Skill takes its description from the SKILL.md frontmatter and its instructions from the body; give "files" only',
       );
-    if (key !== 'files') warnings.push(`skill data: unknown key "${key}" kept as is`);
+    if (key !== 'files') warnings.push(`skill data: unknown key "${outsideText(key, { max: 64 })}" kept as is`);
   }
   const files = data.files;
   if (!isPlainObject(files)) throw invalid('files', 'must be an object of paths inside the skill to their text');

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkKnownKeys, type KnownKeys, unknownKeys } from '../../src/config/unknown-keys.js';
 import { resolveConnectSettings } from '../../src/index.js';
+import { normaliseMcpDocument } from '../../src/config/mcp-config.js';
 
 const KNOWN: KnownKeys = {
   keys: ['timeouts', 'limits', 'items', 'strict'],
@@ -137,5 +138,18 @@ describe('ConnectSettings nested objects', () => {
     expect(() => resolveConnectSettings(Object.create({ timeouts: { callMs: 5 } }) as never)).toThrow(
       expect.objectContaining({ details: { key: 'timeouts', reason: 'inherited_key' } }),
     );
+  });
+});
+
+describe('keys kept as is in mcp and skill data', () => {
+  it('R2: an unknown key of an mcp document or a server config is warned about escaped and cut to 64 characters', () => {
+    const key = `x\u001b[2J${'k'.repeat(5_000)}`;
+    const { warnings } = normaliseMcpDocument({ [key]: 1, mcpServers: { s: { url: 'https://example.com/mcp', [key]: 2 } } });
+    expect(warnings).toHaveLength(2);
+    for (const w of warnings) {
+      expect(w).toContain('"x\\x1b[2J');
+      expect(w).not.toContain('\u001b');
+      expect(w.length).toBeLessThan(200);
+    }
   });
 });
