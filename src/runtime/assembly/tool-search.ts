@@ -13,7 +13,7 @@ import { estimateTokens } from '../../toolsearch/tokens.js';
 import { ToolIndex } from '../../toolsearch/tool-index.js';
 import { TOOL_SEARCH_TOOL } from '../../framework/search-tool.js';
 import type { ToolSchemaRegistry } from '../../schema/registry.js';
-import { type AutoAllowMatch, matches } from '../pipeline/policies.js';
+import { type AutoAllowMatch, checkMatch, matches } from '../pipeline/policies.js';
 import { type ModelTool, modelTools } from '../model-tools.js';
 import { frameworkRoute, type Route } from './snapshot.js';
 
@@ -61,6 +61,7 @@ export class RunToolSearch {
           details: { field: `toolSearch.${key}` },
         });
     }
+    if (o.pinned !== undefined) checkMatch(o.pinned, 'toolSearch.pinned');
     if (!['off', 'auto', 'always'].includes(o.mode))
       throw new AgtError('invalid_input', 'toolSearch.mode must be off, auto or always', { details: { field: 'toolSearch.mode' } });
     this.#options = o;

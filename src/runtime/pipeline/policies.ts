@@ -4,6 +4,8 @@
  * model review, and a chain of them. Every real call passes one; there is no
  * MCP master switch. Default is deny.
  */
+import { AgtError } from '../../errors.js';
+import { checkKnownKeys } from '../../config/unknown-keys.js';
 import type { PermissionDecision, PermissionPolicy, PermissionRequest } from '../types.js';
 
 /**
@@ -40,6 +42,40 @@ function annotationsMatch(match: AnnotationMatch, request: PermissionRequest): b
     [match.openWorld, hint(a.openWorldHint, true)],
   ];
   return checks.every(([wanted, actual]) => wanted === undefined || wanted === actual);
+}
+
+const ANNOTATION_KEYS = [
+  'readOnly',
+  'destructive',
+  'idempotent',
+  'openWorld',
+  'mounts',
+] as const satisfies readonly (keyof AnnotationMatch)[];
+
+/**
+ * Checks a match as a policy or `toolSearch.pinned` takes it: an annotation match with a misspelled key (`readonly`)
+ * would hold for every call — an autoAllow of everything — so it is invalid_input naming the key and the closest; a
+ * hint must be true or false, `mounts` a list of references.
+ */
+export function checkMatch(match: unknown, where: string): void {
+  if (Array.isArray(match)) {
+    match.forEach((m, i) => checkMatch(m, `${where}[${i}]`));
+    return;
+  }
+  if (typeof match === 'string' || typeof match === 'function' || match instanceof RegExp) return;
+  if (typeof match !== 'object' || match === null)
+    throw new AgtError('invalid_input', `${where}: a match is a name, a RegExp, an annotation match, a predicate or a list of these`, {
+      details: { field: where },
+    });
+  checkKnownKeys(match, ANNOTATION_KEYS, where, true, 'an annotation match knows readOnly, destructive, idempotent, openWorld and mounts');
+  const m = match as Record<string, unknown>;
+  for (const key of ANNOTATION_KEYS)
+    if (key !== 'mounts' && m[key] !== undefined && typeof m[key] !== 'boolean')
+      throw new AgtError('invalid_input', `${where}.${key} must be true or false`, { details: { field: `${where}.${key}` } });
+  if (m.mounts !== undefined && (!Array.isArray(m.mounts) || !m.mounts.every((x) => typeof x === 'string')))
+    throw new AgtError('invalid_input', `${where}.mounts must be a list of references ("category/name")`, {
+      details: { field: `${where}.mounts` },
+    });
 }
 
 /** True when `match` matches the call `request` (the rule of autoAllow, deny and approval). */
@@ -82,17 +118,19 @@ function atOnce(decide: AtOnce['decide'], readsArguments: boolean): PermissionPo
   return Object.defineProperty(policy, DECIDES_AT_ONCE, { value: { decide, readsArguments } });
 }
 
-const decidedBy = (match: AutoAllowMatch, verdict: PermissionDecision): PermissionPolicy =>
-  atOnce((request) => (matches(match, request) ? verdict : ABSTAIN), hasPredicate(match));
+function decidedBy(match: AutoAllowMatch, verdict: PermissionDecision, name: string): PermissionPolicy {
+  checkMatch(match, `policies.${name}`);
+  return atOnce((request) => (matches(match, request) ? verdict : ABSTAIN), hasPredicate(match));
+}
 
 /** Allows matching calls without asking; abstains for the rest. */
 function autoAllow(match: AutoAllowMatch): PermissionPolicy {
-  return decidedBy(match, Object.freeze({ decision: 'allow', by: 'auto' }));
+  return decidedBy(match, Object.freeze({ decision: 'allow', by: 'auto' }), 'autoAllow');
 }
 
 /** Denies matching calls (e.g. `{ destructive: true }`); abstains for the rest. Put it first in a chain. */
 function deny(match: AutoAllowMatch, reason = 'denied by policy'): PermissionPolicy {
-  return decidedBy(match, Object.freeze({ decision: 'deny', by: 'policy', reason }));
+  return decidedBy(match, Object.freeze({ decision: 'deny', by: 'policy', reason }), 'deny');
 }
 
 /**
@@ -101,7 +139,7 @@ function deny(match: AutoAllowMatch, reason = 'denied by policy'): PermissionPol
  * with `run.decide` (docs/hosts.md, "Approvals that wait"); abstains for the rest.
  */
 function approval(match: AutoAllowMatch, reason = 'this call needs an approval'): PermissionPolicy {
-  return decidedBy(match, Object.freeze({ decision: 'defer', by: 'policy', reason }));
+  return decidedBy(match, Object.freeze({ decision: 'defer', by: 'policy', reason }), 'approval');
 }
 
 /** Asks a human through the host's callback, holding the call open in this process: true allows, false denies. */

@@ -69,4 +69,24 @@ describe('annotations and policies', () => {
     );
     expect(outcome(results)).toEqual({ echo: 'permission_denied', read: 'permission_denied' });
   });
+
+  it('G4: a misspelled annotation match (readonly) is invalid_input naming the closest key, never an allow of every call', () => {
+    expect(() => policies.autoAllow({ readonly: true } as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_input', details: { key: 'readonly', closest: 'readOnly' } }),
+    );
+    expect(() => policies.approval([/x/, { destrutive: true } as never])).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+    expect(() => policies.deny({ readOnly: 'yes' } as never)).toThrow(
+      expect.objectContaining({ details: { field: 'policies.deny.readOnly' } }),
+    );
+    expect(() => policies.autoAllow({ mounts: 'tools/py' } as never)).toThrow(
+      expect.objectContaining({ details: { field: 'policies.autoAllow.mounts' } }),
+    );
+  });
+
+  it('G4: toolSearch.pinned is checked the same way before the run starts', async () => {
+    await expect(fx.start({ policy: policies.autoAllow('*'), toolSearch: { pinned: { readonyl: true } as never } })).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { key: 'readonyl', closest: 'readOnly' },
+    });
+  });
 });
