@@ -10,22 +10,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importServerJson, type ServerJsonImportOptions } from '../../src/config.js';
-import { isAgtError } from '../../src/errors.js';
-import { REPO_ROOT } from '../support/index.js';
+import { REPO_ROOT, thrown } from '../support/index.js';
 
 const DIR = path.join(REPO_ROOT, 'test/fixtures/server-json');
 const published = (file: string): Record<string, unknown> => JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'));
 const CWD = '/srv/agents';
 
 function refused(json: unknown, options: ServerJsonImportOptions = { cwd: CWD }): { message: string; details: Record<string, unknown> } {
-  try {
-    importServerJson(json, options);
-  } catch (error) {
-    if (isAgtError(error) && error.code === 'invalid_input')
-      return { message: error.message, details: error.details as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected invalid_input');
+  const { code, message, details } = thrown(() => importServerJson(json, options));
+  expect(code).toBe('invalid_input');
+  return { message, details: details ?? {} };
 }
 
 const npmPackage = (extra: Record<string, unknown> = {}) => ({

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importServerJson, type ServerJsonImportOptions } from '../../src/config.js';
-import { isAgtError } from '../../src/errors.js';
-import { REPO_ROOT, runAgt, tempDir } from '../support/index.js';
+import { REPO_ROOT, runAgt, tempDir, thrown } from '../support/index.js';
 
 const CWD = '/srv/agents';
 const SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
@@ -28,14 +27,9 @@ const npm = (extra: Record<string, unknown> = {}, registryType = 'npm') => ({
 });
 
 function refused(json: unknown, options: ServerJsonImportOptions = { cwd: CWD }): { message: string; details: Record<string, unknown> } {
-  try {
-    importServerJson(json, options);
-  } catch (error) {
-    if (isAgtError(error) && error.code === 'invalid_input')
-      return { message: error.message, details: error.details as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected invalid_input');
+  const { code, message, details } = thrown(() => importServerJson(json, options));
+  expect(code).toBe('invalid_input');
+  return { message, details: details ?? {} };
 }
 
 describe('server.json: no placeholder of this host, however the file puts it together', () => {

@@ -32,6 +32,17 @@ export async function failure(promise: Promise<unknown>): Promise<{ code: string
   throw new Error('expected the promise to reject');
 }
 
+/** The code and details of the AgtError `run` throws (the synchronous `failure`). */
+export function thrown(run: () => unknown): { code: string; message: string; details?: Record<string, unknown> } {
+  try {
+    run();
+  } catch (error) {
+    if (isAgtError(error)) return { code: error.code, message: error.message, details: error.details };
+    throw error;
+  }
+  throw new Error('expected it to throw');
+}
+
 /** Runs a TypeScript file of this repo in a child Node process (through tsx). */
 export function runTs(file: string, args: string[], nodeArgs: string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
