@@ -4,6 +4,7 @@
  * Exits 1 if a target is missed, so a regression is visible.
  */
 import type { BenchReport } from './harness.js';
+import { runAppsBench } from './apps.bench.js';
 import { runCliBench } from './cli.bench.js';
 import { runContractBench } from './contract.bench.js';
 import { runErasBench } from './eras.bench.js';
@@ -38,6 +39,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   fleet: runFleetBench,
   tasks: runTasksBench,
   skills: runSkillsBench,
+  apps: runAppsBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

@@ -254,3 +254,11 @@ export function msProblem(value: unknown, rule: MsRule = {}): string | undefined
   if (min !== undefined) return `must be a ${kind}, at least ${min}`;
   return `must be a positive ${kind}${max === undefined ? '' : `, at most ${max}`}`;
 }
+/** MCP Apps: the longest `ui://` resource URI a tool may name. */
+export const MAX_APP_URI_LENGTH = 2048;
+/** MCP Apps: the largest interface (HTML) read from a server. */
+export const MAX_APP_HTML_BYTES = 2 * 1024 * 1024;
+/** MCP Apps: the most domains one CSP field may list. */
+export const MAX_APP_CSP_DOMAINS = 32;
+/** MCP Apps: the most bytes of model context one app keeps (`ui/update-model-context`, U5). */
+export const MAX_APP_CONTEXT_BYTES = 16 * 1024;

@@ -70,6 +70,7 @@ export function keyOf(request: LeaseRequest, settings: ResolvedConnectSettings):
     elicitation ? `elicitation:${(elicitationModes ?? ['form']).join('+')}` : '',
     sampling ? `sampling:${samplingTools === true}` : '',
     deferred?.length ? `deferred:${[...deferred].sort().join('+')}` : '',
+    settings.apps ? 'apps' : '', // a server may list other tools to a client that renders apps
   ].join(',');
   const own = server?.shared === false ? request.owner : ''; // "shared": false — one connection per run, even within a scope
   const limit = `${settings.maxMessageBytes}:${settings.tasks}`; // a connection's message limit and task use are its own

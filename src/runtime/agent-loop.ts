@@ -86,6 +86,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   for (let step = done + 1; step <= maxSteps; step++) {
     if (signal?.aborted) return { status: 'cancelled', steps: step - 1, history };
     const skills = run.skills();
+    const appContext = run.takeAppContext(); // U5: what the run's apps set since the last step, once
+    if (appContext !== undefined) history.push({ role: 'system', text: appContext });
     const out = await model.respond({ tools: run.tools(), history, ...(skills.length > 0 ? { skills } : {}) });
     if (!out.toolCalls || out.toolCalls.length === 0) {
       history.push({ role: 'assistant', ...defined({ text: out.text }) });

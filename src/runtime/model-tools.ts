@@ -1,6 +1,7 @@
 /**
  * The tools a model sees: a run's routes as model tools, app-only MCP tools
- * (MCP Apps) left out unless asked for.
+ * (MCP Apps) left out unless asked for (U1); with apps on, a tool with an
+ * interface says so (`app`), so the host knows what it will render.
  */
 import { defined } from '../json.js';
 import type { Route } from './assembly/snapshot.js';
@@ -16,23 +17,30 @@ export interface ModelTool {
   execution?: Readonly<Record<string, unknown>>;
   /** With tool search on and `tools({ includeDeferred: true })`: a tool the model is not shown yet (provider-native deferral). */
   deferred?: true;
+  /** MCP Apps (a run with `apps: true`): the tool has an interface, rendered by the host from this `ui://` resource (run.readApp). */
+  app?: { resourceUri: string };
 }
 
-/** The routes as tools for a model: app-only MCP tools (see {@link visibleToModel}) left out unless `includeAppOnly`. */
-export function modelTools(routes: Iterable<Route>, includeAppOnly: boolean): ModelTool[] {
+/** The routes as tools for a model: app-only MCP tools (see {@link visibleToModel}) left out unless `includeAppOnly`; `apps`: interfaces marked. */
+export function modelTools(routes: Iterable<Route>, includeAppOnly: boolean, apps = false): ModelTool[] {
   return [...routes]
-    .filter((r) => includeAppOnly || r.kind !== 'mcp' || visibleToModel(r.meta))
+    .filter((r) => includeAppOnly || visibleToModel(r))
     .map((r) => ({
       name: r.name,
       ...defined({ description: r.description }),
       inputSchema: r.inputSchema,
       ...(r.kind === 'mcp' && r.meta ? { _meta: r.meta } : {}),
       ...(r.kind === 'mcp' && r.execution ? { execution: r.execution } : {}),
+      ...(apps && r.kind === 'mcp' && r.ui?.resourceUri !== undefined ? { app: { resourceUri: r.ui.resourceUri } } : {}),
     }));
 }
 
-/** True unless the tool's `_meta.ui.visibility` (MCP Apps) is a list without "model": such a tool is for the host's app only. */
-export function visibleToModel(meta: Readonly<Record<string, unknown>> | undefined): boolean {
-  const ui = meta?.ui as { visibility?: unknown } | undefined;
-  return !Array.isArray(ui?.visibility) || ui.visibility.includes('model');
+/** True unless the route is an MCP tool whose `_meta.ui.visibility` (MCP Apps) leaves out "model": such a tool is for its app only. */
+export function visibleToModel(route: Route): boolean {
+  return route.kind !== 'mcp' || route.ui === undefined || route.ui.visibility.includes('model');
+}
+
+/** True when an app may call the route: an MCP tool whose visibility holds "app" (the default). */
+export function visibleToApp(route: Route): boolean {
+  return route.kind === 'mcp' && (route.ui === undefined || route.ui.visibility.includes('app'));
 }

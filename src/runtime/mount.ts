@@ -5,6 +5,7 @@
  * it could not be validated, so it cannot be called. Relisting (after the
  * server announced a change) rebuilds the routes on the live connection.
  */
+import { readToolUi } from '../mcp/apps/ui-meta.js';
 import { AgtError, isAgtError } from '../errors.js';
 import type { ConnectOptions } from '../mcp/connect.js';
 import { connectMcp } from '../mcp/connect.js';
@@ -143,6 +144,11 @@ function routesOf(
       continue;
     }
     seen.add(tool.name);
+    const ui = readToolUi(tool._meta); // MCP Apps: a malformed declaration fails its tool only (never guessed: U1)
+    if (!ui.ok) {
+      notices.push(`mount "${reference}": tool "${toolWords(tool.name)}" is unavailable: its ${ui.field} ${ui.message}`);
+      continue;
+    }
     const schemas = compileToolSchemas(tool, registry);
     if (!schemas.ok) {
       notices.push(`mount "${reference}": tool "${toolWords(tool.name)}" is unavailable: ${serverWords(schemas.error.message)}`);
@@ -159,6 +165,7 @@ function routesOf(
       ...(schemas.output ? { outputValidator: schemas.output, outputNames: declaredNames(tool.outputSchema) } : {}),
       ...(tool.annotations ? { annotations: Object.freeze({ ...tool.annotations }) } : {}),
       ...(tool._meta ? { meta: Object.freeze({ ...tool._meta }) } : {}),
+      ...(ui.ui ? { ui: Object.freeze(ui.ui) } : {}),
       ...(tool.execution ? { execution: Object.freeze({ ...tool.execution }) } : {}),
       ...defined({ description: tool.description }),
     });
@@ -168,6 +175,7 @@ function routesOf(
       schema: schemas.input.hash,
       ...(schemas.output ? { output: schemas.output.hash } : {}),
       ...(tool.annotations ? { annotations: canonicalHash(tool.annotations) } : {}),
+      ...(ui.ui ? { ui: canonicalHash(ui.ui) } : {}), // who may call it (U1, U3) takes part too
     });
   }
   return { routes, tools };

@@ -20,26 +20,17 @@ import { WaitingCalls } from './pending/waiting-calls.js';
 import { buildSnapshot } from './assembly/refresh.js';
 import { fingerprintMismatch, type RunStore, suspendedState } from './store/run-store.js';
 import { type NativeRunOptions, type ResolvedRunOptions, resolveRunOptions, type SuspendedRun } from './run-options.js';
-import { RunConnections } from './assembly/run-connections.js';
-import { RunMounts } from './assembly/run-mounts.js';
+import { RunConnections, type RunParts } from './assembly/run-connections.js';
+import { AppRun, type AppHost } from './apps/app-run.js';
+import { CallWaiters } from './pending/call-waiters.js';
 import { RunRefresher } from './assembly/refresher.js';
 import { RunToolSearch } from './assembly/tool-search.js';
 import type { ModelTool } from './model-tools.js';
 import { type RunSnapshot, type SnapshotState, snapshotView } from './assembly/snapshot.js';
 import type { BatchResult, CallDecision, InFlightView, PendingCall, ToolBatch } from './types.js';
 
-// What a run is built from besides its options: its id, schemas, connections and the state its parts share.
-interface RunParts {
-  runId: string;
-  registry: ToolSchemaRegistry;
-  inFlight: Map<string, Set<string>>;
-  connections: RunConnections;
-  stale: Map<string, Set<ListChangedKind>>;
-  toolSearch: RunToolSearch;
-}
-
 /** One native run of an agent. */
-export class NativeRun extends RunMounts {
+export class NativeRun extends AppRun {
   readonly id: string;
   readonly agent: string;
   /** The run's snapshot and its refreshes at batch boundaries. */
@@ -56,6 +47,8 @@ export class NativeRun extends RunMounts {
   /** Unknown options accepted because `strict` was false: the first of the run's notices. */
   readonly #optionWarnings: readonly string[];
   readonly #lost: string[] = []; // calls ended as their task's server ended with the run (closed, or found so at resume)
+  readonly #waiters = new CallWaiters(); // run.awaitCall
+  #apps: AppHost | undefined;
 
   private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
     super();
@@ -87,6 +80,7 @@ export class NativeRun extends RunMounts {
       seen: this.#seen,
       answers: { registry, route: (method) => connections.questionRoute(method) },
       calls: this.#calls,
+      waiters: this.#waiters,
     });
   }
 
@@ -131,12 +125,9 @@ export class NativeRun extends RunMounts {
     return [...this.#stale.keys()];
   }
 
-  /**
-   * What the model sees: tools by alias or name, schemas as declared; MCP Apps' app-only tools only with `includeAppOnly`
-   * (all are callable). With tool search on, deferred tools only with `includeDeferred` (marked `deferred`).
-   */
+  /** What the model sees (U1): tools by alias or name; app-only tools only with `includeAppOnly`, deferred ones (tool search) with `includeDeferred`. */
   tools(options: { includeAppOnly?: boolean; includeDeferred?: boolean } = {}): ModelTool[] {
-    return this.#toolSearch.modelTools(this.#refresher.snapshot.routes, options);
+    return this.#toolSearch.modelTools(this.#refresher.snapshot.routes, options, this.#batches.apps);
   }
 
   /** The run's skills (K3): the agent's registry skills and its mounts', by name and description; read with `skill_read`. */
@@ -160,20 +151,13 @@ export class NativeRun extends RunMounts {
   }
 
   /**
-   * Ends pending calls of batch `batchId` with the host's decisions: a
-   * rejected call is permission_denied (with `reason`), an expired one
-   * permission_denied (approval expired), an approved one runs through before →
-   * execute → after once its tool is checked unchanged (else approval_stale).
-   * A call waiting for input takes `{ answers }` (checked against each
-   * question's schema first: invalid_input, and the call still waits) or
-   * `{ decline: true }`, and is retried with them and the server's state
-   * (input_stale if its tool changed; a server that asks again makes it wait
-   * again). Returns their results, the calls still pending, and the refresh at
-   * this boundary. A stored run records the decision first (compare-and-set):
-   * of two hosts deciding one call, one runs it and the other gets revision_conflict.
+   * Ends waiting calls of batch `batchId` with the host's decisions: an approval approved (run once its tool is checked
+   * unchanged, else approval_stale) or rejected (permission_denied), a call's questions answered (`{ answers }`, checked:
+   * invalid_input and it still waits) or declined. A stored run records the decision first (compare-and-set): of two
+   * hosts deciding one call, one runs it and the other gets revision_conflict (docs/runtime.md).
    */
   async decide(batchId: string, decisions: Record<string, CallDecision>, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
-    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    this.#live();
     return this.#batches.decide(batchId, decisions, options.signal);
   }
 
@@ -184,7 +168,7 @@ export class NativeRun extends RunMounts {
    * Waits up to `waitMs` for one to end (default 0: looks once). A task its server no longer knows ends task_lost.
    */
   async collect(batchId: string, options: { waitMs?: number; signal?: AbortSignal } = {}): Promise<BatchResult> {
-    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    this.#live();
     const waitMs = options.waitMs ?? 0;
     if (!Number.isFinite(waitMs) || waitMs < 0)
       throw new AgtError('invalid_input', 'collect: waitMs must be a number of milliseconds, 0 or more', { details: { field: 'waitMs' } });
@@ -193,19 +177,16 @@ export class NativeRun extends RunMounts {
 
   /** Cancels the task a waiting call `callId` of batch `batchId` runs as, on its server; the call ends cancelled (E6). */
   async cancel(batchId: string, callId: string, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
-    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    this.#live();
     return this.#batches.cancel(batchId, callId, options.signal);
   }
 
   /**
-   * Ends the decided calls of this stored run whose host died before they ended (their lease, `inFlightLeaseMs`,
-   * ran out): a tool that declares `idempotentHint: true` runs again here; any other ends `interrupted` ("the call
-   * may or may not have run"), audited. Returns what it ended as a BatchResult (`results`; `recovered`: each with its
-   * batch and whether it ran again); no results when no lease ran out. Of two hosts recovering the same run, one
-   * does and the other gets revision_conflict (reason decided_elsewhere).
+   * Ends the decided calls of this stored run whose host died (their lease ran out): an `idempotentHint` tool runs
+   * again here, any other ends `interrupted`. Of two hosts recovering one run, one does; the other gets revision_conflict.
    */
   async recover(options: { signal?: AbortSignal } = {}): Promise<RecoverResult> {
-    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    this.#live();
     return this.#batches.recover(options.signal);
   }
 
@@ -229,13 +210,26 @@ export class NativeRun extends RunMounts {
    * when nothing changed, or while a batch runs (its own boundary applies them).
    */
   async refresh(): Promise<BatchResult['refresh']> {
-    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
+    this.#live();
     return this.#refresher.apply(true);
   }
 
   /** The connections of the run's mounts, by mount. */
   protected mountConnections(): ReadonlyMap<string, McpConnection> {
     return new Map(this.#closed ? [] : [...this.#refresher.snapshot.loaded].map(([mount, loaded]) => [mount, loaded.connection]));
+  }
+
+  /** What MCP Apps need of the run (app-run.ts). */
+  protected appHost(): AppHost {
+    return (this.#apps ??= {
+      ...{ runId: this.id, agent: this.agent },
+      open: () => this.#live(),
+      routes: () => this.#refresher.snapshot.routes,
+      connection: (mount) => this.mountConnection(mount),
+      run: (batch, origin, signal) => this.#batches.run(batch, signal, true, origin),
+      waits: (batchId, callId) => this.#calls.waiting().some((c) => c.batchId === batchId && c.callId === callId),
+      wait: (batchId, callId, signal) => this.#waiters.wait(batchId, callId, signal),
+    });
   }
 
   /** The connection of one of the run's own mounts (G3); not_found for anything else. */
@@ -286,10 +280,16 @@ export class NativeRun extends RunMounts {
       try {
         this.#lost.push(...(await this.#batches.endLostTasks('closed')));
       } finally {
+        this.#waiters.clear(new AgtError('connection_closed', 'the run closed before the call ended'));
         this.#calls.clear();
         await Promise.all([...this.#refresher.snapshot.loaded.values()].map((m) => m.release()));
       }
     })()); // a second close (at once, or later) settles as the first does
+  }
+
+  // Throws connection_closed once close() began.
+  #live(): void {
+    if (this.#closed) throw new AgtError('connection_closed', 'this run is closed');
   }
 
   /** `await using run = await NativeRun.start(…)` closes the run at the end of the scope. */

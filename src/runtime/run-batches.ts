@@ -16,7 +16,8 @@ import type { TakenCall } from './pending/waiting-call.js';
 import type { CallRunner, CallsEnded, WaitingCalls } from './pending/waiting-calls.js';
 import { batchRejection, type BatchRejection, checkBatch } from './pipeline/batch-check.js';
 import { processCall, RunPath } from './pipeline/call.js';
-import { batchDeadline, type CallContext, callContext, type RunParts } from './pipeline/call-context.js';
+import { type AppOrigin, batchDeadline, type CallContext, callContext, type RunParts } from './pipeline/call-context.js';
+import type { CallWaiters } from './pending/call-waiters.js';
 import type { CallPath } from './pipeline/pipeline.js';
 import type { RunRefresher } from './assembly/refresher.js';
 import { mapLimit, type RunAudit } from './audit/run-audit.js';
@@ -41,6 +42,8 @@ export interface BatchesParts {
   answers: AnswerRules;
   /** The run's waiting calls: every approval, question and task that waits, in flight or decided, and their writes. */
   calls: WaitingCalls;
+  /** Who waits for a waiting call to end (run.awaitCall). */
+  waiters: CallWaiters;
 }
 
 /** The batches of one run. */
@@ -48,6 +51,11 @@ export class RunBatches {
   readonly #p: BatchesParts;
   readonly #answers: AnswerRules;
   readonly #check: AnswerCheck;
+
+  /** MCP Apps rendered (`apps: true`): tools and results with an interface say so. */
+  get apps(): boolean {
+    return this.#p.run.options.connect.apps;
+  }
 
   constructor(parts: BatchesParts) {
     this.#p = parts;
@@ -59,9 +67,14 @@ export class RunBatches {
    * Runs a batch; a batch stage 1 rejects, audited, with nothing run, comes back as data (`rejected`) —
    * or with `throwRejected` (executeBatch) as its batch_rejected error.
    */
-  run(batch: ToolBatch, signal: AbortSignal | undefined, throwRejected: true): Promise<BatchResult>;
+  run(batch: ToolBatch, signal: AbortSignal | undefined, throwRejected: true, origin?: AppOrigin): Promise<BatchResult>;
   run(batch: ToolBatch, signal: AbortSignal | undefined, throwRejected: false): Promise<BatchResult | RejectedBatch>;
-  async run(batch: ToolBatch, signal: AbortSignal | undefined, throwRejected: boolean): Promise<BatchResult | RejectedBatch> {
+  async run(
+    batch: ToolBatch,
+    signal: AbortSignal | undefined,
+    throwRejected: boolean,
+    origin?: AppOrigin, // MCP Apps: a batch of one an app asked for (run.callFromApp)
+  ): Promise<BatchResult | RejectedBatch> {
     const { run, refresher, toolSearch, audit } = this.#p;
     // The start of every batch, rejected or not, is a boundary: what changed since the last one is applied first.
     const applying = refresher.apply(true);
@@ -88,7 +101,7 @@ export class RunBatches {
     const started = performance.now();
     const sink = run.options.audit;
     if (sink) await audit.started(batch.batchId, check.routed.length); // no sink: not even a microtask
-    const scope = this.#scope(batch.batchId, snapshot, signal);
+    const scope = this.#scope(batch.batchId, snapshot, signal, origin);
     let outcomes;
     try {
       // A call left waiting is kept as soon as it waits (its approval_requested or input_requested recorded then).
@@ -174,6 +187,7 @@ export class RunBatches {
 
   // Calls another host decided come back as its results; the others end at this boundary.
   #afterCalls(batchId: string, ended: CallsEnded, opening: BatchResult['refresh']): BatchResult | Promise<BatchResult> {
+    this.#p.waiters.ended(batchId, ended.results); // run.awaitCall: whoever waits for these calls has their results
     return ended.decidedElsewhere ? ended : this.#boundary(batchId, ended.results, opening);
   }
 
@@ -230,7 +244,7 @@ export class RunBatches {
 
   // The calls of a batch: their context and path within the batch deadline (batchTimeoutMs), counted as running
   // until `end()` (no refresh swaps connections from under them, F2). No promise of its own: the pipeline's cost per batch.
-  #scope(batchId: string, snapshot: SnapshotState, signal: AbortSignal | undefined) {
+  #scope(batchId: string, snapshot: SnapshotState, signal: AbortSignal | undefined, origin?: AppOrigin) {
     const { refresher, toolSearch, run } = this.#p;
     const deadline = batchDeadline(run.options.batchTimeoutMs);
     const ends =
@@ -239,7 +253,7 @@ export class RunBatches {
     const onChange = (outcome: Parameters<CallContext['onFrameworkChange']>[0]) => {
       if (affectsSnapshot(outcome, run.options.agent, snapshot)) refresher.frameworkChanged = true; // F1; other writes: F8
     };
-    const ctx = callContext(run, batchId, ends, onChange, search);
+    const ctx = callContext(run, batchId, ends, onChange, search, origin);
     const path: CallPath<Route> = new RunPath(ctx);
     refresher.running += 1;
     return {

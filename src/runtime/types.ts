@@ -44,6 +44,8 @@ export type ToolResult =
       structuredContent?: unknown;
       /** An MCP result's `_meta`, as the server sent it. */
       _meta?: Record<string, unknown>;
+      /** MCP Apps (a run with `apps: true`): the tool has an interface to render with this result (run.readApp, agt-mcp/apps). */
+      app?: { resourceUri: string; mount: string };
     })
   | (ResultIds & { status: Exclude<ResultStatus, 'ok' | 'tool_error'>; error: ResultError })
   /** The tool answered with an error: a listed code, or the tool's own (C4: `toolError('insufficient_funds', …)`). */
@@ -152,6 +154,10 @@ export interface CallIdentity {
   /** For MCP calls: the mounted resource and the server's own tool name. */
   mount?: string;
   remoteTool?: string;
+  /** MCP Apps (U3): `'app'` for a call an app made (run.callFromApp); absent for the model's calls. */
+  origin?: 'app';
+  /** For an app's call: the run's name of the tool whose app made it. */
+  from?: string;
 }
 
 /** What a permission policy is asked to decide. Arguments are included for the decider; audits never hold them. */

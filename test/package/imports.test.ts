@@ -73,7 +73,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['pool', 'authoring', 'framework'], // one layer: none of the three imports another (the runtime does not import the server kit)
   ['skills'], // a run's skills and skill_read (a framework tool over them)
   ['runtime'],
-  ['harness', 'storage', 'providers', 'otel'],
+  ['harness', 'storage', 'providers', 'otel', 'apps'], // apps: the MCP Apps host bridge (agt-mcp/apps), over a run
   ['testing'],
   ['cli'],
 ];

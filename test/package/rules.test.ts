@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/index.js';
 
-const ID = /(?<![A-Za-z0-9_-])([CRPAGSBFHEK][0-9]{1,2})(?![0-9A-Za-z_])/g;
+const ID = /(?<![A-Za-z0-9_-])([CRPAGSBFHEKU][0-9]{1,2})(?![0-9A-Za-z_])/g;
 // Where a line cites: a comment, or the title of a test or a suite.
 const CITING = /^\s*(\/\/|\/\*|\*)|\b(it|describe|test)(\.\w+)*\(/;
 // A test or suite title: on the line of `it(` (or `it.skipIf(…)(`), or the string that opens the next line.

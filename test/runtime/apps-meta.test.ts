@@ -1,7 +1,7 @@
 /**
  * MCP Apps metadata: a tool's `_meta` and `execution` and a
  * result's `_meta` are kept; a tool whose `_meta.ui.visibility` leaves out the
- * model is not shown to it but stays callable by the host (B1).
+ * model is not shown to it, and is called by its app (B1, U1).
  */
 import { describe, expect, it } from 'vitest';
 import { connectMcp } from '../../src/index.js';
@@ -20,19 +20,16 @@ describe('MCP Apps metadata', () => {
     expect((await connection.callTool('widget', {}))._meta).toEqual({ ui: { state: 'widget' } });
   });
 
-  it('B1: run.tools() leaves out app-only tools (with _meta for the rest); includeAppOnly lists them; the host can call one; results keep _meta', async () => {
+  it('B1, U1: run.tools() leaves out app-only tools (with _meta for the rest); includeAppOnly lists them; their app calls one; results keep _meta', async () => {
     const run = await fx.start();
     const names = run.tools().map((t) => t.name);
     expect(names).toContain(py('widget'));
     expect(names).not.toContain(py('app_only'));
     expect(run.tools().find((t) => t.name === py('widget'))?._meta).toEqual({ ui: { resourceUri: 'ui://fixture/widget' } });
     expect(run.tools({ includeAppOnly: true }).map((t) => t.name)).toContain(py('app_only'));
-    const { results } = await run.executeBatch(
-      batch(run, [
-        { callId: 'a', name: py('app_only'), arguments: {} },
-        { callId: 'w', name: py('widget'), arguments: {} },
-      ]),
-    );
+    const fromApp = await run.callFromApp('app_only', {}, { from: py('widget'), batchId: 'from-app', callId: 'a' });
+    const { results: own } = await run.executeBatch(batch(run, [{ callId: 'w', name: py('widget'), arguments: {} }]));
+    const results = [...fromApp.results, ...own];
     expect(results.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(results.map((r) => (r as { _meta?: unknown })._meta)).toEqual([{ ui: { state: 'app_only' } }, { ui: { state: 'widget' } }]);
   });

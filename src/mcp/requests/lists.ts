@@ -51,6 +51,8 @@ export interface McpResource {
   description?: string;
   mimeType?: string;
   size?: number;
+  /** The resource's `_meta` as listed (MCP Apps: `ui.csp`, `ui.permissions`). */
+  _meta?: Record<string, unknown>;
 }
 
 /** A resource template a server lists (RFC 6570 URI template). */
@@ -117,6 +119,7 @@ export const RESOURCES_LIST: ListSpec<McpResource> = {
           name: e.name,
           ...optional(e, ['title', 'description', 'mimeType'], str),
           ...optional(e, ['size'], (v) => typeof v === 'number'),
+          ...optional(e, ['_meta'], isPlainObject),
         } as McpResource)
       : undefined,
 };

@@ -21,6 +21,7 @@ import {
 } from './settings.js';
 import { checkKnownKeys, type KnownKeys } from '../../config/unknown-keys.js';
 import { checkPingInterval } from '../keepalive.js';
+import { UI_CAPABILITY, UI_EXTENSION } from '../apps/ui-meta.js';
 import { resolveTimeouts, TIMEOUT_KEYS, type Timeouts } from './timeouts.js';
 import { checkVerdictAge, DEFAULT_LEGACY_VERDICT_MS, type EraVerdictStore } from './verdicts.js';
 
@@ -40,6 +41,8 @@ export interface ResolvedConnectSettings {
   readonly handlers: Readonly<ClientHandlers>;
   /** The client capabilities those handlers declare. */
   readonly capabilities: Readonly<Record<string, unknown>>;
+  /** MCP Apps rendered: the extension is declared (capabilities), interfaces marked on tools and results. */
+  readonly apps: boolean;
   /** The keepalive interval; undefined: off. */
   readonly pingIntervalMs: number | undefined;
   /** What calls the server runs as tasks do: 'off' (never asked for), 'wait' (inline) or 'defer'. */
@@ -70,6 +73,7 @@ export const CONNECT_SETTING_FIELDS = [
   'pingIntervalMs',
   'verdicts',
   'legacyVerdictMs',
+  'apps',
 ] as const satisfies readonly (keyof ConnectSettings)[];
 
 /**
@@ -114,6 +118,8 @@ function resolveWith(settings: ConnectSettings, base: ResolvedConnectSettings | 
   checkMaxMessageBytes(given.maxMessageBytes);
   checkPingInterval(given.pingIntervalMs);
   checkVerdictAge(given.legacyVerdictMs);
+  if (given.apps !== undefined && typeof given.apps !== 'boolean')
+    throw new AgtError('invalid_input', 'apps must be true or false', { details: { field: 'apps' } });
   const handlers = Object.freeze(clientHandlersOf(given)); // a roots list is checked here
   const out: ResolvedConnectSettings = {
     given,
@@ -122,7 +128,8 @@ function resolveWith(settings: ConnectSettings, base: ResolvedConnectSettings | 
     auth: given.auth,
     variables: given.variables ?? {},
     handlers,
-    capabilities: Object.freeze(clientCapabilities(handlers)),
+    capabilities: Object.freeze(withApps(clientCapabilities(handlers), given.apps === true)),
+    apps: given.apps === true,
     pingIntervalMs: given.pingIntervalMs,
     tasks: taskMode(given.tasks),
     verdicts: given.verdicts,
@@ -131,6 +138,12 @@ function resolveWith(settings: ConnectSettings, base: ResolvedConnectSettings | 
   };
   Object.defineProperty(out, RESOLVED, { value: true });
   return Object.freeze(out);
+}
+
+// The client capabilities with the MCP Apps extension declared when the host renders apps.
+function withApps(capabilities: Record<string, unknown>, apps: boolean): Record<string, unknown> {
+  if (!apps) return capabilities;
+  return { ...capabilities, extensions: { [UI_EXTENSION]: { mimeTypes: [...UI_CAPABILITY.mimeTypes] } } };
 }
 
 const VARIABLE_KEYS = CONNECT_NESTED_KEYS.variables?.keys ?? [];

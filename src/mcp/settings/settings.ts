@@ -81,6 +81,11 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
   /** How long a legacy verdict is used before the server is asked again (it may have been upgraded). Default one day. */
   legacyVerdictMs?: number;
   /**
+   * Renders MCP Apps (extension `io.modelcontextprotocol/ui`): the client declares the extension with the MIME type
+   * `text/html;profile=mcp-app`, in both eras, so servers list their tools' interfaces (docs/apps.md). Default false.
+   */
+  apps?: boolean;
+  /**
    * An unknown key (a misspelling) is invalid_input naming it and the closest known key. `false` accepts such keys
    * with a warning instead (forward compatibility: options of a newer version). Default true.
    */
@@ -102,6 +107,7 @@ const SETTING_KEYS = {
   pingIntervalMs: true,
   verdicts: true,
   legacyVerdictMs: true,
+  apps: true,
   strict: true,
 } as const satisfies Record<keyof ConnectSettings, true>;
 

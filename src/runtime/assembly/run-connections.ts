@@ -19,6 +19,7 @@ import type { ToolSchemaRegistry } from '../../schema/registry.js';
 import type { BuildContext } from './refresh.js';
 import type { ResolvedRunOptions } from '../run-options.js';
 import type { RunNotificationContext, RunRequestContext } from '../types.js';
+import type { RunToolSearch } from './tool-search.js';
 
 /** The run's identity and the calls it has in flight per mount. */
 export interface RunWiring {
@@ -147,4 +148,14 @@ function poolSource(pool: McpPool, scope: string, wiring: RunWiring): NonNullabl
       listSkills: () => lease.listSkills(),
     };
   };
+}
+
+// What a run is built from besides its options: its id, schemas, connections and the state its parts share.
+export interface RunParts {
+  runId: string;
+  registry: ToolSchemaRegistry;
+  inFlight: Map<string, Set<string>>;
+  connections: RunConnections;
+  stale: Map<string, Set<ListChangedKind>>;
+  toolSearch: RunToolSearch;
 }

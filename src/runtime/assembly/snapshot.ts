@@ -3,6 +3,7 @@
  * tool the agent may call, the compiled validators, and the fingerprint. It is
  * built once per run (and per refresh) and never changes afterwards.
  */
+import type { ToolUi } from '../../mcp/apps/ui-meta.js';
 import { AgtError } from '../../errors.js';
 import type { FrameworkOutcome, FrameworkTool } from '../../framework/tools.js';
 import type { McpConnection } from '../../mcp/connection.js';
@@ -44,6 +45,8 @@ export interface McpRoute extends RouteBase {
   /** The tool's `_meta` and `execution` as declared (MCP Apps UIs read `_meta.ui`). */
   meta?: Readonly<Record<string, unknown>>;
   execution?: Readonly<Record<string, unknown>>;
+  /** MCP Apps: the tool's interface and who may call it, read from `_meta.ui` (absent: no interface, callable by both). */
+  ui?: Readonly<ToolUi>;
 }
 /** A framework tool. */
 export interface FrameworkRoute extends RouteBase {
@@ -73,7 +76,7 @@ export interface LoadedMount {
   release(): Promise<void>;
   routes: McpRoute[];
   /** Canonical hashes of its tools' schemas and annotations, for the fingerprint. */
-  tools: { name: string; schema: string; output?: string; annotations?: string }[];
+  tools: { name: string; schema: string; output?: string; annotations?: string; ui?: string }[];
   /** The skills its server serves (the MCP Skills extension), as listed. */
   skills?: readonly McpSkill[];
 }

@@ -14,7 +14,7 @@ import { ToolIndex } from '../../toolsearch/tool-index.js';
 import { TOOL_SEARCH_TOOL } from '../../framework/search-tool.js';
 import type { ToolSchemaRegistry } from '../../schema/registry.js';
 import { type AutoAllowMatch, checkMatch, matches } from '../pipeline/policies.js';
-import { type ModelTool, modelTools } from '../model-tools.js';
+import { type ModelTool, modelTools, visibleToModel } from '../model-tools.js';
 import { frameworkRoute, type Route } from './snapshot.js';
 
 /** Options of tool search (`NativeRunOptions.toolSearch`). */
@@ -96,12 +96,16 @@ export class RunToolSearch {
   }
 
   /** The tools a model is shown; with `includeDeferred` every tool, the ones not shown marked `deferred` (provider-native deferral). */
-  modelTools(base: ReadonlyMap<string, Route>, options: { includeAppOnly?: boolean; includeDeferred?: boolean }): ModelTool[] {
+  modelTools(
+    base: ReadonlyMap<string, Route>,
+    options: { includeAppOnly?: boolean; includeDeferred?: boolean },
+    apps = false,
+  ): ModelTool[] {
     const appOnly = options.includeAppOnly === true;
-    const visible = modelTools(this.visible(base), appOnly);
+    const visible = modelTools(this.visible(base), appOnly, apps);
     if (options.includeDeferred !== true || !this.active(base)) return visible;
     const shown = new Set(visible.map((t) => t.name));
-    return modelTools(this.routes(base).values(), appOnly).map((t) => (shown.has(t.name) ? t : { ...t, deferred: true as const }));
+    return modelTools(this.routes(base).values(), appOnly, apps).map((t) => (shown.has(t.name) ? t : { ...t, deferred: true as const }));
   }
 
   /** tool_search's view of this run's routes. */
@@ -165,7 +169,7 @@ export class RunToolSearch {
   #state(routes: ReadonlyMap<string, Route>): { active: boolean; index: ToolIndex } {
     let state = this.#indexes.get(routes);
     if (state === undefined) {
-      const mcp = [...routes.values()].filter((r) => r.kind === 'mcp');
+      const mcp = [...routes.values()].filter((r) => r.kind === 'mcp' && visibleToModel(r)); // U1: never an app-only tool
       const { mode, maxTools, maxToolTokens } = this.#options;
       const active = mode === 'always' || (mode === 'auto' && (mcp.length > maxTools || estimateTokens(mcp) > maxToolTokens));
       state = { active, index: new ToolIndex(active ? mcp : []) };

@@ -36,6 +36,9 @@ interface WaitingBase {
   kind: RouteKind;
   mount?: string;
   remoteTool?: string;
+  /** MCP Apps: an app's call, and the tool whose app made it (U3). */
+  origin?: 'app';
+  from?: string;
   annotations?: ToolAnnotations;
   arguments: Record<string, unknown>;
   reason?: string;
@@ -142,7 +145,7 @@ export function waitingIdentity(a: WaitingCall, run: { runId: string; agent: str
     callId: a.callId,
     tool: a.tool,
     kind: a.kind,
-    ...defined({ mount: a.mount, remoteTool: a.remoteTool }),
+    ...defined({ mount: a.mount, remoteTool: a.remoteTool, origin: a.origin, from: a.from }),
   };
 }
 
@@ -157,6 +160,8 @@ export function pendingView(a: WaitingCall): PendingCall {
     ...defined({
       mount: a.mount,
       remoteTool: a.remoteTool,
+      origin: a.origin,
+      from: a.from,
       annotations: a.annotations && Object.freeze({ ...a.annotations }),
       reason: a.reason,
     }),
@@ -202,6 +207,8 @@ export function isStoredCall(value: unknown): boolean {
     KINDS.includes(a.kind as string) &&
     optionalString(a.mount) &&
     optionalString(a.remoteTool) &&
+    (a.origin === undefined || a.origin === 'app') &&
+    optionalString(a.from) &&
     optionalString(a.reason) &&
     (a.annotations === undefined || isPlainObject(a.annotations)) &&
     isPlainObject(a.arguments) &&

@@ -24,6 +24,16 @@ export interface CallContext extends ExecuteContext {
   limits: RunLimits;
   /** How long a deferred call waits for its decision (approvalTtlMs). */
   approvalTtlMs: number;
+  /** MCP Apps: the calls are an app's (run.callFromApp): the tool whose app asks, and its mount (U3). */
+  origin?: AppOrigin;
+  /** MCP Apps rendered (`apps: true`): ok results of tools with an interface say so. */
+  apps: boolean;
+}
+
+/** Which app made a call: the run's name of the tool whose interface it is, and that tool's mount. */
+export interface AppOrigin {
+  from: string;
+  mount: string;
 }
 
 /** The parts of a run every batch's context is built from. */
@@ -44,6 +54,7 @@ export function callContext(
   batchSignal: AbortSignal | undefined,
   onFrameworkChange: (outcome: FrameworkOutcome) => void,
   toolSearch?: ToolSearchContext,
+  origin?: AppOrigin,
 ): CallContext {
   const o = run.options;
   const signals = [o.signal, batchSignal].filter((s): s is AbortSignal => s !== undefined);
@@ -58,6 +69,8 @@ export function callContext(
     audit: o.audit,
     limits: o.limits,
     approvalTtlMs: o.approvalTtlMs,
+    apps: o.connect.apps,
+    ...(origin ? { origin } : {}),
     framework: { service: o.service, prober: run.prober, agent: o.agent, signal, ...(toolSearch ? { toolSearch } : {}) },
     brokenMounts: run.brokenMounts,
     inFlight: run.inFlight,

@@ -10,10 +10,16 @@ import type { AuditEvent, AuditSink } from '../audit/audit-events.js';
 
 /** Who and what: the fields the permission request and the audit event both name (a fresh object each time). */
 export function callIdentity(ctx: CallContext, callId: string, route: Route): CallIdentity {
-  const { runId, agent, batchId } = ctx;
-  return route.kind === 'mcp'
-    ? { runId, agent, batchId, callId, tool: route.name, kind: route.kind, mount: route.mount, remoteTool: route.remoteTool }
-    : { runId, agent, batchId, callId, tool: route.name, kind: route.kind };
+  const { runId, agent, batchId, origin } = ctx;
+  const identity: CallIdentity =
+    route.kind === 'mcp'
+      ? { runId, agent, batchId, callId, tool: route.name, kind: route.kind, mount: route.mount, remoteTool: route.remoteTool }
+      : { runId, agent, batchId, callId, tool: route.name, kind: route.kind };
+  if (origin !== undefined) {
+    identity.origin = 'app';
+    identity.from = origin.from;
+  }
+  return identity;
 }
 
 /** Records an audit event; a failing sink never breaks a run. */

@@ -12,7 +12,8 @@ import type { CheckedCall } from './batch-check.js';
 import { execute } from './execute.js';
 import type { Route } from '../assembly/snapshot.js';
 import { type Asked, type CallPath, NOT_COPIED, runCall } from './pipeline.js';
-import type { CallContext } from './call-context.js';
+import type { AppOrigin, CallContext } from './call-context.js';
+import { visibleToApp, visibleToModel } from '../model-tools.js';
 import { callIdentity, recordSafely } from './call-identity.js';
 
 /** The stages a run's calls go through, with the batch's policy, hooks and bounds (one per batch, no closures). */
@@ -38,9 +39,12 @@ export class RunPath implements CallPath<Route> {
     return permissionRequest(this.#ctx, callId, route, withArguments ? args : undefined);
   }
 
-  /** Stage 5 on the call's route. */
+  /** Stage 5 on the call's route; with apps on, an ok result of a tool with an interface says so (`app`). */
   execute(callId: string, route: Route, args: Record<string, unknown>): Promise<ToolResult | Asked> {
-    return execute(callId, route, args, this.#ctx);
+    const executed = execute(callId, route, args, this.#ctx);
+    if (!this.#ctx.apps || route.kind !== 'mcp' || route.ui?.resourceUri === undefined) return executed;
+    const app = { resourceUri: route.ui.resourceUri, mount: route.mount };
+    return executed.then((r) => ('status' in r && r.status === 'ok' ? { ...r, app } : r));
   }
 
   /** Structured results come from servers: only theirs are checked against an outputSchema. */
@@ -138,6 +142,8 @@ export async function processCall<W>(
   keep: (wait: CallWait, ctx: CallContext) => Promise<W>,
 ): Promise<ToolResult | W> {
   const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
+  const refused = appRefusal(call.callId, route, ctx.origin);
+  if (refused !== undefined) return audit(refused, 'policy');
   const outcome = await runCall(call.callId, route, call.arguments, path);
   if (outcome.kind === 'deferred')
     return keep({ kind: 'approval', index: call.index, route, request: outcome.request, deferred: outcome.deferred }, ctx);
@@ -147,3 +153,25 @@ export async function processCall<W>(
   }
   return audit(outcome.result, outcome.decidedBy);
 }
+
+/**
+ * MCP Apps (U1, U3): who may call a tool. The model may not call a tool visible to its app only; an app may call only
+ * the tools of its own tool's server that are visible to apps (never a framework or delegate tool). Undefined: allowed.
+ */
+export function appRefusal(callId: string, route: Route, origin: AppOrigin | undefined): ToolResult | undefined {
+  if (origin === undefined) {
+    if (visibleToModel(route)) return undefined;
+    return denied(callId, `tool "${route.name}" is for its app only (MCP Apps visibility); the model may not call it`);
+  }
+  if (route.kind !== 'mcp' || route.mount !== origin.mount)
+    return denied(callId, `an app may call only the tools of its own server; "${route.name}" is not one of them`);
+  if (!visibleToApp(route))
+    return denied(callId, `tool "${route.name}" is for the model only (MCP Apps visibility); an app may not call it`);
+  return undefined;
+}
+
+const denied = (callId: string, message: string): ToolResult => ({
+  callId,
+  status: 'permission_denied',
+  error: { code: 'permission_denied', message, details: { reason: 'app_visibility' } },
+});
