@@ -13,6 +13,7 @@ const entry = {
   postgres: 'src/storage/postgres.ts',
   sqlite: 'src/storage/sqlite.ts',
   testing: 'src/testing/index.ts',
+  apps: 'src/apps/index.ts',
 };
 
 // No source maps: the built code is not minified (names, structure and line breaks as written, so a stack trace

@@ -19,6 +19,7 @@ export default defineConfig({
       { find: /^agt-mcp\/anthropic$/, replacement: src('providers/anthropic/index.ts') },
       { find: /^agt-mcp\/ai-sdk$/, replacement: src('providers/ai-sdk/index.ts') },
       { find: /^agt-mcp\/otel$/, replacement: src('otel/index.ts') },
+      { find: /^agt-mcp\/apps$/, replacement: src('apps/index.ts') },
     ],
   },
   test: {

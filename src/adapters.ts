@@ -34,7 +34,11 @@ export type {
 } from './mcp/connection-types.js';
 export type { EraVerdict } from './mcp/settings/era.js';
 export type { RawTool } from './mcp/requests/lists.js';
-export type { ProbePhase, ProbedList, ProbedSchemaError, ProbedTool } from './mcp/probe/prober.js';
+export type { ProbePhase, ProbedApp, ProbedList, ProbedSchemaError, ProbedTool } from './mcp/probe/prober.js';
+export type { AppCsp, AppPermissions } from './mcp/apps/csp.js';
+export type { AppResource } from './mcp/apps/app-resource.js';
+export type { AppCallOptions } from './runtime/apps/app-run.js';
+export type { AppContextUpdate } from './runtime/apps/app-context.js';
 export type { AuthSetting } from './mcp/settings/settings.js';
 export { loginState } from './mcp/auth/token-store.js';
 export type { LoginState, StoredTokens, TokenStore } from './mcp/auth/token-store.js';

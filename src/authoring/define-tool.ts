@@ -15,6 +15,7 @@ import type { HandlerOutput } from '../results.js';
 import { publishValibot } from '../schema/valibot/valibot.js';
 import { defined } from '../json.js';
 import type { ToolAnnotations } from '../mcp/requests/lists.js';
+import { type DefinedApp, defineApp, type ToolApp } from './app.js';
 import type {
   AuthInfo,
   CreateMessageRequest,
@@ -124,6 +125,8 @@ interface ToolDescription {
   readonly outputSchema?: Record<string, unknown>;
   /** Whether the tool may run as a task (MCP `execution.taskSupport`), as published. */
   readonly execution?: Readonly<{ taskSupport: TaskSupport }>;
+  /** Its interface (MCP Apps): served as a `ui://` resource, named in the tool's `_meta.ui`. */
+  readonly app?: DefinedApp;
 }
 
 /** A tool definition, ready to serve. */
@@ -177,6 +180,12 @@ export interface ToolDefinition<S extends v.GenericSchema> {
    * before that going by rounds (input first, then a task: SEP-2663); in the 2025 era, as by default, at the call.
    */
   execution?: { taskSupport: TaskSupport; taskStart?: TaskStart };
+  /**
+   * An interface the host renders for the tool (MCP Apps): the HTML (`html`, or `file` read now), the origins and
+   * permissions its frame may use, who may call the tool (`visibility`), its `ui://` URI (default
+   * `ui://<server name>/<tool name>`). Checked here: a problem is invalid_input naming the field (`app.csp.…`).
+   */
+  app?: ToolApp;
   handler: (input: v.InferOutput<S>, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
 }
 
@@ -187,7 +196,7 @@ export function toolError(code: string, message: string, details?: Record<string
 
 /** Defines a tool from one valibot object schema (and one for its output); throws invalid_input when a schema cannot be published faithfully. */
 export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition<S>): DefinedTool<S> {
-  const { name, description, title, annotations, input, output, definitions, execution, handler } = definition;
+  const { name, description, title, annotations, input, output, definitions, execution, app, handler } = definition;
   const support = execution?.taskSupport;
   if (execution !== undefined && support !== 'forbidden' && support !== 'optional' && support !== 'required')
     throw new AgtError('invalid_input', `tool "${String(name)}": execution.taskSupport must be "optional", "required" or "forbidden"`);
@@ -203,6 +212,7 @@ export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition
     throw new AgtError('invalid_input', `tool name "${String(name)}" must match ${MODEL_TOOL_NAME}`);
   const inputSchema = publishValibot(name, 'input', input, definitions);
   const outputSchema = output === undefined ? undefined : publishValibot(name, 'output', output, definitions);
+  const definedApp = app === undefined ? undefined : defineApp(name, app);
   return Object.freeze({
     name,
     description,
@@ -212,6 +222,7 @@ export function defineTool<S extends v.GenericSchema>(definition: ToolDefinition
     ...defined({ outputSchema }),
     ...(support === undefined ? {} : { execution: Object.freeze({ taskSupport: support }) }),
     ...(taskStart === 'handler' ? { taskStart } : {}),
+    ...(definedApp === undefined ? {} : { app: definedApp }),
     handler,
   });
 }

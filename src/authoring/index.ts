@@ -1,6 +1,10 @@
 // agt-mcp/authoring: author MCP tools with one valibot definition, serve them, test their contract.
 export { defineTool, parseArguments, toolError, ToolErrorSignal } from './define-tool.js';
 export type { Caller, DefinedTool, ServableTool, TaskSupport, ToolContext, ToolDefinition, ToolOutput } from './define-tool.js';
+export { defaultAppUri } from './app.js';
+export type { DefinedApp, ToolApp } from './app.js';
+export type { AppCsp, AppPermissions } from '../mcp/apps/csp.js';
+export type { AppVisibility } from '../mcp/apps/ui-meta.js';
 export { MemoryTaskStore } from './tasks/store.js';
 export type { MemoryTaskStoreOptions, TaskRecord, TaskStatus, TaskStore } from './tasks/store.js';
 export type { TaskServingOptions } from './tasks/policy.js';
@@ -24,6 +28,7 @@ export type {
   ContractTool,
 } from './contract/contract.js';
 export { checkServer } from './contract/server-check.js';
+export type { AppCheck, AppProblem } from './contract/app-check.js';
 export type {
   CheckCase,
   CheckCaseResult,

@@ -19,6 +19,9 @@ export interface ModelTool {
   deferred?: true;
   /** MCP Apps (a run with `apps: true`): the tool has an interface, rendered by the host from this `ui://` resource (run.readApp). */
   app?: { resourceUri: string };
+  /** MCP Apps (a run with `apps: true`): an MCP tool's mount and its server's own name (what its app calls it by). */
+  mount?: string;
+  remoteTool?: string;
 }
 
 /** The routes as tools for a model: app-only MCP tools (see {@link visibleToModel}) left out unless `includeAppOnly`; `apps`: interfaces marked. */
@@ -32,6 +35,7 @@ export function modelTools(routes: Iterable<Route>, includeAppOnly: boolean, app
       ...(r.kind === 'mcp' && r.meta ? { _meta: r.meta } : {}),
       ...(r.kind === 'mcp' && r.execution ? { execution: r.execution } : {}),
       ...(apps && r.kind === 'mcp' && r.ui?.resourceUri !== undefined ? { app: { resourceUri: r.ui.resourceUri } } : {}),
+      ...(apps && r.kind === 'mcp' ? { mount: r.mount, remoteTool: r.remoteTool } : {}),
     }));
 }
 

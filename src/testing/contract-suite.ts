@@ -13,7 +13,8 @@ import type { TestFunction } from './store-conformance.js';
  * Registers one test per contract case and era (C3: both eras unless the
  * config pins one or `connect.eras` names them); `beforeAll` runs the contract
  * once against the real server. An era the server does not speak fails its
- * tests with the reason: name the eras it speaks in `connect.eras`.
+ * tests with the reason: name the eras it speaks in `connect.eras`. A tool's
+ * interface (MCP Apps) that fails its check fails that tool's first case.
  */
 export function contractSuite(
   target: McpDocument | McpServerConfig,
@@ -35,6 +36,10 @@ export function contractSuite(
         const result = ran.results[i];
         assert.ok(result, 'no result for this case');
         assert.deepEqual(result.got, 'ok' in c.expect ? { ok: true } : { code: c.expect.code });
+        // The first case of a tool also carries its interface's check (MCP Apps), when it declares one.
+        const app = cases.findIndex((other) => other.tool === c.tool) === i ? ran.apps?.find((a) => a.tool === c.tool) : undefined;
+        if (app !== undefined && !app.passed)
+          assert.fail(`${c.tool}'s interface ${app.uri ?? ''}: ${app.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
       });
     });
   }

@@ -49,6 +49,26 @@ describe('package exports', () => {
     expect(out).toBe('true object function function function function');
   });
 
+  it('ESM and CJS: agt-mcp/apps resolves, with ext-apps (its optional peer) loaded by it alone', () => {
+    const out = run([
+      '--input-type=module',
+      '-e',
+      `import { createRequire } from 'node:module';
+       import { createAppBridge, appCspHeader, APP_MIME_TYPE } from 'agt-mcp/apps';
+       const require = createRequire(import.meta.url);
+       const bridge = createAppBridge({}, { tool: 't' });
+       console.log([typeof createAppBridge, bridge.constructor.name !== '', appCspHeader(undefined).startsWith("default-src 'none'"), APP_MIME_TYPE,
+         typeof require('agt-mcp/apps').createAppBridge].join(' '));`,
+    ]);
+    expect(out).toBe('function true true text/html;profile=mcp-app function');
+    // The other entries do not load ext-apps: only the apps entry imports it (a chunk may hold package.json's text, which names it).
+    const loads = /(from\s*|import\(\s*|require\(\s*)["']@modelcontextprotocol\/ext-apps/;
+    const naming = fs
+      .readdirSync(path.join(REPO_ROOT, 'dist'))
+      .filter((f) => /\.(c?js)$/.test(f) && loads.test(fs.readFileSync(path.join(REPO_ROOT, 'dist', f), 'utf8')));
+    expect(naming.sort()).toEqual(['apps.cjs', 'apps.js']);
+  });
+
   it('P2: agt-mcp/testing fixtureServer() (ESM and CJS) starts the shipped fixture server; a probe and a call work', () => {
     const out = run([
       '--input-type=module',
@@ -147,6 +167,7 @@ describe('package exports', () => {
       'toolErrorOf',
     ],
     'agt-mcp/ai-sdk': ['aiSdkModel', 'aiSdkTools', 'standardJsonSchema'],
+    'agt-mcp/apps': ['APP_MIME_TYPE', 'UI_EXTENSION', 'appAllowAttribute', 'appCspHeader', 'createAppBridge'],
     'agt-mcp/anthropic': [
       'anthropicModel',
       'fromAnthropicToolUse',
@@ -162,6 +183,7 @@ describe('package exports', () => {
       'checkServer',
       'contractCases',
       'createToolServer',
+      'defaultAppUri',
       'defineTool',
       'parseArguments',
       'runContract',
@@ -325,6 +347,11 @@ describe('package exports', () => {
       'AgentSkillData',
       'AgtErrorDetails',
       'AnyAgtError',
+      'AppCallOptions',
+      'AppContextUpdate',
+      'AppCsp',
+      'AppPermissions',
+      'AppResource',
       'ApprovalRequestedEvent',
       'AuditQuery',
       'AuthSetting',
@@ -368,6 +395,7 @@ describe('package exports', () => {
       'PoolEvent',
       'PoolKeyStats',
       'ProbePhase',
+      'ProbedApp',
       'ProbedList',
       'ProbedSchemaError',
       'ProbedTool',
@@ -429,6 +457,11 @@ describe('package exports', () => {
       'ConversationOptions',
     ],
     'agt-mcp/authoring': [
+      'AppCheck',
+      'AppCsp',
+      'AppPermissions',
+      'AppProblem',
+      'AppVisibility',
       'CacheHint',
       'CallToolResult',
       'Caller',
@@ -443,6 +476,7 @@ describe('package exports', () => {
       'ContractReport',
       'ContractResult',
       'ContractTool',
+      'DefinedApp',
       'DefinedTool',
       'EraCheck',
       'HttpToolService',
@@ -460,6 +494,7 @@ describe('package exports', () => {
       'TaskStatus',
       'TaskStore',
       'TaskSupport',
+      'ToolApp',
       'ToolCheck',
       'ToolContext',
       'ToolDefinition',
@@ -500,6 +535,7 @@ describe('package exports', () => {
       'ProviderToolLimits',
     ],
     'agt-mcp/otel': ['OtelAuditSinkOptions'],
+    'agt-mcp/apps': ['AppBridgeOptions', 'AppCsp', 'AppHostRun', 'AppHostTool', 'AppPermissions', 'AppResource'],
     'agt-mcp/postgres': ['PgClientLike', 'PgOptions', 'PgPoolLike', 'PostgresStoreOptions', 'PostgresTokenStoreOptions'],
     'agt-mcp/sqlite': [
       'SqliteConnection',

@@ -13,6 +13,8 @@ import { defined, isPlainObject } from '../../json.js';
 import { ToolSchemaRegistry } from '../../schema/registry.js';
 import { MAX_SCHEMA_PROPERTIES } from '../../bounds.js';
 import { connectInEra, erasOf } from '../eras.js';
+import type { McpConnection } from '../../mcp/connection.js';
+import { type AppCheck, checkToolApp } from './app-check.js';
 
 /** What a case expects: success, or a tool error with this code. */
 export type ContractExpectation = { ok: true } | { code: string };
@@ -185,6 +187,8 @@ export interface ContractEraReport {
   results: ContractResult[];
   /** Set when the server does not speak this era: why (its cases did not run, and are not counted as failed). */
   unavailable?: string;
+  /** The interfaces (MCP Apps) of the cases' tools, read and checked (each failed one counts in `failed`). */
+  apps?: AppCheck[];
 }
 
 /** A contract run's report: every era's results, and each era's on its own. */
@@ -226,7 +230,9 @@ export async function runContract(
       continue;
     }
     const results: ContractResult[] = [];
+    let apps: AppCheck[] = [];
     try {
+      apps = await appChecks(connection, new Set(cases.map((c) => c.tool))); // read first: a case may end the server
       for (const c of cases) {
         const got = await outcomeOf(() => connection.callTool(c.tool, c.args, c.meta ? { meta: c.meta } : {}));
         const passed = 'ok' in c.expect ? 'ok' in got : 'code' in got && got.code === c.expect.code;
@@ -236,7 +242,16 @@ export async function runContract(
       await connection.close();
     }
     const passed = results.filter((r) => r.passed).length;
-    eras.push({ era, protocolVersion: connection.protocolVersion, passed, failed: results.length - passed, results });
+    const appsFailed = apps.filter((a) => !a.passed).length;
+    const checked = apps.length === 0 ? {} : { apps };
+    eras.push({
+      era,
+      protocolVersion: connection.protocolVersion,
+      passed,
+      failed: results.length - passed + appsFailed,
+      results,
+      ...checked,
+    });
   }
   // No era spoken: nothing ran, and a contract that ran nothing must not read as passed.
   if (eras.every((e) => e.unavailable !== undefined))
@@ -244,7 +259,15 @@ export async function runContract(
   const durationMs = performance.now() - started;
   const results = eras.flatMap((e) => e.results);
   const passed = results.filter((r) => r.passed).length;
-  return { passed, failed: results.length - passed, results, eras, durationMs, casesPerSecond: results.length / (durationMs / 1000) };
+  const failed = eras.reduce((n, e) => n + e.failed, 0);
+  return { passed, failed, results, eras, durationMs, casesPerSecond: results.length / (durationMs / 1000) };
+}
+
+// The interfaces of the named tools, as the server lists them.
+async function appChecks(connection: McpConnection, names: ReadonlySet<string>): Promise<AppCheck[]> {
+  const listed = (await connection.listTools()).filter((t) => names.has(t.name));
+  const checks = await Promise.all(listed.map((t) => checkToolApp(connection, t)));
+  return checks.filter((c): c is AppCheck => c !== undefined);
 }
 
 async function outcomeOf(call: () => Promise<{ isError?: boolean; content: unknown[] }>): Promise<ContractExpectation> {

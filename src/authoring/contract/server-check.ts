@@ -9,7 +9,8 @@
  * server refuses them (an error result or a JSON-RPC error) rather than
  * accepting, crashing or hanging; after its cases the server must still answer
  * a ping. The cases go to the server as they are: this checks the server's own
- * validation, so nothing is validated on the client first.
+ * validation, so nothing is validated on the client first. A tool that
+ * declares an interface (MCP Apps) has it read and checked too (app-check.ts).
  *
  * Calls can change the world: only tools annotated `readOnlyHint: true` are
  * called unless `all` is set. A dry run lists the cases and calls nothing.
@@ -30,6 +31,7 @@ import { EXAMPLE_ATTEMPTS, exampleArguments } from '../../schema/example.js';
 import { checkStructuredOutput, outputCheckOf, outputVerdictMessage } from '../../schema/structured-output.js';
 import { ToolSchemaRegistry } from '../../schema/registry.js';
 import { contractCases } from './contract.js';
+import { type AppCheck, checkToolApp } from './app-check.js';
 import { connectInEra, erasOf, pinnedTo } from '../eras.js';
 import { DEFAULT_CHECK_CALL_MS } from '../../bounds.js';
 
@@ -85,6 +87,8 @@ export interface ToolCheck {
   notRun: number;
   /** False after its cases when the server did not answer a ping (it hung or died). */
   pingAfter?: boolean;
+  /** Its interface (MCP Apps), when it declares one: listed, read and checked as a host reads it (counts once in failed). */
+  app?: AppCheck;
   passed: number;
   failed: number;
 }
@@ -176,9 +180,8 @@ async function checkEra(
       const schemas = compileToolSchemas(raw, registry);
       const check = planTool(raw, era, schemas, plan.all, plan.maxCasesPerTool);
       tools.push(check);
-      if (check.status === 'skipped') continue;
       if (plan.dryRun) {
-        check.status = 'planned';
+        if (check.status !== 'skipped') check.status = 'planned';
         continue;
       }
       if (connection === undefined || connection.closed) {
@@ -186,7 +189,11 @@ async function checkEra(
         connection = undefined;
         connection = await reconnect();
       }
-      await runTool(check, raw, schemas, connection, plan.callTimeoutMs);
+      if (check.status !== 'skipped') await runTool(check, raw, schemas, connection, plan.callTimeoutMs);
+      // Its interface, read (nothing is called): checked for a skipped tool too, on a live connection.
+      if (connection.closed) connection = await reconnect();
+      const app = await checkToolApp(connection, raw, { timeoutMs: plan.callTimeoutMs });
+      if (app !== undefined) Object.assign(check, { app, failed: check.failed + (app.passed ? 0 : 1) });
     }
   } finally {
     await connection?.close();

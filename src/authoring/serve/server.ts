@@ -28,6 +28,7 @@ import type { TaskServingOptions } from '../tasks/policy.js';
 import { serveTaskMethods, taskCapabilities } from '../tasks/serve.js';
 import { type ServedEra, servesLegacy } from '../eras.js';
 import { kitSkillsFor, type KitSkillSource } from './skills.js';
+import { kitApps } from './apps.js';
 
 /**
  * A transport to serve on: the SDK's transports fit (StdioServerTransport,
@@ -147,6 +148,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   const tasked = [...tools.values()].some((t) => t.execution?.taskSupport === 'optional' || t.execution?.taskSupport === 'required');
   const parts = { tools, outputs, codec, tasks: kitTasks, report };
   const skills = options.skills === undefined ? undefined : kitSkillsFor(options.skills, cache);
+  const apps = kitApps(options.name, tools.values()); // the tools' interfaces (MCP Apps), served to every client
   // One SDK Server of the tools; the same handlers in every era (the SDK's entries add the modern-only ones).
   const build = (era: 'legacy' | 'modern', via?: ServedVia): Server => {
     // Logging is declared so that ctx.log works and clients may set a level; sampling and elicitation are the client's.
@@ -163,11 +165,15 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
         inputSchema: t.inputSchema as { type: 'object' },
         ...defined({ title: t.title, annotations: t.annotations, outputSchema: t.outputSchema as { type: 'object' } | undefined }),
         ...(t.execution === undefined ? {} : { execution: { ...t.execution } }),
+        ...defined({ _meta: apps.toolMeta(t.name) }),
       })),
     }));
     server.setRequestHandler('tools/call', callToolHandler(parts, server, { era, via }));
     if (tasked) serveTaskMethods(server, era, kitTasks, (ctx) => toolContext(server, ctx, {}, { era, via }).caller?.id ?? null);
     skills?.attach(mcp);
+    // A kit server's interfaces are fixed for its life: it says resources never change, unless its skills may.
+    if (apps.any && skills === undefined) server.registerCapabilities({ resources: { listChanged: false } });
+    if (apps.any) apps.attach(mcp, cache);
     return server;
   };
   const ready = async () => void (await skills?.ready);

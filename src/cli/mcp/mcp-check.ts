@@ -60,13 +60,13 @@ function reportText(report: ServerCheckReport, all: boolean): string {
     eraLabel(t.era),
     t.status === 'skipped' ? '-' : String(t.cases.length),
     t.status === 'skipped' ? '-' : String(t.passed),
-    t.status === 'skipped' ? oneLine`skipped: ${t.skipReason}` : oneLine`${failures(t)}`,
+    t.status === 'skipped' ? oneLine`skipped: ${t.skipReason}${appFailure(t, '; ')}` : oneLine`${failures(t)}`,
   ]);
   const table = [['tool', 'era', 'cases', 'passed', 'failed'], ...rows];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...table.map((r) => (r[i] as string).length)));
   const lines = table.map((r) => r.map((cell, i) => (i < 4 ? cell.padEnd(widths[i] as number) : cell)).join('  '));
   const checked = tools.filter((t) => t.status === 'checked');
-  const failed = checked.reduce((n, t) => n + t.failed, 0);
+  const failed = tools.reduce((n, t) => n + t.failed, 0); // a skipped tool's interface is checked all the same
   const spoken = report.eras.filter((e) => e.unavailable === undefined).map((e) => `MCP ${e.protocolVersion}`);
   const eras = [
     `eras checked: ${spoken.join(', ')}`,
@@ -83,6 +83,14 @@ function failures(t: ToolCheck): string {
   const failed = t.results.filter((r) => !r.passed).map((r) => `${r.case.name}: ${r.reason ?? r.outcome}${more(r)}`);
   if (t.pingAfter === false) failed.push('no answer to ping after its cases (--timeout MS waits longer)');
   if (t.notRun > 0) failed.push(`${t.notRun} case(s) not run: the server went away`);
+  if (t.app?.passed === false) failed.push(appFailure(t, ''));
   const note = t.skipReason === undefined ? '' : ` (${t.skipReason})`;
   return failed.length === 0 ? `0${note}` : `${t.failed}: ${failed.join('; ')}${note}`;
+}
+
+// A tool's interface that failed its check (MCP Apps): each field and why.
+function appFailure(t: ToolCheck, before: string): string {
+  return t.app?.passed === false
+    ? `${before}interface ${t.app.uri ?? ''}: ${t.app.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`
+    : '';
 }

@@ -1,4 +1,4 @@
-/** `agt mcp …`: create (add), update, import, test, probe, call, task, read, prompt, resources, prompts, ping, list, show (get), delete (remove). */
+/** `agt mcp …`: create (add), update, import, test, probe, call, task, read, app, prompt, resources, prompts, ping, list, show (get), delete (remove). */
 import { oneLine, outsideJson } from '../../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../../errors.js';
@@ -14,6 +14,7 @@ type Verb = (args: string[], ctx: CliContext) => Promise<number>;
 const LAZY_VERBS: Record<string, () => Promise<Verb>> = {
   call: async () => (await import('./mcp-call.js')).callCommand,
   read: async () => (await import('./mcp-call.js')).readCommand,
+  app: async () => (await import('./mcp-app.js')).appCommand,
   prompt: async () => (await import('./mcp-call.js')).promptCommand,
   resources: async () => (await import('./mcp-call.js')).resourcesCommand,
   prompts: async () => (await import('./mcp-call.js')).promptsCommand,

@@ -75,7 +75,8 @@ interface ProbeState {
 const MARK: Record<ProbeState['state'], string> = { connected: '✓', problems: '!', failed: '✗', disabled: '⊘', unreadable: '!' };
 
 async function probeAll(ctx: CliContext, rows: Row[], concurrency: number): Promise<number> {
-  const prober = new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets });
+  // As agt mcp probe: MCP Apps declared (a server may list its interfaces only to clients that render them).
+  const prober = new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets, apps: true });
   const states = await mapLimit(rows, concurrency, (row) => probeOne(ctx, prober, row));
   emit(ctx, states, () =>
     states.length === 0 ? 'no mcp servers registered' : states.map((s, i) => listLine(rows[i] as Row, stateText(s))).join('\n'),

@@ -4,7 +4,7 @@ import { MAX_SERVER_TEXT } from '../../bounds.js';
 import { noteOfReport, writeProbeNote } from '../store-files/probe-notes.js';
 import { parseArgs } from 'node:util';
 import { AgtError, isAgtError } from '../../errors.js';
-import { McpProber, type ProbedTool } from '../../mcp/probe/prober.js';
+import { McpProber, type ProbedApp, type ProbedTool } from '../../mcp/probe/prober.js';
 import type { McpDocument } from '../../config/mcp-config.js';
 import { type CliContext, emit, EXIT, inCli, mcpReference } from '../context.js';
 import { timeoutFlag } from '../files.js';
@@ -57,7 +57,8 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   let report;
   try {
     const auth = await ctx.auth?.(reference); // a stored login (agt mcp login)
-    report = await new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets }).probe(reference, {
+    // MCP Apps declared, so a server that lists its interfaces only to clients that render them shows them.
+    report = await new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets, apps: true }).probe(reference, {
       variables: { inputs },
       ...(auth === undefined ? {} : { auth }),
       ...(timeouts === undefined ? {} : { timeouts }),
@@ -94,6 +95,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
           ]
         : []),
       ...(report.prompts ? [`prompts: ${report.prompts.error ? oneLine`FAIL ${report.prompts.error}` : report.prompts.count}`] : []),
+      ...(report.apps ? [`apps: ${report.apps.length}`, ...report.apps.map(probedAppLine)] : []),
       ...(report.skills ? [`skills: ${report.skills.length}`, ...report.skills.map((k) => oneLine`  ${k.name} — ${k.description}`)] : []),
       ...report.warnings.map((w) => oneLine`warning: ${w}`),
     ].join('\n'),
@@ -110,4 +112,10 @@ function probedToolLine(tool: ProbedTool): string {
   if (tool.ok) return oneLine`  ok    ${bounded(tool.name)} (${tool.dialect}` + `${output})`;
   const error = tool.error ?? tool.output?.error;
   return oneLine`  FAIL  ${bounded(tool.name)}: ${error?.code} ${error?.message ?? ''}`;
+}
+
+// An interface a tool declares: the tool, its ui:// URI, who may call it (an app-only tool is never given to a model).
+function probedAppLine(app: ProbedApp): string {
+  const who = app.visibility.length === 2 ? 'model and app' : app.visibility[0] === 'app' ? 'app only' : 'model only';
+  return oneLine`  ${bounded(app.tool)}  ${bounded(app.resourceUri)}  (${who})`;
 }

@@ -31,14 +31,15 @@ export interface SessionTarget {
 
 /**
  * Reads the server `raw` names and builds its connect options from `--input` and `--timeout` (handshake, list and
- * call limit); `questions`: how the server's elicitations are answered (`agt mcp call`: on the terminal, or deferred).
+ * call limit); `questions`: how the server's elicitations are answered (`agt mcp call`: on the terminal, or deferred),
+ * and whether MCP Apps is declared (`agt mcp app`).
  */
 export async function sessionTarget(
   ctx: CliContext,
   raw: string | undefined,
   values: { input?: string[]; timeout?: string },
   usage: string,
-  questions: Pick<ConnectSettings, 'elicitation' | 'tasks'> = {},
+  questions: Pick<ConnectSettings, 'elicitation' | 'tasks' | 'apps'> = {},
 ): Promise<SessionTarget> {
   if (raw === undefined) throw new AgtError('invalid_input', `usage: ${usage}`);
   const reference = mcpReference(raw);

@@ -29,6 +29,7 @@ agt mcp import server.json [REF] [--package TYPE | --remote [--transport T]] [--
     probe: `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…
   Starts or connects the server exactly as a run would (this runs its command on this host), lists and
   checks its tools, resources and prompts, then closes it. --timeout sets the handshake and listing limit.
+  It declares MCP Apps: each tool's interface is listed (tool, ui:// URI, whether the model, the app or both call it).
   Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).`,
     call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach]
   Calls one tool the way a run does: the arguments are checked against the tool's inputSchema first (an
@@ -45,6 +46,11 @@ agt mcp import server.json [REF] [--package TYPE | --remote [--transport T]] [--
   (exit 6 while it still runs), or cancel it.`,
     read: `agt mcp read <ref> <uri> [--timeout MS] [--input id=VALUE]…
   Reads one resource (text printed; binary contents shown by type and size).`,
+    app: `agt mcp app <ref> <tool> [--out FILE] [--timeout MS] [--input id=VALUE]…
+  Reads a tool's interface (MCP Apps) as a host would before rendering it: the tool's _meta.ui.resourceUri, then
+  that ui:// resource from the same server, its type (text/html;profile=mcp-app), size (2 MiB) and CSP domains and
+  permissions checked. Prints its URI, size, digest, CSP domains and permissions, never the HTML; --out FILE writes
+  the HTML (only once every check passed). A tool without an interface, or one refused, is exit 2; nothing is written.`,
     prompt: `agt mcp prompt <ref> <name> [--arg key=value]… [--timeout MS] [--input id=VALUE]…
   Gets one prompt as the server renders it with these arguments (strings, as written).`,
     resources: `agt mcp resources <ref> [--timeout MS] [--input id=VALUE]…

@@ -61,9 +61,11 @@ export function appResourceOf(uri: string, answer: ResourceContents, options: { 
   };
 }
 
-// The item's HTML: its text, or its blob decoded from base64, at most maxBytes of UTF-8.
+// The item's HTML: its text, or its blob decoded from base64 (UTF-8 only), at most maxBytes; never both (which is it?).
 function htmlOf(item: Record<string, unknown>, maxBytes: number): string {
   const tooLarge = () => appMetaError('text', `is larger than ${maxBytes} bytes`, 'app_too_large');
+  if (item.text !== undefined && item.blob !== undefined)
+    throw appMetaError('blob', 'may not come with text (the HTML is one or the other)');
   if (typeof item.text === 'string') {
     if (item.text.length > maxBytes || Buffer.byteLength(item.text, 'utf8') > maxBytes) throw tooLarge();
     return item.text;
@@ -73,10 +75,16 @@ function htmlOf(item: Record<string, unknown>, maxBytes: number): string {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(item.blob)) throw appMetaError('blob', 'must be base64');
     const bytes = Buffer.from(item.blob, 'base64');
     if (bytes.length > maxBytes) throw tooLarge();
-    return bytes.toString('utf8');
+    try {
+      return UTF8.decode(bytes); // not a guess: bytes that are no UTF-8 are refused, not shown as U+FFFD
+    } catch {
+      throw appMetaError('blob', 'must be UTF-8 HTML');
+    }
   }
   throw appMetaError('text', 'must be the HTML (text, or a base64 blob)');
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 // A `_meta.ui` object where `meta` has one; undefined when it has none; an error when it is no object.
 function uiOf(meta: unknown, field: string): { value: Record<string, unknown>; field: string } | undefined {

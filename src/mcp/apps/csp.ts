@@ -9,6 +9,7 @@
 import { AgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { MAX_APP_CSP_DOMAINS } from '../../bounds.js';
+import { outsideText } from '../../outside-text.js';
 
 /** The CSP domains an interface asks for, by directive. */
 export interface AppCsp {
@@ -38,6 +39,8 @@ const PERMISSIONS: Readonly<Record<keyof AppPermissions, string>> = {
   clipboardWrite: 'clipboard-write',
 };
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+// A server's key in a field name (an unknown CSP field or permission): one line, escaped, bounded.
+const keyWords = (key: string) => outsideText(key, { max: 64 });
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** An interface's metadata was refused: `field` names the entry. */
@@ -49,7 +52,7 @@ export function appMetaError(field: string, message: string, reason = 'app_inval
 export function domainProblem(domain: unknown): string | undefined {
   if (typeof domain !== 'string') return 'must be a string';
   if (domain.length > 300) return 'is too long';
-  const m = /^(https|wss|http|ws):\/\/([^/:?#\s]+)(?::(\d{1,5}))?$/.exec(domain);
+  const m = /^(https|wss|http|ws):\/\/(\[::1\]|[^/:?#\s[\]]+)(?::(\d{1,5}))?$/.exec(domain);
   if (m === null) return 'must be an origin like https://api.example.com (a scheme and a host, no path)';
   const [, scheme, host = '', port] = m;
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return 'has a port out of range';
@@ -72,7 +75,7 @@ export function checkAppCsp(value: unknown, field = '_meta.ui.csp'): AppCsp | un
   const out: AppCsp = {};
   for (const key of Object.keys(value)) {
     if (!(CSP_FIELDS as readonly string[]).includes(key))
-      throw appMetaError(`${field}.${key}`, `is not a CSP field (${CSP_FIELDS.join(', ')})`);
+      throw appMetaError(`${field}.${keyWords(key)}`, `is not a CSP field (${CSP_FIELDS.join(', ')})`);
     const list = value[key];
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw appMetaError(`${field}.${key}`, 'must be a list of origins');
@@ -93,7 +96,7 @@ export function checkAppPermissions(value: unknown, field = '_meta.ui.permission
   const out: AppPermissions = {};
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(PERMISSIONS, key))
-      throw appMetaError(`${field}.${key}`, `is not a permission (${Object.keys(PERMISSIONS).join(', ')})`);
+      throw appMetaError(`${field}.${keyWords(key)}`, `is not a permission (${Object.keys(PERMISSIONS).join(', ')})`);
     const asked = value[key];
     if (asked === undefined) continue;
     if (!isPlainObject(asked) || Object.keys(asked).length > 0) throw appMetaError(`${field}.${key}`, 'must be {} when asked for');

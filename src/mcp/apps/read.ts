@@ -4,7 +4,7 @@
  * connection, checked by appResourceOf (the listing's `_meta.ui` asked for only
  * when the content item has none).
  */
-import { AgtError } from '../../errors.js';
+import { AgtError, isAgtError } from '../../errors.js';
 import { isPlainObject } from '../../json.js';
 import { outsideText } from '../../outside-text.js';
 import type { RequestOptions, ResourceContents } from '../connection-types.js';
@@ -36,9 +36,25 @@ export function appUriOf(tool: string, meta: unknown): string {
 export async function readApp(source: AppSource, uri: string, options: RequestOptions & { maxBytes?: number } = {}): Promise<AppResource> {
   const { maxBytes, ...request } = options;
   const answer = await source.readResource(uri, request);
-  const contents = (answer as { contents?: unknown }).contents;
+  const contents: unknown = isPlainObject(answer) ? answer.contents : undefined; // a hostile answer may be anything: appResourceOf says what
   const item = Array.isArray(contents) ? contents.find((c) => isPlainObject(c) && c.uri === uri) : undefined;
   const hasOwnUi = isPlainObject(item) && isPlainObject(item._meta) && item._meta.ui !== undefined;
-  const listed = hasOwnUi ? undefined : (await source.listResources().catch(() => [])).find((r) => r.uri === uri)?._meta;
+  const listed = hasOwnUi ? undefined : (await listingOf(source, request.signal)).find((r) => r.uri === uri)?._meta;
   return appResourceOf(uri, answer, { ...(maxBytes === undefined ? {} : { maxBytes }), listed });
+}
+
+// The server's resources (none when listing fails); the caller's signal ends the wait (a server may never answer).
+function listingOf(source: AppSource, signal: AbortSignal | undefined): Promise<McpResource[]> {
+  const listing = source.listResources().catch((): McpResource[] => []);
+  if (signal === undefined) return listing;
+  return new Promise((resolve, reject) => {
+    const onAbort = () =>
+      reject(isAgtError(signal.reason) ? signal.reason : new AgtError('cancelled', 'reading the interface was cancelled'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void listing.then((resources) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(resources);
+    });
+  });
 }

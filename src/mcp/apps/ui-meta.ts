@@ -39,8 +39,10 @@ export function readToolUi(meta: unknown): ToolUiRead {
   const flat = meta[LEGACY_RESOURCE_URI_KEY];
   if (ui === undefined && flat === undefined) return { ok: true, ui: undefined };
   if (ui !== undefined && !isPlainObject(ui)) return { ok: false, field: '_meta.ui', message: 'must be an object' };
-  const uri = ui?.resourceUri ?? flat;
-  const field = ui?.resourceUri !== undefined ? '_meta.ui.resourceUri' : `_meta["${LEGACY_RESOURCE_URI_KEY}"]`;
+  // The current form wins over the flat key; a present but null one is malformed, not absent (never the flat key's).
+  const current = ui?.resourceUri !== undefined;
+  const uri = current ? ui?.resourceUri : flat;
+  const field = current ? '_meta.ui.resourceUri' : `_meta["${LEGACY_RESOURCE_URI_KEY}"]`;
   if (uri !== undefined) {
     const problem = uriProblem(uri);
     if (problem !== undefined) return { ok: false, field, message: problem };
@@ -60,12 +62,13 @@ export function readToolUi(meta: unknown): ToolUiRead {
   };
 }
 
-/** Why `uri` is no interface URI (a `ui://` URI of bounded length, no whitespace or control characters); undefined: it is one. */
+/** Why `uri` is no interface URI (a `ui://` URI of bounded length, no whitespace, control, bidi/format characters or half a surrogate pair); undefined: it is one. */
 export function uriProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string') return 'must be a string';
   if (uri.length > MAX_APP_URI_LENGTH) return `must be at most ${MAX_APP_URI_LENGTH} characters`;
   if (!uri.startsWith('ui://') || uri.length === 'ui://'.length) return 'must be a ui:// URI';
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(uri)) return 'may not hold whitespace or control characters';
+  // Format characters (bidi overrides, zero-width) would show a host or a terminal another URI than the one read.
+  if (/[\s\p{Cc}\p{Cf}\p{Cs}]/u.test(uri)) return 'may not hold whitespace, control or format characters';
   return undefined;
 }
 

@@ -12,12 +12,20 @@ import type { RawTool } from '../requests/lists.js';
 import type { Dialect } from '../../schema/compile/dialects.js';
 import type { ToolAnnotations } from '../requests/lists.js';
 import { compileToolSchemas } from './tool-schemas.js';
+import { type AppVisibility, readToolUi } from '../apps/ui-meta.js';
 
 /** A problem of one tool: its name (duplicate_name, invalid_name) or a schema that does not load (schema_load_failed). */
 export interface ProbedSchemaError {
   code: ResultErrorCode;
   message: string;
   schemaPath?: string;
+}
+
+/** A tool's interface as the probe found it (MCP Apps): the tool, its `ui://` resource, who may call it. */
+export interface ProbedApp {
+  tool: string;
+  resourceUri: string;
+  visibility: AppVisibility[];
 }
 
 /** One tool as the probe judged it. */
@@ -124,6 +132,19 @@ export function judge(raw: RawTool[], registry: ToolSchemaRegistry): ProbedTool[
     if (!schemas.ok && schemas.part === 'inputSchema') return { ...base, ok: false, error: schemaError(schemas.error) };
     const dialect = schemas.input.dialect;
     if (!schemas.ok) return { ...base, ok: false, dialect, output: { error: schemaError(schemas.error) } };
-    return { ...base, ok: true, dialect, ...(schemas.output ? { output: { dialect: schemas.output.dialect } } : {}) };
+    const output = schemas.output ? { output: { dialect: schemas.output.dialect } } : {};
+    // A malformed `_meta.ui` (MCP Apps): a run gives the tool to nobody, so the probe fails it, naming the field.
+    const ui = readToolUi(tool._meta);
+    if (!ui.ok) return { ...base, ok: false, dialect, ...output, error: { code: 'protocol_error', message: `${ui.field} ${ui.message}` } };
+    return { ...base, ok: true, dialect, ...output };
+  });
+}
+
+/** The interfaces the tools declare (MCP Apps), one per tool with a well-formed `_meta.ui.resourceUri`. */
+export function appsOf(raw: RawTool[]): ProbedApp[] {
+  return raw.flatMap((tool) => {
+    const read = readToolUi(tool._meta);
+    if (!read.ok || read.ui?.resourceUri === undefined) return [];
+    return [{ tool: tool.name, resourceUri: read.ui.resourceUri, visibility: [...read.ui.visibility] }];
   });
 }

@@ -25,11 +25,11 @@ import { checkedSettingsOf, type ResolvedConnectSettings, resolveConnectSettings
 import { type ConnectSettings, knownWithSettings } from '../settings/settings.js';
 import { checkKnownKeys } from '../../config/unknown-keys.js';
 import type { Timeouts } from '../settings/timeouts.js';
-import { judge, probeLists } from './probe-lists.js';
+import { appsOf, judge, probeLists } from './probe-lists.js';
 import { estimateTokens } from '../../toolsearch/tokens.js';
 
-import type { ProbedTool } from './probe-lists.js';
-export type { ProbedSchemaError, ProbedTool } from './probe-lists.js';
+import type { ProbedApp, ProbedTool } from './probe-lists.js';
+export type { ProbedApp, ProbedSchemaError, ProbedTool } from './probe-lists.js';
 
 /** The count of one list the server declares, or why it failed to list. */
 export interface ProbedList {
@@ -59,6 +59,8 @@ export interface ProbeReport {
   resources?: ProbedList & { templates: number };
   /** Present when the server declares prompts. */
   prompts?: ProbedList;
+  /** Present when a tool declares an interface (MCP Apps `_meta.ui.resourceUri`): each such tool, its `ui://` URI, who may call it. */
+  apps?: ProbedApp[];
   /** Present when the server declares the MCP Skills extension: its skills as listed (no file is read). */
   skills?: { uri: string; name: string; description: string }[];
   /** The server's instructions from initialize (masked), when it gives any. */
@@ -71,7 +73,11 @@ export interface ProbeReport {
   stderrTail: string;
 }
 
-/** Options of {@link McpProber}: the connect settings (or resolved `settings`); the handlers decide the client capabilities, as in a run. */
+/**
+ * Options of {@link McpProber}: the connect settings (or resolved `settings`); the handlers decide the client capabilities,
+ * as in a run, and so does `apps` (MCP Apps: `agt mcp probe` declares it, so servers that list their interfaces only to
+ * clients that render them show them).
+ */
 export interface McpProberOptions extends ConnectSettings {
   /** The connect settings resolved once (a run gives its own); not beside ConnectSettings fields. */
   settings?: ResolvedConnectSettings;
@@ -170,6 +176,7 @@ export class McpProber {
         undefined,
       );
     const tools = judge(listed.tools, this.#registry);
+    const apps = appsOf(listed.tools);
     onPhase?.('closing');
     const closeMs = await timedClose(connection);
     return {
@@ -191,6 +198,7 @@ export class McpProber {
         listed.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} })),
       ),
       ...defined({ resources: listed.resources }),
+      ...(apps.length > 0 ? { apps } : {}),
       ...defined({ prompts: listed.prompts, skills: listed.skills }),
       ...defined({ instructions: connection.instructions, pingMs }),
       logMessages,

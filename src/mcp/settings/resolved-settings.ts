@@ -143,7 +143,8 @@ function resolveWith(settings: ConnectSettings, base: ResolvedConnectSettings | 
 // The client capabilities with the MCP Apps extension declared when the host renders apps.
 function withApps(capabilities: Record<string, unknown>, apps: boolean): Record<string, unknown> {
   if (!apps) return capabilities;
-  return { ...capabilities, extensions: { [UI_EXTENSION]: { mimeTypes: [...UI_CAPABILITY.mimeTypes] } } };
+  const extensions = (capabilities.extensions ?? {}) as Record<string, unknown>;
+  return { ...capabilities, extensions: { ...extensions, [UI_EXTENSION]: { mimeTypes: [...UI_CAPABILITY.mimeTypes] } } };
 }
 
 const VARIABLE_KEYS = CONNECT_NESTED_KEYS.variables?.keys ?? [];

@@ -59,7 +59,7 @@ export abstract class AppRun extends RunMounts {
     const host = this.appHost();
     host.open();
     const route = appRoute(host.routes(), toolOrUri);
-    return readApp(host.connection(route.mount), route.ui?.resourceUri as string, options);
+    return readApp(host.connection(route.mount), route.ui?.resourceUri as string, { signal: options?.signal });
   }
 
   /**
@@ -97,7 +97,7 @@ export abstract class AppRun extends RunMounts {
       return Promise.reject(
         new AgtError('not_found', 'no call of this run waits with that batch and call id', { details: { batchId, callId } }),
       );
-    return host.wait(batchId, callId, options.signal);
+    return host.wait(batchId, callId, options?.signal); // a JS caller's null options: no signal
   }
 
   /**
@@ -116,12 +116,22 @@ export abstract class AppRun extends RunMounts {
   }
 }
 
-// The MCP tool with an interface that `toolOrUri` names: by the run's name, or by the ui:// URI it declares.
+// The MCP tool with an interface that `toolOrUri` names: by the run's name, or (`tool` only, never `from`) by the ui://
+// URI it declares — refused when tools of several servers declare it (whose server would it be read from? U2, U3).
 function appRoute(routes: ReadonlyMap<string, Route>, toolOrUri: unknown, field = 'tool'): McpRoute {
   if (typeof toolOrUri !== 'string') throw new AgtError('invalid_input', `${field} must be a string`, { details: { field } });
   const named = routes.get(toolOrUri);
-  const route =
-    named?.kind === 'mcp' ? named : [...routes.values()].find((r): r is McpRoute => r.kind === 'mcp' && r.ui?.resourceUri === toolOrUri);
+  const declaring =
+    named?.kind === 'mcp' || field !== 'tool'
+      ? []
+      : [...routes.values()].filter((r): r is McpRoute => r.kind === 'mcp' && r.ui?.resourceUri === toolOrUri);
+  if (new Set(declaring.map((r) => r.mount)).size > 1)
+    throw new AgtError(
+      'invalid_input',
+      `"${outsideText(toolOrUri, { max: 128 })}" is declared by tools of several servers: name the tool, not the URI`,
+      { details: { field, mounts: [...new Set(declaring.map((r) => r.mount))] } },
+    );
+  const route = named?.kind === 'mcp' ? named : declaring[0];
   if (route?.ui?.resourceUri === undefined)
     throw new AgtError('not_found', `"${outsideText(toolOrUri, { max: 128 })}" is no tool of this run with an interface (MCP Apps)`, {
       details: { field },

@@ -120,7 +120,7 @@ export function takenFor<K extends WaitingCall['waitingFor']>(
   return t.approval.waitingFor === kind;
 }
 
-/** The hash of what a call was approved against: the route's compiled schemas and, for MCP tools, its server's hints. */
+/** The hash of what a call was approved against: the route's compiled schemas and, for MCP tools, its server's hints and who may call it (MCP Apps visibility). */
 export function toolHashOf(route: Route): string {
   return canonicalHash({
     kind: route.kind,
@@ -131,6 +131,7 @@ export function toolHashOf(route: Route): string {
           remoteTool: route.remoteTool,
           output: route.outputValidator?.hash ?? null,
           annotations: route.annotations ?? null,
+          ...(route.ui === undefined ? {} : { visibility: [...route.ui.visibility].sort() }), // U1, U3: a tool made model- or app-only
         }
       : {}),
   });

@@ -25,7 +25,7 @@ export interface CallContext extends ExecuteContext {
   /** How long a deferred call waits for its decision (approvalTtlMs). */
   approvalTtlMs: number;
   /** MCP Apps: the calls are an app's (run.callFromApp): the tool whose app asks, and its mount (U3). */
-  origin?: AppOrigin;
+  origin: AppOrigin | undefined;
   /** MCP Apps rendered (`apps: true`): ok results of tools with an interface say so. */
   apps: boolean;
 }
@@ -70,7 +70,7 @@ export function callContext(
     limits: o.limits,
     approvalTtlMs: o.approvalTtlMs,
     apps: o.connect.apps,
-    ...(origin ? { origin } : {}),
+    origin, // always set (undefined for the model's calls): one shape of context for both
     framework: { service: o.service, prober: run.prober, agent: o.agent, signal, ...(toolSearch ? { toolSearch } : {}) },
     brokenMounts: run.brokenMounts,
     inFlight: run.inFlight,

@@ -42,7 +42,11 @@ describe('U1: what the model is given', () => {
   it('U1: apps: true marks the tools with an interface; app-only tools are not given to the model; its ok results name the interface and mount', async () => {
     const run = await fx.start({ apps: true });
     const tools = run.tools();
-    expect(tools.find((t) => t.name === from)?.app).toEqual({ resourceUri: 'ui://fixture/widget' });
+    expect(tools.find((t) => t.name === from)).toMatchObject({
+      app: { resourceUri: 'ui://fixture/widget' },
+      mount: 'tools/py',
+      remoteTool: 'widget',
+    });
     expect(tools.map((t) => t.name)).not.toContain(py('app_only'));
     expect(tools.find((t) => t.name === py('model_only'))?.app).toBeUndefined();
     const { results } = await run.executeBatch(batch(run, [{ callId: 'w', name: from, arguments: {} }]));
