@@ -227,7 +227,8 @@ export class NativeRun extends AppRun {
       routes: () => this.#refresher.snapshot.routes,
       connection: (mount) => this.mountConnection(mount),
       run: (batch, origin, signal) => this.#batches.run(batch, signal, true, origin),
-      waits: (batchId, callId) => this.#calls.waiting().some((c) => c.batchId === batchId && c.callId === callId),
+      waits: (batchId, callId) =>
+        [...this.#calls.waiting(), ...this.#calls.inFlight()].some((c) => c.batchId === batchId && c.callId === callId),
       wait: (batchId, callId, signal) => this.#waiters.wait(batchId, callId, signal),
     });
   }

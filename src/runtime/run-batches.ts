@@ -147,8 +147,10 @@ export class RunBatches {
   }
 
   /** Ends the decided calls whose host died (their lease ran out): see pending/recover.ts. */
-  recover(signal: AbortSignal | undefined): Promise<RecoverResult> {
-    return this.#p.calls.recover({ run: this.#p.run, refresher: this.#p.refresher }, this.#runner(signal), signal);
+  async recover(signal: AbortSignal | undefined): Promise<RecoverResult> {
+    const recovered = await this.#p.calls.recover({ run: this.#p.run, refresher: this.#p.refresher }, this.#runner(signal), signal);
+    for (const { batchId, result } of recovered.recovered) this.#p.waiters.ended(batchId, [result]); // run.awaitCall
+    return recovered;
   }
 
   /**

@@ -95,6 +95,14 @@ describe('U3: an app calls tools through the run', () => {
     expect(fx.env.calls()).toEqual([]);
   });
 
+  it('U3: a framework tool (tool_search) is refused to an app: permission_denied, nothing searched', async () => {
+    const run = await fx.start({ apps: true, toolSearch: { mode: 'always' } });
+    expect(run.tools().map((t) => t.name)).toContain('tool_search');
+    const out = await run.callFromApp('tool_search', { query: 'tally' }, { from, batchId: 'framework' });
+    expect(out.results[0]).toMatchObject({ status: 'permission_denied', error: { details: { reason: 'app_visibility' } } });
+    expect(out.toolsLoaded).toBeUndefined();
+  });
+
   it('U3: invalid arguments are invalid_arguments and never sent; a deny policy is permission_denied', async () => {
     const run = await fx.start({ apps: true, policy: policies.chain(policies.deny(py('widget')), policies.autoAllow('*')) });
     expect((await run.callFromApp('tally', { n: 'one' }, { from, batchId: 'bad' })).results[0]?.status).toBe('invalid_arguments');
