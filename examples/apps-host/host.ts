@@ -96,10 +96,29 @@ const page = (file: string, values: Record<string, string>) =>
     (html, [key, value]) => html.replaceAll(`__${key}__`, value),
     fs.readFileSync(path.join(here, file), 'utf8'),
   );
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 async function body(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('the body is too large'); // a flood is refused, never kept whole
+    chunks.push(chunk as Buffer);
+  }
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * Whether the host page itself asks: on the host's own name (a DNS-rebound name is refused), from the same origin as
+ * the browser tells it (Sec-Fetch-Site; Origin, which every POST carries). GET / may be opened from anywhere.
+ */
+function fromHostPage(req: http.IncomingMessage, hostUrl: string): boolean {
+  if (req.headers.host !== new URL(hostUrl).host) return false;
+  if (req.method === 'GET' && req.url === '/') return true;
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return false; // an <img>, a form or a script of another site
+  const origin = req.headers.origin;
+  return req.method === 'GET' ? origin === undefined || origin === hostUrl : origin === hostUrl;
 }
 const json = (res: http.ServerResponse, status: number, value: unknown) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
@@ -150,11 +169,12 @@ export async function startAppsHost(options: { server?: McpServerConfig; audit?:
     });
     const host = http.createServer((req, res) => {
       const route = `${req.method} ${req.url}`;
-      // The bridge and the approvals answer the host page only (a page of another origin cannot post here).
-      if (req.method === 'POST' && req.headers.origin !== hostUrl) return json(res, 403, { error: 'not the host page' });
+      // The bridge, the app, the events and the approvals answer the host page only (another site can neither post
+      // here nor take the bridge's event stream), and the page is never framed by another (a hidden Approve button).
+      if (!fromHostPage(req, hostUrl)) return json(res, 403, { error: 'not the host page' });
       if (route === 'GET /')
         return res
-          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "frame-ancestors 'none'" })
           .end(page('host.html', { SANDBOX_ORIGIN: sandboxUrl, ALLOW: allow }));
       if (route === 'GET /app')
         return json(res, 200, { tool: call.name, html: resource.html, csp: resource.csp ?? {}, permissions: resource.permissions ?? {} });

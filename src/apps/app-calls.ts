@@ -42,6 +42,11 @@ export async function appToolCall(
     const message = `waiting for ${waiting.waitingFor}`;
     return toCallToolResult(await whileWaiting(request, { ...options, message }, wait));
   } catch (error) {
+    // A refused batch's message is for the model (it names the run's other tools, of other servers too): not for the app.
+    if (isAgtError(error) && error.code === 'batch_rejected')
+      return errorResult(
+        `batch_rejected: "${outsideText(request.name, { max: 128 })}" is no tool this app may call, or the call is malformed`,
+      );
     if (isAgtError(error)) return errorResult(`${error.code}: ${outsideText(error.message, { max: 500 })}`);
     return errorResult(signal.aborted ? 'cancelled: the app bridge closed' : 'tool_failed: the host could not run the call');
   }

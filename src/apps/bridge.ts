@@ -15,6 +15,7 @@ import {
   type McpUiUpdateModelContextRequest,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
 import pkg from '../../package.json' with { type: 'json' };
+import { MAX_APP_CONTEXT_BYTES } from '../bounds.js';
 import { AgtError } from '../errors.js';
 import type { ToolResult } from '../runtime/types.js';
 import { appToolCall } from './app-calls.js';
@@ -36,13 +37,13 @@ export interface AppBridgeOptions {
   hostInfo?: { name: string; version: string };
   /** The host context the app starts with (theme, display mode …). */
   hostContext?: McpUiHostContext;
-  /** `ui/message`: a message the app adds to the conversation. Absent: the app is told the host takes none. */
+  /** `ui/message`: a message the app adds to the conversation (at most 16 KiB as JSON). Absent: the app is told the host takes none. */
   onMessage?(params: McpUiMessageRequest['params']): void | Promise<void>;
   /** `ui/open-link`: an http or https URL (anything else is refused before it gets here). Absent: refused. */
   onOpenLink?(url: string): void | Promise<void>;
   /** `ui/update-model-context`, after the run kept it for the model's next step. */
   onModelContext?(context: McpUiUpdateModelContextRequest['params']): void;
-  /** `ui/notifications/size-changed`. */
+  /** `ui/notifications/size-changed`: each side a whole number of pixels, 0 to 100 000 (other values are dropped). */
   onSizeChange?(size: { width?: number; height?: number }): void;
   /** How often an app's call that waits (an approval) sends the app progress, so its request does not time out (default 15 s; 0: never). */
   progressIntervalMs?: number;
@@ -118,8 +119,17 @@ export function createAppBridge(run: AppHostRun, options: AppBridgeOptions): App
   bridge.setRequestHandler('tools/list', () => ({ tools: view.tools() }));
   bridge.onmessage = async (params) => {
     if (options.onMessage === undefined) throw new AgtError('forbidden', 'the host takes no messages');
-    await options.onMessage(params);
-    return {};
+    // U5: a message joins the conversation the model reads: bounded as the app's model context is.
+    if (Buffer.byteLength(JSON.stringify(params.content) ?? '', 'utf8') > MAX_APP_CONTEXT_BYTES)
+      throw new AgtError('invalid_input', `an app's message is larger than ${MAX_APP_CONTEXT_BYTES} bytes`, {
+        details: { field: 'content' },
+      });
+    try {
+      await options.onMessage(params);
+      return {};
+    } catch {
+      return { isError: true }; // the host's own error (its words, maybe its secrets) never reaches the app
+    }
   };
   bridge.onopenlink = async (params) => {
     const url = openableLink(params.url);
@@ -133,11 +143,19 @@ export function createAppBridge(run: AppHostRun, options: AppBridgeOptions): App
   };
   bridge.onupdatemodelcontext = async (params) => {
     run.updateAppContext(tool, params); // U5: kept for the model's next step (invalid_input past its bound: the app reads it)
-    options.onModelContext?.(params);
+    try {
+      options.onModelContext?.(params);
+    } catch {
+      // the host's callback failing is the host's: the context is kept, and the app is not told the host's words
+    }
     return {};
   };
   const onSizeChange = options.onSizeChange;
-  if (onSizeChange !== undefined) bridge.onsizechange = (size) => onSizeChange(size);
+  if (onSizeChange !== undefined)
+    bridge.onsizechange = (size) => {
+      const fit = fittingSize(size);
+      if (fit !== undefined) onSizeChange(fit);
+    };
   const watched = watchRenderedCall(run, call, closed.signal); // from now: a call decided while the app loads is not missed
   let delivered = false;
   bridge.addEventListener('initialized', () => {
@@ -158,4 +176,20 @@ function capabilities(options: AppBridgeOptions): McpUiHostCapabilities {
     ...(options.onMessage === undefined ? {} : { message: { text: {} } }),
     ...(options.onOpenLink === undefined ? {} : { openLinks: {} }),
   };
+}
+
+const MAX_FRAME_PIXELS = 100_000;
+
+// The size an app asks for, as the host may use it: each side a whole number of pixels from 0 to 100 000; a side that
+// is not such a number (negative, NaN, 1e20, a string) is dropped; undefined when no side is left.
+function fittingSize(size: unknown): { width?: number; height?: number } | undefined {
+  if (typeof size !== 'object' || size === null) return undefined;
+  const side = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= MAX_FRAME_PIXELS ? Math.round(value) : undefined;
+  const { width, height } = size as { width?: unknown; height?: unknown };
+  const fit = {
+    ...(side(width) === undefined ? {} : { width: side(width) }),
+    ...(side(height) === undefined ? {} : { height: side(height) }),
+  };
+  return Object.keys(fit).length === 0 ? undefined : fit;
 }

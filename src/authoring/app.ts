@@ -72,12 +72,13 @@ export function servedUriProblem(uri: unknown): string | undefined {
 }
 
 /** Checks `app` of the tool `tool` (see the module comment); the defined interface, frozen. */
-export function defineApp(tool: string, app: unknown): DefinedApp {
+export function defineApp(tool: string, given: unknown): DefinedApp {
   const fail: Fail = (field, message) => {
     const named = field === '' ? 'app' : `app.${field}`;
     return new AgtError('invalid_input', `tool "${outsideText(tool, { max: 128 })}": ${named} ${message}`, { details: { field: named } });
   };
-  if (!isPlainObject(app)) throw fail('', 'must be an object');
+  if (!isPlainObject(given)) throw fail('', 'must be an object');
+  const app = plainCopy(given, fail); // read once: what is checked is what is kept (a getter or a Proxy answers once)
   for (const key of Object.keys(app))
     if (!FIELDS.has(key)) throw fail(outsideText(key, { max: 64 }), `is not an app option (${[...FIELDS].join(', ')})`);
   if (app.html !== undefined && app.file !== undefined)
@@ -110,6 +111,15 @@ export function defineApp(tool: string, app: unknown): DefinedApp {
 
 type Fail = (field: string, message: string) => AgtError;
 
+// A data copy of the definition (own enumerable keys, getters read once); a function, a Proxy or a symbol is no data.
+function plainCopy(app: Record<string, unknown>, fail: Fail): Record<string, unknown> {
+  try {
+    return structuredClone(app);
+  } catch {
+    throw fail('', 'must be plain data (no functions or proxies)');
+  }
+}
+
 function inlineHtml(html: unknown, fail: Fail): string {
   if (typeof html !== 'string' || html.trim() === '') throw fail('html', 'must be the page (a non-empty string)');
   if (Buffer.byteLength(html, 'utf8') > MAX_APP_HTML_BYTES) throw fail('html', `is larger than ${MAX_APP_HTML_BYTES} bytes`);
@@ -122,7 +132,8 @@ function fileHtml(file: unknown, fail: Fail): string {
   const where = outsideText(file, { max: 200 });
   let fd: number;
   try {
-    fd = fs.openSync(path.resolve(file), 'r');
+    // Non-blocking: a FIFO (or a device) given as the file is refused below instead of waiting for a writer forever.
+    fd = fs.openSync(path.resolve(file), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw fail('file', code === 'ENOENT' ? `"${where}" does not exist` : `"${where}" cannot be read (${code ?? 'error'})`);
@@ -133,7 +144,12 @@ function fileHtml(file: unknown, fail: Fail): string {
     if (stat.size > MAX_APP_HTML_BYTES) throw fail('file', `"${where}" is larger than ${MAX_APP_HTML_BYTES} bytes`);
     const bytes = Buffer.alloc(stat.size);
     const read = fs.readSync(fd, bytes, 0, stat.size, 0);
-    const html = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, read));
+    let html: string;
+    try {
+      html = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, read));
+    } catch {
+      throw fail('file', `"${where}" is not UTF-8`); // a host reads the page as UTF-8: replaced bytes would be another page
+    }
     if (html.trim() === '') throw fail('file', `"${where}" is empty`);
     return html;
   } finally {

@@ -131,7 +131,7 @@ describe('createAppBridge: the app side through the run', () => {
     const { app } = await connectApp(TOOL, fake.run);
     expect(await app.callServerTool({ name: 'nope', arguments: {} })).toEqual({
       isError: true,
-      content: [{ type: 'text', text: 'batch_rejected: unknown tool' }],
+      content: [{ type: 'text', text: 'batch_rejected: "nope" is no tool this app may call, or the call is malformed' }],
     });
   });
 

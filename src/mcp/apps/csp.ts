@@ -80,11 +80,12 @@ export function checkAppCsp(value: unknown, field = '_meta.ui.csp'): AppCsp | un
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw appMetaError(`${field}.${key}`, 'must be a list of origins');
     if (list.length > MAX_APP_CSP_DOMAINS) throw appMetaError(`${field}.${key}`, `may list at most ${MAX_APP_CSP_DOMAINS} origins`);
-    list.forEach((domain, i) => {
+    const entries: unknown[] = Array.from(list); // each entry read once: what is checked is what is kept
+    entries.forEach((domain, i) => {
       const problem = domainProblem(domain);
       if (problem !== undefined) throw appMetaError(`${field}.${key}[${i}]`, problem);
     });
-    out[key as (typeof CSP_FIELDS)[number]] = [...new Set(list as string[])];
+    out[key as (typeof CSP_FIELDS)[number]] = [...new Set(entries as string[])];
   }
   return out;
 }

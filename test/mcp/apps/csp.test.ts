@@ -45,6 +45,14 @@ describe('U2: CSP domains', () => {
     expect(fieldOf(() => checkAppCsp('default-src *'))).toBe('_meta.ui.csp');
   });
 
+  it('U2: each entry is read once: an entry whose getter answers a good origin to the check and a bad one after is kept as checked', () => {
+    let reads = 0;
+    const list: string[] = [];
+    Object.defineProperty(list, 0, { enumerable: true, get: () => (reads++ === 0 ? 'https://ok.example.com' : "* 'unsafe-eval'") });
+    expect(checkAppCsp({ connectDomains: list })).toEqual({ connectDomains: ['https://ok.example.com'] });
+    expect(reads).toBe(1);
+  });
+
   it('U2: the frame CSP allows the declared domains in their directives and nothing else; none declared: connect-src and frame-src none', () => {
     expect(appCspHeader(undefined)).toBe(
       "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
