@@ -16,6 +16,7 @@ import { runHostsBench } from './hosts.bench.js';
 import { runPoolBench } from './pool.bench.js';
 import { runProbeBench } from './probe.bench.js';
 import { runRuntimeBench } from './runtime.bench.js';
+import { runSandboxBench } from './sandbox.bench.js';
 import { runSchemaBench } from './schema.bench.js';
 import { runStoreBench } from './store.bench.js';
 import { runSkillsBench } from './skills.bench.js';
@@ -40,6 +41,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   tasks: runTasksBench,
   skills: runSkillsBench,
   apps: runAppsBench,
+  sandbox: runSandboxBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

@@ -76,6 +76,8 @@ export interface AgtErrorDetails {
   /** `unknown_to_server`: the server does not know the task (its TTL ran out there, or it restarted); `ttl_expired`: it did not end within its TTL here; `server_ended`: its server ended it without a result to give. */
   task_lost: { taskId: string; reason: 'unknown_to_server' | 'ttl_expired' | 'server_ended' } & Open;
   skill_unverified: { reason?: string } & Open;
+  /** What this machine lacks to sandbox the server (P5), one line each: the piece, then how to get it. */
+  sandbox_unavailable: { missing: readonly string[] } & Open;
 }
 
 /** The `details` of each result error code: every AgtError code's, and those of the codes only results carry. */

@@ -39,6 +39,7 @@ export const AGT_ERROR_CODES = [
   'interrupted', // a decided call's host stopped before the call ended (its lease ran out); it may or may not have run (run.recover)
   'task_lost', // the server no longer knows a task (its TTL ran out, or the server restarted without it); its result is gone
   'skill_unverified', // a server's skill file differs from its listing (size, digest, frontmatter): it is never shown (K2)
+  'sandbox_unavailable', // a server asks for a sandbox this machine cannot give (OS, Node, runtime package, bwrap …): it did not start (P5); details.missing
 ] as const;
 
 /**

@@ -3,6 +3,8 @@
  * process or opening a connection. It reads file metadata only (stat and
  * access checks on cwd, command, envFile and PATH entries) and this process's
  * environment (for placeholders); it never spawns, connects or reads file contents.
+ * A config that asks for a sandbox (P5) also gets what this machine lacks to
+ * give one (sandbox-machine.ts: looked up, never run).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +15,8 @@ import { findInPath, isExecutableFile } from './host-paths.js';
 import { isBareCommand, hasCwd, launchProblems } from './launch-rules.js';
 import { type ConfigProblem, type McpTransport, normaliseMcpDocument, type NormalisedStdioConfig } from './mcp-config.js';
 import { resolveServerConfig, type VariableSources } from './variables.js';
+import { type MachineFacts, missingSandboxPieces } from './sandbox-machine.js';
+import { wantsSandbox } from './sandbox.js';
 
 /** The outcome of a static config test. */
 export interface ConfigTestReport {
@@ -26,9 +30,11 @@ export interface ConfigTestReport {
 /**
  * Tests an mcp document statically; never throws for a bad config, reports it.
  * A placeholder that has no value now (in this process's environment, or
- * among the given inputs) is a problem: the server would not start.
+ * among the given inputs) is a problem: the server would not start. So is,
+ * for a config that asks for a sandbox, each piece this machine lacks to give
+ * one (`machine`: what that check looks at; tests pass other facts).
  */
-export function testMcpConfig(data: unknown, sources: VariableSources = {}): ConfigTestReport {
+export function testMcpConfig(data: unknown, sources: VariableSources = {}, machine: MachineFacts = {}): ConfigTestReport {
   let normalised: ReturnType<typeof normaliseMcpDocument>;
   try {
     normalised = normaliseMcpDocument(data);
@@ -48,6 +54,9 @@ export function testMcpConfig(data: unknown, sources: VariableSources = {}): Con
   problems.push(...unresolved.map((u) => ({ field: u.field, message: `${u.placeholder} has no value now`, fix: u.fix })));
   // A stdio server (transport 'stdio' is the config with a command): do its cwd and command exist?
   if ('command' in config && unresolved.length === 0) problems.push(...existenceProblems(config, at, problems));
+  if ('command' in config && wantsSandbox(config) && !problems.some((p) => p.field.startsWith(`${at}.sandbox`)))
+    for (const piece of missingSandboxPieces(machine))
+      problems.push({ field: `${at}.sandbox`, message: `this machine cannot sandbox the server: ${piece.message}`, fix: piece.fix });
   return { ok: problems.length === 0, transport: normalised.transport, problems, warnings: normalised.warnings };
 }
 

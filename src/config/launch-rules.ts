@@ -1,11 +1,13 @@
 /**
  * The launch rules of stdio configs (R3, R4): an absolute `cwd`, a command
- * that is a bare name or an absolute path. Shared by writes, static tests,
- * imports and the connect path; messages name fields and fixes, never values
- * unless asked (`quoteValues`).
+ * that is a bare name or an absolute path, a `sandbox` of the right shape
+ * (P5, sandbox.ts: its paths and domains are quoted, they hold no secrets).
+ * Shared by writes, static tests, imports and the connect path; messages name
+ * fields and fixes, never values unless asked (`quoteValues`).
  */
 import { type HostPaths, hostPaths } from './host-paths.js';
 import type { ConfigProblem, McpServerConfig, NormalisedServerConfig } from './mcp-config.js';
+import { sandboxProblems } from './sandbox.js';
 
 /** True when a stdio config names its working directory (R3 still checks that it is absolute). */
 export function hasCwd<C extends { cwd?: string }>(config: C): config is C & { cwd: string } {
@@ -17,13 +19,13 @@ export function isBareCommand(command: string, rules: HostPaths = hostPaths()): 
   return rules.isBareCommand(command);
 }
 
-/** Launch rules R3: absolute cwd; command a bare name or an absolute path. */
+/** Launch rules R3: absolute cwd; command a bare name or an absolute path; a `sandbox` of the right shape, on stdio only (P5). */
 export function launchProblems(
   config: McpServerConfig | NormalisedServerConfig,
   at = 'config',
   options: { quoteValues?: boolean; rules?: HostPaths } = {},
 ): ConfigProblem[] {
-  if (!('command' in config)) return [];
+  if (!('command' in config)) return sandboxProblems(config, at);
   const rules = options.rules ?? hostPaths();
   const problems: ConfigProblem[] = [];
   const cwd: string | undefined = config.cwd;
@@ -53,5 +55,6 @@ export function launchProblems(
       fix: `use the absolute path of the program${suggestion}, or a bare command name; relative paths belong in "args", which resolve against "cwd"`,
     });
   }
+  problems.push(...sandboxProblems(config, at));
   return problems;
 }

@@ -14,6 +14,7 @@ import { defined, isPlainObject, setOwn } from '../json.js';
 import { hostVariablesWarning, isSupportedPlaceholder, PLACEHOLDER, UNSUPPORTED_PLACEHOLDER } from './placeholders.js';
 import { headerProblem, urlProblem, withPlaceholderStandIns } from './remote-rules.js';
 import { HANDSHAKE_MS_RULE, MAX_NAME_LENGTH, msProblem } from '../bounds.js';
+import { SANDBOX_FIELDS, type SandboxConfig, sandboxFields } from './sandbox.js';
 
 /** A process on this host, spoken to over stdio. */
 export interface StdioServerConfig {
@@ -30,6 +31,8 @@ export interface StdioServerConfig {
   shared?: boolean;
   /** Which MCP protocol era to speak (E1): `auto` (default) finds out, `legacy` is the 2025 `initialize`, `2026-07-28` pins the new one. */
   protocol?: McpProtocolChoice;
+  /** Run it in a sandbox (P5): `true` for the defaults, or the runtime's rules (sandbox.ts); absent: no sandbox. */
+  sandbox?: true | SandboxConfig;
 }
 
 /** The protocol a config asks for (E1): find out, the 2025 era, or the 2026-07-28 revision only. */
@@ -109,8 +112,9 @@ export interface NormalisedMcp {
 }
 
 const SERVER_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${MAX_NAME_LENGTH - 1}}$`);
-const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', 'handshakeTimeoutMs', 'shared', 'protocol', 'type']);
-const REMOTE_KEYS = new Set(['url', 'headers', 'transport', 'handshakeTimeoutMs', 'shared', 'protocol', 'type']);
+const COMMON_KEYS = ['handshakeTimeoutMs', 'shared', 'protocol', 'type'];
+const STDIO_KEYS = new Set(['command', 'args', 'cwd', 'env', 'envFile', ...COMMON_KEYS, ...SANDBOX_FIELDS]);
+const REMOTE_KEYS = new Set(['url', 'headers', 'transport', ...COMMON_KEYS]);
 const TYPE_ALIASES: Record<string, McpTransport> = {
   stdio: 'stdio',
   http: 'streamable-http',
@@ -225,6 +229,7 @@ function normaliseStdio(raw: Record<string, unknown>, at: string, warnings: stri
       shared: raw.shared as boolean | undefined,
       protocol: raw.protocol as McpProtocolChoice | undefined,
     }),
+    ...sandboxFields(raw, at, warnings, invalid),
   };
 }
 

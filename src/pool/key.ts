@@ -11,6 +11,7 @@ import { resolveServerConfig } from '../config/variables.js';
 import { canonicalHash } from '../schema/canonical.js';
 import type { LeaseRequest } from './types.js';
 import { identityOf } from './routing.js';
+import { sandboxHash } from '../mcp/process/sandbox/fingerprint.js';
 
 /**
  * The settings of a lease: the run's own values (auth, variables, timeouts,
@@ -76,5 +77,6 @@ export function keyOf(request: LeaseRequest, settings: ResolvedConnectSettings):
   const limit = `${settings.maxMessageBytes}:${settings.tasks}`; // a connection's message limit and task use are its own
   const auth = authFor(settings.auth, { kind: 'mcp', reference: request.reference });
   const parts = [request.scope, own, request.reference, String(request.revision), launch, identityOf(auth), handles, limit];
-  return canonicalHash(parts).slice(0, 32);
+  const sandbox = sandboxHash(server); // P5: the resolved sandbox; a key without one stays as it was
+  return canonicalHash(sandbox === undefined ? parts : [...parts, `sandbox:${sandbox}`]).slice(0, 32);
 }

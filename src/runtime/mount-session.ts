@@ -122,6 +122,11 @@ export class MountSession {
     return { result: outcome.result, called, route };
   }
 
+  /** The server's stderr tail (masked; a sandboxed server's with the sandbox's notes of what it denied, P5). */
+  stderrTail(): string {
+    return this.#mount.connection.stderrTail();
+  }
+
   /** Closes the connection. */
   close(): Promise<void> {
     return this.#mount.release();

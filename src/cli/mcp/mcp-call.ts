@@ -17,7 +17,7 @@ import { type CliContext, emit, EXIT } from '../context.js';
 import { readConfigFile } from '../files.js';
 import { interruptible, SESSION_OPTIONS, sessionTarget } from './mcp-session.js';
 import { contentLines, structuredLines, toolArguments } from '../terminal/tool-output.js';
-import { CODE_EXIT } from '../terminal/terminal.js';
+import { CODE_EXIT, sandboxNotes, stderrBlock } from '../terminal/terminal.js';
 import { DEFER } from '../../mcp/requests/client-handlers.js';
 import { answeredRetry, parseAnswers, terminalElicitation, waitForAnswers } from '../terminal/questions.js';
 import { waitingKey, writeWaiting } from '../store-files/waiting-file.js';
@@ -64,6 +64,7 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
   const session = await MountSession.open(target.reference, { service: ctx.service, connect: target.connect });
   const progress = process.stderr.isTTY === true && !ctx.json;
   let outcome;
+  let denied = ''; // P5: what the sandbox denied the server during the call (the runtime's note)
   try {
     outcome = await interruptible((signal) =>
       session.call(tool, callArgs, {
@@ -74,6 +75,7 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
     );
   } finally {
     if (progress) process.stderr.write('\r\x1b[K');
+    denied = sandboxNotes(session.stderrTail());
     await session.close();
   }
   if ('asked' in outcome && outcome.asked.resultType === 'task') {
@@ -87,6 +89,7 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
   if (retry) writeWaiting(ctx.storeFile, key, undefined); // answered: nothing waits any more
   const { result, called, route } = outcome;
   emit(ctx, { reference: target.reference, tool, called, result }, () => resultText(result, route.outputValidator !== undefined));
+  if (denied !== '' && !ctx.json) ctx.err(stderrBlock(denied));
   return exitOf(result);
 }
 

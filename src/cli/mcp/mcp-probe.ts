@@ -10,7 +10,8 @@ import { type CliContext, emit, EXIT, inCli, mcpReference } from '../context.js'
 import { timeoutFlag } from '../files.js';
 import { collectInputs } from '../terminal/inputs.js';
 import { PhaseProgress } from '../terminal/progress.js';
-import { stderrBlock } from '../terminal/terminal.js';
+import { sandboxNotes, stderrBlock } from '../terminal/terminal.js';
+import { withSandbox } from './sandbox-flags.js';
 
 const INPUT = { input: { type: 'string', multiple: true } } as const;
 
@@ -42,15 +43,20 @@ export async function testCommand(args: string[], ctx: CliContext): Promise<numb
   return report.ok ? EXIT.ok : EXIT.failed;
 }
 
-/** `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…`: starts the server as a run would, lists, closes. */
+/**
+ * `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]… [--sandbox]`: starts the server as a run would, lists, closes.
+ * `--sandbox` probes the stored config with `sandbox: true` added for this probe only (P5): nothing is written.
+ */
 export async function probeCommand(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     strict: true,
-    options: { ...INPUT, timeout: { type: 'string' } },
+    options: { ...INPUT, timeout: { type: 'string' }, sandbox: { type: 'boolean' } },
   });
-  const { reference, document, revision } = await target(ctx, positionals, 'agt mcp probe <reference> [--timeout MS] [--input id=VALUE]…');
+  const usage = 'agt mcp probe <reference> [--timeout MS] [--input id=VALUE]… [--sandbox]';
+  const { reference, document, revision } = await target(ctx, positionals, usage);
+  const sandboxed = values.sandbox === true ? withSandbox(document) : undefined; // a stdio server, or invalid_input
   const timeouts = timeoutFlag(values.timeout);
   const inputs = await collectInputs(document, values.input);
   const progress = new PhaseProgress(`probing ${reference}`, { tty: process.stderr.isTTY === true && !ctx.json });
@@ -58,20 +64,22 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
   try {
     const auth = await ctx.auth?.(reference); // a stored login (agt mcp login)
     // MCP Apps declared, so a server that lists its interfaces only to clients that render them shows them.
-    report = await new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets, apps: true }).probe(reference, {
+    report = await new McpProber({ service: ctx.service, revealSecrets: ctx.showSecrets, apps: true }).probe(sandboxed ?? reference, {
       variables: { inputs },
       ...(auth === undefined ? {} : { auth }),
       ...(timeouts === undefined ? {} : { timeouts }),
       onPhase: (phase) => progress.phase(phase),
     });
-    writeProbeNote(ctx.storeFile, reference, noteOfReport(report, revision, new Date().toISOString()));
+    // A sandboxed probe is of another config than the stored one: it leaves no note.
+    if (sandboxed === undefined) writeProbeNote(ctx.storeFile, reference, noteOfReport(report, revision, new Date().toISOString()));
   } catch (error) {
-    writeProbeNote(ctx.storeFile, reference, {
-      revision,
-      at: new Date().toISOString(),
-      ok: false,
-      code: isAgtError(error) ? error.code : 'failed',
-    });
+    if (sandboxed === undefined)
+      writeProbeNote(ctx.storeFile, reference, {
+        revision,
+        at: new Date().toISOString(),
+        ok: false,
+        code: isAgtError(error) ? error.code : 'failed',
+      });
     throw error;
   } finally {
     progress.stop();
@@ -101,6 +109,7 @@ export async function probeCommand(args: string[], ctx: CliContext): Promise<num
     ].join('\n'),
   );
   if (!report.ok && !ctx.json && report.stderrTail.trim() !== '') ctx.err(stderrBlock(report.stderrTail));
+  else if (!ctx.json && sandboxNotes(report.stderrTail) !== '') ctx.err(stderrBlock(sandboxNotes(report.stderrTail))); // P5: what it denied
   return report.ok ? EXIT.ok : EXIT.failed;
 }
 

@@ -8,6 +8,7 @@ import { parseJsonc } from '../../config/jsonc.js';
 import { emitWritten, missingCommands, type Told } from './command-warning.js';
 import { type CliContext, cliWrite, EXIT, inCli, mcpReference, revisionFlag } from '../context.js';
 import { keyValues, milliseconds, readConfigFile } from '../files.js';
+import { SANDBOX_OPTIONS, sandboxFromFlags, sandboxGiven } from './sandbox-flags.js';
 
 /** An invocation of one `agt mcp` verb: its own arguments and what came after `--`. */
 export interface McpInvocation {
@@ -30,6 +31,7 @@ const CONFIG_OPTIONS = {
   header: { type: 'string', multiple: true, short: 'H' },
   transport: { type: 'string' },
   from: { type: 'string' },
+  ...SANDBOX_OPTIONS,
 } as const;
 
 const TRANSPORTS: Record<string, string | undefined> = {
@@ -71,12 +73,16 @@ function fieldFlags(values: ConfigValues, stdio: boolean): Record<string, unknow
     if (values.cwd !== undefined) out.cwd = path.resolve(values.cwd);
     if (values['env-file'] !== undefined) out.envFile = path.resolve(values['env-file']);
     if (values.arg !== undefined) out.args = values.arg;
+    const sandbox = sandboxFromFlags(values);
+    if (sandbox !== undefined) out.sandbox = sandbox;
   } else if (values.transport !== undefined) out.transport = values.transport;
   return out;
 }
 
 function rejectMisplaced(values: ConfigValues, stdio: boolean): void {
-  const wrong = stdio ? (['header', 'transport'] as const) : (['cwd', 'env', 'env-file', 'arg'] as const);
+  const wrong = stdio
+    ? (['header', 'transport'] as const)
+    : (['cwd', 'env', 'env-file', 'arg', 'sandbox', 'allow-write', 'allow-domain'] as const);
   const given = wrong.filter((k) => values[k] !== undefined);
   if (given.length > 0)
     throw new AgtError(
@@ -250,6 +256,7 @@ function keptFields(current: unknown, next: unknown, values: ConfigValues): Reco
     keep('cwd', values.cwd);
     keep('env', values.env);
     keep('envFile', values['env-file']);
+    keep('sandbox', sandboxGiven(values) ? true : undefined);
   } else if ('url' in stored && 'url' in given) {
     keep('headers', values.header);
     keep('transport', values.transport);
@@ -257,7 +264,8 @@ function keptFields(current: unknown, next: unknown, values: ConfigValues): Reco
   keep('handshakeTimeoutMs', values.timeout);
   // What was kept above is not applied again as flags: only the replacing command or URL and its own fields are.
   const unset = { env: undefined, header: undefined, arg: undefined, cwd: undefined, 'env-file': undefined, timeout: undefined };
-  return patched({ ...document, mcpServers: { [name]: merged } }, { ...values, ...unset, transport: undefined }, true);
+  const unsetSandbox = { sandbox: undefined, 'allow-write': undefined, 'allow-domain': undefined };
+  return patched({ ...document, mcpServers: { [name]: merged } }, { ...values, ...unset, ...unsetSandbox, transport: undefined }, true);
 }
 
 function patched(edited: unknown, values: ConfigValues, replacing = false): Record<string, unknown> {

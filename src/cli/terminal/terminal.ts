@@ -36,7 +36,14 @@ export const CODE_EXIT: Record<AgtErrorCode, number> = {
   interrupted: EXIT.failed,
   task_lost: EXIT.failed,
   skill_unverified: EXIT.failed,
+  sandbox_unavailable: EXIT.launch,
 };
+
+/** The sandbox runtime's block of denials in a stderr tail ("<sandbox_violations> … </sandbox_violations>", P5), or ''. */
+export function sandboxNotes(tail: string): string {
+  const start = tail.lastIndexOf('<sandbox_violations>');
+  return start === -1 ? '' : tail.slice(start);
+}
 
 /** The lines of a server's stderr tail, indented under a heading (human output of failed probes). */
 export function stderrBlock(tail: string): string {

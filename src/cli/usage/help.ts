@@ -7,9 +7,14 @@ agt mcp add <ref> [--cwd DIR] [-e|--env K=V]… -- COMMAND [ARGS…]     (add is
 agt mcp create <ref> --url U [-H|--header "K: V"]… [--transport http|sse] [--timeout MS]
 agt mcp create <ref> URL --transport http                          (as claude mcp add --transport http NAME URL)
 agt mcp create <ref> --from FILE.json                              a { "mcpServers": { … } } document (JSONC allowed)
+agt mcp add <ref> --sandbox [--allow-write PATH]… [--allow-domain DOMAIN]… -- COMMAND [ARGS…]
   Registers one server (alias: add). <ref> is category/name, or a bare name in the category "default".
   A stdio server without --cwd runs in the current folder (printed). Placeholders such as \${API_KEY},
-  \${API_KEY:-default}, \${env:NAME}, \${input:id} and \${userHome} are stored as written and resolved when it starts.`,
+  \${API_KEY:-default}, \${env:NAME}, \${input:id} and \${userHome} are stored as written and resolved when it starts.
+  --sandbox runs a stdio server in a sandbox (Linux, macOS; docs/security.md): it writes only in its cwd and a
+  private temp folder, reads all but ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gcloud and .env files, has no network.
+  --allow-write PATH (a folder it may also write) and --allow-domain DOMAIN (a host it may reach, *.example.com
+  allowed) add to that and imply --sandbox. Where no sandbox can be given, the server does not start.`,
     'add-json': `agt mcp add-json <ref> JSON [--cwd DIR]
   Registers one server from its JSON config ('{"command": "npx", "args": ["-y", "pkg"]}' or '{"type": "http", "url": …}'),
   as claude mcp add-json does; a stdio server without "cwd" runs in the current folder (or --cwd DIR).`,
@@ -25,12 +30,15 @@ agt mcp import server.json [REF] [--package TYPE | --remote [--transport T]] [--
   dnx), or --package TYPE, or a remote (--remote); secrets and required values become \${input:…} variables.
   Saves configuration only: nothing is installed or started. REF defaults to imported/<its name>.`,
     test: `agt mcp test <ref> [--input id=VALUE]…
-  Checks the config statically (cwd, command, PATH, envFile, placeholders); starts nothing.`,
-    probe: `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]…
+  Checks the config statically (cwd, command, PATH, envFile, placeholders, and for a "sandbox" what this
+  machine lacks to give one: Node 22.12+, @anthropic-ai/sandbox-runtime, bwrap/socat/rg); starts nothing.`,
+    probe: `agt mcp probe <ref> [--timeout MS] [--input id=VALUE]… [--sandbox]
   Starts or connects the server exactly as a run would (this runs its command on this host), lists and
   checks its tools, resources and prompts, then closes it. --timeout sets the handshake and listing limit.
   It declares MCP Apps: each tool's interface is listed (tool, ui:// URI, whether the model, the app or both call it).
-  Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).`,
+  Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).
+  --sandbox probes a stdio server in a sandbox this once (its stored config with "sandbox": true added; nothing
+  is written): try an untrusted server before giving it your files and network.`,
     call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach]
   Calls one tool the way a run does: the arguments are checked against the tool's inputSchema first (an
   invalid call is never sent: its issues are printed, exit 2), the structured result against its outputSchema.

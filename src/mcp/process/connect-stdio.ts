@@ -13,6 +13,7 @@ import { secretArgIndexes, secretArgValue, type SecretMasker, secretMasker } fro
 import type { VariableSources } from '../../config/variables.js';
 import { eraMismatch, isEraFailure, MODERN_PROTOCOL_VERSION, type priorOf } from '../settings/era.js';
 import { toLaunchSpec } from './launch.js';
+import { sandboxLaunch } from './sandbox/launch.js';
 import { oversizedAnswer } from '../oversized.js';
 import { hostDefaultEnvironment } from './platform/index.js';
 import { withStderr } from '../requests/request-error.js';
@@ -43,10 +44,13 @@ export async function connectStdio(
   ];
   for (const value of ownValues) masker.add(value);
   const secrets = secretMasker(ownValues).secrets; // the stderr tail masks by the same rule as everything else
-  const transport = new ProcessGroupStdioTransport(spec, {
+  // P5: a config that asks for a sandbox starts inside one or not at all (invalid_config / sandbox_unavailable).
+  const sandboxed = await sandboxLaunch(config, spec);
+  const transport = new ProcessGroupStdioTransport(sandboxed?.spec ?? spec, {
     spawnMs: timeouts.spawnMs,
     closeGraceMs: timeouts.closeGraceMs,
     secrets,
+    ...defined({ sandbox: sandboxed?.lease }),
     ...defined({ maxMessageBytes: options.maxMessageBytes }),
   });
   const started = performance.now();

@@ -14,6 +14,7 @@ import type { LaunchSpec } from './launch.js';
 import { type ProcessPlatform, processPlatform } from './platform/index.js';
 import { INSTANCE_ENV } from './process-group.js';
 import { StderrTail } from './stderr-buffer.js';
+import type { SandboxLease } from './sandbox/launch.js';
 import { STDERR_TAIL_BYTES } from '../../bounds.js';
 
 /** How the process ended. */
@@ -30,6 +31,8 @@ export interface ServerProcessOptions {
   platform?: ProcessPlatform;
   /** Values the stderr tail never shows (the config's env values). */
   secrets?: readonly string[];
+  /** The sandbox the server runs in (P5): its notes join the stderr tail, it is given back once the server ended. */
+  sandbox?: SandboxLease;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -65,7 +68,7 @@ export class ServerProcess {
     this.#spec = spec;
     this.#options = options;
     this.#platform = options.platform ?? processPlatform();
-    this.stderr = new StderrTail(STDERR_TAIL_BYTES, options.secrets ?? []);
+    this.stderr = new StderrTail(STDERR_TAIL_BYTES, options.secrets ?? [], options.sandbox?.notes);
   }
 
   /** The server's process id (also its process group id). */
@@ -168,6 +171,7 @@ export class ServerProcess {
       await this.#endProcesses();
     } finally {
       await this.#endCgroup();
+      await this.#options.sandbox?.release(); // after the whole tree ended: the last server's end resets the sandbox host
     }
   }
 

@@ -18,9 +18,12 @@ export class StderrTail {
   readonly #secrets: readonly string[];
   readonly #overlap: number;
 
-  /** `secrets`: values of the config's env (and headers) that the text never shows. */
-  constructor(limit = STDERR_TAIL_BYTES, secrets: readonly string[] = []) {
+  readonly #notes: (() => string) | undefined;
+
+  /** `secrets`: values of the config's env (and headers) that the text never shows; `notes`: text shown after the tail (a sandbox's denials). */
+  constructor(limit = STDERR_TAIL_BYTES, secrets: readonly string[] = [], notes?: () => string) {
     this.#limit = limit;
+    this.#notes = notes;
     this.#secrets = secrets.filter((s) => s.length > 0);
     this.#overlap = Math.max(0, ...this.#secrets.map((s) => s.length - 1));
   }
@@ -41,7 +44,7 @@ export class StderrTail {
 
   /** The last `max` characters of what was kept, with the secrets shown as `***` (masked before trimming). */
   text(max = 4096): string {
-    const kept = this.#chunks.join('');
+    const kept = this.#chunks.join('') + (this.#notes?.() ?? '');
     const all = this.#carry + kept;
     // Mask by ranges over carry + kept, then show only the kept part: a secret that began in the carry shows as ***.
     const ranges: [number, number][] = [];

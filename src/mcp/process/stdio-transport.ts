@@ -21,6 +21,7 @@ import type { LaunchSpec } from './launch.js';
 import type { ProcessPlatform } from './platform/index.js';
 import { serverWords } from '../server-words.js';
 import { type ExitInfo, ServerProcess } from './server-process.js';
+import type { SandboxLease } from './sandbox/launch.js';
 import type { StderrTail } from './stderr-buffer.js';
 
 export type { ExitInfo } from './server-process.js';
@@ -35,6 +36,8 @@ export interface StdioTransportOptions {
   maxMessageBytes?: number;
   /** Values the stderr tail never shows (the config's env values). */
   secrets?: readonly string[];
+  /** The sandbox the server runs in (P5): its notes join the stderr tail, it is given back once the server ended. */
+  sandbox?: SandboxLease;
 }
 
 /** A stdio MCP transport whose close ends the server's whole process group. */

@@ -9,6 +9,7 @@ import type { FrameworkOutcome, FrameworkTool } from '../../framework/tools.js';
 import type { McpConnection } from '../../mcp/connection.js';
 import type { RawTool, ToolAnnotations } from '../../mcp/requests/lists.js';
 import { canonicalHash } from '../../schema/canonical.js';
+import { documentSandboxHash } from '../../mcp/process/sandbox/fingerprint.js';
 import type { CompiledToolSchema, ToolSchemaRegistry } from '../../schema/registry.js';
 import { MODEL_TOOL_NAME } from './aliases.js';
 import type { DelegateTool } from '../types.js';
@@ -192,7 +193,11 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
     framework: input.framework.map((t) => t.name).sort(),
     delegates: input.delegates.map((d) => ({ name: d.name, targets: [...d.targets].sort() })).sort((a, b) => (a.name < b.name ? -1 : 1)),
   });
-  const mountHashes = mounts.map((m) => ({ reference: m.reference, tools: [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1)) }));
+  const mountHashes = mounts.map((m) => {
+    const tools = [...m.tools].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const sandbox = documentSandboxHash(m.data); // P5: a sandboxed mount's rules take part; others hash as they always did
+    return sandbox === undefined ? { reference: m.reference, tools } : { reference: m.reference, tools, sandbox };
+  });
   // K4: the skills' digests take part; a run without skills keeps the fingerprint it always had.
   const mountsHash = canonicalHash(skillSet.hash === undefined ? mountHashes : { mounts: mountHashes, skills: skillSet.hash });
   return Object.freeze({
