@@ -15,6 +15,7 @@ import { runPerCallBench } from './per-call.bench.js';
 import { runHostsBench } from './hosts.bench.js';
 import { runPoolBench } from './pool.bench.js';
 import { runProbeBench } from './probe.bench.js';
+import { runResultsBench } from './results.bench.js';
 import { runRuntimeBench } from './runtime.bench.js';
 import { runSandboxBench } from './sandbox.bench.js';
 import { runSchemaBench } from './schema.bench.js';
@@ -42,6 +43,7 @@ const all: Record<string, () => BenchReport | Promise<BenchReport>> = {
   skills: runSkillsBench,
   apps: runAppsBench,
   sandbox: runSandboxBench,
+  results: runResultsBench,
 };
 // `npm run bench -- store` runs one; no argument runs all.
 const only = process.argv.slice(2);

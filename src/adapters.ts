@@ -38,6 +38,8 @@ export type { ProbePhase, ProbedApp, ProbedList, ProbedSchemaError, ProbedTool }
 export type { AppCsp, AppPermissions } from './mcp/apps/csp.js';
 export type { AppResource } from './mcp/apps/app-resource.js';
 export type { AppCallOptions } from './runtime/apps/app-run.js';
+export type { ResultBudgetOptions } from './runtime/results/budget.js';
+export type { ResultCut } from './runtime/types.js';
 export type { AppContextUpdate } from './runtime/apps/app-context.js';
 export type { AuthSetting } from './mcp/settings/settings.js';
 export { loginState } from './mcp/auth/token-store.js';

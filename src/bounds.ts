@@ -262,3 +262,13 @@ export const MAX_APP_HTML_BYTES = 2 * 1024 * 1024;
 export const MAX_APP_CSP_DOMAINS = 32;
 /** MCP Apps: the most bytes of model context one app keeps (`ui/update-model-context`, U5). */
 export const MAX_APP_CONTEXT_BYTES = 16 * 1024;
+
+/** B8: the tokens of one result a model is given by default (as Claude Code caps an MCP result). */
+export const DEFAULT_RESULT_BUDGET_TOKENS = 25_000;
+/** B8: the bytes of cut results a run keeps for result_read by default (the oldest dropped first). */
+export const DEFAULT_KEPT_RESULT_BYTES = 16 * 1024 * 1024;
+/** B8: the bounds of a token counter's characters per token (a counter answering beyond them is taken at the bound). */
+export const MIN_CHARS_PER_TOKEN = 0.25;
+export const MAX_CHARS_PER_TOKEN = 64;
+/** B8: the longest call id whose result is kept (and that result_read takes). */
+export const MAX_KEPT_CALL_ID = 512;

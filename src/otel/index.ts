@@ -67,6 +67,11 @@ export function otelAuditSink(options: OtelAuditSinkOptions): AuditSink {
     put(a, 'gen_ai.tool.call.id', e.callId);
     put(a, 'agt.call.status', e.status);
     put(a, 'agt.permission.decided_by', e.decidedBy);
+    if (e.cut !== undefined) {
+      // B8: a result cut at the run's result budget (sizes only)
+      put(a, 'agt.result.kept_chars', e.cut.keptChars);
+      put(a, 'agt.result.total_chars', e.cut.totalChars);
+    }
     if (mcp) {
       a['mcp.method.name'] = 'tools/call';
       put(a, 'agt.mount', e.mount);

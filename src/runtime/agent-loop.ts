@@ -10,7 +10,11 @@
  * or another that resumed the run), the loop decides them, completes the step
  * — one result per call id, in call order — and goes on. A step whose calls
  * wait only on their servers' tasks (E6) ends as `awaiting_tasks`; called
- * again with its history, the loop collects the tasks that ended.
+ * again with its history, the loop collects the tasks that ended. A result
+ * over the run's result budget (`resultBudget`, B8) reaches the model cut,
+ * with a notice of what was left out, and the model reads on by page with the
+ * run tool `result_read` — offered in `run.tools()` once a result was cut — as
+ * a call of a later step like any other.
  */
 import { AgtError } from '../errors.js';
 import { executeModelCalls, type ModelCall, modelCallId } from './model-calls.js';

@@ -26,6 +26,7 @@ import { CallWaiters } from './pending/call-waiters.js';
 import { RunRefresher } from './assembly/refresher.js';
 import { RunToolSearch } from './assembly/tool-search.js';
 import type { ModelTool } from './model-tools.js';
+import { RunResults } from './results/run-results.js';
 import { type RunSnapshot, type SnapshotState, snapshotView } from './assembly/snapshot.js';
 import type { BatchResult, CallDecision, InFlightView, PendingCall, ToolBatch } from './types.js';
 
@@ -33,8 +34,7 @@ import type { BatchResult, CallDecision, InFlightView, PendingCall, ToolBatch } 
 export class NativeRun extends AppRun {
   readonly id: string;
   readonly agent: string;
-  /** The run's snapshot and its refreshes at batch boundaries. */
-  readonly #refresher: RunRefresher;
+  readonly #refresher: RunRefresher; // the run's snapshot and its refreshes at batch boundaries
   readonly #stale: Map<string, Set<ListChangedKind>>;
   readonly #seen = new Set<string>();
   readonly #broken = new Map<string, AgtErrorCode>();
@@ -48,6 +48,7 @@ export class NativeRun extends AppRun {
   readonly #optionWarnings: readonly string[];
   readonly #lost: string[] = []; // calls ended as their task's server ended with the run (closed, or found so at resume)
   readonly #waiters = new CallWaiters(); // run.awaitCall
+  readonly #results: RunResults; // B8: results cut at the budget, read with result_read
   #apps: AppHost | undefined;
 
   private constructor(snapshot: SnapshotState, options: ResolvedRunOptions, parts: RunParts) {
@@ -59,12 +60,18 @@ export class NativeRun extends AppRun {
     this.#stale = stale;
     this.#toolSearch = parts.toolSearch;
     const audit = new RunAudit(options.audit, this.id, this.agent);
+    this.#results = new RunResults(options.resultBudget, registry);
     this.#refresher = new RunRefresher(snapshot, { agent: this.agent, options, registry, connections, stale, broken: this.#broken, audit });
     this.#calls = new WaitingCalls({
       run: { id: this.id, agent: this.agent },
       leaseMs: options.inFlightLeaseMs,
       retentionMs: options.decidedRetentionMs,
-      state: () => ({ snapshot: this.#refresher.snapshot, seen: this.#seen, loadedTools: this.#toolSearch.loadedTools() }),
+      state: () => ({
+        snapshot: this.#refresher.snapshot,
+        seen: this.#seen,
+        loadedTools: this.#toolSearch.loadedTools(),
+        results: this.#results.state(),
+      }),
     });
     this.#batches = new RunBatches({
       run: {
@@ -73,6 +80,7 @@ export class NativeRun extends AppRun {
         prober: new McpProber(connections.prober(registry)),
         brokenMounts: this.#broken,
         inFlight,
+        results: this.#results.kept,
       },
       audit,
       refresher: this.#refresher,
@@ -81,6 +89,7 @@ export class NativeRun extends AppRun {
       answers: { registry, route: (method) => connections.questionRoute(method) },
       calls: this.#calls,
       waiters: this.#waiters,
+      withRunTools: this.#results.routes,
     });
   }
 
@@ -127,7 +136,8 @@ export class NativeRun extends AppRun {
 
   /** What the model sees (U1): tools by alias or name; app-only tools only with `includeAppOnly`, deferred ones (tool search) with `includeDeferred`. */
   tools(options: { includeAppOnly?: boolean; includeDeferred?: boolean } = {}): ModelTool[] {
-    return this.#toolSearch.modelTools(this.#refresher.snapshot.routes, options, this.#batches.apps);
+    const routes = this.#refresher.snapshot.routes;
+    return this.#results.tools(this.#toolSearch.modelTools(routes, options, this.#batches.apps), routes);
   }
 
   /** The run's skills (K3): the agent's registry skills and its mounts', by name and description; read with `skill_read`. */
@@ -135,10 +145,7 @@ export class NativeRun extends AppRun {
     return this.#refresher.snapshot.skillSet.list();
   }
 
-  /**
-   * Runs a batch: stage 1 for the whole batch (throws batch_rejected, B6), then
-   * each call; refreshes after the batch (F1). `signal` cancels this batch only.
-   */
+  /** Runs a batch: stage 1 for the whole batch (throws batch_rejected, B6), then each call; refreshes after it (F1). `signal` cancels this batch only. */
   executeBatch(batch: ToolBatch, options: { signal?: AbortSignal } = {}): Promise<BatchResult> {
     if (this.#closed) return Promise.reject(new AgtError('connection_closed', 'this run is closed'));
     return this.#batches.run(batch, options.signal, true); // no async frame of its own: the pipeline's cost per batch
@@ -162,10 +169,9 @@ export class NativeRun extends AppRun {
   }
 
   /**
-   * Collects the calls of batch `batchId` that wait on their server's task (`tasks: 'defer'`, E6): the results of
-   * those whose task ended, each exactly once across processes (compare-and-set, like decide: of two collectors,
-   * one gets the result and the other nothing), through the rest of the pipeline (output check, bound, after hooks).
-   * Waits up to `waitMs` for one to end (default 0: looks once). A task its server no longer knows ends task_lost.
+   * Collects the calls of batch `batchId` whose server's task ended (`tasks: 'defer'`, E6), each exactly once across
+   * processes (compare-and-set, like decide), through the rest of the pipeline (output check, bound, after hooks,
+   * budget). Waits up to `waitMs` for one (default 0: looks once). A task its server no longer knows ends task_lost.
    */
   async collect(batchId: string, options: { waitMs?: number; signal?: AbortSignal } = {}): Promise<BatchResult> {
     this.#live();
@@ -204,10 +210,8 @@ export class NativeRun extends AppRun {
   }
 
   /**
-   * Applies now what changed since the last boundary — list changes servers
-   * announced, the run's own configuration changes (F1), pooled servers that
-   * died — so that `tools()` is current before the model is asked. Undefined
-   * when nothing changed, or while a batch runs (its own boundary applies them).
+   * Applies now what changed since the last boundary — servers' list changes, the run's own changes (F1), pooled servers
+   * that died — so `tools()` is current before the model is asked. Undefined when nothing changed or a batch runs.
    */
   async refresh(): Promise<BatchResult['refresh']> {
     this.#live();
@@ -242,19 +246,14 @@ export class NativeRun extends AppRun {
   }
 
   /**
-   * A JSON state to resume this run later; the run stays usable. With `store`,
-   * the state is also written there, compare-and-set against the revision this
-   * run last wrote or resumed from (revision_conflict when another host wrote it since).
+   * A JSON state to resume this run later; the run stays usable. With `store`, also written there, compare-and-set
+   * against the revision this run last wrote or resumed from (revision_conflict when another host wrote it since).
    */
   suspend(options: { store?: RunStore } = {}): Promise<SuspendedRun> {
     return this.#calls.write(options.store);
   }
 
-  /**
-   * Resumes a suspended run — its state, or its run id in `options.store` — if
-   * the stored configuration still has its fingerprint (F6, F7); else
-   * fingerprint_mismatch.
-   */
+  /** Resumes a suspended run — its state, or its run id in `options.store` — if its configuration still has its fingerprint (F6, F7). */
   static async resume(target: SuspendedRun | string, options: Omit<NativeRunOptions, 'agent'> & { store?: RunStore }): Promise<NativeRun> {
     const { store, ...own } = options; // the store is resume's, not a run option
     const { state, revision } = await suspendedState(target, store);
@@ -267,6 +266,7 @@ export class NativeRun extends AppRun {
     for (const id of state.seenBatchIds) run.#seen.add(id);
     run.#calls.load(state, revision, typeof target === 'string' ? options.store : undefined);
     run.#toolSearch.restore(state.loadedTools ?? [], run.#refresher.snapshot.routes);
+    run.#results.load(state.results); // B8: a resumed run reads on what was cut before
     // A JSON state's tasks on stdio servers of the run's own: a server started anew that does not know one ends its call now.
     if (typeof target !== 'string') run.#lost.push(...(await run.#batches.endLostTasks('resumed')));
     return run;

@@ -44,6 +44,8 @@ export interface BatchesParts {
   calls: WaitingCalls;
   /** Who waits for a waiting call to end (run.awaitCall). */
   waiters: CallWaiters;
+  /** A snapshot's routes with the run's own tools beside it: result_read once a result was cut (B8). */
+  withRunTools(routes: ReadonlyMap<string, Route>): ReadonlyMap<string, Route>;
 }
 
 /** The batches of one run. */
@@ -84,7 +86,7 @@ export class RunBatches {
       runId: run.runId,
       agent: run.options.agent,
       seenBatchIds: this.#p.seen,
-      routes: toolSearch.routes(snapshot.routes),
+      routes: this.#p.withRunTools(toolSearch.routes(snapshot.routes)),
       maxBatchCalls: run.options.limits.maxBatchCalls,
       limits: run.options.limits,
     });
@@ -127,7 +129,7 @@ export class RunBatches {
     const { refresher, run } = this.#p;
     const opening = await refresher.apply(true);
     const parts = {
-      routes: () => refresher.snapshot.routes,
+      routes: () => this.#p.withRunTools(refresher.snapshot.routes),
       route: this.#answers.route,
       concurrency: run.options.concurrency,
       requestMs: run.options.connect.timeouts.callMs,
@@ -199,7 +201,8 @@ export class RunBatches {
       const snapshot = this.#p.refresher.snapshot;
       const scope = this.#scope(batchId, snapshot, signal);
       try {
-        return await endCalls(taken, snapshot.routes, scope.ctx, this.#answers, this.#p.run.options.concurrency);
+        const routes = this.#p.withRunTools(snapshot.routes);
+        return await endCalls(taken, routes, scope.ctx, this.#answers, this.#p.run.options.concurrency);
       } finally {
         scope.end();
       }

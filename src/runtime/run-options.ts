@@ -4,6 +4,8 @@
  * every part of the run reads, so nothing is resolved twice and a bad option
  * fails before anything connects.
  */
+import type { StoredResults } from './results/kept-results.js';
+import { RESULT_BUDGET_KEYS, type ResolvedResultBudget, type ResultBudgetOptions, resolveResultBudget } from './results/budget.js';
 import type { StoredInFlightCall } from './pending/in-flight.js';
 import type { DecidedCall } from './pending/decided.js';
 import { AgtError } from '../errors.js';
@@ -62,6 +64,12 @@ export interface NativeRunOptions extends ConnectSettings<RunRequestContext> {
   /** The longest a batch's calls may take together; calls still running then end as call_timeout (the servers are told). Default: none. */
   batchTimeoutMs?: number;
   /**
+   * B8: the most tokens of one result the model is given (default 25,000, counted as characters / 4 unless
+   * `countTokens` is given); a larger one is cut with a notice and kept whole (bounded, `keptBytes`) for the run tool
+   * `result_read`. `false`: no budget (results are bounded by limits.maxResultBytes only).
+   */
+  resultBudget?: ResultBudgetOptions | false;
+  /**
    * A stored run: how long a decided call's host holds it in flight before any host may take that host as dead and
    * `run.recover()` the call. Default: the call timeout (`timeouts.callMs`) plus 60 s — a live host ends it before.
    */
@@ -98,6 +106,7 @@ const RUN_KEYS = {
   approvalTtlMs: true,
   toolSearch: true,
   batchTimeoutMs: true,
+  resultBudget: true,
   inFlightLeaseMs: true,
   decidedRetentionMs: true,
   onLog: true,
@@ -128,6 +137,7 @@ export const RUN_OPTIONS_KNOWN: KnownKeys = Object.freeze({
     hooks: { keys: Object.keys(HOOK_KEYS) },
     limits: { keys: Object.keys(LIMIT_KEYS) },
     toolSearch: { keys: Object.keys(TOOL_SEARCH_KEYS) },
+    resultBudget: { keys: Object.keys(RESULT_BUDGET_KEYS) },
     delegates: { keys: Object.keys(DELEGATE_KEYS), readsInherited: true },
   }),
 });
@@ -137,10 +147,10 @@ export const RUN_OPTIONS_KNOWN: KnownKeys = Object.freeze({
  * without pending approvals; format 2 with them (`pending`, which holds their
  * validated arguments: docs/security.md), so a host of 0.2 refuses such a run
  * instead of dropping its approvals; 3 with decided calls in flight; 4 with a
- * call that waits on its server's task (E6).
+ * call that waits on its server's task (E6); 5 with results cut at the budget (B8).
  */
 export interface SuspendedRun {
-  version: 1 | 2 | 3 | 4;
+  version: 1 | 2 | 3 | 4 | 5;
   runId: string;
   agent: string;
   fingerprint: string;
@@ -155,6 +165,8 @@ export interface SuspendedRun {
   decided?: DecidedCall[];
   /** Tool search: the tools loaded, least recently used first (a host that does not know it loads none: the model searches again). */
   loadedTools?: string[];
+  /** B8: results cut at the budget, kept whole for result_read (format 5), oldest first; bounded by resultBudget.keptBytes. */
+  results?: StoredResults;
 }
 
 /** The handlers a run's mounts answer server requests with, and the client features they declare. */
@@ -180,6 +192,8 @@ export interface ResolvedRunOptions {
   readonly approvalTtlMs: number;
   readonly toolSearch: ToolSearchOptions | undefined;
   readonly batchTimeoutMs: number | undefined;
+  /** The result budget (B8); undefined with `resultBudget: false`. */
+  readonly resultBudget: ResolvedResultBudget | undefined;
   readonly inFlightLeaseMs: number;
   readonly decidedRetentionMs: number;
   /** The run's connect settings without its handlers (those are each mount's: run-connections.ts). */
@@ -250,6 +264,7 @@ export function resolveRunOptions(options: NativeRunOptions): ResolvedRunOptions
     approvalTtlMs: options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
     toolSearch: options.toolSearch,
     batchTimeoutMs: options.batchTimeoutMs,
+    resultBudget: resolveResultBudget(options.resultBudget),
     inFlightLeaseMs: options.inFlightLeaseMs ?? connect.timeouts.callMs + LEASE_GRACE_MS,
     decidedRetentionMs: options.decidedRetentionMs ?? DEFAULT_DECIDED_RETENTION_MS,
     connect,

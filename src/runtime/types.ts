@@ -46,10 +46,21 @@ export type ToolResult =
       _meta?: Record<string, unknown>;
       /** MCP Apps (a run with `apps: true`): the tool has an interface to render with this result (run.readApp, agt-mcp/apps). */
       app?: { resourceUri: string; mount: string };
+      /** B8: the result was over the run's result budget and reaches the model cut (see {@link ResultCut}). */
+      cut?: ResultCut;
     })
   | (ResultIds & { status: Exclude<ResultStatus, 'ok' | 'tool_error'>; error: ResultError })
   /** The tool answered with an error: a listed code, or the tool's own (C4: `toolError('insufficient_funds', …)`). */
-  | (ResultIds & { status: 'tool_error'; error: ResultError<string> });
+  | (ResultIds & { status: 'tool_error'; error: ResultError<string>; cut?: ResultCut });
+
+/**
+ * B8: a result cut at the run's result budget: the model was given its first `keptChars` characters (positions: other
+ * parts count one each) of `totalChars`, with a notice; the rest is read with the run tool `result_read`.
+ */
+export interface ResultCut {
+  keptChars: number;
+  totalChars: number;
+}
 
 /**
  * A call that waits, with no result yet, told apart by `waitingFor` (narrowing on it needs no assertion).

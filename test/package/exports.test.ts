@@ -407,6 +407,8 @@ describe('package exports', () => {
       'RejectedBatch',
       'ResourceStore',
       'ResourceWrite',
+      'ResultBudgetOptions',
+      'ResultCut',
       'ResultErrorCode',
       'ResultErrorDetails',
       'RevisionChange',

@@ -5,7 +5,7 @@
  * before anything is sent (B4), its structured result is checked against the
  * outputSchema, secrets are masked as in a run.
  */
-import { oneLine } from '../../outside-text.js';
+import { oneLine, outsideText } from '../../outside-text.js';
 import { parseArgs } from 'node:util';
 import { AgtError } from '../../errors.js';
 import { connectMcp } from '../../mcp/connect.js';
@@ -21,9 +21,10 @@ import { CODE_EXIT, sandboxNotes, stderrBlock } from '../terminal/terminal.js';
 import { DEFER } from '../../mcp/requests/client-handlers.js';
 import { answeredRetry, parseAnswers, terminalElicitation, waitForAnswers } from '../terminal/questions.js';
 import { waitingKey, writeWaiting } from '../store-files/waiting-file.js';
+import { budgetFlag, cutNotice, cutResult } from '../terminal/result-cut.js';
 
 const CALL_USAGE =
-  'agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach]';
+  'agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach] [--full | --budget TOKENS]';
 
 /** `agt mcp call REF TOOL …`: one call through the run's stages; exit 0 ok, 1 a tool error or invalid result, 2 invalid arguments. */
 export async function callCommand(args: string[], ctx: CliContext): Promise<number> {
@@ -39,9 +40,12 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
       answer: { type: 'string', multiple: true },
       decline: { type: 'boolean' },
       detach: { type: 'boolean' },
+      full: { type: 'boolean' },
+      budget: { type: 'string' },
     },
   });
   if (positionals.length !== 2) throw new AgtError('invalid_input', `usage: ${CALL_USAGE}`);
+  const tokens = budgetFlag(values.budget, values.full); // checked before anything starts; undefined: --full
   const [raw, tool] = positionals as [string, string];
   if (values.args !== undefined && values['args-file'] !== undefined)
     throw new AgtError('invalid_input', 'give the arguments as --args JSON or --args-file FILE, not both');
@@ -87,8 +91,12 @@ export async function callCommand(args: string[], ctx: CliContext): Promise<numb
   if ('asked' in outcome)
     return waitForAnswers(ctx, target.reference, tool, key, outcome.asked as McpInputRequired, (retry?.round ?? 0) + 1);
   if (retry) writeWaiting(ctx.storeFile, key, undefined); // answered: nothing waits any more
-  const { result, called, route } = outcome;
+  const { result: whole, called, route } = outcome;
+  // B8: printed cut at the result budget as a run gives it to the model (--full: whole); the notice goes to stderr.
+  const result = tokens === undefined ? whole : cutResult(whole, tokens);
   emit(ctx, { reference: target.reference, tool, called, result }, () => resultText(result, route.outputValidator !== undefined));
+  const notice = tokens === undefined ? '' : cutNotice(whole, result, tokens);
+  if (notice !== '' && !ctx.json) ctx.err(outsideText(notice));
   if (denied !== '' && !ctx.json) ctx.err(stderrBlock(denied));
   return exitOf(result);
 }

@@ -39,7 +39,7 @@ agt mcp import server.json [REF] [--package TYPE | --remote [--transport T]] [--
   Inputs the config declares and that are not given are asked for on a terminal (passwords hidden).
   --sandbox probes a stdio server in a sandbox this once (its stored config with "sandbox": true added; nothing
   is written): try an untrusted server before giving it your files and network.`,
-    call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach]
+    call: `agt mcp call <ref> <tool> [--arg key=value]… [--args JSON | --args-file FILE] [--timeout MS] [--input id=VALUE]… [--answer KEY=JSON]… [--decline] [--detach] [--full | --budget TOKENS]
   Calls one tool the way a run does: the arguments are checked against the tool's inputSchema first (an
   invalid call is never sent: its issues are printed, exit 2), the structured result against its outputSchema.
   --arg values are JSON when they parse: n=3 is the number 3, s='"3"' the string "3", flag=true a boolean,
@@ -48,7 +48,10 @@ agt mcp import server.json [REF] [--package TYPE | --remote [--transport T]] [--
   tool for real: a call can change the world. A question the server asks (elicitation) is asked on a terminal;
   without one (or with --json) the questions are printed, the call waits (exit 6), and the same command with
   --answer KEY=JSON for each question (or --decline) answers them and finishes the call. A tool the server
-  runs as a task is waited for; with --detach its task id is printed and the command ends (agt mcp task).`,
+  runs as a task is waited for; with --detach its task id is printed and the command ends (agt mcp task).
+  A result over the result budget (25,000 tokens, about 100,000 characters) is printed cut as a run gives it to
+  the model, with a notice on stderr saying how much is shown; --full prints the whole, --budget TOKENS sets the
+  budget (--json: the cut result with "cut": {keptChars, totalChars}).`,
     task: `agt mcp task get|result|cancel <ref> <taskId> [--timeout MS] [--input id=VALUE]…
   A task the server runs (agt mcp call --detach prints its id): get its status, its result once it ended
   (exit 6 while it still runs), or cancel it.`,

@@ -6,7 +6,7 @@
  * None holds an argument or env value; an AuditSink receives them in order.
  */
 import type { InputMethod } from '../../mcp/requests/client-handlers.js';
-import type { CallIdentity, RefreshTrigger, ToolResult } from '../types.js';
+import type { CallIdentity, RefreshTrigger, ResultCut, ToolResult } from '../types.js';
 
 /** What every audit event has. Events may grow new fields in later versions; each is listed in its type. */
 interface AuditBase {
@@ -26,6 +26,8 @@ export interface ToolCallEvent extends AuditBase, CallIdentity {
   decidedBy?: string;
   /** For output_invalid: where the structured result broke its schema (paths, no values). */
   outputIssues?: { instancePath: string; keyword: string }[];
+  /** B8: the result was cut at the run's result budget (sizes only, never content). */
+  cut?: ResultCut;
   durationMs: number;
 }
 

@@ -33,6 +33,7 @@ import { recordEnd } from './record-end.js';
 import { recoverLost, type RecoverResult, type RecoverRun } from './recover.js';
 import { collectable, onItsTask } from './tasks.js';
 import { type DecidedOutcome, pendingView, readWaitingCall, type TakenCall, type WaitingCall } from './waiting-call.js';
+import type { StoredResults } from '../results/kept-results.js';
 
 /** Runs taken calls of one batch through the pipeline, within the batch's scope (the run's batches own the scope). */
 export type CallRunner = (batchId: string, taken: readonly TakenCall[]) => Promise<DecidedOutcome[]>;
@@ -53,6 +54,8 @@ export interface WaitingCallsParts {
     snapshot: Pick<SuspendedRun, 'fingerprint' | 'settingsHash' | 'mountsHash'>;
     seen: Iterable<string>;
     loadedTools: string[];
+    /** B8: the results cut at the budget, kept whole (undefined when none was cut). */
+    results?: StoredResults | undefined;
   };
 }
 
@@ -131,9 +134,10 @@ export class WaitingCalls {
 
   // The write itself; the state holds the run's own records (the run's writes only store it).
   async #write(store?: RunStore): Promise<SuspendedRun> {
-    const { snapshot, seen, loadedTools } = this.#parts.state();
+    const { snapshot, seen, loadedTools, results } = this.#parts.state();
     const { run } = this.#parts;
-    const state = suspendedStateOf(run, snapshot, seen, this.#open.list(), loadedTools, this.#inFlight.list(), this.#decided.list());
+    const calls = [this.#open.list(), loadedTools, this.#inFlight.list(), this.#decided.list()] as const;
+    const state = suspendedStateOf(run, snapshot, seen, ...calls, results);
     if (store === undefined) return state;
     const written = writtenCalls(state.pending ?? [], state.inFlight ?? []);
     const announce = callChanges(this.#written, written, this.#interrupted, this.#lost);

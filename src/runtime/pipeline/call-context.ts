@@ -10,6 +10,7 @@ import type { ExecuteContext } from './execute.js';
 import type { RunLimits } from '../limits.js';
 import type { AfterHook, BeforeHook, PermissionPolicy } from '../types.js';
 import type { AuditSink } from '../audit/audit-events.js';
+import type { KeptResults } from '../results/kept-results.js';
 import type { ResolvedRunOptions } from '../run-options.js';
 import { NEVER_ABORTED } from './abort.js';
 import { batchDeadlineReason } from './call-result.js';
@@ -28,6 +29,8 @@ export interface CallContext extends ExecuteContext {
   origin: AppOrigin | undefined;
   /** MCP Apps rendered (`apps: true`): ok results of tools with an interface say so. */
   apps: boolean;
+  /** The run's result budget and kept results (B8); undefined with `resultBudget: false`. */
+  results: KeptResults | undefined;
 }
 
 /** Which app made a call: the run's name of the tool whose interface it is, and that tool's mount. */
@@ -45,6 +48,8 @@ export interface RunParts {
   /** Mounts whose server died, with the code their calls fail with. */
   brokenMounts: Map<string, AgtErrorCode>;
   inFlight: Map<string, Set<string>>;
+  /** The run's kept results (B8), undefined with `resultBudget: false`. */
+  results: KeptResults | undefined;
 }
 
 /** The context of the calls of batch `batchId`. */
@@ -70,6 +75,7 @@ export function callContext(
     limits: o.limits,
     approvalTtlMs: o.approvalTtlMs,
     apps: o.connect.apps,
+    results: run.results,
     origin, // always set (undefined for the model's calls): one shape of context for both
     framework: { service: o.service, prober: run.prober, agent: o.agent, signal, ...(toolSearch ? { toolSearch } : {}) },
     brokenMounts: run.brokenMounts,

@@ -4,7 +4,7 @@
  * with exactly one audit event per call. One call's failure never stops the
  * others (B5). Audit events carry no argument values.
  */
-import { setOwn } from '../../json.js';
+import { defined, setOwn } from '../../json.js';
 import type { AfterHook, BeforeHook, CallIdentity, PermissionPolicy, PermissionRequest, ToolResult } from '../types.js';
 import type { McpInputRequired, McpTaskStarted } from '../../mcp/connection-types.js';
 import type { Deferred } from './stages.js';
@@ -15,6 +15,7 @@ import { type Asked, type CallPath, NOT_COPIED, runCall } from './pipeline.js';
 import type { AppOrigin, CallContext } from './call-context.js';
 import { visibleToApp, visibleToModel } from '../model-tools.js';
 import { callIdentity, recordSafely } from './call-identity.js';
+import { RESULT_READ } from '../results/result-read.js';
 
 /** The stages a run's calls go through, with the batch's policy, hooks and bounds (one per batch, no closures). */
 export class RunPath implements CallPath<Route> {
@@ -45,6 +46,17 @@ export class RunPath implements CallPath<Route> {
     if (!this.#ctx.apps || route.kind !== 'mcp' || route.ui?.resourceUri === undefined) return executed;
     const app = { resourceUri: route.ui.resourceUri, mount: route.mount };
     return executed.then((r) => ('status' in r && r.status === 'ok' ? { ...r, app } : r));
+  }
+
+  /**
+   * Stage 9 (B8): a result the model gets, over the run's budget, cut and kept whole; an app's calls (their results
+   * go to the app, not the model) and result_read's own pages (within the budget by construction) are never cut.
+   */
+  budget(route: Route, result: ToolResult): ToolResult {
+    const results = this.#ctx.results;
+    if (results === undefined || this.#ctx.origin !== undefined || (route.kind === 'framework' && route.name === RESULT_READ))
+      return result;
+    return results.cut(result, route.name);
   }
 
   /** Structured results come from servers: only theirs are checked against an outputSchema. */
@@ -94,6 +106,7 @@ export function callAudit(ctx: CallContext, identity: () => CallIdentity): CallA
       status: result.status,
       ...(result.status === 'ok' ? {} : { code: result.error.code }),
       ...(decidedBy ? { decidedBy } : {}),
+      ...(result.status === 'ok' || result.status === 'tool_error' ? defined({ cut: result.cut }) : {}), // B8: sizes only
       ...(issues ? { outputIssues: issues.map((i) => ({ instancePath: i.instancePath, keyword: i.keyword })) } : {}),
       durationMs: Math.round(performance.now() - started),
     });

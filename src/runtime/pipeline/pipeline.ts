@@ -15,7 +15,10 @@
  * | 6 output      | result-checks.ts checkOutput            | tool_failed (output_invalid)       |
  * | 7 bound       | result-checks.ts boundResult            | (truncated, with a notice)         |
  * | 8 after       | stages.ts runAfterHooks                 | (content replaced)                 |
+ * | 9 budget      | the path's own (results/kept-results.ts)| (cut, the whole kept: B8)          |
  *
+ * The budget comes after the after hooks: they see the whole result (and may
+ * redact it), and the run keeps what they left, never what they took out.
  * The arguments are read once; the frozen copy policies and hooks see is made
  * only when one of them can read it (a built-in matching policy with no
  * predicate and no hooks cannot), and a built-in policy decides with no
@@ -58,6 +61,8 @@ export interface CallPath<R extends PipelineRoute> {
   checksOutput?(route: R): boolean;
   /** Stage 7's bound (maxResultBytes); absent: results are not bounded here (a harness host bounds its own). */
   maxResultBytes?: number;
+  /** Stage 9, the result budget (B8): a result over it, cut for the model and kept whole; absent: no budget. */
+  budget?(route: R, result: ToolResult): ToolResult;
 }
 
 /** A call that ended: its result, and who permitted or denied it when someone did. */
@@ -155,6 +160,7 @@ export async function runCall<R extends PipelineRoute>(
   if (path.checksOutput?.(route) === true) result = checkOutput(result, route);
   if (path.maxResultBytes !== undefined) result = boundResult(result, path.maxResultBytes);
   if (request !== undefined && after.length > 0) result = await runAfterHooks(request, result, after, signal);
+  if (path.budget !== undefined) result = path.budget(route, result);
   return decided(result, decidedBy);
 }
 

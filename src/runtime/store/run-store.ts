@@ -15,15 +15,16 @@ import type { CallChange } from '../types.js';
 import { isStoredCall, type StoredCall, storedCall, type WaitingCall } from '../pending/waiting-call.js';
 import { type InFlightCall, isInFlightCall, type StoredInFlightCall, storedInFlight } from '../pending/in-flight.js';
 import { type DecidedCall, isDecidedCall } from '../pending/decided.js';
+import type { StoredResults } from '../results/kept-results.js';
 
 /**
- * The newest format of SuspendedRun this version reads and writes: 4 with calls that wait on a task (E6), 3 with
+ * The newest format of SuspendedRun this version reads and writes: 5 with results cut at the budget (B8), 4 with calls that wait on a task (E6), 3 with
  * decided calls in flight, 2 with pending calls only, 1 without either (each is written only when needed, so an
  * older host refuses what it would drop or misread).
  */
-export const RUN_FORMAT_VERSION = 4;
+export const RUN_FORMAT_VERSION = 5;
 
-const readsFormat = (version: unknown): boolean => version === 1 || version === 2 || version === 3 || version === 4;
+const readsFormat = (version: unknown): boolean => version === 1 || version === 2 || version === 3 || version === 4 || version === 5;
 
 /** A suspended run as stored. `revision` starts at 1 and increases on every put. */
 export interface StoredRun {
@@ -197,6 +198,7 @@ export function suspendedStateOf(
   loadedTools: string[] = [],
   inFlight: InFlightCall[] = [],
   decided: DecidedCall[] = [],
+  results?: StoredResults,
 ): SuspendedRun {
   const state: SuspendedRun = {
     version: 1,
@@ -208,6 +210,7 @@ export function suspendedStateOf(
     seenBatchIds: [...seen],
     ...(loadedTools.length > 0 ? { loadedTools } : {}),
     ...(decided.length > 0 ? { decided } : {}),
+    ...(results === undefined ? {} : { results }),
   };
   return withCalls(state, pending, inFlight);
 }
@@ -222,7 +225,7 @@ export function withCalls(state: SuspendedRun, pending: readonly StoredCall[], i
   const tasks = [...pending, ...inFlight.map((c) => c.approval)].some(onTask);
   return {
     ...rest,
-    version: tasks ? 4 : inFlight.length > 0 ? 3 : pending.length > 0 ? 2 : 1,
+    version: rest.results !== undefined ? 5 : tasks ? 4 : inFlight.length > 0 ? 3 : pending.length > 0 ? 2 : 1,
     ...(pending.length > 0 ? { pending: pending.map(storedCall) } : {}),
     ...(inFlight.length > 0 ? { inFlight: inFlight.map(storedInFlight) } : {}),
   };
@@ -276,7 +279,9 @@ function isShaped(state: unknown): state is SuspendedRun {
     s.seenBatchIds.every((id) => typeof id === 'string') &&
     (s.pending === undefined || (s.version !== 1 && Array.isArray(s.pending) && s.pending.every(isStoredCall))) &&
     // Calls in flight are format 3, or 4 beside a call that waits on a task (withCalls): both resume, or no host recovers them (E8).
-    (s.inFlight === undefined || ((s.version === 3 || s.version === 4) && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall))) &&
+    (s.inFlight === undefined ||
+      ((s.version === 3 || s.version === 4 || s.version === 5) && Array.isArray(s.inFlight) && s.inFlight.every(isInFlightCall))) &&
+    (s.results === undefined || (s.version === 5 && typeof s.results === 'object' && s.results !== null)) && // entries: KeptResults.load
     (s.decided === undefined || (Array.isArray(s.decided) && s.decided.every(isDecidedCall)))
   );
 }
