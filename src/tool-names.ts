@@ -4,6 +4,9 @@ import { MAX_NAME_LENGTH } from './bounds.js';
 /** The pattern every alias (and every tool name a model sees) matches: valid for OpenAI, Anthropic and Gemini. */
 export const MODEL_TOOL_NAME = new RegExp(`^[a-zA-Z_][a-zA-Z0-9_-]{0,${MAX_NAME_LENGTH - 1}}$`);
 
+/** The run tool that reads the rest of a result cut at the budget (B8): a name no delegate tool may take. */
+export const RESULT_READ = 'result_read';
+
 /** The edit distance of two names, case ignored (insert, delete, replace; at most MAX_NAME_LENGTH characters each are compared). */
 export function nameDistance(a: string, b: string): number {
   const x = a.slice(0, MAX_NAME_LENGTH).toLowerCase();

@@ -12,6 +12,7 @@ import { canonicalHash } from '../../schema/canonical.js';
 import { documentSandboxHash } from '../../mcp/process/sandbox/fingerprint.js';
 import type { CompiledToolSchema, ToolSchemaRegistry } from '../../schema/registry.js';
 import { MODEL_TOOL_NAME } from './aliases.js';
+import { RESULT_READ } from '../../tool-names.js';
 import type { DelegateTool } from '../types.js';
 import { defined } from '../../json.js';
 import type { McpSkill, McpSkillListing } from '../../mcp/connection-types.js';
@@ -171,6 +172,11 @@ export function assembleSnapshot(input: AssembleInput): SnapshotState {
   for (const tool of input.delegates) {
     if (!MODEL_TOOL_NAME.test(tool.name))
       throw new AgtError('invalid_input', `delegate tool name "${tool.name}" must match ${MODEL_TOOL_NAME}`);
+    if (tool.name === RESULT_READ)
+      // B8: the run's own tool, offered once a result is cut
+      throw new AgtError('invalid_input', `"${RESULT_READ}" is the run's own tool (the result budget); rename the delegate tool`, {
+        details: { tool: tool.name },
+      });
     add({
       kind: 'delegate',
       name: tool.name,

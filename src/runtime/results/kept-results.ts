@@ -8,10 +8,10 @@
 import { AgtError } from '../../errors.js';
 import { isPlainObject, measureJson } from '../../json.js';
 import { MAX_CHARS_PER_TOKEN, MAX_JSON_DEPTH, MAX_KEPT_CALL_ID, MIN_CHARS_PER_TOKEN } from '../../bounds.js';
-import { outsideText } from '../../outside-text.js';
+import { outsideJson, outsideText } from '../../outside-text.js';
 import { CHARS_PER_TOKEN, charsPerToken, type ResolvedResultBudget } from './budget.js';
 import { budgetedContent, cutTo, lineCost, roughSize } from './cut.js';
-import { pageOf, type Page, resultLine, type ResultLine } from './pages.js';
+import { pageOf, type Page, pairStart, resultLine, type ResultLine } from './pages.js';
 import type { ToolResult } from '../types.js';
 
 /** A kept result as the run's state stores it (SuspendedRun.results). */
@@ -35,6 +35,7 @@ export interface StoredResults {
 interface Kept extends StoredResult {
   bytes: number;
   line?: ResultLine; // built on first read, never stored
+  measured?: true; // charsPerToken measured here (a stored entry's is measured again on its first read)
 }
 
 const MAX_DROPPED = 1_000;
@@ -79,25 +80,30 @@ export class KeptResults {
     const room = Math.max(1, Math.floor(tokens * ratio));
     if (lineCost(line, room) <= room) return result; // what a page of it would cost: within the budget, it is not cut
     const id = result.callId;
+    const entry = {
+      callId: id,
+      tool,
+      content: typedParts(content),
+      ...(structured === undefined ? {} : { structuredContent: structured }),
+    };
+    const bytes = this.#sizeOf(entry); // decided before the page: a reference never offers a read that would fail
+    const shown = outsideJson(id); // the model's own id, exact as JSON, with bidi and line controls escaped
     const refer = (part: Record<string, unknown>, position: number) =>
-      `[${outsideText(part.type, { max: 40 })} part${mimeOf(part)} not shown: result_read {"callId":${JSON.stringify(id)},"offset":${position},"limit":1} returns it]`;
+      `[${outsideText(part.type, { max: 40 })} part${mimeOf(part)} not shown` +
+      (bytes === undefined ? ']' : `: result_read {"callId":${shown},"offset":${position},"limit":1} returns it]`);
     // A tool error's message (at most 2,000 characters: errorOfContent) reaches the model beside its content: it counts.
     const message = result.status === 'tool_error' ? result.error.message.length : 0;
     const page = pageOf(line, 0, Math.max(1, room - message), refer);
-    const kept = this.#keep(
-      { callId: id, tool, content, ...(structured === undefined ? {} : { structuredContent: structured }) },
-      ratio,
-      page.end,
-      line,
-    );
+    if (bytes !== undefined) this.#store({ ...entry, charsPerToken: ratio, next: page.end, bytes, line, measured: true });
+    else this.#drop(id);
     const total = line.total;
     const notice = {
       type: 'text',
       text:
         `[agt-mcp: this result is ${total} characters (about ${Math.ceil(total / ratio)} tokens), over this run's result budget of ${tokens} tokens; ` +
         `shown: its first ${page.end}. ` +
-        (kept
-          ? `Read on with result_read {"callId":${JSON.stringify(id)},"offset":${page.end}}]`
+        (bytes !== undefined
+          ? `Read on with result_read {"callId":${shown},"offset":${page.end}}]`
           : 'The rest cannot be read: the run does not keep a result this large (resultBudget.keptBytes) or with this call id]'),
     };
     return cutTo(result, [...page.parts, notice], { keptChars: page.end, totalChars: total }, room);
@@ -125,7 +131,12 @@ export class KeptResults {
       );
     }
     const line = (kept.line ??= resultLine(kept.content, kept.structuredContent));
-    const start = offset ?? kept.next;
+    if (kept.measured !== true) {
+      // A stored entry's ratio is measured again, never taken from the record (a tampered 64 would widen every page).
+      kept.charsPerToken = this.budget.countTokens === undefined ? CHARS_PER_TOKEN : charsPerToken(this.budget, sampleOf(line));
+      kept.measured = true;
+    }
+    const start = pairStart(line, offset ?? kept.next);
     if (start >= line.total)
       throw new AgtError(
         'invalid_input',
@@ -143,7 +154,7 @@ export class KeptResults {
   /** What the run's state stores (undefined when no result was cut). */
   state(): StoredResults | undefined {
     if (!this.offered) return undefined;
-    const kept = [...this.#kept.values()].map(({ bytes: _b, line: _l, ...stored }) => stored);
+    const kept = [...this.#kept.values()].map(({ bytes: _b, line: _l, measured: _m, ...stored }) => stored);
     return { kept, ...(this.#dropped.size > 0 ? { dropped: [...this.#dropped] } : {}) };
   }
 
@@ -159,28 +170,31 @@ export class KeptResults {
         if (isPlainObject(entry) && typeof entry.callId === 'string' && entry.callId.length <= MAX_KEPT_CALL_ID) this.#drop(entry.callId);
         continue;
       }
-      this.#keep(read, read.charsPerToken, read.next);
+      const bytes = this.#sizeOf(read);
+      if (bytes === undefined) this.#drop(read.callId);
+      else this.#store({ ...read, bytes });
     }
   }
 
-  // Keeps a result (the newest; the oldest dropped beyond keptBytes); false when it cannot be kept.
-  #keep(result: Omit<StoredResult, 'charsPerToken' | 'next'>, ratio: number, next: number, line?: ResultLine): boolean {
-    const old = this.#kept.get(result.callId);
+  // What a result would take of keptBytes (its JSON, its ids and an entry's overhead), or undefined when it cannot be kept.
+  #sizeOf(result: Pick<StoredResult, 'callId' | 'tool' | 'content' | 'structuredContent'>): number | undefined {
+    if (result.callId.length > MAX_KEPT_CALL_ID) return undefined;
+    const bytes = sizeOf(result.content, result.structuredContent, this.budget.keptBytes) + result.callId.length + result.tool.length + 64;
+    return bytes > this.budget.keptBytes ? undefined : bytes;
+  }
+
+  // Keeps a result, the newest; the oldest dropped beyond keptBytes or MAX_STORED entries.
+  #store(kept: Kept): void {
+    const old = this.#kept.get(kept.callId);
     if (old !== undefined) this.#remove(old); // a call id used again: its newest result is the one read
-    const bytes = sizeOf(result.content, result.structuredContent, this.budget.keptBytes);
-    if (result.callId.length > MAX_KEPT_CALL_ID || bytes > this.budget.keptBytes) {
-      if (result.callId.length <= MAX_KEPT_CALL_ID) this.#drop(result.callId);
-      return false;
-    }
     for (const oldest of this.#kept.values()) {
-      if (this.#bytes + bytes <= this.budget.keptBytes) break;
+      if (this.#bytes + kept.bytes <= this.budget.keptBytes && this.#kept.size < MAX_STORED) break;
       this.#remove(oldest);
       this.#drop(oldest.callId);
     }
-    this.#dropped.delete(result.callId);
-    this.#kept.set(result.callId, { ...result, charsPerToken: ratio, next, bytes, ...(line === undefined ? {} : { line }) });
-    this.#bytes += bytes;
-    return true;
+    this.#dropped.delete(kept.callId);
+    this.#kept.set(kept.callId, kept);
+    this.#bytes += kept.bytes;
   }
 
   #remove(kept: Kept): void {
@@ -222,8 +236,23 @@ function readStored(entry: unknown): StoredResult | undefined {
   const { callId, tool, content, structuredContent, charsPerToken: ratio, next } = entry;
   if (typeof callId !== 'string' || callId === '' || callId.length > MAX_KEPT_CALL_ID) return undefined;
   if (typeof tool !== 'string' || tool.length > MAX_KEPT_CALL_ID) return undefined;
-  if (!Array.isArray(content) || !content.every((p) => isPlainObject(p) && typeof p.type === 'string')) return undefined;
+  if (!Array.isArray(content)) return undefined;
   if (typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < MIN_CHARS_PER_TOKEN || ratio > MAX_CHARS_PER_TOKEN) return undefined;
   if (typeof next !== 'number' || !Number.isSafeInteger(next) || next < 0) return undefined;
-  return { callId, tool, content, ...(structuredContent === undefined ? {} : { structuredContent }), charsPerToken: ratio, next };
+  // Parts that are not typed objects have no position (the model reads nothing of them): left out, the entry kept.
+  return {
+    callId,
+    tool,
+    content: typedParts(content),
+    ...(structuredContent === undefined ? {} : { structuredContent }),
+    charsPerToken: ratio,
+    next,
+  };
+}
+
+// The typed parts of a content list (an after hook may return others: they have no position, so nothing is lost).
+function typedParts(content: readonly unknown[]): unknown[] {
+  return content.every((p) => isPlainObject(p) && typeof p.type === 'string')
+    ? (content as unknown[])
+    : content.filter((p) => isPlainObject(p) && typeof p.type === 'string');
 }

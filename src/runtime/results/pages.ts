@@ -152,6 +152,16 @@ export function pageOf(line: ResultLine, offset: number, room: number, refer?: R
   return { parts, end: position, chars };
 }
 
+/** `position`, or the one before when it falls inside a surrogate pair of a text (a page never starts with half a pair). */
+export function pairStart(line: ResultLine, position: number): number {
+  const segment = line.segments[segmentAt(line.segments, position)];
+  if (segment === undefined || !('text' in segment)) return position;
+  const at = position - segment.start;
+  const low = segment.text.charCodeAt(at);
+  const high = segment.text.charCodeAt(at - 1);
+  return at > 0 && low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff ? position - 1 : position;
+}
+
 /** The text of the line between two positions (tests and digests: the pages joined are this). */
 export function lineText(line: ResultLine): string {
   return line.segments.map((s) => ('text' in s ? s.text : '')).join('');

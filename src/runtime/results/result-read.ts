@@ -9,13 +9,14 @@ import * as v from 'valibot';
 import { defineFrameworkTool, type FrameworkTool } from '../../framework/tools.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { toolResult } from '../../results.js';
+import { outsideJson } from '../../outside-text.js';
+import { RESULT_READ } from '../../tool-names.js';
 import type { ToolSchemaRegistry } from '../../schema/registry.js';
 import { frameworkRoute, type Route } from '../assembly/snapshot.js';
 import type { KeptResults } from './kept-results.js';
 import { MAX_KEPT_CALL_ID } from '../../bounds.js';
 
-/** The name of the run tool that reads kept results. */
-export const RESULT_READ = 'result_read';
+export { RESULT_READ } from '../../tool-names.js';
 
 const position = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 
@@ -46,7 +47,7 @@ export function resultReadTool(results: KeptResults): FrameworkTool {
     input,
     async ({ callId, offset, limit }) => {
       const page = results.read(callId, offset, limit);
-      const id = JSON.stringify(callId);
+      const id = outsideJson(callId); // exact as JSON, with bidi and line controls escaped
       const where = `[agt-mcp: characters ${page.start}–${page.end} of ${page.total} of call ${id}`;
       const next =
         page.end < page.total ? `; read on with result_read {"callId":${id},"offset":${page.end}}]` : '; this is the end of the result]';
