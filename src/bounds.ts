@@ -207,6 +207,12 @@ export const DEFAULT_POOL_BACKOFF_MS = 100;
 /** A kit server's tasks by default: how long one and its result are kept (`tasks.ttlMs`), the poll interval it suggests. */
 export const DEFAULT_SERVED_TASK_TTL_MS = 60 * 60_000;
 export const DEFAULT_SERVED_TASK_POLL_MS = 500;
+/**
+ * How long a kit server waits for a task's handler before answering a 2026-07-28 `tools/call` with its task
+ * (`tasks.graceMs`): one that ends within it answers with its result, as a plain call. Default and most.
+ */
+export const DEFAULT_TASK_GRACE_MS = 50;
+export const MAX_TASK_GRACE_MS = 1_000;
 /** The longest statusMessage a kit task's handler sets (`status(message)`: the rest is cut). */
 export const MAX_TASK_STATUS_MESSAGE = 500;
 /** The most tasks a kit server's memory task store keeps; beyond it the oldest ended ones go first. */

@@ -122,6 +122,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
           ),
         refresh: (taskId) => parts.tasks.store.get(taskId),
         cancel: (taskId) => parts.tasks.cancel(taskId, owner),
+        endedInGrace: (taskId, signal) => parts.tasks.endedInGrace(taskId, signal),
       },
     );
     if (task !== undefined) return task;

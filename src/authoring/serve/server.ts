@@ -91,7 +91,8 @@ export interface ToolServerOptions {
   /**
    * How tools that declare `execution.taskSupport` run as tasks: where tasks are kept (`store`: memory by default,
    * gone with the process), how long (`ttlMs`, default one hour), how often clients should poll (`pollIntervalMs`),
-   * and how many run at once (`maxRunning`, `maxRunningPerCaller`). Checked here: an invalid option is invalid_input
+   * how long a 2026-07-28 call waits for a handler that may end soon (`graceMs`), and how many run at once
+   * (`maxRunning`, `maxRunningPerCaller`). Checked here: an invalid option is invalid_input
    * naming it. A server keeps its own tasks (two servers of one name in one process keep theirs apart); every
    * instance serveHttp builds of one service shares the tasks of its first, whose options hold.
    */

@@ -10,6 +10,8 @@ import {
   DEFAULT_MAX_RUNNING_TASKS_PER_CALLER,
   DEFAULT_SERVED_TASK_POLL_MS,
   DEFAULT_SERVED_TASK_TTL_MS,
+  DEFAULT_TASK_GRACE_MS,
+  MAX_TASK_GRACE_MS,
   MAX_TASK_TTL_MS,
 } from '../../bounds.js';
 import { checkMs } from '../../check-ms.js';
@@ -26,6 +28,13 @@ export interface TaskServingOptions {
   ttlMs?: number;
   /** The poll interval the server asks of clients, in ms (whole, from 1 to `ttlMs`). Default 500. */
   pollIntervalMs?: number;
+  /**
+   * 2026-07-28 (where the server decides whether a call becomes a task): how long a call waits for its handler, in ms
+   * (whole, 0 to MAX_TASK_GRACE_MS). A handler that ends within it answers the `tools/call` with its result, as a
+   * plain call; a question it asks, or a longer run, answers with the task. 0: every call the client lets become a
+   * task does. A 2025 client that asks for a task always gets one (its era says so). Default DEFAULT_TASK_GRACE_MS (50).
+   */
+  graceMs?: number;
   /** How many tasks the server runs at once, all callers together; one more is refused. Default DEFAULT_MAX_RUNNING_TASKS (1,000). */
   maxRunning?: number;
   /** How many tasks one caller may have running at once; one more is refused. Default DEFAULT_MAX_RUNNING_TASKS_PER_CALLER (100). */
@@ -37,11 +46,12 @@ export interface TaskSettings {
   store: TaskStore;
   ttlMs: number;
   pollMs: number;
+  graceMs: number;
   maxRunning: number;
   maxRunningPerCaller: number;
 }
 
-const OPTIONS = ['store', 'ttlMs', 'pollIntervalMs', 'maxRunning', 'maxRunningPerCaller'];
+const OPTIONS = ['store', 'ttlMs', 'pollIntervalMs', 'graceMs', 'maxRunning', 'maxRunningPerCaller'];
 
 const invalid = (field: string, message: string) => new AgtError('invalid_input', message, { details: { field } });
 
@@ -61,11 +71,12 @@ export function taskSettings(given: unknown): TaskSettings {
     const field = /^[A-Za-z_$][\w$]{0,63}$/.test(key) ? `tasks.${key}` : 'tasks';
     throw invalid(field, `${field} is not a task option; the options are ${OPTIONS.join(', ')}`);
   }
-  const { store, ttlMs, pollIntervalMs } = given;
+  const { store, ttlMs, pollIntervalMs, graceMs } = given;
   checkMs(ttlMs, 'tasks.ttlMs', { whole: true, min: 1 });
   const ttl = Math.min((ttlMs as number | undefined) ?? DEFAULT_SERVED_TASK_TTL_MS, MAX_TASK_TTL_MS);
   // A poll interval past the TTL would have the client look again only after the task is gone.
   checkMs(pollIntervalMs, 'tasks.pollIntervalMs', { whole: true, min: 1, max: ttl });
+  checkMs(graceMs, 'tasks.graceMs', { whole: true, min: 0, max: MAX_TASK_GRACE_MS });
   const isStore = isPlainObject(store) && ['get', 'put', 'list'].every((m) => typeof (store as Record<string, unknown>)[m] === 'function');
   if (store !== undefined && !isStore)
     throw invalid('tasks.store', 'tasks.store must be a TaskStore (get, put and list): MemoryTaskStore, SqliteTaskStore or your own');
@@ -73,6 +84,7 @@ export function taskSettings(given: unknown): TaskSettings {
     store: (store as TaskStore | undefined) ?? new MemoryTaskStore(),
     ttlMs: ttl,
     pollMs: Math.min((pollIntervalMs as number | undefined) ?? DEFAULT_SERVED_TASK_POLL_MS, ttl),
+    graceMs: (graceMs as number | undefined) ?? DEFAULT_TASK_GRACE_MS,
     maxRunning: count(given.maxRunning, 'tasks.maxRunning', DEFAULT_MAX_RUNNING_TASKS),
     maxRunningPerCaller: count(given.maxRunningPerCaller, 'tasks.maxRunningPerCaller', DEFAULT_MAX_RUNNING_TASKS_PER_CALLER),
   };

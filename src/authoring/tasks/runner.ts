@@ -20,6 +20,7 @@ import { admitTask, callerKey, type TaskCaller, type TaskServingOptions, type Ta
 import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 import { isWholeTask, ownedTask, wholeTask } from './stored.js';
 import { changeOf, SharedPolls } from './waits.js';
+import { endWithin } from './grace.js';
 import { TaskWrites } from './writes.js';
 
 export type { TaskServingOptions } from './policy.js';
@@ -274,6 +275,11 @@ export class KitTasks {
       const told = await changeOf(running.changed, signal);
       record = told === undefined ? await this.get(id, owner) : await this.#visible(told, id, owner);
     }
+  }
+
+  /** The task's ended record if its handler ends within the server's grace (`tasks.graceMs`), else undefined (grace.ts). */
+  endedInGrace(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
+    return endWithin(this.#running.get(taskId)?.changed, this.store, taskId, this.#settings.graceMs, signal);
   }
 
   /** How many tasks have a store write queued or under way (none once their writes settled: nothing kept per ended task). */

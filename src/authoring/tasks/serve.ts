@@ -63,6 +63,8 @@ export async function callAsTask(
     start: (requestedTtlMs: number | undefined) => Promise<TaskRecord>;
     refresh: (taskId: string) => Promise<TaskRecord | undefined>;
     cancel: (taskId: string) => Promise<unknown>;
+    /** 2026-07-28: the task's end if its handler ends within the server's grace (grace.ts); none: no grace. */
+    endedInGrace?: (taskId: string, signal: AbortSignal) => Promise<TaskRecord | undefined>;
   },
 ): Promise<CallToolResult | undefined> {
   if (support === undefined || support === 'forbidden') return undefined;
@@ -74,6 +76,11 @@ export async function callAsTask(
   }
   const ttl = isPlainObject(params.task) && typeof params.task.ttl === 'number' ? params.task.ttl : undefined;
   const first = await task.start(ttl).catch((error: unknown) => Promise.reject(toClient(error)));
+  // 2026-07-28, where the server decides: a handler that ended within the grace answers as a plain call would.
+  if (era === 'modern' && task.endedInGrace !== undefined) {
+    const direct = plainAnswer(await task.endedInGrace(first.taskId, call.ctx.mcpReq.signal));
+    if (direct !== undefined) return direct;
+  }
   // The task as it is when answered: a handler that ended already (one turn of the event loop) is answered ended,
   // so the client reads its result at once instead of after its first poll interval.
   await new Promise<void>((resolve) => setImmediate(resolve));
@@ -87,6 +94,15 @@ export async function callAsTask(
   if (era === 'legacy') return { task: legacyTask(record), content: [] };
   // The SDK types a tools/call handler's result as CallToolResult | InputRequiredResult (its v2 has no tasks); the Tasks extension's CreateTaskResult has no content, and the SDK's check lets `resultType: 'task'` through.
   return { resultType: 'task', ...modernTask(record) } as unknown as CallToolResult;
+}
+
+// The answer of a task that ended within the grace: its result (a tool error among them), or its JSON-RPC error, as
+// the client would have read it from the task; undefined for a cancelled one (answered with the task, as it is).
+function plainAnswer(record: TaskRecord | undefined): CallToolResult | undefined {
+  if (record?.status === 'completed' && record.result !== undefined) return record.result as CallToolResult;
+  if (record?.status === 'failed' && record.error !== undefined)
+    throw new ProtocolError(record.error.code, record.error.message, record.error.data);
+  return undefined;
 }
 
 // What a client is told of an error of the task methods: the kit's refusals (ProtocolError) and its stores' errors

@@ -162,23 +162,34 @@ export class McpProber {
       await connection.close();
       throw error;
     }
-    // What the probe learned of the server's era is remembered for the runs of this revision (E2).
-    if (record !== undefined && typeof target === 'string')
-      await rememberVerdict(
-        {
-          ...defined({ verdicts: this.#settings.verdicts }),
-          reference: target,
-          revision: record.revision,
-          waitMs: this.#settings.timeouts.handshakeMs,
-          warnings,
-        },
-        connection.verdict,
-        undefined,
-      );
-    const tools = judge(listed.tools, this.#registry);
-    const apps = appsOf(listed.tools);
+    // The close (ending the process tree) needs nothing of what follows, and the report needs nothing of the close but
+    // its time: it runs while the verdict is stored and the schemas compile (as far as the server's exit lets it).
     onPhase?.('closing');
-    const closeMs = await timedClose(connection);
+    const closing = timedClose(connection);
+    closing.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+    let tools: ProbedTool[];
+    let apps: ProbedApp[];
+    try {
+      await new Promise((resolve) => setImmediate(resolve)); // the close has sent its end of stdin: the server exits meanwhile
+      // What the probe learned of the server's era is remembered for the runs of this revision (E2).
+      if (record !== undefined && typeof target === 'string')
+        await rememberVerdict(
+          {
+            ...defined({ verdicts: this.#settings.verdicts }),
+            reference: target,
+            revision: record.revision,
+            waitMs: this.#settings.timeouts.handshakeMs,
+            warnings,
+          },
+          connection.verdict,
+          undefined,
+        );
+      tools = judge(listed.tools, this.#registry);
+      apps = appsOf(listed.tools);
+    } finally {
+      await closing; // the report is read once the tree has ended (a close that fails fails the probe, as before)
+    }
+    const closeMs = await closing;
     return {
       ok:
         tools.every((t) => t.ok) &&

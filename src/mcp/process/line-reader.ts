@@ -34,6 +34,13 @@ export class LineReader {
     let start = 0;
     while (start < chunk.length) {
       const end = chunk.indexOf(NEWLINE, start);
+      if (end !== -1 && this.#size === 0 && this.#overflow === undefined && end - start <= this.maxBytes) {
+        // A whole line within this chunk (the usual case): read in place, with no copy of its bytes.
+        const line = this.#parse(chunk.toString('utf8', start, end));
+        if (line !== undefined) out.push(line);
+        start = end + 1;
+        continue;
+      }
       const early = this.#take(chunk.subarray(start, end === -1 ? chunk.length : end));
       if (early !== undefined) out.push(early);
       if (end === -1) break;
@@ -78,10 +85,16 @@ export class LineReader {
       const id = oversizedResponseId(overflow.head, overflow.tail.toString('utf8'));
       return id === undefined ? { kind: 'oversized' } : this.#reply(id);
     }
-    const text = Buffer.concat(this.#chunks, this.#size).toString('utf8').replace(/\r$/, '');
+    const text = Buffer.concat(this.#chunks, this.#size).toString('utf8');
     this.#chunks = [];
     this.#size = 0;
-    if (text.trim() === '') return undefined; // blank lines carry nothing
+    return this.#parse(text);
+  }
+
+  // One line's text (without its newline) as a message; a trailing \r is dropped, blank lines carry nothing.
+  #parse(line: string): ReadLine | undefined {
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (text.trim() === '') return undefined;
     try {
       return { kind: 'message', message: deserializeMessage(text) };
     } catch {

@@ -63,6 +63,7 @@ export class ServerProcess {
   #cgroup: ServerCgroup | undefined;
   #exited: Promise<void> | undefined;
   #ending: Promise<void> | undefined;
+  #since: number | undefined; // when the server started (ticks since boot): nothing older carries the tag
 
   constructor(spec: LaunchSpec, options: ServerProcessOptions) {
     this.#spec = spec;
@@ -132,6 +133,7 @@ export class ServerProcess {
       child.once('spawn', () => {
         clearTimeout(timer);
         this.spawnMs = performance.now() - started;
+        if (child.pid !== undefined) this.#since = this.#platform.startTicks?.(child.pid);
         on.spawned?.();
         resolve();
       });
@@ -193,36 +195,47 @@ export class ServerProcess {
     const pid = child?.pid;
     if (child === undefined || pid === undefined) return;
     const grace = this.#options.closeGraceMs;
-    // Processes that left the group (setsid, detached, double forks), found before they could be orphaned further.
-    const strays = new Set(await this.#platform.strays(pid, this.#tag));
+    // Processes that left the group (setsid, detached, double forks), found before they could be orphaned further;
+    // a server with no process but itself has none to orphan (what carries the tag is found after its exit all the same).
+    const strays = new Set(this.#alone(pid) ? [] : await this.#platform.strays(pid, this.#tag, this.#since));
     child.stdin?.end();
     await within(this.#exited ?? Promise.resolve(), grace);
-    for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
-    if (!(await this.#groupGone(pid, 0))) {
+    // The group first, then the tag: once no process of the group lives, none can start another in it.
+    const goneAtOnce = await this.#groupGone(pid, 0);
+    for (const p of await this.#platform.strays(pid, this.#tag, this.#since)) strays.add(p);
+    if (!goneAtOnce) {
       this.#platform.signalTree(pid, 'SIGTERM');
       if (!(await this.#groupGone(pid, grace))) {
         this.#platform.signalTree(pid, 'SIGKILL');
         await this.#groupGone(pid, grace);
       }
     }
-    await this.#endStrays(pid, strays, grace);
+    // A group that was gone at once sent no signal since the last look: it need not be looked at again.
+    await this.#endStrays(pid, strays, grace, !goneAtOnce);
+  }
+
+  // True when the server runs no process but itself (its cgroup holds it alone, or it has no child): nothing to orphan.
+  #alone(pid: number): boolean {
+    const procs = this.#cgroup?.procs();
+    if (procs !== undefined && procs.length > 0 && procs.every((p) => p === pid)) return true;
+    return this.#platform.childless?.(pid) === true;
   }
 
   // Ends the server's processes outside its group: SIGTERM, grace, SIGKILL; counts what is left.
-  async #endStrays(pid: number, strays: Set<number>, grace: number): Promise<void> {
-    for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
+  async #endStrays(pid: number, strays: Set<number>, grace: number, lookAgain: boolean): Promise<void> {
+    if (lookAgain) for (const p of await this.#platform.strays(pid, this.#tag, this.#since)) strays.add(p);
     const alive = () => [...strays].filter((p) => this.#platform.processAlive(p));
     if (alive().length === 0) return;
     this.#platform.signalEach(alive(), 'SIGTERM');
     const deadline = performance.now() + grace;
     while (alive().length > 0 && performance.now() < deadline) await sleep(20);
-    for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
+    for (const p of await this.#platform.strays(pid, this.#tag, this.#since)) strays.add(p);
     // SIGKILL, then look again: a stray that respawned on SIGTERM has a new pid (it keeps the tag).
     for (let round = 0; round < 3 && alive().length > 0; round++) {
       this.#platform.signalEach(alive(), 'SIGKILL');
       const end = performance.now() + grace;
       while (alive().length > 0 && performance.now() < end) await sleep(20);
-      for (const p of await this.#platform.strays(pid, this.#tag)) strays.add(p);
+      for (const p of await this.#platform.strays(pid, this.#tag, this.#since)) strays.add(p);
     }
     this.survivors = alive().length;
   }

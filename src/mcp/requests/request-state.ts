@@ -21,19 +21,27 @@ import { serverText } from './server-answers.js';
 /** The marker of the error answer that stands in for a refused state. */
 const REFUSED = 'agt-mcp:request_state_too_large';
 
-/** `transport` as the SDK client sees it, with every received message checked; everything else is the transport's own. */
+/**
+ * `transport`, with every message it delivers from now on checked: its `onmessage` becomes an accessor on the object
+ * itself, so whatever handler is set (the SDK's) receives checked messages. No proxy: every other property is the
+ * transport's own, read at no extra cost (a proxy bound a fresh function on each read of `send`, once per request).
+ */
 export function guardRequestState<T extends Transport>(transport: T): T {
-  return new Proxy(transport, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-    set(target, key, value: unknown) {
-      if (key !== 'onmessage' || typeof value !== 'function') return Reflect.set(target, key, value, target);
+  let handler = transport.onmessage;
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => handler,
+    set(value: unknown) {
+      if (typeof value !== 'function') {
+        handler = value as T['onmessage'];
+        return;
+      }
       const deliver = value as (message: JSONRPCMessage, extra?: unknown) => void;
-      return Reflect.set(target, key, (message: JSONRPCMessage, extra?: unknown) => deliver(checked(message), extra), target);
+      handler = ((message: JSONRPCMessage, extra?: unknown) => deliver(checked(message), extra)) as T['onmessage'];
     },
   });
+  return transport;
 }
 
 /** The marker of the error answer that stands in for a state that is not a string (the SDK's decoder would drop it silently). */

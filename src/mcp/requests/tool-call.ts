@@ -95,8 +95,9 @@ export function toolCalls(p: ToolCallParts): ConnectionToolCalls {
   const { client, timeouts } = p;
 
   // One tools/call on the wire; `manual`: an input_required comes back instead of being answered by the SDK.
-  // `defer`: a task comes back as McpTaskStarted instead of being waited for.
-  async function callOnce(
+  // `defer`: a task comes back as McpTaskStarted instead of being waited for. No async frame of its own (the request's
+  // promise as it is): its one caller awaits it, so a throw here is that caller's rejection as before.
+  function callOnce(
     name: string,
     params: CallParams,
     options: CallOptions,
@@ -118,16 +119,19 @@ export function toolCalls(p: ToolCallParts): ConnectionToolCalls {
       // A tool whose arguments go into headers keeps the SDK's path, declaring no tasks (SEP-2243 is the SDK's encoding).
       if (p.era === 'modern' && declared === undefined) return modernCall(p.tasks, params, bound, options, defer);
     }
-    const sdk = { ...p.sdkOptions(options, signal), ...(manual ? { allowInputRequired: true } : {}) };
+    // One options object, completed in place (no spread per option).
+    const sdk: Record<string, unknown> & ReturnType<ToolCallParts['sdkOptions']> = p.sdkOptions(options, signal);
+    if (manual) sdk.allowInputRequired = true;
     // Progress resets the timeout only when asked for: a call that resets on progress asks for it.
     const onProgress = options.onProgress ?? (sdk.resetTimeoutOnProgress ? () => undefined : undefined);
-    const progress = onProgress ? { onprogress: progressOf(onProgress) } : {};
+    if (onProgress) sdk.onprogress = progressOf(onProgress);
     // SEP-2243: the SDK mirrors the marked arguments into Mcp-Param-* headers (its own encoding), within our bound.
     if (declared !== undefined) {
       checkParamHeaders(declared, params.arguments);
-      return client.callTool(params, { ...sdk, ...progress, toolDefinition: declared });
+      sdk.toolDefinition = declared;
+      return client.callTool(params, sdk) as Promise<Record<string, unknown>>;
     }
-    return client.request({ method: 'tools/call', params }, LooseResult, { ...sdk, ...progress });
+    return client.request({ method: 'tools/call', params }, LooseResult, sdk);
   }
 
   // One 2026-07-28 tools/call on the raw path: a result or a question comes back as the SDK's would; a task is followed.

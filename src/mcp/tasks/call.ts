@@ -156,8 +156,10 @@ export async function followModernTask(
     id.current = taskId;
     let task = created;
     let told: string | undefined; // the last status message told (each new one is told once)
-    // A look at once: a CreateTaskResult is a Task, never a DetailedTask (no questions, and an ended one carries no
-    // result); then the questions are answered, or the next look waits the server's pace.
+    // The CreateTaskResult is the server's first word on the task, a Task, never a DetailedTask: one that ended or asks
+    // is looked at at once (its result or questions come with tasks/get); a working one when the server's interval
+    // allows after that word, not sooner (a look at once would read it working again). Then the questions are answered,
+    // or the next look waits the server's pace.
     for (let round = 0, first = true; first || !TERMINAL.has(String(task.status)); first = false) {
       if (!first && task.status === 'input_required') {
         // E7: one bound on rounds whoever answers (a deferred task's collect counts the same): input_rounds_exceeded.
@@ -165,7 +167,8 @@ export async function followModernTask(
         const answers = await questions.answer(questions.read(task), signal);
         // ext-tasks types the answers as its InputResponsesV2; ours are what the connection's handlers gave (ElicitResult …), sent as they are.
         await controller.update(answers as never, signal).catch((error: unknown) => Promise.reject(fromExt(error)));
-      } else if (!first) await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS, undefined, { signal });
+      } else if (!first || task.status === 'working')
+        await sleep(clampPoll(task.pollIntervalMs) ?? DEFAULT_TASK_POLL_MS, undefined, { signal });
       const view = await controller.snapshot(signal).catch((error: unknown) => Promise.reject(fromExt(error)));
       if (view.statusMessage !== undefined && view.statusMessage !== told) options.onStatus?.(serverWords((told = view.statusMessage)));
       task = { ...view.raw };

@@ -154,9 +154,10 @@ export async function processCall<W>(
   path: CallPath<Route>,
   keep: (wait: CallWait, ctx: CallContext) => Promise<W>,
 ): Promise<ToolResult | W> {
-  const audit = callAudit(ctx, () => callIdentity(ctx, call.callId, route));
+  // No sink (the usual case): no audit closure, and the call's result comes back with no promise of its own.
+  const audit = ctx.audit === undefined ? undefined : callAudit(ctx, () => callIdentity(ctx, call.callId, route));
   const refused = appRefusal(call.callId, route, ctx.origin);
-  if (refused !== undefined) return audit(refused, 'policy');
+  if (refused !== undefined) return audit === undefined ? refused : audit(refused, 'policy');
   const outcome = await runCall(call.callId, route, call.arguments, path);
   if (outcome.kind === 'deferred')
     return keep({ kind: 'approval', index: call.index, route, request: outcome.request, deferred: outcome.deferred }, ctx);
@@ -164,7 +165,7 @@ export async function processCall<W>(
     const asked = { callId: call.callId, index: call.index, args: outcome.args, by: outcome.decidedBy ?? 'auto', round: 1 };
     return keep({ kind: 'asked', call: asked, route, asked: outcome.asked }, ctx);
   }
-  return audit(outcome.result, outcome.decidedBy);
+  return audit === undefined ? outcome.result : audit(outcome.result, outcome.decidedBy);
 }
 
 /**

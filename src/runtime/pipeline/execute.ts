@@ -10,10 +10,10 @@ import { type AgtErrorCode, isAgtError, resultErrorOf } from '../../errors.js';
 import type { FrameworkContext, FrameworkOutcome } from '../../framework/tools.js';
 import { abortable, NEVER_ABORTED, wasAborted } from './abort.js';
 import { callResult } from './call-result.js';
-import type { DelegateRoute, McpRoute, Route } from '../assembly/snapshot.js';
+import type { DelegateRoute, FrameworkRoute, McpRoute, Route } from '../assembly/snapshot.js';
 import type { ProgressEvent, ToolResult } from '../types.js';
 import type { TraceContext } from '../audit/audit-events.js';
-import type { InputRetry } from '../../mcp/connection-types.js';
+import type { CallOptions, InputRetry } from '../../mcp/connection-types.js';
 import type { Asked } from './pipeline.js';
 
 /** What executing a call needs from its run and batch. */
@@ -35,18 +35,30 @@ export interface ExecuteContext {
   traceContext?(): TraceContext | undefined;
 }
 
-/** Stage 5: execute on the route (`input`: the retry of an MCP call whose server asked questions). */
-export async function execute(
+/**
+ * Stage 5: execute on the route (`input`: the retry of an MCP call whose server asked questions). No async frame of its
+ * own: the route's executor's promise is handed back as it is (never rejects: each executor catches its own failures).
+ */
+export function execute(
   callId: string,
   route: Route,
   args: Record<string, unknown>,
   ctx: ExecuteContext,
   input?: InputRetry,
 ): Promise<ToolResult | Asked> {
-  if (ctx.signal.aborted) return callResult(callId, { kind: 'aborted', aborted: ctx.signal });
+  if (ctx.signal.aborted) return Promise.resolve(callResult(callId, { kind: 'aborted', aborted: ctx.signal }));
   if (route.kind === 'mcp') return executeMcp(callId, route, args, ctx, input);
   if (route.kind === 'delegate') return executeDelegate(callId, route, args, ctx);
-  // Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
+  return executeFramework(callId, route, args, ctx);
+}
+
+// Framework tools are local and bounded by their own timeouts; they finish, so what they report is true.
+async function executeFramework(
+  callId: string,
+  route: FrameworkRoute,
+  args: Record<string, unknown>,
+  ctx: ExecuteContext,
+): Promise<ToolResult> {
   const parsed = route.tool.parse(args);
   if (!parsed.ok) {
     return callResult(callId, {
@@ -101,14 +113,14 @@ export async function executeMcp(
   try {
     const onProgress = ctx.onProgress;
     const meta = traceMeta(ctx.traceContext?.());
-    const result = await route.connection.callToolOrInput(route.remoteTool, args, {
-      ...(meta === undefined ? {} : { meta }),
-      ...(input === undefined ? {} : { input }),
-      // NEVER_ABORTED is shared by every run: hooking each call to it would only pile up listeners.
-      ...(ctx.signal === NEVER_ABORTED ? {} : { signal: ctx.signal }),
-      timeoutMs: ctx.callTimeoutMs,
-      ...(onProgress ? { onProgress: (p) => onProgress({ runId: ctx.runId, callId: id, tool: route.name, ...p }) } : {}),
-    });
+    // One options object, completed in place (no spread per option).
+    const options: CallOptions = { timeoutMs: ctx.callTimeoutMs };
+    if (meta !== undefined) options.meta = meta;
+    if (input !== undefined) options.input = input;
+    // NEVER_ABORTED is shared by every run: hooking each call to it would only pile up listeners.
+    if (ctx.signal !== NEVER_ABORTED) options.signal = ctx.signal;
+    if (onProgress) options.onProgress = (p) => onProgress({ runId: ctx.runId, callId: id, tool: route.name, ...p });
+    const result = await route.connection.callToolOrInput(route.remoteTool, args, options);
     if ('resultType' in result) return { asked: result };
     return callResult(id, { kind: 'answer', answer: result });
   } catch (error) {

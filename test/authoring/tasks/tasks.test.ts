@@ -124,7 +124,7 @@ describe('bounds on running kit tasks', () => {
 describe('task options checked where the server is made', () => {
   const made = (tasks: unknown) => () =>
     createToolServer({ name: 'checked', version: '1.0.0', tools: taskTools('/dev/null'), tasks: tasks as TaskServingOptions });
-  it('E6: an invalid ttlMs, pollIntervalMs, store or bound of a kit server is invalid_input naming the option', () => {
+  it('E6: an invalid ttlMs, pollIntervalMs, graceMs, store or bound of a kit server is invalid_input naming the option', () => {
     const cases: [unknown, string][] = [
       [{ ttlMs: Number.NaN }, 'tasks.ttlMs'],
       [{ ttlMs: '1h' }, 'tasks.ttlMs'],
@@ -135,6 +135,12 @@ describe('task options checked where the server is made', () => {
       [{ pollIntervalMs: 0 }, 'tasks.pollIntervalMs'],
       [{ pollIntervalMs: 2.5 }, 'tasks.pollIntervalMs'],
       [{ ttlMs: 1_000, pollIntervalMs: 5_000 }, 'tasks.pollIntervalMs'],
+      [{ graceMs: Number.NaN }, 'tasks.graceMs'],
+      [{ graceMs: -1 }, 'tasks.graceMs'],
+      [{ graceMs: 1e20 }, 'tasks.graceMs'],
+      [{ graceMs: 1_001 }, 'tasks.graceMs'],
+      [{ graceMs: 2.5 }, 'tasks.graceMs'],
+      [{ graceMs: '50' }, 'tasks.graceMs'],
       [{ store: {} }, 'tasks.store'],
       [{ maxRunning: 0 }, 'tasks.maxRunning'],
       [{ maxRunningPerCaller: 1.5 }, 'tasks.maxRunningPerCaller'],
@@ -156,6 +162,8 @@ describe('task options checked where the server is made', () => {
       'report',
     );
     expect(made({ ttlMs: 30 * 24 * 60 * 60_000 })().tools).toContain('report');
+    expect(made({ graceMs: 0 })().tools).toContain('report');
+    expect(made({ graceMs: 1_000 })().tools).toContain('report');
   });
 });
 

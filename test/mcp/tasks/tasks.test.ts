@@ -104,7 +104,8 @@ describe('E6: tasks that outlive their server process', () => {
     const store = path.join(tmp.dir, 'tasks.db');
     const stored = (protocol: 'legacy' | '2026-07-28') => ({
       ...config(log, protocol),
-      args: [...config(log, protocol).args, '--task-store', store],
+      // A 2026-07-28 call whose handler ends at once is answered with its task all the same (no grace), so it is stored.
+      args: [...config(log, protocol).args, '--task-store', store, '--grace-ms', '0'],
     });
     const first = await connectMcp(stored('2026-07-28'), { timeouts: { handshakeMs: 20_000 }, tasks: 'defer' });
     let taskId: string;

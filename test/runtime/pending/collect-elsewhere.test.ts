@@ -31,7 +31,8 @@ function serve(taskFile: string | undefined, port = 0): Promise<HttpToolService>
         name: 'tasks',
         version: '1.0.0',
         tools: taskTools(log),
-        tasks: { pollIntervalMs: 50, ...(taskFile ? { store: new SqliteTaskStore({ path: taskFile }) } : {}) },
+        // graceMs 0: the call is answered with its task however soon its handler ends (the task is what is collected).
+        tasks: { pollIntervalMs: 50, graceMs: 0, ...(taskFile ? { store: new SqliteTaskStore({ path: taskFile }) } : {}) },
       }),
     { port },
   );

@@ -16,7 +16,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { descendantsOf, parsePsTable, PS_ARGS } from './darwin.js';
 import { taskkillTree, windowsSpawn } from './win32.js';
-import { groupAlive, processAlive, serverProcesses, signalEach, signalGroup } from '../process-group.js';
+import { childless, groupAlive, processAlive, serverProcesses, signalEach, signalGroup, startTicks } from '../process-group.js';
 
 /** What `spawn` gets. */
 export interface SpawnTarget {
@@ -37,7 +37,11 @@ export interface ProcessPlatform {
   /** True while a process of the server's tree lives. */
   treeAlive(pid: number): boolean;
   /** Living processes the server started outside its group (found by parent link and by the instance tag where the host shows it). */
-  strays(pid: number, tag: string): Promise<number[]>;
+  strays(pid: number, tag: string, since?: number): Promise<number[]>;
+  /** When the server started, as `strays` takes it (`since`: nothing older carries the tag); undefined when the host cannot tell. */
+  startTicks?(pid: number): number | undefined;
+  /** True when the server has no child process (then none can be orphaned by its exit); undefined when the host cannot tell. */
+  childless?(pid: number): boolean | undefined;
   processAlive(pid: number): boolean;
   signalEach(pids: readonly number[], signal: 'SIGTERM' | 'SIGKILL'): void;
 }
@@ -55,7 +59,9 @@ export const LINUX: ProcessPlatform = {
   spawnTarget: posixSpawn,
   signalTree: signalGroup,
   treeAlive: groupAlive,
-  strays: async (pid, tag) => serverProcesses(pid, tag),
+  strays: async (pid, tag, since) => serverProcesses(pid, tag, since),
+  startTicks,
+  childless,
   processAlive,
   signalEach,
 };

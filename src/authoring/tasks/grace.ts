@@ -1,0 +1,72 @@
+/**
+ * A short task answered as a plain call (issue 64). On 2026-07-28 the server
+ * alone decides whether a `tools/call` becomes a task ("A server that has
+ * negotiated this extension MAY return `CreateTaskResult` in lieu of a
+ * standard result … at its own discretion and on a per-request basis", Tasks
+ * extension): a kit task whose handler ends within the server's grace
+ * (`tasks.graceMs`) answers with its result, so the client makes no second
+ * round trip. The task started as any task does (stored, bounded, its handler
+ * run with the task's context); answered plainly, nobody can ever name it, so
+ * its record is stored again expired, to be dropped as the store is next read
+ * or swept (it never pushes a task a client can read out of a bounded store).
+ */
+import type { TaskRecord, TaskStore } from './store.js';
+import { wholeTask } from './stored.js';
+
+// How a task ends that is answered as a plain call (a cancelled one is answered with the task, as it is).
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed']);
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * The task's record if its handler ends completed or failed (and its end is stored) within `ms` — then stored again
+ * expired, as its call is answered with it — else undefined: a question it asks (input_required), `signal` (the
+ * creating request cancelled), or the grace running out ends the wait sooner. `changed`: the running task's change
+ * listeners (undefined: it runs no more here; its store record says how it ended).
+ */
+export async function endWithin(
+  changed: Set<(record?: TaskRecord) => void> | undefined,
+  store: TaskStore,
+  taskId: string,
+  ms: number,
+  signal: AbortSignal,
+): Promise<TaskRecord | undefined> {
+  if (ms <= 0 || signal.aborted) return undefined;
+  const read = async () => wholeTask(await store.get(taskId), taskId);
+  const record = changed === undefined ? await read().catch(() => undefined) : await told(changed, ms, signal, read);
+  if (record === undefined || !ENDED.has(record.status)) return undefined;
+  forgetAnswered(store, record);
+  return record;
+}
+
+async function told(
+  changed: Set<(record?: TaskRecord) => void>,
+  ms: number,
+  signal: AbortSignal,
+  read: () => Promise<TaskRecord | undefined>,
+): Promise<TaskRecord | undefined> {
+  const heard = await new Promise<TaskRecord | 'read' | undefined>((resolve) => {
+    const done = (value: TaskRecord | 'read' | undefined) => {
+      clearTimeout(timer);
+      changed.delete(tell);
+      signal.removeEventListener('abort', aborted);
+      resolve(value);
+    };
+    // A change told with its record: ended, or asking (the client must hear the questions: answered with the task);
+    // told with none (its handler ended and its end's write failed, or its TTL ended): read it again.
+    const tell = (record?: TaskRecord) => {
+      if (record === undefined) done('read');
+      else if (TERMINAL.has(record.status)) done(record);
+      else if (record.status === 'input_required') done(undefined);
+    };
+    const aborted = () => done(undefined);
+    const timer = setTimeout(() => done(undefined), ms);
+    changed.add(tell);
+    signal.addEventListener('abort', aborted, { once: true });
+  });
+  return heard === 'read' ? read().catch(() => undefined) : heard;
+}
+
+// Stores a task answered as a plain call again, expired (ttlMs 0): no client can read it, and it is the first to go. Best effort.
+function forgetAnswered(store: TaskStore, record: TaskRecord): void {
+  void store.put({ ...record, ttlMs: 0 }).catch(() => undefined);
+}
