@@ -23,8 +23,9 @@ const bun = path.join(runtimes, 'bun', 'bin', 'bun.exe');
 const python = path.join(root, 'test', 'fixtures', 'mcp_server.py');
 const done = [];
 // Issue 50 set 2.5 MB; issue 61 (MCP Apps: a new entry, the kit's interfaces, a web host example and its page) took it
-// to 2.67 MB of code and docs that ship, and the bound to 2.75 MB (docs/benchmarks.md, Install size).
-const MAX_UNPACKED_BYTES = 2.75e6;
+// to 2.67 MB of code and docs that ship, and the bound to 2.75 MB; issues 62–64 (the sandbox, the result budget, short
+// tasks) to 2.82 MB, and the bound to 2.9 MB (docs/benchmarks.md, Install size).
+const MAX_UNPACKED_BYTES = 2.9e6;
 
 /**
  * Every file README.md and docs/ name: under examples/ and docs/ it ships (a user reading the installed docs finds
@@ -87,7 +88,7 @@ try {
   }
   namedFilesShip(files);
   linksShip(files);
-  // The install size (issue 50, raised by issue 61: at most 2.75 MB unpacked; docs/benchmarks.md has the figures before and after).
+  // The install size (issue 50, raised by issues 61 and 63: at most 2.9 MB unpacked; docs/benchmarks.md has the figures before and after).
   const size = `${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked`;
   if (packed.unpackedSize > MAX_UNPACKED_BYTES) throw new Error(`the package is ${size}: over ${MAX_UNPACKED_BYTES / 1e6} MB unpacked`);
   done.push(`the package is ${size} (${files.length} files); every examples/ and docs/ file README.md and docs/ name or link to is in it`);
