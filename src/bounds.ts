@@ -271,6 +271,8 @@ export const MAX_APP_CONTEXT_BYTES = 16 * 1024;
 
 /** B8: the tokens of one result a model is given by default (as Claude Code caps an MCP result). */
 export const DEFAULT_RESULT_BUDGET_TOKENS = 25_000;
+/** B8: the most tokens a result budget may be (`resultBudget.tokens`, `agt mcp call --budget`). */
+export const MAX_RESULT_BUDGET_TOKENS = 10_000_000;
 /** B8: the bytes of cut results a run keeps for result_read by default (the oldest dropped first). */
 export const DEFAULT_KEPT_RESULT_BYTES = 16 * 1024 * 1024;
 /** B8: the bounds of a token counter's characters per token (a counter answering beyond them is taken at the bound). */

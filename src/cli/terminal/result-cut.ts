@@ -6,12 +6,11 @@
  * is no result_read here: `--full` prints the whole, `--budget` moves the cut).
  */
 import { AgtError } from '../../errors.js';
-import { CHARS_PER_TOKEN, RESULT_BUDGET_DEFAULTS, resolveResultBudget } from '../../runtime/results/budget.js';
+import { MAX_RESULT_BUDGET_TOKENS } from '../../bounds.js';
+import { CHARS_PER_TOKEN, RESULT_BUDGET_DEFAULTS } from '../../runtime/results/budget.js';
 import { budgetedContent, cutTo, lineCost } from '../../runtime/results/cut.js';
 import { pageOf, resultLine } from '../../runtime/results/pages.js';
 import type { ToolResult } from '../../runtime/types.js';
-
-const PREFIX = 'resultBudget.tokens ';
 
 /**
  * The tokens `--full` / `--budget TOKENS` leave a printed result (undefined: `--full`, no cut); the default budget
@@ -24,15 +23,12 @@ export function budgetFlag(budget: string | undefined, full: boolean | undefined
     });
   if (full === true) return undefined;
   if (budget === undefined) return RESULT_BUDGET_DEFAULTS.tokens;
-  try {
-    // Digits only: "1e3", "0x10", " 5" and "5.0" are not a count of tokens a person types; the range is the runtime's.
-    return resolveResultBudget({ tokens: /^[0-9]{1,9}$/.test(budget) ? Number(budget) : Number.NaN })?.tokens;
-  } catch (error) {
-    const message = error instanceof AgtError && error.message.startsWith(PREFIX) ? error.message.slice(PREFIX.length) : undefined;
-    throw new AgtError('invalid_input', `--budget ${message ?? 'must be a whole number of tokens, 1 or more'}`, {
-      details: { flag: '--budget' },
-    });
-  }
+  // Digits only: "1e3", "0x10", " 5" and "5.0" are not a count of tokens a person types; the range is the runtime's.
+  const tokens = /^[0-9]{1,9}$/.test(budget) ? Number(budget) : Number.NaN;
+  if (tokens >= 1 && tokens <= MAX_RESULT_BUDGET_TOKENS) return tokens;
+  throw new AgtError('invalid_input', `--budget must be a whole number of tokens from 1 to ${MAX_RESULT_BUDGET_TOKENS}`, {
+    details: { flag: '--budget' },
+  });
 }
 
 /** A result over `tokens` (4 characters each), cut to its first page with `cut`; any other result as it is. */

@@ -4,7 +4,13 @@
  * for `result_read`. Checked once with the run's options.
  */
 import { AgtError } from '../../errors.js';
-import { DEFAULT_KEPT_RESULT_BYTES, DEFAULT_RESULT_BUDGET_TOKENS, MAX_CHARS_PER_TOKEN, MIN_CHARS_PER_TOKEN } from '../../bounds.js';
+import {
+  DEFAULT_KEPT_RESULT_BYTES,
+  DEFAULT_RESULT_BUDGET_TOKENS,
+  MAX_CHARS_PER_TOKEN,
+  MAX_RESULT_BUDGET_TOKENS,
+  MIN_CHARS_PER_TOKEN,
+} from '../../bounds.js';
 
 /** `NativeRunOptions.resultBudget`: a result over `tokens` reaches the model cut, the rest read with `result_read`. */
 export interface ResultBudgetOptions {
@@ -35,7 +41,6 @@ export const RESULT_BUDGET_KEYS = { tokens: true, keptBytes: true, countTokens: 
   true
 >;
 
-const MAX_TOKENS = 10_000_000;
 const MAX_KEPT_BYTES = 1024 * 1024 * 1024;
 
 const field = (name: string, message: string) =>
@@ -51,8 +56,8 @@ export function resolveResultBudget(options: unknown): ResolvedResultBudget | un
     });
   const o = options as ResultBudgetOptions;
   const tokens = o.tokens ?? RESULT_BUDGET_DEFAULTS.tokens;
-  if (!Number.isInteger(tokens) || tokens < 1 || tokens > MAX_TOKENS)
-    throw field('tokens', `must be a whole number of tokens from 1 to ${MAX_TOKENS}`);
+  if (!Number.isInteger(tokens) || tokens < 1 || tokens > MAX_RESULT_BUDGET_TOKENS)
+    throw field('tokens', `must be a whole number of tokens from 1 to ${MAX_RESULT_BUDGET_TOKENS}`);
   const keptBytes = o.keptBytes ?? RESULT_BUDGET_DEFAULTS.keptBytes;
   if (!Number.isInteger(keptBytes) || keptBytes < 0 || keptBytes > MAX_KEPT_BYTES)
     throw field('keptBytes', `must be a whole number of bytes from 0 (keep nothing) to ${MAX_KEPT_BYTES}`);
