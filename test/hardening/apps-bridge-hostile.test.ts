@@ -5,6 +5,7 @@
  * closed mid-wait — against a real NativeRun on the Python fixture server
  * (`--feature apps`). What reaches the run is recorded by a thin wrapper.
  */
+import { createHook } from 'node:async_hooks';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -287,6 +288,16 @@ describe('a flood of calls, then the transport closed', () => {
     const run = await fx.start({ apps: true, policy: gated(py('tally')) });
     const { host, waits } = recorded(run);
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    // The progress timers themselves, counted exactly: every live Timeout of the 60 s interval (a count of all timers
+    // moved with the run's own short timers and made this test flaky on a busy machine).
+    const progressTimers = new Set<number>();
+    const hook = createHook({
+      init(id, type, _trigger, resource) {
+        // A Timeout resource is node's Timeout object; its period is node's internal `_idleTimeout`.
+        if (type === 'Timeout' && (resource as { _idleTimeout?: number })._idleTimeout === 60_000) progressTimers.add(id);
+      },
+      destroy: (id) => void progressTimers.delete(id),
+    }).enable();
     const before = timers();
     const app = await hostileApp(host, { progressIntervalMs: 60_000 });
     await app.initialize();
@@ -295,10 +306,12 @@ describe('a flood of calls, then the transport closed', () => {
     );
     await waitFor(() => waits.length === 100);
     expect(run.pending()).toHaveLength(100);
-    expect(timers()).toBeGreaterThanOrEqual(before + 100);
+    expect(progressTimers.size).toBe(100);
     await app.appSide.close();
     await Promise.all(waits);
     await new Promise(setImmediate); // the waits' finally blocks (clearInterval) have run
+    await waitFor(() => progressTimers.size === 0); // destroy hooks come after clearInterval, on their own tick
+    hook.disable();
     expect(timers()).toBeLessThanOrEqual(before);
     expect(fx.env.calls()).toEqual([]);
     void calls; // never answered: their transport is closed
