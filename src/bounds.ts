@@ -88,11 +88,17 @@ export const DEFAULT_LEGACY_VERDICT_MS = 24 * 60 * 60 * 1000;
 
 /** The longest a task (a tool run as a task, either era) is waited for in all, unless the call's maxTotalMs says otherwise. */
 export const DEFAULT_TASK_TOTAL_MS = 30 * 60_000;
-/** The poll interval a server may ask of a client waiting on its task, at least and at most (clamped). */
-export const MIN_TASK_POLL_MS = 100;
+/**
+ * The poll interval a server may ask of a client waiting on its task, at least and at most (clamped). The floor is
+ * low enough for a server's quick first looks (a kit paces a young task at half its age, issue 64) and still no busy
+ * loop: at most 50 looks a second for one task, each bounded by the call's deadline.
+ */
+export const MIN_TASK_POLL_MS = 20;
 export const MAX_TASK_POLL_MS = 5_000;
 /** How often a task is polled when its server names no interval. */
 export const DEFAULT_TASK_POLL_MS = 1_000;
+/** How often a kit server reads its store for a task another process runs (shared by every request waiting on it), at least. */
+export const MIN_TASK_STORE_READ_MS = 100;
 /** The longest a kit server keeps a task and its result (its `ttlMs` option, or a client's asked TTL, is cut to it). */
 export const MAX_TASK_TTL_MS = 7 * 24 * 60 * 60_000;
 /** How many tasks one caller may have running at once on a kit server by default (its `tasks.maxRunningPerCaller`). */
@@ -213,6 +219,8 @@ export const DEFAULT_SERVED_TASK_POLL_MS = 500;
  */
 export const DEFAULT_TASK_GRACE_MS = 50;
 export const MAX_TASK_GRACE_MS = 1_000;
+/** The shortest poll interval a kit server asks of a client for a young task (paced by its age, issue 64). */
+export const MIN_PACED_POLL_MS = 20;
 /** The longest statusMessage a kit task's handler sets (`status(message)`: the rest is cut). */
 export const MAX_TASK_STATUS_MESSAGE = 500;
 /** The most tasks a kit server's memory task store keeps; beyond it the oldest ended ones go first. */

@@ -123,6 +123,7 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
         refresh: (taskId) => parts.tasks.store.get(taskId),
         cancel: (taskId) => parts.tasks.cancel(taskId, owner),
         endedInGrace: (taskId, signal) => parts.tasks.endedInGrace(taskId, signal),
+        pace: (record) => parts.tasks.paced(record),
       },
     );
     if (task !== undefined) return task;

@@ -54,3 +54,35 @@ export function taskIdOf(answer: RpcAnswer): string {
   expect(answer.error).toBeUndefined();
   return answer.result?.task?.taskId as string;
 }
+
+/** One raw 2026-07-28 request (no session), declaring the Tasks extension (unless `tasks` is false) and elicitation. */
+export async function modernRequest(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  tasks = true,
+  signal?: AbortSignal,
+): Promise<RpcAnswer> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {
+      elicitation: {},
+      ...(tasks ? { extensions: { ['io.modelcontextprotocol/tasks']: {} } } : {}),
+    },
+  };
+  const name = typeof params.name === 'string' ? params.name : (params.taskId as string);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      'mcp-name': name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return answerOf(await res.text(), 1);
+}

@@ -9,9 +9,19 @@
  * run with the task's context); answered plainly, nobody can ever name it, so
  * its record is stored again expired, to be dropped as the store is next read
  * or swept (it never pushes a task a client can read out of a bounded store).
+ *
+ * A task that runs past the grace is answered as a task, and the same grace
+ * keeps its wait short: its poll interval is paced by its age (half of it, at
+ * most the server's `pollIntervalMs`), and a `tasks/get` of a working task
+ * this server runs is answered when the task changes or after the grace,
+ * whichever is first. So a look that comes just before the end gets the end:
+ * a task ending at any time past the grace is read by 1.5× its run time,
+ * plus round trips, instead of up to grace + interval. `graceMs: 0` turns all
+ * of it off (the configured interval, looks answered at once).
  */
 import type { TaskRecord, TaskStore } from './store.js';
 import { wholeTask } from './stored.js';
+import { MIN_PACED_POLL_MS } from '../../bounds.js';
 
 // How a task ends that is answered as a plain call (a cancelled one is answered with the task, as it is).
 const ENDED: ReadonlySet<string> = new Set(['completed', 'failed']);
@@ -69,4 +79,35 @@ async function told(
 // Stores a task answered as a plain call again, expired (ttlMs 0): no client can read it, and it is the first to go. Best effort.
 function forgetAnswered(store: TaskStore, record: TaskRecord): void {
   void store.put({ ...record, ttlMs: 0 }).catch(() => undefined);
+}
+
+/**
+ * The record as a client is shown it: a task not yet ended asks to be looked at again after half its age, at least
+ * MIN_PACED_POLL_MS and at most its configured interval; as stored when `graceMs` is 0 or the task ended.
+ */
+export function paced(record: TaskRecord, graceMs: number, now = Date.now()): TaskRecord {
+  if (graceMs <= 0 || TERMINAL.has(record.status)) return record;
+  const age = now - Date.parse(record.createdAt);
+  if (!Number.isFinite(age)) return record;
+  const half = Math.max(MIN_PACED_POLL_MS, Math.ceil(age / 2));
+  return half >= record.pollIntervalMs ? record : { ...record, pollIntervalMs: half };
+}
+
+/**
+ * Waits until the running task changes (`changed` tells of it), `ms` pass, or `signal` aborts, whichever is first:
+ * a `tasks/get` of a working task held for the grace. No listener or timer outlives the wait.
+ */
+export function heldFor(changed: Set<(record?: TaskRecord) => void>, ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      changed.delete(done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    changed.add(done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -1,18 +1,15 @@
 /**
- * The tasks of one kit server: a handler started as a task runs on after the
- * `tools/call` that started it was answered with the task. Its record is in
- * the task store from before that answer (so a `tasks/get` right after it
- * finds the task), and follows it: working, input_required while a question
- * waits for `tasks/update` (2026-07-28), then completed, failed or cancelled.
- * `tasks/cancel` aborts the handler's `ctx.signal` and ends the task
- * cancelled at once (cancellation is cooperative: what the handler does after
- * is not its result). Only the caller that started a task reads or cancels it
- * (policy.ts), a bounded number run at once, and a task whose process ended
- * before it did ends failed when next read (orphans.ts).
+ * The tasks of one kit server: a handler started as a task runs on after the `tools/call` that started it was answered
+ * with the task. Its record is in the task store from before that answer (so a `tasks/get` right after it finds the
+ * task), and follows it: working, input_required while a question waits for `tasks/update` (2026-07-28), then
+ * completed, failed or cancelled. `tasks/cancel` aborts the handler's `ctx.signal` and ends the task cancelled at once
+ * (cancellation is cooperative: what the handler does after is not its result). Only the caller that started a task
+ * reads or cancels it (policy.ts), a bounded number run at once, and a task whose process ended before it did ends
+ * failed when next read (orphans.ts). A young task's wait is kept short by the server's grace (grace.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { MAX_TASK_STATUS_MESSAGE, MIN_TASK_POLL_MS } from '../../bounds.js';
+import { MAX_TASK_STATUS_MESSAGE, MIN_TASK_STORE_READ_MS } from '../../bounds.js';
 import { isPlainObject } from '../../json.js';
 import { answerProblem, expectedOf, invalidAnswer } from '../questions/answers.js';
 import { settledTask, thisRunner } from './orphans.js';
@@ -20,7 +17,7 @@ import { admitTask, callerKey, type TaskCaller, type TaskServingOptions, type Ta
 import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 import { isWholeTask, ownedTask, wholeTask } from './stored.js';
 import { changeOf, SharedPolls } from './waits.js';
-import { endWithin } from './grace.js';
+import { endWithin, heldFor, paced } from './grace.js';
 import { TaskWrites } from './writes.js';
 
 export type { TaskServingOptions } from './policy.js';
@@ -43,7 +40,7 @@ interface Running {
   /** Questions asked and not answered, by key: each resolves with its answer. */
   waiting: Map<string, { request: { method: string; params?: Record<string, unknown> }; answer(value: unknown): void }>;
   asked: number;
-  /** Told of every change of this task, with its record (none: read it again); tasks/result of the 2025 era waits on them. */
+  /** Told of every change of this task, with its record (none: read it again): tasks/result, a held tasks/get. */
   changed: Set<(record?: TaskRecord) => void>;
   /** Tells the client of the task's changes (2025 `notifications/tasks/status`), best effort. */
   notify?: (record: TaskRecord) => void;
@@ -66,7 +63,7 @@ export class KitTasks {
   constructor(options?: TaskServingOptions) {
     this.#settings = taskSettings(options);
     this.store = this.#settings.store;
-    this.#polls = new SharedPolls(this.store, Math.max(this.#settings.pollMs, MIN_TASK_POLL_MS));
+    this.#polls = new SharedPolls(this.store, Math.max(this.#settings.pollMs, MIN_TASK_STORE_READ_MS));
   }
 
   /** Starts `run` as a task of `caller` and returns its first record (already stored); refused past the running bounds. */
@@ -109,8 +106,7 @@ export class KitTasks {
       this.#running.delete(record.taskId);
       throw error;
     }
-    // A handler still running when its task's TTL ends is stopped (nobody can read what it would return); its waiters
-    // read it again (gone), also when the handler ignores its signal.
+    // A handler still running when its TTL ends is stopped (nobody can read its result); its waiters read it again (gone).
     const expiry = setTimeout(() => {
       running.controller.abort(new Error('the task outlived its TTL'));
       this.#writes.forget(record.taskId); // a write its store never settled keeps no chain past the task
@@ -142,8 +138,7 @@ export class KitTasks {
         }),
     };
     let end: Partial<TaskRecord>;
-    // A result the store refuses (too large for it, say) ends the task failed, so its client does not wait for its
-    // TTL; a store that refuses that too leaves the task as last stored.
+    // A result the store refuses (too large, say) ends the task failed (its client need not wait for its TTL).
     const unstored = (error: unknown) => {
       if (end.status !== 'completed') throw error;
       const message = 'the task completed, but its result could not be stored';
@@ -209,10 +204,7 @@ export class KitTasks {
     return settledTask(this.store, record);
   }
 
-  /**
-   * The tasks a caller is shown, newest first (2025 `tasks/list`): an owner's own; an anonymous caller's, those its
-   * session started (no other caller learns their ids: issue 58 #3); none to a caller with neither.
-   */
+  /** A caller's tasks, newest first (2025 `tasks/list`): an owner's own; an anonymous session's own (issue 58 #3); else none. */
   async list(owner: string | null, session: string | undefined): Promise<TaskRecord[]> {
     if (owner === null && session === undefined) return [];
     // A record that is not whole is left out: one edited by hand hides no other task (issue 58 #12).
@@ -281,6 +273,18 @@ export class KitTasks {
   endedInGrace(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
     return endWithin(this.#running.get(taskId)?.changed, this.store, taskId, this.#settings.graceMs, signal);
   }
+
+  /** A `tasks/get`: the task as its owner sees it, paced; a working one this server runs once it changes or after the grace. */
+  async look(taskId: unknown, owner: string | null, signal: AbortSignal): Promise<TaskRecord> {
+    const record = await this.get(taskId, owner);
+    const held = record.status === 'working' && this.#settings.graceMs > 0;
+    const changed = held ? this.#running.get(record.taskId)?.changed : undefined;
+    if (changed !== undefined) await heldFor(changed, this.#settings.graceMs, signal);
+    return this.paced(changed === undefined ? record : await this.get(record.taskId, owner));
+  }
+
+  /** The record as a client is shown it: a young task's poll interval paced by its age (grace.ts). */
+  readonly paced = (record: TaskRecord): TaskRecord => paced(record, this.#settings.graceMs);
 
   /** How many tasks have a store write queued or under way (none once their writes settled: nothing kept per ended task). */
   get writing(): number {

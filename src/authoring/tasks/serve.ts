@@ -65,6 +65,8 @@ export async function callAsTask(
     cancel: (taskId: string) => Promise<unknown>;
     /** 2026-07-28: the task's end if its handler ends within the server's grace (grace.ts); none: no grace. */
     endedInGrace?: (taskId: string, signal: AbortSignal) => Promise<TaskRecord | undefined>;
+    /** The record as the client is shown it (a young task's interval paced by its age, grace.ts); none: as stored. */
+    pace?: (record: TaskRecord) => TaskRecord;
   },
 ): Promise<CallToolResult | undefined> {
   if (support === undefined || support === 'forbidden') return undefined;
@@ -85,7 +87,8 @@ export async function callAsTask(
   // so the client reads its result at once instead of after its first poll interval.
   await new Promise<void>((resolve) => setImmediate(resolve));
   // (A store that fails this read still has the task answered: it was stored, and runs.)
-  const record = (await task.refresh(first.taskId).catch(() => undefined)) ?? first;
+  const stored = (await task.refresh(first.taskId).catch(() => undefined)) ?? first;
+  const record = task.pace?.(stored) ?? stored;
   // The creating request was cancelled (notifications/cancelled, or its connection closed) before this answer went
   // out: the SDK sends none, so no client can ever name the task — it is cancelled here, not left running for nobody.
   // (Checked last: the SDK sends the answer in the same turn, before any other message is read.)
@@ -132,7 +135,7 @@ export function serveTaskMethods(
       return run(params, ctx).catch((error: unknown) => Promise.reject(toClient(error)));
     });
   if (era === 'legacy') {
-    handle('tasks/get', async (p, ctx) => legacyTask(await tasks.get(p.taskId, owner(ctx))));
+    handle('tasks/get', async (p, ctx) => legacyTask(await tasks.look(p.taskId, owner(ctx), ctx.mcpReq.signal)));
     // 2025-11-25: the cancel of a task that already ended MUST be refused with -32602 (invalid params).
     handle('tasks/cancel', async (p, ctx) => {
       const before = await tasks.get(p.taskId, owner(ctx));
@@ -156,7 +159,7 @@ export function serveTaskMethods(
     }));
     return;
   }
-  handle('tasks/get', async (p, ctx) => detailedTask(await tasks.get(p.taskId, owner(ctx))));
+  handle('tasks/get', async (p, ctx) => detailedTask(await tasks.look(p.taskId, owner(ctx), ctx.mcpReq.signal)));
   handle('tasks/cancel', async (p, ctx) => {
     await tasks.cancel(p.taskId, owner(ctx));
     return {};

@@ -80,6 +80,7 @@ export async function roundsThenTask(p: RoundsThenTask): Promise<CallToolResult 
           start: (ttl) => p.tasks.start(p.tool.name, p.starter, ttl, work),
           refresh: (taskId) => p.tasks.store.get(taskId),
           cancel: (taskId) => p.tasks.cancel(taskId, p.owner),
+          pace: (record) => p.tasks.paced(record),
         },
       );
       if (answer === undefined) throw new Error('the tool cannot run as a task'); // startsInHandler checked it can

@@ -21,9 +21,8 @@ import {
   type TaskServingOptions,
 } from '../../../src/authoring/index.js';
 import { connectMcp } from '../../../src/index.js';
-import { answerOf, rawSession, type RpcAnswer, taskIdOf } from '../../support/index.js';
+import { modernRequest as modern, rawSession, type RpcAnswer, taskIdOf } from '../../support/index.js';
 
-const TASKS = 'io.modelcontextprotocol/tasks';
 const services: HttpToolService[] = [];
 const closers: (() => void)[] = [];
 afterEach(async () => {
@@ -80,28 +79,6 @@ async function serve(tasks: TaskServingOptions = {}) {
   const service = await serveHttp(() => createToolServer({ name: 'grace', version: '1.0.0', tools: tools(), tasks }));
   services.push(service);
   return service.url;
-}
-
-/** One raw 2026-07-28 request (no session), declaring the Tasks extension and elicitation. */
-async function modern(url: string, method: string, params: Record<string, unknown>, tasks = true): Promise<RpcAnswer> {
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, ...(tasks ? { extensions: { [TASKS]: {} } } : {}) },
-  };
-  const name = typeof params.name === 'string' ? params.name : (params.taskId as string);
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
-  });
-  return answerOf(await res.text(), 1);
 }
 
 describe('2026-07-28: a task tool whose handler ends within the grace answers as a plain call', () => {

@@ -247,8 +247,8 @@ for (const protocol of ['legacy', '2026-07-28'] as const) {
       const waitMs = 1_000;
       // Every tasks/get is refused (-32603): the stored interval is all the collector has to pace itself by.
       expect((await resumed.collect('b1', { waitMs })).results).toEqual([]);
-      expect(gets() - before).toBeLessThanOrEqual(waitMs / 100 + 3); // MIN_TASK_POLL_MS apart; before the fix, hundreds
-      expect(waitingOf(resumed.pending('b1')[0], 'task').task.pollIntervalMs).toBe(100);
+      expect(gets() - before).toBeLessThanOrEqual(waitMs / MIN_TASK_POLL_MS + 3); // MIN_TASK_POLL_MS apart; before the fix, hundreds
+      expect(waitingOf(resumed.pending('b1')[0], 'task').task.pollIntervalMs).toBe(MIN_TASK_POLL_MS);
     }, 60_000);
   });
 }
