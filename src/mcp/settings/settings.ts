@@ -67,7 +67,7 @@ export interface ConnectSettings<C extends ServerRequestContext = ServerRequestC
    * `execution.taskSupport` is `required` or `optional`; a 2026-07-28 server that declares the
    * `io.modelcontextprotocol/tasks` extension, for any call it chooses), through `@modelcontextprotocol/ext-tasks`.
    * `'wait'` (or `true`; the default): the call waits for its task inline — polling at the server's interval, clamped to
-   * 100 ms – 5 s — and a cancel or the deadline (`timeouts.maxTotalMs`, default 30 min) sends `tasks/cancel`.
+   * 20 ms – 5 s — and a cancel or the deadline (`timeouts.maxTotalMs`, default 30 min) sends `tasks/cancel`.
    * `'defer'`: a run hands the task back as a call that waits (`waitingFor: 'task'`). `false`: tasks are never asked for.
    */
   tasks?: boolean | 'wait' | 'defer';
