@@ -4,66 +4,55 @@
  * against one `callTool`, and a batch of 10 against 10 parallel `callTool`s —
  * on the Python fixture (2025) and on an SDK v2 `McpServer`
  * (bench/kit-servers.ts `bare`) in both eras (2025: the default client;
- * 2026-07-28: `versionNegotiation: { mode: 'auto' }`). Each round starts a
- * fresh server for each side (which side starts first alternating round by
- * round), warms both up, then alternates blocks of calls between them. Wall
- * and the client's CPU (process.cpuUsage: both sides share this process, and
- * only one runs at a time) per operation; ratios are medians of per-round
- * ratios, with their range. Targets (issue 64): one call ≤ 1.05×, a batch of
- * 10 ≤ 1.10×. It measures the built package (`dist/`, what a host imports:
- * `npm run build` first; PER_CALL_DIST=<dir> another build), not the sources
- * under tsx. PER_CALL_ROUNDS (default 9), PER_CALL_ONLY=<substring of a
- * server's name>. PER_CALL_BARE_SESSION=own starts the bare side's server
- * in a session of its own (`setsid`), as agt-mcp starts every stdio server
- * (its own process group): on Linux with sched_autogroup each session is a
- * scheduling group of its own, and under load a server there answers later
- * (issue 64: the per-call gap under load was that, not the client).
+ * 2026-07-28: `versionNegotiation: { mode: 'auto' }`). Each side runs in a
+ * process of its own (bench/per-call-side.mjs, plain node, on a fresh server
+ * of its own): a host runs one of the two, not both, and in one process each
+ * side's garbage, GC pauses and JIT state would land on the other's measure
+ * (issue 64: one process read 1.30× on the Python fixture where the two
+ * sides alone were at parity). Each round spawns the two sides one after the
+ * other, which first alternating round by round, and pairs them. Wall and the
+ * side's own CPU (process.cpuUsage of its process: the client only, not its
+ * server) per operation; ratios are medians of per-round ratios, with their
+ * range. Targets (issue 64): one call ≤ 1.05×, a batch of 10 ≤ 1.10×. It
+ * measures the built package (`dist/`, what a host imports: `npm run build`
+ * first; PER_CALL_DIST=<dir> another build), not the sources under tsx.
+ * PER_CALL_ROUNDS (default 9), PER_CALL_ONLY=<substring of a server's name>,
+ * PER_CALL_SEQUENTIAL (3,000), PER_CALL_BATCHES (300) and PER_CALL_WARMUP
+ * (2,000 calls, a tenth as many groups of 10) per side and round: a fresh
+ * process needs that long a warm-up to measure the steady state a host that
+ * lives for weeks runs in (with 50 warm-up calls and 600 timed, each side's
+ * CPU per call was 2–3× its steady state — JIT compilation — and NativeRun,
+ * more code to compile, read 1.07–1.34×). PER_CALL_BARE_SESSION=own starts
+ * the bare side's server in a session of its own (`setsid`), as agt-mcp
+ * starts every stdio server (its own process group), so the two sides differ
+ * in the client alone.
  */
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import fs from 'node:fs';
-import type * as Api from '../src/index.js';
-import type { McpServerConfig } from '../src/index.js';
 import { type BenchReport, median } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Math.max(1, Number(process.env.PER_CALL_ROUNDS ?? 9));
-const SEQUENTIAL = 600;
-const BATCHES = 60;
-const WARMUP = 50;
-const BLOCKS = 6;
+const SEQUENTIAL = Math.max(1, Number(process.env.PER_CALL_SEQUENTIAL ?? 3000));
+const BATCHES = Math.max(1, Number(process.env.PER_CALL_BATCHES ?? 300));
+const WARMUP = Math.max(0, Number(process.env.PER_CALL_WARMUP ?? 2000));
+const SIDE_TIMEOUT_MS = 180_000;
 const ONE_TARGET = 1.05;
 const TEN_TARGET = 1.1;
 
+/** A server and era, by its name in the table and its key in bench/per-call-side.mjs (which holds its config). */
 interface Target {
   name: string;
-  config: McpServerConfig & { command: string; args: string[]; cwd: string };
-  modern: boolean;
-  tool: string;
-  args: Record<string, unknown>;
+  key: 'py' | 'v2' | 'v2new';
 }
 
-const v2 = { command: process.execPath, args: ['--import', 'tsx', path.join(root, 'bench/kit-servers.ts'), 'bare'], cwd: root };
 const ALL: Target[] = [
-  {
-    name: 'Python fixture, 2025',
-    config: { command: 'python3', args: [path.join(root, 'test/fixtures/mcp_server.py')], cwd: root, protocol: 'legacy' },
-    modern: false,
-    tool: 'echo',
-    args: { message: 'x' },
-  },
-  { name: 'SDK v2 server, 2025', config: { ...v2, protocol: 'legacy' }, modern: false, tool: 'add', args: { a: 1, b: 2 } },
-  { name: 'SDK v2 server, 2026-07-28', config: { ...v2, protocol: '2026-07-28' }, modern: true, tool: 'add', args: { a: 1, b: 2 } },
+  { name: 'Python fixture, 2025', key: 'py' },
+  { name: 'SDK v2 server, 2025', key: 'v2' },
+  { name: 'SDK v2 server, 2026-07-28', key: 'v2new' },
 ];
 const TARGETS = ALL.filter((t) => t.name.includes(process.env.PER_CALL_ONLY ?? ''));
-
-const built = path.resolve(process.env.PER_CALL_DIST ?? path.join(root, 'dist'), 'index.js');
-async function api(): Promise<typeof Api> {
-  if (!fs.existsSync(built)) throw new Error(`bench per-call measures the built package: run npm run build first (no ${built})`);
-  return (await import(built)) as typeof Api;
-}
 
 /** Wall and client CPU µs per operation. */
 interface Cost {
@@ -75,83 +64,47 @@ interface Sample {
   one: Cost;
   ten: Cost;
 }
+type SideName = 'ours' | 'bare';
 
-/** One side of a round: a call, and ten calls at once (a batch of 10, or ten parallel bare calls). */
-interface Side {
-  one(): Promise<unknown>;
-  ten(): Promise<unknown>;
-  close(): Promise<void>;
-}
-
-async function bare(target: Target): Promise<Side> {
-  const client = new Client({ name: 'bare', version: '1' }, target.modern ? { versionNegotiation: { mode: 'auto' } } : {});
-  const { command, args, cwd } = target.config;
-  // PER_CALL_BARE_SESSION=own: the bare side's server in a session of its own too (setsid), as agt-mcp's is.
-  const own = process.env.PER_CALL_BARE_SESSION === 'own';
-  const spawned = own ? { command: 'setsid', args: [command, ...args] } : { command, args };
-  await client.connect(new StdioClientTransport({ ...spawned, cwd, stderr: 'ignore' }));
-  const call = () => client.callTool({ name: target.tool, arguments: target.args });
-  return { one: call, ten: () => Promise.all(Array.from({ length: 10 }, call)), close: () => client.close() };
-}
-
-async function ours(target: Target): Promise<Side> {
-  const { MemoryStore, NativeRun, policies, ResourceService } = await api();
-  const service = new ResourceService({ store: new MemoryStore() });
-  await service.write({ kind: 'mcp', reference: 'bench/server', create: true, data: { mcpServers: { s: target.config } } });
-  await service.write({ kind: 'agent', reference: 'bench/agent', create: true, data: { mcps: ['bench/server'] } });
-  const run = await NativeRun.start({
-    agent: 'bench/agent',
-    service,
-    policy: policies.autoAllow('*'),
-    timeouts: { handshakeMs: 60_000 },
-    concurrency: 10,
-  });
-  const name = run.tools().find((t) => t.name.endsWith(`__${target.tool}`))?.name;
-  if (name === undefined) throw new Error(`no ${target.tool} tool on ${target.name}`);
-  let batchNo = 0;
-  const batch = async (size: number) => {
-    batchNo += 1;
-    const calls = Array.from({ length: size }, (_, i) => ({ callId: `c${i}`, name, arguments: target.args }));
-    const { results } = await run.executeBatch({ runId: run.id, agent: run.agent, batchId: `b${batchNo}`, calls });
-    if (results.some((r) => r.status !== 'ok')) throw new Error(`a call failed on ${target.name}`);
+// One side alone: bench/per-call-side.mjs in a process of its own; its one JSON line, or a throw with its stderr.
+function side(target: Target, which: SideName): Promise<Sample> {
+  const script = path.join(root, 'bench/per-call-side.mjs');
+  const env = {
+    ...process.env,
+    PER_CALL_SEQUENTIAL: String(SEQUENTIAL),
+    PER_CALL_BATCHES: String(BATCHES),
+    PER_CALL_WARMUP: String(WARMUP),
   };
-  return { one: () => batch(1), ten: () => batch(10), close: () => run.close() };
-}
-
-// Wall and CPU µs per operation of `op`, `count` times in a row.
-async function timed(op: () => Promise<unknown>, count: number): Promise<Cost> {
-  const cpu = process.cpuUsage();
-  const t = performance.now();
-  for (let i = 0; i < count; i++) await op();
-  const wall = ((performance.now() - t) * 1000) / count;
-  const used = process.cpuUsage(cpu);
-  return { wall, cpu: (used.user + used.system) / count };
-}
-
-const add = (a: Cost, b: Cost): Cost => ({ wall: a.wall + b.wall, cpu: a.cpu + b.cpu });
-const per = (x: Cost): Cost => ({ wall: x.wall / BLOCKS, cpu: x.cpu / BLOCKS });
-
-// One round: both sides open at once, each on its own server; blocks of calls alternate between them, so a drift of
-// the machine (or of a server's scheduling) falls on both alike.
-async function round(target: Target, flip: boolean): Promise<{ bare: Sample; ours: Sample }> {
-  const sides = flip ? [await ours(target), await bare(target)] : [await bare(target), await ours(target)];
-  const [b, o] = flip ? [sides[1] as Side, sides[0] as Side] : [sides[0] as Side, sides[1] as Side];
-  try {
-    for (const side of sides) for (let i = 0; i < WARMUP; i++) await side.one();
-    const zero = { wall: 0, cpu: 0 };
-    const sum = { bare: { one: zero, ten: zero }, ours: { one: zero, ten: zero } };
-    for (let block = 0; block < BLOCKS; block++) {
-      const order = (block + (flip ? 1 : 0)) % 2 === 0 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-      for (const key of order) {
-        const side = key === 'bare' ? b : o;
-        sum[key].one = add(sum[key].one, await timed(side.one, SEQUENTIAL / BLOCKS));
-        sum[key].ten = add(sum[key].ten, await timed(side.ten, BATCHES / BLOCKS));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, target.key, which], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    const timer = setTimeout(() => child.kill('SIGTERM'), SIDE_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0) return reject(new Error(`per-call ${target.name}, ${which}: exit ${code ?? signal}\n${err.trim()}`));
+      try {
+        resolve(JSON.parse(line) as Sample);
+      } catch {
+        reject(new Error(`per-call ${target.name}, ${which}: no JSON line on stdout (${JSON.stringify(out)})\n${err.trim()}`));
       }
-    }
-    return { bare: { one: per(sum.bare.one), ten: per(sum.bare.ten) }, ours: { one: per(sum.ours.one), ten: per(sum.ours.ten) } };
-  } finally {
-    await Promise.all(sides.map((side) => side.close()));
-  }
+    });
+  });
+}
+
+// One round: the two sides one after the other, each in its own process on its own server; `flip` runs ours first.
+async function round(target: Target, flip: boolean): Promise<{ bare: Sample; ours: Sample }> {
+  const order: SideName[] = flip ? ['ours', 'bare'] : ['bare', 'ours'];
+  const got: Partial<Record<SideName, Sample>> = {};
+  for (const which of order) got[which] = await side(target, which);
+  return { bare: got.bare as Sample, ours: got.ours as Sample };
 }
 
 const spread = (values: number[]) => `${median(values).toFixed(2)}× (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
@@ -168,7 +121,7 @@ export async function runPerCallBench(): Promise<BenchReport> {
       ['one call', 'one', ONE_TARGET],
       ['10 at once', 'ten', TEN_TARGET],
     ] as const) {
-      const of = (side: 'bare' | 'ours', cost: keyof Cost) => samples.map((s) => s[side][key][cost]);
+      const of = (which: SideName, cost: keyof Cost) => samples.map((s) => s[which][key][cost]);
       const ratio = (cost: keyof Cost) => samples.map((s) => s.ours[key][cost] / s.bare[key][cost]);
       rows.push(
         `| ${target.name} | ${what} | ${us(of('bare', 'wall'))} | ${us(of('ours', 'wall'))} | ${spread(ratio('wall'))} | ${us(of('bare', 'cpu'))} | ${us(of('ours', 'cpu'))} | ${spread(ratio('cpu'))} |`,
@@ -183,7 +136,7 @@ export async function runPerCallBench(): Promise<BenchReport> {
     title: 'Per call over stdio (issues 49, 64): NativeRun against a bare SDK v2 Client',
     targets,
     markdown: [
-      `Medians of ${ROUNDS} rounds, with their range. Each round opens both sides at once, each on a fresh server of its own, warms each up with ${WARMUP} calls, then alternates ${BLOCKS} blocks between them: ${SEQUENTIAL} sequential calls in all (one call a batch against one \`callTool\`) and ${BATCHES} groups of 10 (one batch of 10 against \`Promise.all\` of 10 bare calls). µs per operation: wall, and the client's CPU (\`process.cpuUsage\`, all threads of the client). Ratios: medians of per-round ratios. The built package (\`dist/\`) is measured.`,
+      `Medians of ${ROUNDS} rounds, with their range. Each side runs in a process of its own (\`bench/per-call-side.mjs\`, plain node), on a fresh server of its own, as a host runs one of them: in one process each side's garbage, GC pauses and JIT state would land on the other's measure. A round spawns the two sides one after the other (which first alternating round by round); each warms up with ${WARMUP} calls and ${Math.ceil(WARMUP / 10)} groups of 10, then times ${SEQUENTIAL} sequential calls (one call a batch against one \`callTool\`) and ${BATCHES} groups of 10 (one batch of 10 against \`Promise.all\` of 10 bare calls). µs per operation: wall, and the client's CPU (\`process.cpuUsage\` of that side's process, all its threads; not its server's). Ratios: medians of per-round ratios, NativeRun over bare. The built package (\`dist/\`) is measured.`,
       '',
       '| server | operation | bare wall µs | NativeRun wall µs | wall ratio | bare CPU µs | NativeRun CPU µs | CPU ratio |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
