@@ -6,7 +6,9 @@
  * client's CPU time (process.cpuUsage) per probe. The Python fixture is
  * probed pinned to 2025 and with no remembered era (`auto`: a
  * server/discover first), each against the bare client's default (2025);
- * one more row puts the bare client in `auto` mode too.
+ * one more row puts the bare client in `auto` mode too, and where Linux lets
+ * agt-mcp move each server into a cgroup of its own, one more moves the bare
+ * client's server alike (the kernel's cost of the move on both sides).
  * Then 8 probes in parallel against the slowest single probe. Targets
  * (issue 64): probe ≤ 1.10× the bare client; 8 parallel probes ≤ 1.5× the
  * slowest single probe. It measures the built package (`dist/`, what a host
@@ -20,6 +22,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type * as Api from '../src/index.js';
 import { type StdioServerConfig } from '../src/config.js';
+import { createServerCgroup, inCgroup } from '../src/mcp/process/cgroup.js';
 import { type BenchReport, formatNs, median } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -64,13 +67,21 @@ async function timed(op: () => Promise<void>): Promise<Sample> {
   return { wall, cpu: (used.user + used.system) / 1000 };
 }
 
-// The bare SDK v2 client: its default speaks 2025 (initialize only); `auto` probes the era with server/discover first.
-function bareSdk(config: StdioServerConfig, auto: boolean): Promise<Sample> {
+/** How the bare client runs: its default (2025), `auto` (server/discover first), or its server in a cgroup of its own. */
+type Bare = 'default' | 'auto' | 'cgroup';
+
+// The bare SDK v2 client: its default speaks 2025 (initialize only); `auto` probes the era with server/discover first;
+// `cgroup` starts its server the way agt-mcp does on Linux (moved into a fresh cgroup2 before exec), to show what the
+// kernel's move costs apart from the client.
+function bareSdk(config: StdioServerConfig, mode: Bare): Promise<Sample> {
+  const cgroup = mode === 'cgroup' ? createServerCgroup() : undefined;
+  const program =
+    cgroup === undefined ? { command: config.command, args: config.args ?? [] } : inCgroup(cgroup, config.command, config.args ?? []);
   return timed(async () => {
-    const client = new Client({ name: 'bench', version: '1.0.0' }, auto ? { versionNegotiation: { mode: 'auto' } } : {});
+    const client = new Client({ name: 'bench', version: '1.0.0' }, mode === 'auto' ? { versionNegotiation: { mode: 'auto' } } : {});
     const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
+      command: program.command,
+      args: program.args,
       ...(config.cwd ? { cwd: config.cwd } : {}),
       ...(config.env ? { env: config.env } : {}),
       stderr: 'pipe',
@@ -78,6 +89,10 @@ function bareSdk(config: StdioServerConfig, auto: boolean): Promise<Sample> {
     await client.connect(transport);
     await client.listTools();
     await client.close();
+  }).finally(async () => {
+    // The SDK's close may return before its server is reaped: the cgroup is removed once it is empty (at most ~2 s).
+    for (let i = 0; cgroup !== undefined && cgroup.procs().length > 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 10));
+    cgroup?.remove();
   });
 }
 
@@ -105,25 +120,32 @@ export async function runProbeBench(): Promise<BenchReport> {
     const singles: Record<string, number> = {};
     const { python, everything, memory } = configs as Record<'python' | 'everything' | 'memory', StdioServerConfig>;
     // Each probe against the bare client's default (2025, initialize only); the last row against the bare client's own era probe.
-    const cases: [string, StdioServerConfig, boolean][] = [
-      ['python, 2025 pinned', { ...python, protocol: 'legacy' }, false],
-      ['python, no remembered era (auto)', python, false],
-      ['everything (auto)', everything, false],
-      ['memory (auto)', memory, false],
-      ['python (auto), bare client also auto', python, true],
+    const cases: [string, StdioServerConfig, Bare][] = [
+      ['python, 2025 pinned', { ...python, protocol: 'legacy' }, 'default'],
+      ['python, no remembered era (auto)', python, 'default'],
+      ['everything (auto)', everything, 'default'],
+      ['memory (auto)', memory, 'default'],
+      ['python (auto), bare client also auto', python, 'auto'],
     ];
-    for (const [name, config, auto] of cases) {
+    // Where agt-mcp moves each server into a cgroup of its own (Linux, cgroup2 delegated), the same against a bare client
+    // whose server is moved alike: the kernel's cost of the move (an RCU grace period, ~8 ms) falls on both.
+    const probeCgroup = createServerCgroup();
+    if (probeCgroup !== undefined) {
+      probeCgroup.remove();
+      cases.push(['python, 2025 pinned, bare server in a cgroup too', { ...python, protocol: 'legacy' }, 'cgroup']);
+    }
+    for (const [name, config, mode] of cases) {
       const a: Sample[] = [];
       const b: Sample[] = [];
       await ours(prober, config); // warm the file cache and the code for both
-      await bareSdk(config, auto);
+      await bareSdk(config, mode);
       for (let r = 0; r < ROUNDS; r++) {
         if (r % 2 === 0) {
-          b.push(await bareSdk(config, auto));
+          b.push(await bareSdk(config, mode));
           a.push(await ours(prober, config));
         } else {
           a.push(await ours(prober, config));
-          b.push(await bareSdk(config, auto));
+          b.push(await bareSdk(config, mode));
         }
       }
       const wall = (xs: Sample[]) => xs.map((x) => x.wall);
@@ -134,7 +156,7 @@ export async function runProbeBench(): Promise<BenchReport> {
       rows.push(
         `| ${name} | ${ms(wall(a))} | ${ms(wall(b))} | ${ratio.toFixed(2)}× | ${ms(cpu(a))} | ${ms(cpu(b))} | ${cpuRatio.toFixed(2)}× |`,
       );
-      if (!auto)
+      if (mode !== 'auto')
         targets.push({
           name: `probe (${name}) ≤ 1.10× bare SDK v2`,
           ok: ratio <= 1.1,
@@ -161,7 +183,7 @@ export async function runProbeBench(): Promise<BenchReport> {
       parallel.push(performance.now() - started);
       cpu.push(cpuMsWithChildren() - cpuBefore);
       started = performance.now();
-      await Promise.all(eight.map((config) => bareSdk(config, false)));
+      await Promise.all(eight.map((config) => bareSdk(config, 'default')));
       parallelBare.push(performance.now() - started);
     }
     const slowest = Math.max(...Object.values(singles));
