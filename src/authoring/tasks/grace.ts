@@ -83,31 +83,81 @@ function forgetAnswered(store: TaskStore, record: TaskRecord): void {
 
 /**
  * The record as a client is shown it: a task not yet ended asks to be looked at again after half its age, at least
- * MIN_PACED_POLL_MS and at most its configured interval; as stored when `graceMs` is 0 or the task ended.
+ * MIN_PACED_POLL_MS and at most its configured interval; as stored when `graceMs` is 0, the task ended, or its age
+ * cannot be told.
  */
 export function paced(record: TaskRecord, graceMs: number, now = Date.now()): TaskRecord {
   if (graceMs <= 0 || TERMINAL.has(record.status)) return record;
   const age = now - Date.parse(record.createdAt);
-  if (!Number.isFinite(age)) return record;
+  // Created "later" than now (another process's clock ahead, or a record edited by hand): its age is unknown, so it is
+  // shown as stored — paced, it would be asked for at the floor until this clock caught up with it.
+  if (!Number.isFinite(age) || age < 0) return record;
   const half = Math.max(MIN_PACED_POLL_MS, Math.ceil(age / 2));
   return half >= record.pollIntervalMs ? record : { ...record, pollIntervalMs: half };
 }
 
+/** A running task's changes, listened to from its creation: a hold after a read misses no change made during it. */
+interface ChangeWatch {
+  /** Waits until the task changed (since the watch began), `ms` pass, or `signal` aborts, whichever is first. */
+  hold(ms: number, signal: AbortSignal): Promise<void>;
+  /** Stops listening (idempotent); a hold under way ends. */
+  stop(): void;
+}
+
 /**
- * Waits until the running task changes (`changed` tells of it), `ms` pass, or `signal` aborts, whichever is first:
- * a `tasks/get` of a working task held for the grace. No listener or timer outlives the wait.
+ * Listens to a running task's changes (`changed` tells of each) at once: `tasks/get` watches before it reads the task,
+ * so a change between the read and the hold ends the hold instead of being missed. No listener or timer outlives
+ * `stop()`, the hold's end, or `signal`.
  */
-export function heldFor(changed: Set<(record?: TaskRecord) => void>, ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      changed.delete(done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    changed.add(done);
-    signal.addEventListener('abort', done, { once: true });
-  });
+function watchChanges(changed: Set<(record?: TaskRecord) => void>): ChangeWatch {
+  let seen = false;
+  let wake: (() => void) | undefined;
+  const told = () => {
+    seen = true;
+    wake?.();
+  };
+  changed.add(told);
+  const stop = () => {
+    changed.delete(told);
+    wake?.();
+  };
+  return {
+    stop,
+    hold: (ms, signal) =>
+      seen || ms <= 0 || signal.aborted
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(() => wake?.(), ms);
+            const aborted = () => wake?.();
+            wake = () => {
+              wake = undefined;
+              clearTimeout(timer);
+              signal.removeEventListener('abort', aborted);
+              changed.delete(told);
+              resolve();
+            };
+            signal.addEventListener('abort', aborted, { once: true });
+          }),
+  };
+}
+
+/**
+ * Reads a task with `read` (the owner's check first); a working one whose changes `changed` tells of (it runs here) is
+ * read again once it changes, or after `graceMs`, or when `signal` aborts. `graceMs` 0, or no `changed`: read once.
+ */
+export async function heldLook(
+  read: () => Promise<TaskRecord>,
+  changed: Set<(record?: TaskRecord) => void> | undefined,
+  graceMs: number,
+  signal: AbortSignal,
+): Promise<TaskRecord> {
+  const watch = changed === undefined || graceMs <= 0 ? undefined : watchChanges(changed); // before the read: no change missed
+  try {
+    const record = await read();
+    if (watch === undefined || record.status !== 'working') return record;
+    await watch.hold(graceMs, signal);
+    return await read();
+  } finally {
+    watch?.stop();
+  }
 }

@@ -17,7 +17,7 @@ import { admitTask, callerKey, type TaskCaller, type TaskServingOptions, type Ta
 import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
 import { isWholeTask, ownedTask, wholeTask } from './stored.js';
 import { changeOf, SharedPolls } from './waits.js';
-import { endWithin, heldFor, paced } from './grace.js';
+import { endWithin, heldLook, paced } from './grace.js';
 import { TaskWrites } from './writes.js';
 
 export type { TaskServingOptions } from './policy.js';
@@ -276,11 +276,8 @@ export class KitTasks {
 
   /** A `tasks/get`: the task as its owner sees it, paced; a working one this server runs once it changes or after the grace. */
   async look(taskId: unknown, owner: string | null, signal: AbortSignal): Promise<TaskRecord> {
-    const record = await this.get(taskId, owner);
-    const held = record.status === 'working' && this.#settings.graceMs > 0;
-    const changed = held ? this.#running.get(record.taskId)?.changed : undefined;
-    if (changed !== undefined) await heldFor(changed, this.#settings.graceMs, signal);
-    return this.paced(changed === undefined ? record : await this.get(record.taskId, owner));
+    const changed = typeof taskId === 'string' ? this.#running.get(taskId)?.changed : undefined;
+    return this.paced(await heldLook(() => this.get(taskId, owner), changed, this.#settings.graceMs, signal));
   }
 
   /** The record as a client is shown it: a young task's poll interval paced by its age (grace.ts). */
