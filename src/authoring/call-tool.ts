@@ -119,11 +119,13 @@ export function callToolHandler(parts: CallToolParts, server: Server, serving: S
               ? (record) =>
                   void server.notification({ method: 'notifications/tasks/status', params: legacyTask(record) }).catch(() => undefined)
               : undefined,
+            serving.era === 'modern', // held unstored while the grace runs: a call answered plainly stores nothing
           ),
         refresh: (taskId) => parts.tasks.store.get(taskId),
         cancel: (taskId) => parts.tasks.cancel(taskId, owner),
         endedInGrace: (taskId, signal) => parts.tasks.endedInGrace(taskId, signal),
         pace: (record) => parts.tasks.paced(record),
+        commit: (taskId) => parts.tasks.commit(taskId),
       },
     );
     if (task !== undefined) return task;

@@ -5,10 +5,10 @@
  * standard result … at its own discretion and on a per-request basis", Tasks
  * extension): a kit task whose handler ends within the server's grace
  * (`tasks.graceMs`) answers with its result, so the client makes no second
- * round trip. The task started as any task does (stored, bounded, its handler
- * run with the task's context); answered plainly, nobody can ever name it, so
- * its record is stored again expired, to be dropped as the store is next read
- * or swept (it never pushes a task a client can read out of a bounded store).
+ * round trip. The task starts as any task does (bounded, its handler run
+ * with the task's context); answered plainly, nobody can ever name it, so
+ * it is never stored: its record is held in this process while the grace runs
+ * (provisional.ts) and stored only when the call is answered with the task.
  *
  * A task that runs past the grace is answered as a task, and the same grace
  * keeps its wait short: its poll interval is paced by its age (half of it, at
@@ -28,23 +28,24 @@ const ENDED: ReadonlySet<string> = new Set(['completed', 'failed']);
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /**
- * The task's record if its handler ends completed or failed (and its end is stored) within `ms` — then stored again
- * expired, as its call is answered with it — else undefined: a question it asks (input_required), `signal` (the
+ * The task's record if its handler ends completed or failed (and its end is written) within `ms` — then `forget` is
+ * told of it, as its call is answered with it — else undefined: a question it asks (input_required), `signal` (the
  * creating request cancelled), or the grace running out ends the wait sooner. `changed`: the running task's change
- * listeners (undefined: it runs no more here; its store record says how it ended).
+ * listeners (undefined: it runs no more here; `records` says how it ended).
  */
 export async function endWithin(
   changed: Set<(record?: TaskRecord) => void> | undefined,
-  store: TaskStore,
+  records: Pick<TaskStore, 'get'>,
   taskId: string,
   ms: number,
   signal: AbortSignal,
+  forget: (record: TaskRecord) => void,
 ): Promise<TaskRecord | undefined> {
   if (ms <= 0 || signal.aborted) return undefined;
-  const read = async () => wholeTask(await store.get(taskId), taskId);
+  const read = async () => wholeTask(await records.get(taskId), taskId);
   const record = changed === undefined ? await read().catch(() => undefined) : await told(changed, ms, signal, read);
   if (record === undefined || !ENDED.has(record.status)) return undefined;
-  forgetAnswered(store, record);
+  forget(record);
   return record;
 }
 
@@ -74,11 +75,6 @@ async function told(
     signal.addEventListener('abort', aborted, { once: true });
   });
   return heard === 'read' ? read().catch(() => undefined) : heard;
-}
-
-// Stores a task answered as a plain call again, expired (ttlMs 0): no client can read it, and it is the first to go. Best effort.
-function forgetAnswered(store: TaskStore, record: TaskRecord): void {
-  void store.put({ ...record, ttlMs: 0 }).catch(() => undefined);
 }
 
 /**

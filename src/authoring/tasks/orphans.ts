@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { TaskRecord, TaskStore } from './store.js';
-import { wholeTask } from './stored.js';
+import { isWholeTask, wholeTask } from './stored.js';
 
 /** The process that runs a task, as the task's record keeps it. */
 export type TaskRunner = NonNullable<TaskRecord['runner']>;
@@ -95,4 +95,15 @@ export async function settledTask(store: TaskStore, record: TaskRecord): Promise
   delete ended.inputRequests;
   await store.put(ended).catch(() => undefined); // a store that cannot write it still gets one answer per read
   return ended;
+}
+
+/**
+ * The tasks a caller is shown, newest first (2025 `tasks/list`), each settled: an owner's own; an anonymous caller's,
+ * those its session started (no other caller learns their ids: issue 58 #3); none to a caller with neither.
+ */
+export async function listTasks(store: TaskStore, owner: string | null, session: string | undefined): Promise<TaskRecord[]> {
+  if (owner === null && session === undefined) return [];
+  // A record that is not whole is left out: one edited by hand hides no other task (issue 58 #12).
+  const records = (await store.list(owner)).filter((r) => isWholeTask(r) && r.owner === owner && (owner !== null || r.session === session));
+  return Promise.all(records.map((record) => settledTask(store, record)));
 }

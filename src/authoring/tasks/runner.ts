@@ -12,44 +12,18 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { MAX_TASK_STATUS_MESSAGE, MIN_TASK_STORE_READ_MS } from '../../bounds.js';
 import { isPlainObject } from '../../json.js';
 import { answerProblem, expectedOf, invalidAnswer } from '../questions/answers.js';
-import { settledTask, thisRunner } from './orphans.js';
+import { listTasks, settledTask, thisRunner } from './orphans.js';
 import { admitTask, callerKey, type TaskCaller, type TaskServingOptions, type TaskSettings, taskSettings } from './policy.js';
-import { expired, type TaskRecord, type TaskStatus, type TaskStore } from './store.js';
-import { isWholeTask, ownedTask, wholeTask } from './stored.js';
+import { expired, type TaskRecord, type TaskStore } from './store.js';
+import { ownedTask, wholeTask } from './stored.js';
 import { changeOf, SharedPolls } from './waits.js';
 import { endWithin, heldLook, paced } from './grace.js';
 import { TaskWrites } from './writes.js';
+import { TaskRecords } from './provisional.js';
+import { type Running, type TaskControl, TERMINAL, unknownTask } from './running.js';
 
 export type { TaskServingOptions } from './policy.js';
-
-/** What a running task's handler may do beyond its result: say how it goes, and ask (2026-07-28). */
-export interface TaskControl {
-  signal: AbortSignal;
-  /** Sets the task's statusMessage. */
-  status(message: string): Promise<void>;
-  /** Asks the client a question through the task (input_required, answered by tasks/update) and waits for its answer. */
-  ask(request: { method: string; params?: Record<string, unknown> }): Promise<unknown>;
-}
-
-const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
-
-interface Running {
-  /** Whose running tasks it counts among (maxRunningPerCaller). */
-  caller: string | null;
-  controller: AbortController;
-  /** Questions asked and not answered, by key: each resolves with its answer. */
-  waiting: Map<string, { request: { method: string; params?: Record<string, unknown> }; answer(value: unknown): void }>;
-  asked: number;
-  /** Told of every change of this task, with its record (none: read it again): tasks/result, a held tasks/get. */
-  changed: Set<(record?: TaskRecord) => void>;
-  /** Tells the client of the task's changes (2025 `notifications/tasks/status`), best effort. */
-  notify?: (record: TaskRecord) => void;
-  /** The handler returned (or threw): only its end's write is left. */
-  returned?: boolean;
-}
-
-/** The unknown-task error both eras answer with (no task, an expired one, or another caller's). */
-export const unknownTask = () => new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown task: no task of this caller has that taskId');
+export { type TaskControl, unknownTask } from './running.js';
 
 /** The tasks of one kit server (every instance serveHttp builds of one service shares one). */
 export class KitTasks {
@@ -58,11 +32,13 @@ export class KitTasks {
   readonly #running = new Map<string, Running>();
   readonly #polls: SharedPolls;
   readonly #writes = new TaskWrites();
+  readonly #records: TaskRecords; // the store, with the tasks still in their grace held here (provisional.ts)
 
   /** Checks `options` (invalid_input naming the option that is wrong). */
   constructor(options?: TaskServingOptions) {
     this.#settings = taskSettings(options);
     this.store = this.#settings.store;
+    this.#records = new TaskRecords(this.store);
     this.#polls = new SharedPolls(this.store, Math.max(this.#settings.pollMs, MIN_TASK_STORE_READ_MS));
   }
 
@@ -73,6 +49,7 @@ export class KitTasks {
     requestedTtlMs: number | undefined,
     run: (control: TaskControl) => Promise<Record<string, unknown>>,
     notify?: (record: TaskRecord) => void,
+    provisional = false, // 2026-07-28 with a grace: held unstored until its call is answered with it (commit)
   ): Promise<TaskRecord> {
     admitTask([...this.#running.values()], callerKey(caller), this.#settings);
     const now = new Date().toISOString();
@@ -101,7 +78,8 @@ export class KitTasks {
     // Counted as running from here: tasks started at once are all held to the bounds while their records are written.
     this.#running.set(record.taskId, running);
     try {
-      await this.store.put(record);
+      if (provisional && this.#settings.graceMs > 0) this.#records.hold(record);
+      else await this.store.put(record);
     } catch (error) {
       this.#running.delete(record.taskId);
       throw error;
@@ -177,11 +155,11 @@ export class KitTasks {
   }
 
   async #write(taskId: string, change: Partial<TaskRecord>): Promise<void> {
-    const record = wholeTask(await this.store.get(taskId), taskId);
+    const record = wholeTask(await this.#records.get(taskId), taskId);
     if (record === undefined || TERMINAL.has(record.status)) return;
     const next: TaskRecord = { ...record, ...change, lastUpdatedAt: new Date().toISOString() };
     for (const key of Object.keys(next) as (keyof TaskRecord)[]) if (next[key] === undefined) delete next[key];
-    await this.store.put(next);
+    await this.#records.put(next);
     const running = this.#running.get(taskId);
     for (const tell of running?.changed ?? []) tell(next);
     try {
@@ -194,7 +172,7 @@ export class KitTasks {
   /** The task as its owner sees it; an unknown, expired or foreign one is the unknown-task error. */
   async get(taskId: unknown, owner: string | null): Promise<TaskRecord> {
     if (typeof taskId !== 'string') throw unknownTask();
-    return this.#visible(await this.store.get(taskId), taskId, owner);
+    return this.#visible(await this.#records.get(taskId), taskId, owner);
   }
 
   // What the store holds for task `taskId` (`read`) as `owner` sees it; never a record edited by hand (issue 58 #12).
@@ -204,14 +182,9 @@ export class KitTasks {
     return settledTask(this.store, record);
   }
 
-  /** A caller's tasks, newest first (2025 `tasks/list`): an owner's own; an anonymous session's own (issue 58 #3); else none. */
-  async list(owner: string | null, session: string | undefined): Promise<TaskRecord[]> {
-    if (owner === null && session === undefined) return [];
-    // A record that is not whole is left out: one edited by hand hides no other task (issue 58 #12).
-    const records = (await this.store.list(owner)).filter(
-      (r) => isWholeTask(r) && r.owner === owner && (owner !== null || r.session === session),
-    );
-    return Promise.all(records.map((record) => settledTask(this.store, record)));
+  /** A caller's tasks, newest first (2025 `tasks/list`; orphans.ts). */
+  list(owner: string | null, session: string | undefined): Promise<TaskRecord[]> {
+    return listTasks(this.store, owner, session);
   }
 
   /** Cancels a task that has not ended: its handler's signal aborts, and it ends cancelled. */
@@ -271,7 +244,19 @@ export class KitTasks {
 
   /** The task's ended record if its handler ends within the server's grace (`tasks.graceMs`), else undefined (grace.ts). */
   endedInGrace(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
-    return endWithin(this.#running.get(taskId)?.changed, this.store, taskId, this.#settings.graceMs, signal);
+    const forget = (record: TaskRecord) => this.#records.forget(record);
+    return endWithin(this.#running.get(taskId)?.changed, this.#records, taskId, this.#settings.graceMs, signal, forget);
+  }
+
+  /** Stores a task held in its grace, as its call is answered with it; a failed write stops its handler, and throws. */
+  async commit(taskId: string): Promise<void> {
+    await this.#writes
+      .queue(taskId, {}, () => this.#records.commit(taskId))
+      .catch((error: unknown) => {
+        this.#running.get(taskId)?.controller.abort(error);
+        this.#records.drop(taskId);
+        throw error;
+      });
   }
 
   /** A `tasks/get`: the task as its owner sees it, paced; a working one this server runs once it changes or after the grace. */
@@ -292,5 +277,6 @@ export class KitTasks {
   close(): void {
     for (const running of this.#running.values()) running.controller.abort(new Error('the server closed'));
     this.#running.clear();
+    this.#records.clear();
   }
 }

@@ -67,6 +67,8 @@ export async function callAsTask(
     endedInGrace?: (taskId: string, signal: AbortSignal) => Promise<TaskRecord | undefined>;
     /** The record as the client is shown it (a young task's interval paced by its age, grace.ts); none: as stored. */
     pace?: (record: TaskRecord) => TaskRecord;
+    /** Stores a task started unstored for its grace (provisional.ts), as the call is answered with it. */
+    commit?: (taskId: string) => Promise<void>;
   },
 ): Promise<CallToolResult | undefined> {
   if (support === undefined || support === 'forbidden') return undefined;
@@ -82,6 +84,8 @@ export async function callAsTask(
   if (era === 'modern' && task.endedInGrace !== undefined) {
     const direct = plainAnswer(await task.endedInGrace(first.taskId, call.ctx.mcpReq.signal));
     if (direct !== undefined) return direct;
+    // Answered with its task: stored now, so a tasks/get finds it (a store that refuses it fails the call; the handler stops).
+    await task.commit?.(first.taskId).catch((error: unknown) => Promise.reject(toClient(error)));
   }
   // The task as it is when answered: a handler that ended already (one turn of the event loop) is answered ended,
   // so the client reads its result at once instead of after its first poll interval.

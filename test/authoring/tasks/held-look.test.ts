@@ -87,6 +87,39 @@ describe('E6: a task past the grace is read soon after it ends (2026-07-28)', ()
   });
 });
 
+describe('E6: a call answered plainly never stores its task (2026-07-28)', () => {
+  it('E6: a handler that ends within the grace writes nothing to the task store; one that runs past it is stored as its call is answered', async () => {
+    const puts: string[] = [];
+    class Counting extends ReleasingStore {
+      override async put(record: TaskRecord): Promise<void> {
+        puts.push(record.status);
+        return super.put(record);
+      }
+    }
+    const store = new Counting();
+    const quick = defineTool({
+      name: 'quick',
+      description: 'Answers at once.',
+      input: v.object({}),
+      execution: { taskSupport: 'optional' },
+      handler: () => 'quick done',
+    });
+    const service = await serveHttp(() =>
+      createToolServer({ name: 'plain', version: '1.0.0', tools: [quick], tasks: { store, graceMs: 1_000 } }),
+    );
+    services.push(service);
+    const answer = await modern(service.url, 'tools/call', { name: 'quick', arguments: {} });
+    expect(answer.result).toMatchObject({ content: [{ type: 'text', text: 'quick done' }] });
+    expect(puts).toEqual([]); // not started, not ended, not forgotten: nothing
+    const url = await serve({ store, graceMs: 20, pollIntervalMs: POLL });
+    const created = await modern(url, 'tools/call', { name: 'held', arguments: {} });
+    expect(created.result).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(puts).toEqual(['working']); // stored once, as its call was answered with it
+    expect(await store.get(created.result?.taskId as string)).toMatchObject({ status: 'working' });
+    release();
+  });
+});
+
 describe('E6: the same in the 2025 era (the client asked for the task)', () => {
   it('E6: the CreateTaskResult asks for a quick first look; tasks/get of the working task is held until it ends', async () => {
     const store = new ReleasingStore();
