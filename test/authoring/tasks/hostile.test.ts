@@ -24,11 +24,10 @@ import {
 } from '../../../src/authoring/index.js';
 import { MAX_MEMORY_TASK_CHARS, MIN_TASK_POLL_MS } from '../../../src/bounds.js';
 import { SqliteTaskStore } from '../../../src/storage/sqlite.js';
-import { answerOf, rawSession, type RpcAnswer, taskIdOf, tempDir } from '../../support/index.js';
+import { modernRequest as modern, rawSession, taskIdOf, tempDir } from '../../support/index.js';
 import { rawSqlite } from '../../support/sqlite.js';
 import { taskTools } from '../fixtures/task-tools.js';
 
-const TASKS = 'io.modelcontextprotocol/tasks';
 let tmp: { dir: string; cleanup(): void };
 beforeAll(() => {
   tmp = tempDir();
@@ -40,28 +39,6 @@ afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
   for (const s of stores.splice(0)) await s.close();
 });
-
-/** One raw 2026-07-28 request (no session), declaring the Tasks extension and elicitation. */
-async function modern(url: string, method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS]: {} } },
-  };
-  const name = typeof params.name === 'string' ? params.name : (params.taskId as string);
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
-  });
-  return answerOf(await res.text(), 1);
-}
 
 async function serve(
   name: string,
