@@ -55,11 +55,6 @@ export class TaskRecords {
     this.#held.delete(taskId);
   }
 
-  /** How many tasks are held (each only while its call's grace runs). */
-  get size(): number {
-    return this.#held.size;
-  }
-
   /** Drops every held task (the server closes). */
   clear(): void {
     this.#held.clear();
