@@ -283,6 +283,8 @@ export const DEFAULT_RESULT_BUDGET_TOKENS = 25_000;
 export const MAX_RESULT_BUDGET_TOKENS = 10_000_000;
 /** B8: the bytes of cut results a run keeps for result_read by default (the oldest dropped first). */
 export const DEFAULT_KEPT_RESULT_BYTES = 16 * 1024 * 1024;
+/** The most a run's `resultBudget.keptBytes` may be: 1 GiB. */
+export const MAX_KEPT_RESULT_BYTES = 1024 * 1024 * 1024;
 /** B8: the bounds of a token counter's characters per token (a counter answering beyond them is taken at the bound). */
 export const MIN_CHARS_PER_TOKEN = 0.25;
 export const MAX_CHARS_PER_TOKEN = 64;

@@ -12,7 +12,6 @@
  */
 import { createHook, type AsyncHook } from 'node:async_hooks';
 import { getEventListeners } from 'node:events';
-import fs from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +28,7 @@ import { paced } from '../../src/authoring/tasks/grace.js';
 import { KitTasks, type TaskControl } from '../../src/authoring/tasks/runner.js';
 import { MIN_PACED_POLL_MS, MIN_TASK_POLL_MS } from '../../src/bounds.js';
 import { connectMcp, type McpConnection } from '../../src/index.js';
-import { failure, modernRequest, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
+import { failure, fileLines, modernRequest, REPO_ROOT, tempDir, waitFor } from '../support/index.js';
 
 const GRACE = 1_000; // the longest grace a server may have: a hold that ran it out is told by its timer firing
 const POLL = 5_000;
@@ -349,13 +348,7 @@ describe('E6: a stored record edited by hand paces to no NaN, negative or runawa
 const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
 const tmp = tempDir('agt-pace-hostile-');
 afterAll(() => tmp.cleanup());
-const gets = (log: string) =>
-  fs.existsSync(log)
-    ? fs
-        .readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((l) => l === 'tasks/get').length
-    : 0;
+const gets = (log: string) => fileLines(log).filter((l) => l === 'tasks/get').length;
 
 for (const protocol of ['legacy', '2026-07-28'] as const) {
   describe(`E6: a server asking for hostile poll intervals, our client waiting (${protocol})`, () => {

@@ -8,6 +8,7 @@ import {
   DEFAULT_KEPT_RESULT_BYTES,
   DEFAULT_RESULT_BUDGET_TOKENS,
   MAX_CHARS_PER_TOKEN,
+  MAX_KEPT_RESULT_BYTES,
   MAX_RESULT_BUDGET_TOKENS,
   MIN_CHARS_PER_TOKEN,
 } from '../../bounds.js';
@@ -41,8 +42,6 @@ export const RESULT_BUDGET_KEYS = { tokens: true, keptBytes: true, countTokens: 
   true
 >;
 
-const MAX_KEPT_BYTES = 1024 * 1024 * 1024;
-
 const field = (name: string, message: string) =>
   new AgtError('invalid_input', `resultBudget.${name} ${message}`, { details: { field: `resultBudget.${name}` } });
 
@@ -59,8 +58,8 @@ export function resolveResultBudget(options: unknown): ResolvedResultBudget | un
   if (!Number.isInteger(tokens) || tokens < 1 || tokens > MAX_RESULT_BUDGET_TOKENS)
     throw field('tokens', `must be a whole number of tokens from 1 to ${MAX_RESULT_BUDGET_TOKENS}`);
   const keptBytes = o.keptBytes ?? RESULT_BUDGET_DEFAULTS.keptBytes;
-  if (!Number.isInteger(keptBytes) || keptBytes < 0 || keptBytes > MAX_KEPT_BYTES)
-    throw field('keptBytes', `must be a whole number of bytes from 0 (keep nothing) to ${MAX_KEPT_BYTES}`);
+  if (!Number.isInteger(keptBytes) || keptBytes < 0 || keptBytes > MAX_KEPT_RESULT_BYTES)
+    throw field('keptBytes', `must be a whole number of bytes from 0 (keep nothing) to ${MAX_KEPT_RESULT_BYTES}`);
   if (o.countTokens !== undefined && typeof o.countTokens !== 'function') throw field('countTokens', 'must be a function (text) => number');
   return Object.freeze({ tokens, keptBytes, countTokens: o.countTokens });
 }

@@ -21,6 +21,7 @@ import {
   type TaskServingOptions,
 } from '../../../src/authoring/index.js';
 import { connectMcp } from '../../../src/index.js';
+import { heldTool } from '../fixtures/task-tools.js';
 import { modernRequest as modern, rawSession, type RpcAnswer, taskIdOf } from '../../support/index.js';
 
 const services: HttpToolService[] = [];
@@ -31,8 +32,9 @@ afterEach(async () => {
 });
 
 // Released by the test: a handler held on it cannot end before the test says so.
-let release: () => void = () => undefined;
+const { tool: held, release } = heldTool();
 const tools = () => [
+  held,
   defineTool({
     name: 'fast',
     description: 'Ends in 5 ms.',
@@ -41,16 +43,6 @@ const tools = () => [
     handler: async () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return 'fast done';
-    },
-  }),
-  defineTool({
-    name: 'held',
-    description: 'Ends when the test releases it.',
-    input: v.object({}),
-    execution: { taskSupport: 'required' },
-    handler: async () => {
-      await new Promise<void>((resolve) => (release = resolve));
-      return 'held done';
     },
   }),
   defineTool({

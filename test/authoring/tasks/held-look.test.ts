@@ -21,6 +21,7 @@ import {
 } from '../../../src/authoring/index.js';
 import { KitTasks } from '../../../src/authoring/tasks/runner.js';
 import { MIN_PACED_POLL_MS } from '../../../src/bounds.js';
+import { heldTool } from '../fixtures/task-tools.js';
 import { modernRequest as modern, rawSession, taskIdOf, waitFor } from '../../support/index.js';
 
 const services: HttpToolService[] = [];
@@ -29,7 +30,7 @@ afterEach(async () => {
 });
 
 const POLL = 5_000; // the configured interval: far above what pacing asks of a young task
-let release: () => void = () => undefined;
+const { tool: held, release } = heldTool();
 
 // A task store that, once armed, releases the held handler on its next read of the task (after that read returned).
 class ReleasingStore extends MemoryTaskStore {
@@ -45,16 +46,6 @@ class ReleasingStore extends MemoryTaskStore {
 }
 
 async function serve(tasks: TaskServingOptions) {
-  const held = defineTool({
-    name: 'held',
-    description: 'Ends when the test releases it.',
-    input: v.object({}),
-    execution: { taskSupport: 'required' },
-    handler: async () => {
-      await new Promise<void>((resolve) => (release = resolve));
-      return 'held done';
-    },
-  });
   const service = await serveHttp(() => createToolServer({ name: 'held', version: '1.0.0', tools: [held], tasks }));
   services.push(service);
   return service.url;

@@ -6,12 +6,11 @@
  * one is: its TTL before a date is made of it, an unreadable `tasks/get` when
  * collected, a stored poll interval when read back.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, NativeRun, type NativeRunOptions, policies, ResourceService, toolAlias } from '../../../src/index.js';
 import { MAX_INPUT_ROUNDS, MAX_SERVER_TASK_TTL_MS, MIN_TASK_POLL_MS } from '../../../src/bounds.js';
-import { py, pythonConfig, REPO_ROOT, tempDir, waitingOf } from '../../support/index.js';
+import { fileLines, py, pythonConfig, REPO_ROOT, tempDir, waitingOf } from '../../support/index.js';
 
 const SERVER = path.join(REPO_ROOT, 'test/mcp/fixtures/hostile-tasks.ts');
 const tmp = tempDir('agt-hostile-run-');
@@ -27,13 +26,7 @@ const DAY = 24 * 60 * 60_000;
 for (const protocol of ['legacy', '2026-07-28'] as const) {
   describe(`E6: a run whose server's task answers lie (${protocol})`, () => {
     const log = path.join(tmp.dir, `${protocol}.log`);
-    const gets = () =>
-      fs.existsSync(log)
-        ? fs
-            .readFileSync(log, 'utf8')
-            .split('\n')
-            .filter((l) => l === 'tasks/get').length
-        : 0;
+    const gets = () => fileLines(log).filter((l) => l === 'tasks/get').length;
     let registry: ResourceService;
     beforeAll(async () => {
       registry = new ResourceService({ store: new MemoryStore() });
